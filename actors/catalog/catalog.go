@@ -1,0 +1,46 @@
+// Package catalog owns what a source offers: catalog snapshots of MCP
+// connections (tools, resources, prompts), the built-in platform
+// capabilities, and the conversion of both into workflow capabilities named
+// "<source_id>.<local_name>". It is pure data; the session actor fills it.
+package catalog
+
+// Object is a JSON object.
+type Object = map[string]any
+
+// DefaultMaxAgeSeconds is how long a snapshot is considered fresh.
+const DefaultMaxAgeSeconds = 300
+
+// Snapshot is what one MCP connection offered when it was last listed.
+type Snapshot struct {
+	ConnectionID     string     `json:"connection_id"`
+	FetchedAtEpochMs int64      `json:"fetched_at_epoch_ms"`
+	MaxAgeSeconds    int        `json:"max_age_seconds"`
+	Tools            []Tool     `json:"tools"`
+	Resources        []Resource `json:"resources"`
+	Prompts          []Prompt   `json:"prompts"`
+}
+
+// Tool is one upstream MCP tool.
+type Tool struct {
+	Name         string `json:"name"`
+	Title        string `json:"title,omitempty"`
+	Description  string `json:"description,omitempty"`
+	InputSchema  Object `json:"input_schema"`
+	OutputSchema Object `json:"output_schema,omitempty"`
+}
+
+// Resource is one upstream MCP resource.
+type Resource struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mime_type,omitempty"`
+}
+
+// Prompt is one upstream MCP prompt.
+type Prompt struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+}

@@ -1,0 +1,197 @@
+// Package config owns the neutral configuration file of mcpflow: the store
+// root and the MCP source connections it supervises. It parses and validates;
+// it never opens a connection.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// File is the neutral config document:
+//
+//	{"version":1,"server":{"store":{"root":".mcpflow"},"sources":[...]}}
+type File struct {
+	Version int    `json:"version"`
+	Server  Server `json:"server"`
+}
+
+// Server holds what the service needs to start.
+type Server struct {
+	Store   Store        `json:"store"`
+	Sources []Connection `json:"sources"`
+}
+
+// Store says where records are kept.
+type Store struct {
+	Kind string `json:"kind,omitempty"` // "sqlite" (default)
+	Root string `json:"root,omitempty"`
+}
+
+// Connection is one MCP source connection. Its id is "<provider>.<account>".
+type Connection struct {
+	Kind      string         `json:"kind"` // always "mcp"
+	ID        string         `json:"id"`
+	Enabled   *bool          `json:"enabled,omitempty"`
+	Provider  string         `json:"provider,omitempty"`
+	Account   string         `json:"account,omitempty"`
+	Ownership string         `json:"ownership,omitempty"`
+	Transport Transport      `json:"transport"`
+	AuthRef   *string        `json:"auth_ref,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+}
+
+// Transport says how to reach an MCP server: a stdio subprocess or a
+// streamable HTTP endpoint.
+type Transport struct {
+	Kind    string            `json:"kind"` // "stdio" | "http"
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// Transport kinds.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+)
+
+// DefaultStoreRoot is where records live when the config names no root.
+const DefaultStoreRoot = ".mcpflow"
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// reservedIDs cannot name a connection: they belong to built-in sources.
+var reservedIDs = map[string]bool{"wf.admin": true, "wf.mcp": true, "wf.std": true, "wf.recipes": true, "wf.source": true}
+
+// IsEnabled reports whether the connection is enabled (the default).
+func (c Connection) IsEnabled() bool { return c.Enabled == nil || *c.Enabled }
+
+// Server is the provider part of the id ("fixture" in "fixture.default").
+func (c Connection) Server() string {
+	if c.Provider != "" {
+		return c.Provider
+	}
+	provider, _, _ := strings.Cut(c.ID, ".")
+	return provider
+}
+
+// AccountName is the account part of the id ("default" in "fixture.default").
+func (c Connection) AccountName() string {
+	if c.Account != "" {
+		return c.Account
+	}
+	_, account, _ := strings.Cut(c.ID, ".")
+	return account
+}
+
+// ValidateID checks the reference rule for connection ids.
+func ValidateID(id string) error {
+	if !idPattern.MatchString(id) {
+		return fmt.Errorf("connection id %q must match %s", id, idPattern)
+	}
+	provider, account, ok := strings.Cut(id, ".")
+	if !ok || provider == "" || account == "" {
+		return fmt.Errorf("connection id %q must be <provider>.<account>", id)
+	}
+	if reservedIDs[id] {
+		return fmt.Errorf("connection id %q is reserved", id)
+	}
+	return nil
+}
+
+// Validate checks one connection.
+func (c Connection) Validate() error {
+	if c.Kind != "mcp" {
+		return fmt.Errorf("source %q: kind must be \"mcp\", got %q", c.ID, c.Kind)
+	}
+	if err := ValidateID(c.ID); err != nil {
+		return err
+	}
+	switch c.Transport.Kind {
+	case TransportStdio:
+		if c.Transport.Command == "" {
+			return fmt.Errorf("source %q: stdio transport needs a command", c.ID)
+		}
+	case TransportHTTP:
+		u, err := url.Parse(c.Transport.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("source %q: http transport needs an http(s) url, got %q", c.ID, c.Transport.URL)
+		}
+	default:
+		return fmt.Errorf("source %q: transport kind must be stdio or http, got %q", c.ID, c.Transport.Kind)
+	}
+	return nil
+}
+
+// Validate checks the whole file: version, unique and valid source ids.
+func (f *File) Validate() error {
+	if f.Version != 1 {
+		return fmt.Errorf("config version must be 1, got %d", f.Version)
+	}
+	seen := make(map[string]bool, len(f.Server.Sources))
+	var errs []error
+	for _, c := range f.Server.Sources {
+		if err := c.Validate(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if seen[c.ID] {
+			errs = append(errs, fmt.Errorf("source %q is configured twice", c.ID))
+		}
+		seen[c.ID] = true
+	}
+	return errors.Join(errs...)
+}
+
+// StoreRoot is the configured store root or the default.
+func (f *File) StoreRoot() string {
+	if f.Server.Store.Root != "" {
+		return f.Server.Store.Root
+	}
+	return DefaultStoreRoot
+}
+
+// Connections returns the sources sorted by id.
+func (f *File) Connections() []Connection {
+	out := append([]Connection(nil), f.Server.Sources...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Parse decodes and validates a config document; unknown keys are errors.
+func Parse(data []byte) (*File, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("parse config: %w", err)
+	}
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid config: %w", err)
+	}
+	return &f, nil
+}
+
+// Load reads and parses a config file.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	f, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
