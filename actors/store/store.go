@@ -199,6 +199,11 @@ type Runs interface {
 	ListRuns(ctx context.Context, q RunQuery) ([]Run, int, error)
 	// ReadTrace returns trace entries [start, start+limit) of a run.
 	ReadTrace(ctx context.Context, runID string, start, limit int) ([]workflow.TraceEntry, error)
+	// RecoverRunning is called once at start, before any run is started:
+	// every run still "running" was cut off by a crash. It becomes
+	// "failed" with an error naming the step that was in flight, and the
+	// changed runs are returned.
+	RecoverRunning(ctx context.Context, now time.Time) ([]Run, error)
 }
 
 // Catalogs keeps the last catalog snapshot of each connection.
