@@ -1,0 +1,96 @@
+package catalog
+
+import "strings"
+
+// Outcomes every MCP tool capability declares: a result with isError set
+// routes "error", any other result "ok".
+var ToolOutcomes = []string{"ok", "error"}
+
+// defaultToolOutput is the output schema of a tool that declares none: its
+// result is projected as {"content": [...]}.
+func defaultToolOutput() Object {
+	return Object{"type": "object", "properties": Object{"content": Object{"type": "array"}}}
+}
+
+// Capability is one executable node a workflow step can use.
+type Capability struct {
+	Name         string   // qualified: "<source_id>.<local_name>"
+	SourceID     string   // connection id or platform source id
+	LocalName    string   // tool name within the source
+	Description  string   // may be empty
+	Outcomes     []string // declared outcomes
+	InputSchema  Object
+	OutputSchema Object
+	// Platform capabilities are built in and need no deployment binding.
+	Platform bool
+}
+
+// Capabilities turns a snapshot's tools into capabilities named
+// "<connection_id>.<tool>".
+func (s Snapshot) Capabilities() []Capability {
+	out := make([]Capability, 0, len(s.Tools))
+	for _, t := range s.Tools {
+		out = append(out, t.Capability(s.ConnectionID))
+	}
+	return out
+}
+
+// Capability is the tool as a workflow capability of connection connID.
+func (t Tool) Capability(connID string) Capability {
+	in := t.InputSchema
+	if in == nil {
+		in = Object{"type": "object"}
+	}
+	out := t.OutputSchema
+	if out == nil {
+		out = defaultToolOutput()
+	}
+	return Capability{
+		Name:         connID + "." + t.Name,
+		SourceID:     connID,
+		LocalName:    t.Name,
+		Description:  t.Description,
+		Outcomes:     append([]string(nil), ToolOutcomes...),
+		InputSchema:  in,
+		OutputSchema: out,
+	}
+}
+
+// SplitName splits a qualified capability name at the source whose id is
+// the longest prefix accepted by isSource. Connection ids contain a dot, so
+// a plain split on the first or last dot is not enough.
+func SplitName(name string, isSource func(string) bool) (source, local string, ok bool) {
+	for i := strings.LastIndex(name, "."); i > 0; i = strings.LastIndex(name[:i], ".") {
+		if isSource(name[:i]) {
+			return name[:i], name[i+1:], true
+		}
+	}
+	return "", "", false
+}
+
+// Properties lists the top-level property names of an object schema.
+func Properties(schema Object) []string {
+	props, _ := schema["properties"].(map[string]any)
+	names := make([]string, 0, len(props))
+	for name := range props {
+		names = append(names, name)
+	}
+	return names
+}
+
+// Required lists the required property names of an object schema.
+func Required(schema Object) []string {
+	switch raw := schema["required"].(type) {
+	case []string:
+		return append([]string(nil), raw...)
+	case []any:
+		names := make([]string, 0, len(raw))
+		for _, r := range raw {
+			if s, ok := r.(string); ok {
+				names = append(names, s)
+			}
+		}
+		return names
+	}
+	return nil
+}
