@@ -1,0 +1,452 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/config"
+)
+
+// Errors a call can fail with before reaching the upstream server.
+var (
+	ErrOverloaded  = errors.New("too many calls queued for this connection")
+	ErrUnavailable = errors.New("connection unavailable")
+	ErrDeadline    = errors.New("deadline passed before the call could start")
+)
+
+// Internal messages, sent by the actor's own goroutines.
+type (
+	connected struct {
+		gen       int
+		session   *mcp.ClientSession
+		transport mcp.Transport
+		err       error
+	}
+	closed struct {
+		gen int
+		err error
+	}
+	callDone struct {
+		call   CallTool
+		result ToolResult
+	}
+	listDone struct {
+		req    ListCatalog
+		result CatalogListed
+	}
+	toolsChanged struct{ gen int }
+)
+
+// work is a call or a catalog listing waiting for the session.
+type work struct {
+	call *CallTool
+	list *ListCatalog
+}
+
+func (w work) deadline() time.Time {
+	if w.call != nil {
+		return w.call.Deadline
+	}
+	return w.list.Deadline
+}
+
+func (w work) fail(err error) {
+	if w.call != nil {
+		w.call.Reply(ToolResult{CorrelationID: w.call.CorrelationID, Err: err})
+		return
+	}
+	w.list.Reply(CatalogListed{Err: err})
+}
+
+// Actor owns one upstream MCP session for one connection.
+type Actor struct {
+	conn    config.Connection
+	factory TransportFactory
+	opts    Options
+
+	engine *actor.Engine
+	self   *actor.PID
+	parent *actor.PID
+
+	state      State
+	gen        int // increments per connect attempt; stale replies are ignored
+	session    *mcp.ClientSession
+	transport  mcp.Transport
+	cancel     context.CancelFunc // cancels every in-flight call of this actor
+	ctx        context.Context
+	inFlight   int
+	queue      []work
+	failures   int
+	retryAt    time.Time
+	lastErr    error
+	opened     int
+	refreshing bool
+	refreshDue bool
+}
+
+// New returns a producer of the session actor for conn.
+func New(conn config.Connection, factory TransportFactory, opts Options) actor.Producer {
+	return func() actor.Receiver {
+		return &Actor{conn: conn, factory: factory, opts: opts, state: StateIdle}
+	}
+}
+
+// Receive handles one message.
+func (a *Actor) Receive(c *actor.Context) {
+	switch m := c.Message().(type) {
+	case actor.Started:
+		a.engine, a.self, a.parent = c.Engine(), c.PID(), c.Parent()
+		a.ctx, a.cancel = context.WithCancel(context.Background())
+	case CallTool:
+		a.admit(work{call: &m})
+	case ListCatalog:
+		a.admit(work{list: &m})
+	case connected:
+		a.onConnected(m)
+	case closed:
+		a.onClosed(m)
+	case callDone:
+		a.inFlight--
+		m.call.Reply(m.result)
+		a.drain()
+	case listDone:
+		a.inFlight--
+		a.refreshing = false
+		if m.req.Reply != nil {
+			m.req.Reply(m.result)
+		} else if m.result.Err == nil {
+			a.notifyParent(m.result)
+		}
+		if a.refreshDue {
+			a.refreshDue = false
+			a.admit(work{list: &ListCatalog{Deadline: time.Now().Add(a.opts.CallTimeout)}})
+		}
+		a.drain()
+	case toolsChanged:
+		if m.gen == a.gen {
+			a.onToolsChanged()
+		}
+	case actor.Stopped:
+		a.shutdown()
+	}
+}
+
+// admit starts w now, queues it, or refuses it.
+func (a *Actor) admit(w work) {
+	switch {
+	case !w.deadline().IsZero() && time.Now().After(w.deadline()):
+		w.fail(fmt.Errorf("connection %q: %w", a.conn.ID, ErrDeadline))
+		return
+	case a.state == StateBackoff && time.Now().Before(a.retryAt):
+		w.fail(fmt.Errorf("connection %q: %w: %v (retry after %s)", a.conn.ID, ErrUnavailable, a.lastErr, time.Until(a.retryAt).Round(time.Millisecond)))
+		return
+	case a.state == StateOpen && a.inFlight < a.opts.MaxInFlight && len(a.queue) == 0:
+		a.start(w)
+		return
+	case len(a.queue) >= a.opts.MaxQueued:
+		w.fail(fmt.Errorf("connection %q: %w (%d queued)", a.conn.ID, ErrOverloaded, len(a.queue)))
+		return
+	}
+	a.queue = append(a.queue, w)
+	if a.state == StateIdle || a.state == StateBackoff {
+		a.connect()
+	}
+}
+
+// drain starts queued work while the session has free slots.
+func (a *Actor) drain() {
+	for a.state == StateOpen && a.inFlight < a.opts.MaxInFlight && len(a.queue) > 0 {
+		w := a.queue[0]
+		a.queue[0] = work{}
+		a.queue = a.queue[1:]
+		if d := w.deadline(); !d.IsZero() && time.Now().After(d) {
+			w.fail(fmt.Errorf("connection %q: %w", a.conn.ID, ErrDeadline))
+			continue
+		}
+		a.start(w)
+	}
+}
+
+// failQueue fails every queued call with err.
+func (a *Actor) failQueue(err error) {
+	for _, w := range a.queue {
+		w.fail(err)
+	}
+	a.queue = nil
+}
+
+// connect opens the upstream session in a goroutine.
+func (a *Actor) connect() {
+	a.gen++
+	gen, conn, opts := a.gen, a.conn, a.opts
+	a.setState(StateConnecting, nil)
+	engine, self := a.engine, a.self
+	client := a.newClient(gen)
+	go func() {
+		t, err := a.factory.NewTransport(conn)
+		if err != nil {
+			engine.Send(self, connected{gen: gen, err: fmt.Errorf("transport: %w", err)})
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), opts.ConnectTimeout)
+		defer cancel()
+		cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: opts.ProtocolVersion})
+		if err != nil {
+			if k, ok := t.(Killer); ok {
+				_ = k.Kill()
+			}
+			err = fmt.Errorf("connect: %w", err)
+		}
+		engine.Send(self, connected{gen: gen, session: cs, transport: t, err: err})
+	}()
+}
+
+// newClient builds the go-sdk client of one connect attempt. It advertises
+// no client capabilities (mcpflow serves no roots, sampling or
+// elicitation), and forwards tools/list_changed to the actor.
+func (a *Actor) newClient(gen int) *mcp.Client {
+	engine, self := a.engine, a.self
+	return mcp.NewClient(&mcp.Implementation{Name: "mcpflow", Version: "0.1.0"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{},
+		KeepAlive:    a.opts.KeepAlive,
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			engine.Send(self, toolsChanged{gen: gen})
+		},
+	})
+}
+
+func (a *Actor) onConnected(m connected) {
+	if m.gen != a.gen {
+		if m.session != nil {
+			go closeSession(m.session, m.transport, a.opts.CloseTimeout)
+		}
+		return
+	}
+	if m.err != nil {
+		a.failures++
+		a.retryAt = time.Now().Add(a.opts.backoff(a.failures))
+		a.setState(StateBackoff, m.err)
+		a.failQueue(fmt.Errorf("connection %q: %w: %v", a.conn.ID, ErrUnavailable, m.err))
+		slog.Warn("mcp connect failed", "connection", a.conn.ID, "attempt", a.failures, "err", m.err)
+		return
+	}
+	a.failures = 0
+	a.session, a.transport = m.session, m.transport
+	a.opened++
+	a.setState(StateOpen, nil)
+	slog.Info("mcp session open", "connection", a.conn.ID, "session", a.opened)
+	engine, self, gen, cs := a.engine, a.self, a.gen, m.session
+	go func() { engine.Send(self, closed{gen: gen, err: cs.Wait()}) }()
+	a.drain()
+}
+
+func (a *Actor) onClosed(m closed) {
+	if m.gen != a.gen || a.session == nil {
+		return
+	}
+	slog.Warn("mcp session closed", "connection", a.conn.ID, "err", m.err)
+	go closeSession(a.session, a.transport, a.opts.CloseTimeout)
+	a.session, a.transport = nil, nil
+	err := m.err
+	if err == nil {
+		err = errors.New("session closed by the server")
+	}
+	a.setState(StateIdle, err)
+	if len(a.queue) > 0 {
+		a.connect()
+	}
+}
+
+func (a *Actor) onToolsChanged() {
+	if a.state != StateOpen {
+		return
+	}
+	if a.refreshing {
+		a.refreshDue = true
+		return
+	}
+	a.admit(work{list: &ListCatalog{Deadline: time.Now().Add(a.opts.CallTimeout)}})
+}
+
+// start runs w on the open session in a goroutine.
+func (a *Actor) start(w work) {
+	a.inFlight++
+	deadline := w.deadline()
+	if deadline.IsZero() {
+		deadline = time.Now().Add(a.opts.CallTimeout)
+	}
+	engine, self, cs, ctx, connID := a.engine, a.self, a.session, a.ctx, a.conn.ID
+	if w.call != nil {
+		call := *w.call
+		go func() {
+			ctx, cancel := context.WithDeadline(ctx, deadline)
+			defer cancel()
+			engine.Send(self, callDone{call: call, result: callTool(ctx, cs, call)})
+		}()
+		return
+	}
+	a.refreshing = true
+	req := *w.list
+	go func() {
+		ctx, cancel := context.WithDeadline(ctx, deadline)
+		defer cancel()
+		snap, err := listCatalog(ctx, cs, connID)
+		engine.Send(self, listDone{req: req, result: CatalogListed{Snapshot: snap, Err: err}})
+	}()
+}
+
+func (a *Actor) notifyParent(m CatalogListed) {
+	if a.parent != nil {
+		a.engine.Send(a.parent, m)
+	}
+}
+
+func (a *Actor) setState(s State, err error) {
+	a.state = s
+	a.lastErr = err
+	if a.parent == nil {
+		return
+	}
+	st := Status{Connection: a.conn.ID, State: s, SessionsOpened: a.opened, CallsInFlight: a.inFlight, ChangedAt: time.Now()}
+	if err != nil {
+		st.LastError = err.Error()
+	}
+	a.engine.Send(a.parent, st)
+}
+
+// shutdown cancels every call, fails queued work and closes the session
+// within CloseTimeout, killing the peer if it overruns.
+func (a *Actor) shutdown() {
+	a.cancel()
+	a.failQueue(fmt.Errorf("connection %q: %w: shutting down", a.conn.ID, ErrUnavailable))
+	if a.session != nil {
+		closeSession(a.session, a.transport, a.opts.CloseTimeout)
+		a.session = nil
+	}
+}
+
+// closeSession closes cs gracefully, or kills the transport's peer when the
+// close does not finish within timeout.
+func closeSession(cs *mcp.ClientSession, t mcp.Transport, timeout time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		_ = cs.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		if k, ok := t.(Killer); ok {
+			_ = k.Kill()
+		}
+		<-done
+	}
+}
+
+// callTool performs one call and projects its result: structuredContent
+// when the tool returns an object, else {"content": [...]}.
+func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool) ToolResult {
+	args := call.Arguments
+	if args == nil {
+		args = map[string]any{}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.Tool, Arguments: args})
+	if err != nil {
+		return ToolResult{CorrelationID: call.CorrelationID, Err: fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err)}
+	}
+	outcome := "ok"
+	if res.IsError {
+		outcome = "error"
+	}
+	output, err := projectOutput(res)
+	if err != nil {
+		return ToolResult{CorrelationID: call.CorrelationID, Err: fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err)}
+	}
+	return ToolResult{CorrelationID: call.CorrelationID, Outcome: outcome, Output: output}
+}
+
+func projectOutput(res *mcp.CallToolResult) (map[string]any, error) {
+	if res.StructuredContent != nil {
+		if m, err := toObject(res.StructuredContent); err == nil {
+			return m, nil
+		}
+	}
+	content := res.Content
+	if content == nil {
+		content = []mcp.Content{}
+	}
+	return toObject(map[string]any{"content": content})
+}
+
+// toObject normalises v to a JSON object.
+func toObject(v any) (map[string]any, error) {
+	if m, ok := v.(map[string]any); ok {
+		return m, nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode tool output: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("tool output is not an object: %w", err)
+	}
+	return m, nil
+}
+
+// listCatalog lists tools, and resources and prompts where the server
+// offers them.
+func listCatalog(ctx context.Context, cs *mcp.ClientSession, connID string) (catalog.Snapshot, error) {
+	snap := catalog.Snapshot{ConnectionID: connID, FetchedAtEpochMs: time.Now().UnixMilli(), MaxAgeSeconds: catalog.DefaultMaxAgeSeconds,
+		Tools: []catalog.Tool{}, Resources: []catalog.Resource{}, Prompts: []catalog.Prompt{}}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return catalog.Snapshot{}, fmt.Errorf("list tools of %q: %w", connID, err)
+		}
+		tool := catalog.Tool{Name: t.Name, Title: t.Title, Description: t.Description}
+		if t.Annotations != nil && t.Annotations.Title != "" {
+			tool.Title = t.Annotations.Title
+		}
+		var err error
+		if tool.InputSchema, err = schemaObject(t.InputSchema); err != nil {
+			return catalog.Snapshot{}, fmt.Errorf("tool %q input schema: %w", t.Name, err)
+		}
+		if tool.OutputSchema, err = schemaObject(t.OutputSchema); err != nil {
+			return catalog.Snapshot{}, fmt.Errorf("tool %q output schema: %w", t.Name, err)
+		}
+		snap.Tools = append(snap.Tools, tool)
+	}
+	caps := cs.InitializeResult().Capabilities
+	if caps != nil && caps.Resources != nil {
+		for r, err := range cs.Resources(ctx, nil) {
+			if err != nil {
+				return catalog.Snapshot{}, fmt.Errorf("list resources of %q: %w", connID, err)
+			}
+			snap.Resources = append(snap.Resources, catalog.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+		}
+	}
+	if caps != nil && caps.Prompts != nil {
+		for p, err := range cs.Prompts(ctx, nil) {
+			if err != nil {
+				return catalog.Snapshot{}, fmt.Errorf("list prompts of %q: %w", connID, err)
+			}
+			snap.Prompts = append(snap.Prompts, catalog.Prompt{Name: p.Name, Title: p.Title, Description: p.Description})
+		}
+	}
+	return snap, nil
+}
+
+func schemaObject(s any) (map[string]any, error) {
+	if s == nil {
+		return nil, nil
+	}
+	return toObject(s)
+}

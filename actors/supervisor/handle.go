@@ -1,0 +1,67 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/guard"
+	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/actors/store"
+)
+
+// Handle is how code outside the actor system talks to the supervisor:
+// each method is one message and a bounded wait for its reply.
+type Handle struct {
+	engine *actor.Engine
+	pid    *actor.PID
+}
+
+// Spawn starts the supervisor of conns on engine.
+func Spawn(engine *actor.Engine, conns []config.Connection, factory session.TransportFactory, catalogs store.Catalogs, opts Options) *Handle {
+	pid := engine.Spawn(New(conns, factory, catalogs, opts), "supervisor",
+		actor.WithID("mcp"),
+		actor.WithMiddleware(guard.Recover(nil)))
+	return &Handle{engine: engine, pid: pid}
+}
+
+// PID is where tool calls are sent.
+func (h *Handle) PID() *actor.PID { return h.pid }
+
+// RefreshCatalog lists and stores connection's catalog.
+func (h *Handle) RefreshCatalog(ctx context.Context, connection string) (catalog.Snapshot, error) {
+	w := reply.NewWaiter[CatalogRefreshed]()
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(time.Minute)
+	}
+	h.engine.Send(h.pid, RefreshCatalog{Connection: connection, Deadline: deadline, Reply: w.To()})
+	r, err := w.Wait(ctx)
+	if err != nil {
+		return catalog.Snapshot{}, fmt.Errorf("refresh catalog of %q: %w", connection, err)
+	}
+	return r.Snapshot, r.Err
+}
+
+// Statuses returns the live status of every configured connection.
+func (h *Handle) Statuses(ctx context.Context) ([]session.Status, error) {
+	w := reply.NewWaiter[[]session.Status]()
+	h.engine.Send(h.pid, GetStatuses{Reply: w.To()})
+	return w.Wait(ctx)
+}
+
+// Stop stops the supervisor and its session actors, which close their
+// upstream sessions; it returns when they are gone or ctx ends.
+func (h *Handle) Stop(ctx context.Context) error {
+	select {
+	case <-h.engine.Poison(h.pid).Done():
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("stop supervisor: %w", ctx.Err())
+	}
+}
