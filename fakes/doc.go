@@ -1,0 +1,3 @@
+// Package fakes holds test doubles: in-process MCP servers and a recording
+// transport factory. Only tests import it.
+package fakes

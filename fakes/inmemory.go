@@ -1,0 +1,102 @@
+package fakes
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+)
+
+// InMemory is a session.TransportFactory whose upstreams are in-process MCP
+// servers: every NewTransport starts a new server, so each session has its
+// own server state. Its transports implement session.Killer. Safe for
+// concurrent use.
+type InMemory struct {
+	newServer func() *mcp.Server
+
+	mu        sync.Mutex
+	upstreams []upstream
+}
+
+// upstream is one server connected by NewTransport.
+type upstream struct {
+	session *mcp.ServerSession
+	cut     func() // ends the connection at once, in-flight calls included
+}
+
+// NewInMemory returns a factory that builds each upstream with newServer
+// (NewServer if nil).
+func NewInMemory(newServer func() *mcp.Server) *InMemory {
+	if newServer == nil {
+		newServer = NewServer
+	}
+	return &InMemory{newServer: newServer}
+}
+
+// NewTransport connects a new server to one end of an in-memory pipe and
+// returns the other end. conn is ignored.
+func (m *InMemory) NewTransport(config.Connection) (mcp.Transport, error) {
+	serverEnd, clientEnd := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	// Connect the server's end here (it cannot fail for an in-memory pipe),
+	// so that closing it can cut the connection: crash and Kill do that.
+	conn, err := serverEnd.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cut := func() { _ = conn.Close() }
+	ctx = context.WithValue(ctx, cutKey{}, cut)
+	// The server must be connected before the client, which initializes.
+	ss, err := m.newServer().Connect(ctx, connected{conn}, nil)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	m.upstreams = append(m.upstreams, upstream{session: ss, cut: cut})
+	m.mu.Unlock()
+	return &inMemoryTransport{Transport: clientEnd, cut: cut}, nil
+}
+
+// KillAll cuts every connection at once, as if every upstream died: in-flight
+// calls fail and each ClientSession.Wait returns.
+func (m *InMemory) KillAll() {
+	for _, u := range m.snapshot() {
+		u.cut()
+	}
+}
+
+// CloseServers closes every server session gracefully: in-flight calls
+// finish, then the connections close and each ClientSession.Wait returns.
+func (m *InMemory) CloseServers() error {
+	var errs []error
+	for _, u := range m.snapshot() {
+		errs = append(errs, u.session.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (m *InMemory) snapshot() []upstream {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]upstream(nil), m.upstreams...)
+}
+
+// connected is a Transport whose connection is already established.
+type connected struct{ conn mcp.Connection }
+
+func (c connected) Connect(context.Context) (mcp.Connection, error) { return c.conn, nil }
+
+// inMemoryTransport is the client end returned by InMemory.NewTransport.
+type inMemoryTransport struct {
+	mcp.Transport
+	cut func()
+}
+
+// Kill implements session.Killer: it ends the upstream at once.
+func (t *inMemoryTransport) Kill() error {
+	t.cut()
+	return nil
+}

@@ -1,0 +1,101 @@
+package fakes
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// NewServer returns an MCP test server with its own state. Connect each
+// instance once (InMemory does) and the state is session-local. Its tools:
+//
+//   - counter {} → {count}: increments and returns the session's counter.
+//   - echo {message} → {message}.
+//   - sleep {ms} → {slept_ms}: waits ms milliseconds; a cancelled call ends at
+//     once with ctx.Err().
+//   - fail {message?} → a tool error (CallToolResult.IsError).
+//   - crash {}: the upstream dies mid-call: the connection is cut, so the
+//     call fails and ClientSession.Wait returns. Only InMemory can cut its
+//     connections; served otherwise, crash just reports a tool error.
+func NewServer() *mcp.Server {
+	f := &fakeServer{}
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcpflow-fake", Version: "v0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "counter", Description: "Increment and return the session counter."}, f.counter)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Return the message unchanged."}, echo)
+	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "Wait ms milliseconds, or until the call is cancelled."}, sleep)
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Fail with a tool error."}, fail)
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Kill the connection mid-call, as a dying upstream would."}, crash)
+	return s
+}
+
+type fakeServer struct {
+	mu    sync.Mutex
+	count int
+}
+
+type countOut struct {
+	Count int `json:"count"`
+}
+
+func (f *fakeServer) counter(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, countOut, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.count++
+	return nil, countOut{Count: f.count}, nil
+}
+
+type message struct {
+	Message string `json:"message"`
+}
+
+func echo(_ context.Context, _ *mcp.CallToolRequest, in message) (*mcp.CallToolResult, message, error) {
+	return nil, in, nil
+}
+
+type sleepIn struct {
+	MS int `json:"ms" jsonschema:"milliseconds to wait"`
+}
+
+type sleepOut struct {
+	SleptMS int `json:"slept_ms"`
+}
+
+func sleep(ctx context.Context, _ *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, sleepOut, error) {
+	timer := time.NewTimer(time.Duration(in.MS) * time.Millisecond)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil, sleepOut{SleptMS: in.MS}, nil
+	case <-ctx.Done():
+		return nil, sleepOut{}, ctx.Err()
+	}
+}
+
+type failIn struct {
+	Message string `json:"message,omitempty" jsonschema:"the error text (default \"fake failure\")"`
+}
+
+func fail(_ context.Context, _ *mcp.CallToolRequest, in failIn) (*mcp.CallToolResult, any, error) {
+	if in.Message == "" {
+		in.Message = "fake failure"
+	}
+	return nil, nil, errors.New(in.Message)
+}
+
+// crash cuts the connection it is called on. It cannot close the session
+// gracefully instead: ServerSession.Close waits for this very handler.
+func crash(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+	cut, ok := ctx.Value(cutKey{}).(func())
+	if !ok {
+		return nil, nil, errors.New("crash: this connection cannot be cut; serve the server with fakes.InMemory")
+	}
+	cut() // the response can no longer be written
+	return nil, nil, errors.New("crashed")
+}
+
+// cutKey carries, in the context given to Server.Connect, a func that cuts
+// the server's connection at once. Handler contexts inherit its values.
+type cutKey struct{}
