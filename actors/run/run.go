@@ -14,6 +14,7 @@ import (
 
 	"github.com/anthdm/hollywood/actor"
 
+	"github.com/mcpflow/mcpflow/actors/guard"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -63,6 +64,8 @@ type Actor struct {
 	record  store.Run
 	pending *workflow.Call
 	corr    uint64
+	// finishing is set once the final record is being written.
+	finishing bool
 }
 
 // New returns a producer of the run actor for spec.
@@ -80,6 +83,12 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.onPersisted(m)
 	case session.ToolResult:
 		a.onToolResult(m)
+	case guard.Panic:
+		// Our own code panicked on a message: fail the run rather than
+		// leave it waiting forever.
+		if !a.finishing {
+			a.finish(fmt.Errorf("internal error: %v", m.Value))
+		}
 	}
 }
 
@@ -186,6 +195,8 @@ func (a *Actor) onToolResult(m session.ToolResult) {
 // finish records the run's end (failed when cause is set) and commits it
 // with any trace entries not yet stored (end steps).
 func (a *Actor) finish(cause error) {
+	a.finishing = true
+	a.pending = nil
 	trace := a.exec.Trace()
 	unsaved := trace[min(a.record.TraceCount, len(trace)):]
 	a.record.TraceCount = len(trace)

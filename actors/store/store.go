@@ -104,7 +104,7 @@ type ArtifactQuery struct {
 	Query  string // case-folded substring of id, title, description, kind
 	Kind   string // "" for any
 	Offset int
-	Limit  int
+	Limit  int // <= 0 for no limit
 }
 
 // Artifacts keeps immutable artifacts.
@@ -167,6 +167,7 @@ type Run struct {
 	ArtifactVersion int               `json:"artifact_version"`
 	Status          string            `json:"status"`
 	ResumeReadiness string            `json:"resume_readiness"`
+	CurrentStep     string            `json:"current_step,omitempty"` // node executing or next; "" before the first step and once finished
 	Outcome         *string           `json:"outcome"`
 	Error           *string           `json:"error"`
 	Output          workflow.Object   `json:"output"`
@@ -182,7 +183,7 @@ type Run struct {
 type RunQuery struct {
 	Status string // "" for any
 	Offset int
-	Limit  int
+	Limit  int // <= 0 for no limit
 }
 
 // Runs keeps run records and their append-only traces.
@@ -197,7 +198,8 @@ type Runs interface {
 	// ListRuns returns one page sorted by (updated_at, id) descending and
 	// the total count after filtering.
 	ListRuns(ctx context.Context, q RunQuery) ([]Run, int, error)
-	// ReadTrace returns trace entries [start, start+limit) of a run.
+	// ReadTrace returns trace entries [start, start+limit) of a run, or
+	// ErrNotFound; limit <= 0 reads to the end.
 	ReadTrace(ctx context.Context, runID string, start, limit int) ([]workflow.TraceEntry, error)
 	// RecoverRunning is called once at start, before any run is started:
 	// every run still "running" was cut off by a crash. It becomes

@@ -1,0 +1,75 @@
+package store
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+)
+
+// Memory is a Store that keeps its records in memory, for tests and
+// benchmarks. It is safe for concurrent use. Records are deep-copied on the
+// way in and out, so a caller never shares state with the store.
+type Memory struct {
+	mu          sync.Mutex
+	workspaces  map[string]Workspace
+	artifacts   map[artifactKey]storedArtifact
+	deployments map[string]Deployment
+	runs        map[string]*storedRun
+	catalogs    map[string]catalog.Snapshot
+}
+
+var _ Store = (*Memory)(nil)
+
+// NewMemory returns an empty in-memory store.
+func NewMemory() *Memory {
+	return &Memory{
+		workspaces:  map[string]Workspace{},
+		artifacts:   map[artifactKey]storedArtifact{},
+		deployments: map[string]Deployment{},
+		runs:        map[string]*storedRun{},
+		catalogs:    map[string]catalog.Snapshot{},
+	}
+}
+
+// Close does nothing: the records go when the Memory is garbage.
+func (m *Memory) Close() error { return nil }
+
+// deepCopy returns a copy of v that shares no memory with it. It is a JSON
+// round trip, so the copy is also what a durable store would give back.
+func deepCopy[T any](v T) (T, error) {
+	var out T
+	b, err := json.Marshal(v)
+	if err != nil {
+		return out, err
+	}
+	err = json.Unmarshal(b, &out)
+	return out, err
+}
+
+// sortedValues returns the values of m ordered by key.
+func sortedValues[K cmp.Ordered, V any](m map[K]V) []V {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	values := make([]V, 0, len(keys))
+	for _, k := range keys {
+		values = append(values, m[k])
+	}
+	return values
+}
+
+// page returns the window [offset, offset+limit) of items, clamped to its
+// bounds; limit <= 0 means no limit.
+func page[T any](items []T, offset, limit int) []T {
+	offset = min(max(offset, 0), len(items))
+	end := len(items)
+	if limit > 0 && limit < end-offset {
+		end = offset + limit
+	}
+	return items[offset:end]
+}

@@ -1,0 +1,33 @@
+package sqlite
+
+import (
+	"context"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+)
+
+// SaveCatalog implements store.Catalogs.
+func (s *Store) SaveCatalog(ctx context.Context, snap catalog.Snapshot) (err error) {
+	defer wrap(&err, "save catalog %q", snap.ConnectionID)
+	record, err := encode(snap)
+	if err != nil {
+		return err
+	}
+	_, err = s.write.ExecContext(ctx,
+		`INSERT INTO catalogs (connection_id, record) VALUES (?, ?)
+		 ON CONFLICT (connection_id) DO UPDATE SET record = excluded.record`,
+		snap.ConnectionID, record)
+	return err
+}
+
+// GetCatalog implements store.Catalogs.
+func (s *Store) GetCatalog(ctx context.Context, connectionID string) (_ catalog.Snapshot, err error) {
+	defer wrap(&err, "get catalog %q", connectionID)
+	return getOne[catalog.Snapshot](ctx, s.read, `SELECT record FROM catalogs WHERE connection_id = ?`, connectionID)
+}
+
+// ListCatalogs implements store.Catalogs.
+func (s *Store) ListCatalogs(ctx context.Context) (_ []catalog.Snapshot, err error) {
+	defer wrap(&err, "list catalogs")
+	return getAll[catalog.Snapshot](ctx, s.read, `SELECT record FROM catalogs ORDER BY connection_id`)
+}

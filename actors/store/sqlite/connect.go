@@ -1,0 +1,90 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// busyTimeoutMs is how long a connection waits for a lock held by another
+// connection (a checkpoint, or another process) before SQLITE_BUSY.
+const busyTimeoutMs = 5000
+
+// createFile makes the database's directory (0700) and an empty database
+// file (0600) unless they exist, so that SQLite never creates them with
+// looser permissions. SQLite gives its -wal and -shm files the database
+// file's mode.
+func createFile(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// openWriter opens the single-connection write pool and puts the database
+// in WAL mode. synchronous=FULL syncs the WAL at every commit, so a
+// committed transaction survives a crash or power loss.
+func openWriter(ctx context.Context, path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, url.Values{
+		"_pragma": {
+			fmt.Sprintf("busy_timeout(%d)", busyTimeoutMs),
+			"journal_mode(WAL)",
+			"synchronous(FULL)",
+			"foreign_keys(ON)",
+		},
+		"_txlock": {"immediate"},
+	}))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if mode != "wal" {
+		return nil, errors.Join(fmt.Errorf("journal mode is %q, not wal", mode), db.Close())
+	}
+	return db, nil
+}
+
+// openReader opens the pool of read-only connections.
+func openReader(ctx context.Context, path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, url.Values{
+		"_pragma": {
+			fmt.Sprintf("busy_timeout(%d)", busyTimeoutMs),
+			"query_only(ON)",
+		},
+	}))
+	if err != nil {
+		return nil, err
+	}
+	conns := max(4, runtime.GOMAXPROCS(0))
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	if err := db.PingContext(ctx); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return db, nil
+}
+
+// dsn is a file: URI for path with the driver's connection parameters;
+// the URI escapes any '?' or '#' in the path.
+func dsn(path string, params url.Values) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: params.Encode()}
+	return u.String()
+}

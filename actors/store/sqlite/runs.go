@@ -1,0 +1,143 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+)
+
+// CreateRun implements store.Runs.
+func (s *Store) CreateRun(ctx context.Context, r store.Run) (err error) {
+	defer wrap(&err, "create run %q", r.ID)
+	if r.TraceCount != 0 {
+		return fmt.Errorf("a new run has no trace, yet trace_count is %d", r.TraceCount)
+	}
+	r, record, err := encodeRun(r)
+	if err != nil {
+		return err
+	}
+	return insertNew(ctx, s.write,
+		`INSERT INTO runs (id, status, updated_at, trace_count, record) VALUES (?, ?, ?, ?, ?)
+		 ON CONFLICT DO NOTHING`,
+		r.ID, r.Status, timeKey(r.UpdatedAt), r.TraceCount, record)
+}
+
+// RecordProgress implements store.Runs: in one transaction it checks the
+// stored trace count, appends the entries after it and replaces the run.
+func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
+	defer wrap(&err, "record progress of run %q", r.ID)
+	encoded := make([]string, len(entries))
+	for i, e := range entries {
+		if encoded[i], err = encode(e); err != nil {
+			return err
+		}
+	}
+	return s.update(ctx, func(tx *sql.Tx) error {
+		var stored int
+		err := tx.QueryRowContext(ctx, `SELECT trace_count FROM runs WHERE id = ?`, r.ID).Scan(&stored)
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if stored != r.TraceCount-len(entries) {
+			return fmt.Errorf("%d entries stored, %d appended, but trace_count is %d: %w",
+				stored, len(entries), r.TraceCount, store.ErrConflict)
+		}
+		for i, entry := range encoded {
+			if _, err := tx.ExecContext(ctx,
+				`INSERT INTO run_trace (run_id, seq, entry) VALUES (?, ?, ?)`, r.ID, stored+i, entry); err != nil {
+				return err
+			}
+		}
+		return replaceRun(ctx, tx, r)
+	})
+}
+
+// GetRun implements store.Runs.
+func (s *Store) GetRun(ctx context.Context, id string) (_ store.Run, err error) {
+	defer wrap(&err, "get run %q", id)
+	return getOne[store.Run](ctx, s.read, `SELECT record FROM runs WHERE id = ?`, id)
+}
+
+// ListRuns implements store.Runs.
+func (s *Store) ListRuns(ctx context.Context, q store.RunQuery) (_ []store.Run, _ int, err error) {
+	defer wrap(&err, "list runs")
+	pq := pageQuery{table: "runs", orderBy: "updated_at DESC, id DESC"}
+	if q.Status != "" {
+		pq.where = append(pq.where, "status = @status")
+		pq.args = append(pq.args, sql.Named("status", q.Status))
+	}
+	return list[store.Run](ctx, s.read, pq, q.Offset, q.Limit)
+}
+
+// ReadTrace implements store.Runs. Only when it finds no entries does it
+// look whether the run exists.
+func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (_ []workflow.TraceEntry, err error) {
+	defer wrap(&err, "read trace of run %q", runID)
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	entries, err := getAll[workflow.TraceEntry](ctx, s.read,
+		`SELECT entry FROM run_trace WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?`,
+		runID, max(start, 0), limit)
+	if err != nil || len(entries) > 0 {
+		return entries, err
+	}
+	var exists bool
+	if err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)`, runID).Scan(&exists); err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, store.ErrNotFound
+	}
+	return entries, nil
+}
+
+// RecoverRunning implements store.Runs in one transaction.
+func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []store.Run, err error) {
+	defer wrap(&err, "recover running runs")
+	err = s.update(ctx, func(tx *sql.Tx) error {
+		running, err := getAll[store.Run](ctx, tx,
+			`SELECT record FROM runs WHERE status = ? ORDER BY id`, store.RunRunning)
+		if err != nil {
+			return err
+		}
+		for i, r := range running {
+			running[i] = store.RecoveredRun(r, now)
+			if err := replaceRun(ctx, tx, running[i]); err != nil {
+				return err
+			}
+		}
+		recovered = running
+		return nil
+	})
+	return recovered, err
+}
+
+// replaceRun overwrites the stored row of r.
+func replaceRun(ctx context.Context, tx *sql.Tx, r store.Run) error {
+	r, record, err := encodeRun(r)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx,
+		`UPDATE runs SET status = ?, updated_at = ?, trace_count = ?, record = ? WHERE id = ?`,
+		r.Status, timeKey(r.UpdatedAt), r.TraceCount, record, r.ID)
+	return err
+}
+
+// encodeRun returns r with its timestamps in UTC, as stores return them,
+// and its JSON record.
+func encodeRun(r store.Run) (store.Run, string, error) {
+	r.CreatedAt = r.CreatedAt.UTC()
+	r.UpdatedAt = r.UpdatedAt.UTC()
+	record, err := encode(r)
+	return r, record, err
+}

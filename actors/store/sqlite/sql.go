@@ -1,0 +1,155 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+)
+
+// readOnly starts a read transaction: one snapshot for all its queries.
+var readOnly = &sql.TxOptions{ReadOnly: true}
+
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// inTx runs fn in a transaction on db and commits if fn succeeds.
+func inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // a no-op once committed
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// update runs fn in a write transaction.
+func (s *Store) update(ctx context.Context, fn func(*sql.Tx) error) error {
+	return inTx(ctx, s.write, nil, fn)
+}
+
+// wrap prefixes a non-nil *errp with what failed; deferred, it gives every
+// error a method returns the same context.
+func wrap(errp *error, format string, args ...any) {
+	if *errp != nil {
+		*errp = fmt.Errorf(format+": %w", append(args, *errp)...)
+	}
+}
+
+// encode returns v as JSON text.
+func encode(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// getOne decodes the JSON record that query selects; no row is
+// store.ErrNotFound.
+func getOne[T any](ctx context.Context, q querier, query string, args ...any) (T, error) {
+	var v T
+	var record []byte
+	err := q.QueryRowContext(ctx, query, args...).Scan(&record)
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, store.ErrNotFound
+	}
+	if err != nil {
+		return v, err
+	}
+	return v, json.Unmarshal(record, &v)
+}
+
+// getAll decodes the JSON records in the one column that query selects.
+func getAll[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []T{}
+	for rows.Next() {
+		var record []byte
+		if err := rows.Scan(&record); err != nil {
+			return nil, err
+		}
+		var v T
+		if err := json.Unmarshal(record, &v); err != nil {
+			return nil, err
+		}
+		list = append(list, v)
+	}
+	return list, rows.Err()
+}
+
+// rowsAffected returns how many rows the statement that gave res changed.
+func rowsAffected(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// insertNew runs an INSERT ... ON CONFLICT DO NOTHING; no row inserted is
+// store.ErrExists.
+func insertNew(ctx context.Context, q querier, query string, args ...any) error {
+	n, err := rowsAffected(q.ExecContext(ctx, query, args...))
+	if err == nil && n == 0 {
+		err = store.ErrExists
+	}
+	return err
+}
+
+// deleteOne runs a DELETE and reports whether it removed a row.
+func (s *Store) deleteOne(ctx context.Context, query string, args ...any) (bool, error) {
+	n, err := rowsAffected(s.write.ExecContext(ctx, query, args...))
+	return n > 0, err
+}
+
+// pageQuery selects one page of the JSON records of a table.
+type pageQuery struct {
+	table   string
+	where   []string // conditions, joined by AND
+	args    []any    // named arguments of where
+	orderBy string
+}
+
+// list returns the page [offset, offset+limit) of q's records (limit <= 0
+// for no limit) and the count of all records that pass its filter, both
+// from one snapshot.
+func list[T any](ctx context.Context, db *sql.DB, q pageQuery, offset, limit int) (page []T, total int, err error) {
+	filter := ""
+	if len(q.where) > 0 {
+		filter = " WHERE " + strings.Join(q.where, " AND ")
+	}
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	err = inTx(ctx, db, readOnly, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+q.table+filter, q.args...).Scan(&total)
+		if err != nil {
+			return err
+		}
+		page, err = getAll[T](ctx, tx,
+			"SELECT record FROM "+q.table+filter+" ORDER BY "+q.orderBy+" LIMIT @limit OFFSET @offset",
+			slices.Concat(q.args, []any{sql.Named("limit", limit), sql.Named("offset", max(offset, 0))})...)
+		return err
+	})
+	return page, total, err
+}
+
+// timeKey formats t as fixed-width UTC text with nanoseconds, so that
+// comparing two keys as text compares their times.
+func timeKey(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000000000Z")
+}

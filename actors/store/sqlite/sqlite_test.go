@@ -1,0 +1,76 @@
+package sqlite_test
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/store/sqlite"
+	"github.com/mcpflow/mcpflow/actors/store/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "mcpflow.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestReopenKeepsData(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "mcpflow.db")
+
+	s, err := sqlite.Open(ctx, path)
+	is.NoErr(err)
+	title := "kept"
+	is.NoErr(s.CreateWorkspace(ctx, store.Workspace{ID: "ws", Revision: 1, Title: &title}))
+	is.NoErr(s.Close())
+
+	s, err = sqlite.Open(ctx, path) // migrations already applied: a no-op
+	is.NoErr(err)
+	defer s.Close()
+	got, err := s.GetWorkspace(ctx, "ws")
+	is.NoErr(err)
+	is.Equal(*got.Title, "kept")
+}
+
+func TestFilePermissions(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	dir := filepath.Join(t.TempDir(), "state")
+	path := filepath.Join(dir, "mcpflow.db")
+
+	s, err := sqlite.Open(ctx, path)
+	is.NoErr(err)
+	defer s.Close()
+	is.NoErr(s.CreateWorkspace(ctx, store.Workspace{ID: "ws", Revision: 1})) // writes the WAL
+
+	for name, want := range map[string]os.FileMode{dir: 0o700 | os.ModeDir, path: 0o600, path + "-wal": 0o600} {
+		info, err := os.Stat(name)
+		is.NoErr(err)
+		is.Equal(info.Mode(), want) // owner only
+	}
+}
+
+func TestRefusesNewerSchema(t *testing.T) {
+	is := is.New(t)
+	path := filepath.Join(t.TempDir(), "mcpflow.db")
+	db, err := sql.Open("sqlite", path)
+	is.NoErr(err)
+	_, err = db.Exec("PRAGMA user_version = 999")
+	is.NoErr(err)
+	is.NoErr(db.Close())
+
+	_, err = sqlite.Open(t.Context(), path)
+	is.True(err != nil)                                   // a newer build wrote it
+	is.True(strings.Contains(err.Error(), "version 999")) // and the error says so
+}

@@ -1,0 +1,167 @@
+// Package client is the Go client of mcpflow's JSON-RPC API over
+// WebSocket. Its typed methods mirror the reference system's client
+// (CreateDraftWorkspaceFromCapability, SaveDeployment, RunDeployment, ...);
+// calls are safe for concurrent use and multiplexed on one connection.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/mcpflow/mcpflow/api/jsonrpc"
+)
+
+// ErrClosed is returned by calls on a closed client or a lost connection.
+var ErrClosed = errors.New("mcpflow client: connection closed")
+
+// Client is one WebSocket connection to mcpflow.
+type Client struct {
+	ws      *websocket.Conn
+	writeMu sync.Mutex // gorilla allows one writer at a time
+	nextID  atomic.Int64
+
+	mu      sync.Mutex
+	pending map[string]chan response
+	err     error // set once the reader stops
+	done    chan struct{}
+}
+
+type response struct {
+	Result json.RawMessage `json:"result"`
+	Error  *jsonrpc.Error  `json:"error"`
+	ID     json.RawMessage `json:"id"`
+}
+
+// Dial connects to url, e.g. ws://127.0.0.1:8765/ws.
+func Dial(ctx context.Context, url string) (*Client, error) {
+	ws, _, err := websocket.DefaultDialer.DialContext(ctx, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", url, err)
+	}
+	c := &Client{ws: ws, pending: map[string]chan response{}, done: make(chan struct{})}
+	go c.read()
+	return c, nil
+}
+
+// Close closes the connection; pending calls fail with ErrClosed.
+func (c *Client) Close() error {
+	c.writeMu.Lock()
+	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+	c.writeMu.Unlock()
+	err := c.ws.Close()
+	<-c.done
+	return err
+}
+
+// read dispatches responses to their callers until the connection ends.
+func (c *Client) read() {
+	defer close(c.done)
+	for {
+		_, data, err := c.ws.ReadMessage()
+		if err != nil {
+			c.fail(fmt.Errorf("%w: %v", ErrClosed, err))
+			return
+		}
+		var r response
+		if err := json.Unmarshal(data, &r); err != nil {
+			continue // not a response to us (a batch reply or a server notification)
+		}
+		c.mu.Lock()
+		ch, ok := c.pending[string(r.ID)]
+		delete(c.pending, string(r.ID))
+		c.mu.Unlock()
+		if ok {
+			ch <- r
+		}
+	}
+}
+
+func (c *Client) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.err = err
+	for id, ch := range c.pending {
+		close(ch)
+		delete(c.pending, id)
+	}
+}
+
+// Call invokes method with params and decodes the result into result
+// (which may be nil). A JSON-RPC error is returned as *jsonrpc.Error.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	if params == nil {
+		params = struct{}{}
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("%s: encode params: %w", method, err)
+	}
+	id := strconv.FormatInt(c.nextID.Add(1), 10)
+	ch := make(chan response, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w", method, c.err)
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	frame, err := json.Marshal(map[string]any{"jsonrpc": jsonrpc.Version, "id": json.RawMessage(id), "method": method, "params": json.RawMessage(raw)})
+	if err != nil {
+		return fmt.Errorf("%s: encode request: %w", method, err)
+	}
+	c.writeMu.Lock()
+	if d, ok := ctx.Deadline(); ok {
+		_ = c.ws.SetWriteDeadline(d)
+	} else {
+		_ = c.ws.SetWriteDeadline(time.Time{})
+	}
+	err = c.ws.WriteMessage(websocket.TextMessage, frame)
+	c.writeMu.Unlock()
+	if err != nil {
+		c.forget(id)
+		return fmt.Errorf("%s: send: %w", method, err)
+	}
+	select {
+	case r, ok := <-ch:
+		if !ok {
+			return fmt.Errorf("%s: %w", method, c.closedErr())
+		}
+		if r.Error != nil {
+			return r.Error
+		}
+		if result == nil {
+			return nil
+		}
+		if err := json.Unmarshal(r.Result, result); err != nil {
+			return fmt.Errorf("%s: decode result: %w", method, err)
+		}
+		return nil
+	case <-ctx.Done():
+		c.forget(id)
+		return fmt.Errorf("%s: %w", method, ctx.Err())
+	}
+}
+
+func (c *Client) forget(id string) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+func (c *Client) closedErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return c.err
+	}
+	return ErrClosed
+}

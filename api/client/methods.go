@@ -1,0 +1,106 @@
+package client
+
+import (
+	"context"
+
+	p "github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// call is Call with a typed result.
+func call[R any](ctx context.Context, c *Client, method string, params any) (R, error) {
+	var r R
+	err := c.Call(ctx, method, params, &r)
+	return r, err
+}
+
+// Health checks the service.
+func (c *Client) Health(ctx context.Context) (p.HealthResult, error) {
+	return call[p.HealthResult](ctx, c, p.MethodHealth, nil)
+}
+
+// ListCapabilities pages through planner-visible capabilities.
+func (c *Client) ListCapabilities(ctx context.Context, params p.ListCapabilitiesParams) (p.ListCapabilitiesResult, error) {
+	return call[p.ListCapabilitiesResult](ctx, c, p.MethodCapabilitiesList, params)
+}
+
+// InspectCapability returns one capability's full contract.
+func (c *Client) InspectCapability(ctx context.Context, name string) (p.CapabilityDetail, error) {
+	return call[p.CapabilityDetail](ctx, c, p.MethodCapabilitiesInspect, p.InspectCapabilityParams{QualifiedName: name})
+}
+
+// CreateDraftWorkspaceFromCapability bootstraps a workspace that wraps one
+// capability.
+func (c *Client) CreateDraftWorkspaceFromCapability(ctx context.Context, params p.CreateFromCapabilityParams) (p.CreateFromCapabilityResult, error) {
+	return call[p.CreateFromCapabilityResult](ctx, c, p.MethodWorkspaceFromCapability, params)
+}
+
+// GetDraftWorkspace reads a workspace.
+func (c *Client) GetDraftWorkspace(ctx context.Context, id string, includeDraft bool) (p.WorkspaceResult, error) {
+	return call[p.WorkspaceResult](ctx, c, p.MethodWorkspaceGet, p.GetWorkspaceParams{WorkspaceID: id, IncludeDraft: includeDraft})
+}
+
+// CreateArtifactFromWorkspace saves a workspace as an immutable artifact.
+func (c *Client) CreateArtifactFromWorkspace(ctx context.Context, params p.CreateArtifactParams) (p.CreateArtifactResult, error) {
+	return call[p.CreateArtifactResult](ctx, c, p.MethodWorkspaceCreateArtifact, params)
+}
+
+// ListArtifacts pages through saved artifacts.
+func (c *Client) ListArtifacts(ctx context.Context, params p.ListArtifactsParams) (p.ListArtifactsResult, error) {
+	return call[p.ListArtifactsResult](ctx, c, p.MethodArtifactsList, params)
+}
+
+// InspectArtifact reads one artifact version.
+func (c *Client) InspectArtifact(ctx context.Context, id string, version int) (p.Artifact, error) {
+	return call[p.Artifact](ctx, c, p.MethodArtifactsInspect, p.InspectArtifactParams{ArtifactID: id, Version: version})
+}
+
+// SaveDeployment binds an artifact version to concrete sources.
+func (c *Client) SaveDeployment(ctx context.Context, deployment p.Object) (p.SaveDeploymentResult, error) {
+	return call[p.SaveDeploymentResult](ctx, c, p.MethodDeploymentsSave, p.SaveDeploymentParams{Deployment: deployment})
+}
+
+// InspectDeployment reads one deployment.
+func (c *Client) InspectDeployment(ctx context.Context, id string) (p.Deployment, error) {
+	return call[p.Deployment](ctx, c, p.MethodDeploymentsInspect, p.DeploymentIDParams{DeploymentID: id})
+}
+
+// ListDeployments lists deployments.
+func (c *Client) ListDeployments(ctx context.Context) (p.ListDeploymentsResult, error) {
+	return call[p.ListDeploymentsResult](ctx, c, p.MethodDeploymentsList, nil)
+}
+
+// ValidateDeployment checks a deployment's dependencies.
+func (c *Client) ValidateDeployment(ctx context.Context, id string, liveCheck bool) (p.ValidateDeploymentResult, error) {
+	return call[p.ValidateDeploymentResult](ctx, c, p.MethodDeploymentsValidate, p.ValidateDeploymentParams{DeploymentID: id, LiveCheck: liveCheck})
+}
+
+// RunDeployment starts a run and waits for it (up to the server's wait).
+func (c *Client) RunDeployment(ctx context.Context, params p.StartRunParams) (p.RunResult, error) {
+	return call[p.RunResult](ctx, c, p.MethodRunsStart, params)
+}
+
+// InspectRun reads a run.
+func (c *Client) InspectRun(ctx context.Context, runID string) (p.RunResult, error) {
+	return call[p.RunResult](ctx, c, p.MethodRunsInspect, p.RunIDParams{RunID: runID})
+}
+
+// ListRuns pages through runs, newest first.
+func (c *Client) ListRuns(ctx context.Context, params p.ListRunsParams) (p.ListRunsResult, error) {
+	return call[p.ListRunsResult](ctx, c, p.MethodRunsList, params)
+}
+
+// ListConnections lists configured MCP connections.
+func (c *Client) ListConnections(ctx context.Context) (p.ListConnectionsResult, error) {
+	return call[p.ListConnectionsResult](ctx, c, p.MethodConnectionsList, nil)
+}
+
+// GetConnectionStatuses reports each connection's catalog and session.
+func (c *Client) GetConnectionStatuses(ctx context.Context) (p.ListConnectionStatusesResult, error) {
+	return call[p.ListConnectionStatusesResult](ctx, c, p.MethodConnectionStatusesList, nil)
+}
+
+// RefreshConnectionCatalog re-lists a connection's tools through its
+// session.
+func (c *Client) RefreshConnectionCatalog(ctx context.Context, connectionID string) (p.RefreshCatalogResult, error) {
+	return call[p.RefreshCatalogResult](ctx, c, p.MethodConnectionsRefreshCatalog, p.RefreshCatalogParams{ConnectionID: connectionID})
+}

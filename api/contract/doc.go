@@ -1,0 +1,13 @@
+// Package contract embeds the workflow API manifest and checks requests and results against it.
+//
+// The manifest (workflow-api.manifest.json, copied from the reference system) lists every
+// JSON-RPC method with its by-name params and its result as JSON Schemas. [Load] turns each
+// method's param list into one object schema (unknown keys rejected) and compiles it, with
+// the result schema, using github.com/google/jsonschema-go. Checks then cost one validation.
+//
+// When a check fails, the error is a *[ValidationError] naming the offending path and a short
+// reason, such as "params.trace_range.limit: must be <= 100", ready for a -32602 message.
+//
+// The package knows nothing about transports or handlers; it only answers "does this JSON
+// match the contract?".
+package contract

@@ -1,0 +1,89 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"github.com/mcpflow/mcpflow/api/jsonrpc"
+)
+
+// dispatch answers one request: method lookup, contract check of params,
+// the handler under the request deadline, and error mapping. It returns
+// false for a notification, which is run but never answered.
+func (s *Server) dispatch(ctx context.Context, req jsonrpc.Request) (jsonrpc.Response, bool) {
+	resp := s.call(ctx, req)
+	return resp, !req.IsNotification()
+}
+
+func (s *Server) call(ctx context.Context, req jsonrpc.Request) jsonrpc.Response {
+	handler, ok := s.methods[req.Method]
+	if !ok {
+		return jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.MethodNotFound, "unknown method %q", req.Method))
+	}
+	if s.contract.Has(req.Method) {
+		if err := s.contract.ValidateParams(req.Method, req.Params); err != nil {
+			return jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.InvalidParams, "%v", err))
+		}
+	} else if len(req.Params) > 0 && req.Params[0] != '{' {
+		return jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.InvalidParams, "params must be an object"))
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	defer cancel()
+	result, err := handler(ctx, req.Params)
+	if err != nil {
+		return jsonrpc.NewError(req.ID, s.mapError(ctx, req.Method, err))
+	}
+	resp, err := jsonrpc.NewResult(req.ID, result)
+	if err != nil {
+		return jsonrpc.NewError(req.ID, s.mapError(ctx, req.Method, err))
+	}
+	return resp
+}
+
+// mapError turns a handler error into a JSON-RPC error. Protocol and domain
+// errors pass as they are; a deadline is a timeout; anything else is an
+// internal error, logged here and reported without internals.
+func (s *Server) mapError(ctx context.Context, method string, err error) *jsonrpc.Error {
+	if e := jsonrpc.AsError(err); e != nil {
+		return e
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return jsonrpc.Errorf(jsonrpc.RequestTimeout, "%s did not finish within %s", method, s.opts.RequestTimeout)
+	}
+	slog.Error("method failed", "method", method, "err", err)
+	return jsonrpc.Errorf(jsonrpc.InternalError, "%s failed: %v", method, err)
+}
+
+// answerFrame runs every request of a decoded frame concurrently and
+// collects the responses to send, in frame order: rejected entries first.
+func (s *Server) answerFrame(ctx context.Context, f jsonrpc.Frame, admit func() bool, release func()) []jsonrpc.Response {
+	responses := append([]jsonrpc.Response(nil), f.Rejected...)
+	answers := make([]*jsonrpc.Response, len(f.Requests))
+	var wg sync.WaitGroup
+	for i, req := range f.Requests {
+		if !admit() {
+			if !req.IsNotification() {
+				r := jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.Overloaded, "more than %d requests in flight on this connection", s.opts.MaxInFlight))
+				answers[i] = &r
+			}
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer release()
+			if r, ok := s.dispatch(ctx, req); ok {
+				answers[i] = &r
+			}
+		}()
+	}
+	wg.Wait()
+	for _, a := range answers {
+		if a != nil {
+			responses = append(responses, *a)
+		}
+	}
+	return responses
+}

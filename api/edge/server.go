@@ -1,0 +1,110 @@
+// Package edge owns mcpflow's network edge: JSON-RPC 2.0 over WebSocket at
+// /ws (one reader and one writer goroutine per connection, requests
+// answered as they finish), the same methods over HTTP POST at /rpc, and
+// /healthz. It decodes frames, checks params against the contract, bounds
+// every connection, and hands each request to the service's method table.
+package edge
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/mcpflow/mcpflow/api/contract"
+	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	"github.com/mcpflow/mcpflow/api/service"
+)
+
+// Options bound the edge.
+type Options struct {
+	// MaxMessageBytes caps one WebSocket message or HTTP body.
+	MaxMessageBytes int64
+	// MaxBatch caps the entries of one batch.
+	MaxBatch int
+	// MaxInFlight caps concurrent requests per WebSocket connection;
+	// beyond it a request is answered at once with -32000.
+	MaxInFlight int
+	// RequestTimeout bounds each request's handler.
+	RequestTimeout time.Duration
+	// WriteTimeout bounds each WebSocket write.
+	WriteTimeout time.Duration
+	// PingInterval is how often an idle WebSocket is pinged; a peer that
+	// does not answer within PongWait is dropped.
+	PingInterval, PongWait time.Duration
+	// AllowedOrigins lists browser origins (scheme://host[:port]) allowed
+	// besides the server's own host. Requests without Origin (non-browser
+	// clients) are always allowed.
+	AllowedOrigins []string
+}
+
+// DefaultOptions are the production bounds.
+func DefaultOptions() Options {
+	return Options{
+		MaxMessageBytes: 4 << 20,
+		MaxBatch:        jsonrpc.DefaultMaxBatch,
+		MaxInFlight:     64,
+		RequestTimeout:  5 * time.Minute,
+		WriteTimeout:    10 * time.Second,
+		PingInterval:    30 * time.Second,
+		PongWait:        60 * time.Second,
+	}
+}
+
+// Server serves the workflow API.
+type Server struct {
+	methods  map[string]service.Handler
+	contract *contract.Contract
+	opts     Options
+	// base is the parent of every WebSocket connection's context; Close
+	// cancels it, since http.Server.Shutdown does not reach hijacked
+	// connections.
+	base  context.Context
+	close context.CancelFunc
+}
+
+// New returns a server of methods checked against c.
+func New(methods map[string]service.Handler, c *contract.Contract, opts Options) *Server {
+	base, cancel := context.WithCancel(context.Background())
+	return &Server{methods: methods, contract: c, opts: opts, base: base, close: cancel}
+}
+
+// Close ends every WebSocket connection; in-flight handlers see their
+// context cancelled.
+func (s *Server) Close() { s.close() }
+
+// Handler routes /ws, /rpc and /healthz.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /ws", s.serveWebSocket)
+	mux.HandleFunc("POST /rpc", s.serveHTTP)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	return mux
+}
+
+// checkOrigin allows non-browser clients, same-host pages and the
+// configured origins; anything else would be cross-site WebSocket
+// hijacking.
+func (s *Server) checkOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	for _, allowed := range s.opts.AllowedOrigins {
+		if strings.EqualFold(strings.TrimSuffix(allowed, "/"), origin) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,164 @@
+package edge
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/mcpflow/mcpflow/api/jsonrpc"
+)
+
+// serveWebSocket upgrades and serves one JSON-RPC connection.
+func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+	up := websocket.Upgrader{CheckOrigin: s.checkOrigin, HandshakeTimeout: 10 * time.Second}
+	ws, err := up.Upgrade(w, r, nil)
+	if err != nil {
+		return // Upgrade already answered the HTTP request.
+	}
+	c := &wsConn{
+		server: s,
+		ws:     ws,
+		out:    make(chan []byte, s.opts.MaxInFlight+1),
+		slots:  make(chan struct{}, s.opts.MaxInFlight),
+	}
+	c.serve(s.base)
+}
+
+// wsConn is one WebSocket connection: the reader goroutine (serve) decodes
+// frames and starts a goroutine per request; the writer goroutine is the
+// only one that writes to the socket. Requests in flight are bounded by
+// slots, and out holds at most one reply per slot plus one reader error,
+// so a handler never waits for the writer.
+type wsConn struct {
+	server *Server
+	ws     *websocket.Conn
+	out    chan []byte
+	slots  chan struct{}
+}
+
+func (c *wsConn) serve(parent context.Context) {
+	ctx, cancel := context.WithCancel(parent)
+	var handlers sync.WaitGroup
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		c.write(ctx)
+	}()
+	stop := context.AfterFunc(ctx, func() { _ = c.ws.Close() })
+	defer stop()
+	defer func() {
+		cancel()
+		handlers.Wait()
+		<-writerDone
+		_ = c.ws.Close()
+	}()
+
+	opts := c.server.opts
+	c.ws.SetReadLimit(opts.MaxMessageBytes)
+	_ = c.ws.SetReadDeadline(time.Now().Add(opts.PongWait))
+	c.ws.SetPongHandler(func(string) error {
+		return c.ws.SetReadDeadline(time.Now().Add(opts.PongWait))
+	})
+	for {
+		kind, data, err := c.ws.ReadMessage()
+		if err != nil {
+			if websocket.IsUnexpectedCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway) {
+				slog.Debug("websocket read", "err", err)
+			}
+			return
+		}
+		_ = c.ws.SetReadDeadline(time.Now().Add(opts.PongWait))
+		if kind != websocket.TextMessage && kind != websocket.BinaryMessage {
+			continue
+		}
+		c.handleFrame(ctx, jsonrpc.DecodeFrame(data, opts.MaxBatch), &handlers)
+	}
+}
+
+// handleFrame answers a frame: a single request as soon as it finishes, a
+// batch as one array once all its entries have.
+func (c *wsConn) handleFrame(ctx context.Context, f jsonrpc.Frame, handlers *sync.WaitGroup) {
+	if !f.Batch && len(f.Requests) == 1 {
+		req := f.Requests[0]
+		if !c.admit() {
+			if !req.IsNotification() {
+				c.send(ctx, false, []jsonrpc.Response{jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.Overloaded, "more than %d requests in flight on this connection", c.server.opts.MaxInFlight))})
+			}
+			return
+		}
+		handlers.Add(1)
+		go func() {
+			defer handlers.Done()
+			defer c.release()
+			if resp, ok := c.server.dispatch(ctx, req); ok {
+				c.send(ctx, false, []jsonrpc.Response{resp})
+			}
+		}()
+		return
+	}
+	if len(f.Requests) == 0 {
+		c.send(ctx, f.Batch, f.Rejected)
+		return
+	}
+	handlers.Add(1)
+	go func() {
+		defer handlers.Done()
+		c.send(ctx, f.Batch, c.server.answerFrame(ctx, f, c.admit, c.release))
+	}()
+}
+
+func (c *wsConn) admit() bool {
+	select {
+	case c.slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *wsConn) release() { <-c.slots }
+
+// send queues an encoded reply for the writer.
+func (c *wsConn) send(ctx context.Context, batch bool, responses []jsonrpc.Response) {
+	data, err := jsonrpc.EncodeReply(batch, responses)
+	if err != nil {
+		slog.Error("encode reply", "err", err)
+		return
+	}
+	if data == nil {
+		return
+	}
+	select {
+	case c.out <- data:
+	case <-ctx.Done():
+	}
+}
+
+// write is the connection's only writer: replies, and pings while idle.
+func (c *wsConn) write(ctx context.Context) {
+	opts := c.server.opts
+	ping := time.NewTicker(opts.PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case data := <-c.out:
+			_ = c.ws.SetWriteDeadline(time.Now().Add(opts.WriteTimeout))
+			if err := c.ws.WriteMessage(websocket.TextMessage, data); err != nil {
+				_ = c.ws.Close() // unblocks the reader
+				return
+			}
+		case <-ping.C:
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(opts.WriteTimeout)); err != nil {
+				_ = c.ws.Close()
+				return
+			}
+		case <-ctx.Done():
+			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+			return
+		}
+	}
+}

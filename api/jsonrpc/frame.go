@@ -1,0 +1,167 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// DefaultMaxBatch is the batch size limit transports should pass to [DecodeFrame]
+// unless configured otherwise.
+const DefaultMaxBatch = 100
+
+// Frame is one decoded transport message.
+type Frame struct {
+	// Batch reports whether the frame was a JSON array, so the reply must be an array too.
+	Batch bool
+	// Requests are the well-formed calls and notifications, in frame order.
+	Requests []Request
+	// Rejected are ready-made error responses for the entries that were not valid requests,
+	// or the single response for a frame that was rejected as a whole.
+	Rejected []Response
+}
+
+// DecodeFrame decodes one frame holding a single request or a batch, applying the
+// JSON-RPC 2.0 rules:
+//
+//   - invalid JSON: one -32700 with id null, and no requests;
+//   - an empty batch, or a batch longer than maxBatch: one -32600 with id null (not an array);
+//     maxBatch < 1 rejects every batch;
+//   - an entry that is not an object, or whose jsonrpc, id, method or params is malformed:
+//     a -32600 for that entry, echoing its id when the id itself was readable, else null;
+//   - a call to a reserved "rpc." method: a -32601 (a notification to one is dropped);
+//   - calls sharing an id within one batch: a -32600 for each of them.
+//
+// A "params": null member is treated as absent. Valid entries are kept, so one bad entry
+// does not spoil a batch.
+func DecodeFrame(data []byte, maxBatch int) Frame {
+	if !json.Valid(data) {
+		return rejectFrame(ParseError, "frame is not valid JSON")
+	}
+	if trimmed := bytes.TrimLeft(data, " \t\r\n"); trimmed[0] != '[' {
+		var f Frame
+		f.add(decodeEntry(trimmed))
+		return f
+	}
+	var entries []json.RawMessage
+	if err := json.Unmarshal(data, &entries); err != nil { // cannot fail on valid JSON; kept for safety
+		return rejectFrame(ParseError, "frame is not valid JSON")
+	}
+	switch {
+	case maxBatch < 1:
+		return rejectFrame(InvalidRequest, "batch requests are not supported")
+	case len(entries) == 0:
+		return rejectFrame(InvalidRequest, "empty batch")
+	case len(entries) > maxBatch:
+		return rejectFrame(InvalidRequest, "batch too large: %d entries, limit %d", len(entries), maxBatch)
+	}
+	f := Frame{Batch: true}
+	for _, entry := range entries {
+		f.add(decodeEntry(entry))
+	}
+	f.rejectDuplicateIDs()
+	return f
+}
+
+// rejectFrame returns a frame answered as a whole by one error with id null.
+func rejectFrame(code int, format string, args ...any) Frame {
+	return Frame{Rejected: []Response{NewError(NullID, Errorf(code, format, args...))}}
+}
+
+// add keeps a decoded entry: a request, an error response, or nothing (a dropped notification).
+func (f *Frame) add(req *Request, rejected *Response) {
+	switch {
+	case rejected != nil:
+		f.Rejected = append(f.Rejected, *rejected)
+	case req != nil:
+		f.Requests = append(f.Requests, *req)
+	}
+}
+
+// rejectDuplicateIDs moves every call whose id appears more than once into Rejected.
+func (f *Frame) rejectDuplicateIDs() {
+	seen := make(map[ID]int, len(f.Requests))
+	for _, r := range f.Requests {
+		if !r.IsNotification() {
+			seen[r.ID]++
+		}
+	}
+	kept := f.Requests[:0]
+	for _, r := range f.Requests {
+		if seen[r.ID] > 1 && !r.IsNotification() {
+			f.Rejected = append(f.Rejected, NewError(r.ID, Errorf(InvalidRequest, "duplicate request id %s in batch", r.ID)))
+			continue
+		}
+		kept = append(kept, r)
+	}
+	f.Requests = kept
+}
+
+// decodeEntry checks one request object. It returns the request, an error response for it,
+// or neither when a notification is dropped.
+func decodeEntry(data []byte) (*Request, *Response) {
+	if len(data) == 0 || data[0] != '{' {
+		return reject(NullID, InvalidRequest, "request must be a JSON object")
+	}
+	var members map[string]json.RawMessage // exact, case-sensitive member names
+	if err := json.Unmarshal(data, &members); err != nil {
+		return reject(NullID, InvalidRequest, "request must be a JSON object")
+	}
+	req := Request{JSONRPC: Version}
+	if raw, ok := members["id"]; ok {
+		id, err := parseID(raw)
+		if err != nil {
+			return reject(NullID, InvalidRequest, "%v", err)
+		}
+		req.ID = id
+	}
+	if !isString(members["jsonrpc"], Version) {
+		return reject(req.ID, InvalidRequest, `jsonrpc must be "2.0"`)
+	}
+	if err := json.Unmarshal(members["method"], &req.Method); err != nil || req.Method == "" {
+		return reject(req.ID, InvalidRequest, "method must be a non-empty string")
+	}
+	if raw := members["params"]; len(raw) > 0 && string(raw) != "null" {
+		if raw[0] != '{' && raw[0] != '[' {
+			return reject(req.ID, InvalidRequest, "params must be an object or an array")
+		}
+		req.Params = raw
+	}
+	if strings.HasPrefix(req.Method, "rpc.") {
+		if req.IsNotification() {
+			return nil, nil // a well-formed notification: dropped unanswered
+		}
+		return reject(req.ID, MethodNotFound, "method %q is reserved", req.Method)
+	}
+	return &req, nil
+}
+
+// reject returns the error response for an entry. A malformed entry is answered even without
+// an id (the spec cannot tell it is a notification), with id null.
+func reject(id ID, code int, format string, args ...any) (*Request, *Response) {
+	if id.IsZero() {
+		id = NullID
+	}
+	resp := NewError(id, Errorf(code, format, args...))
+	return nil, &resp
+}
+
+// isString reports whether raw is the JSON string want (escapes included).
+func isString(raw json.RawMessage, want string) bool {
+	var s string
+	return len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil && s == want
+}
+
+// EncodeReply encodes the responses to one frame: an array for a batch, a single object
+// otherwise (a frame that is not a batch has at most one response). It returns nil when there
+// is nothing to send, as for a frame of notifications only. Ids are echoed byte for byte.
+func EncodeReply(batch bool, responses []Response) ([]byte, error) {
+	switch {
+	case len(responses) == 0:
+		return nil, nil
+	case batch:
+		return encode(responses)
+	default:
+		return encode(responses[0])
+	}
+}

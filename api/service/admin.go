@@ -1,0 +1,109 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+func (s *Service) listConnections(context.Context, protocol.Empty) (protocol.ListConnectionsResult, error) {
+	out := make([]protocol.Connection, 0, len(s.Connections))
+	for _, c := range s.Connections {
+		out = append(out, protocol.Connection{
+			ID: c.ID, Server: c.Server(), Account: c.AccountName(), Enabled: c.IsEnabled(),
+			Metadata: connectionMetadata(c), SourceConfigOwnership: firstNonEmpty(c.Ownership, "locked"),
+		})
+	}
+	return protocol.ListConnectionsResult{Connections: out, Total: len(out)}, nil
+}
+
+// connectionMetadata shows how a connection is reached without revealing
+// secrets: env values and header values are never listed, only their names.
+func connectionMetadata(c config.Connection) protocol.Object {
+	m := protocol.Object{}
+	for k, v := range c.Metadata {
+		m[k] = v
+	}
+	t := protocol.Object{"kind": c.Transport.Kind}
+	switch c.Transport.Kind {
+	case config.TransportStdio:
+		t["command"], t["args"], t["env_keys"] = c.Transport.Command, nonNil(c.Transport.Args), keys(c.Transport.Env)
+	case config.TransportHTTP:
+		t["url"], t["header_keys"] = c.Transport.URL, keys(c.Transport.Headers)
+	}
+	m["transport"] = t
+	return m
+}
+
+func (s *Service) listConnectionStatuses(ctx context.Context, _ protocol.Empty) (protocol.ListConnectionStatusesResult, error) {
+	live, err := s.Supervisor.Statuses(ctx)
+	if err != nil {
+		return protocol.ListConnectionStatusesResult{}, fmt.Errorf("connection statuses: %w", err)
+	}
+	byID := map[string]session.Status{}
+	for _, st := range live {
+		byID[st.Connection] = st
+	}
+	out := make([]protocol.ConnectionStatus, 0, len(s.Connections))
+	for _, c := range s.Connections {
+		st := byID[c.ID]
+		row := protocol.ConnectionStatus{
+			ConnectionID: c.ID, Server: c.Server(), Account: c.AccountName(), Enabled: c.IsEnabled(),
+			Session: protocol.SessionStatus{State: firstNonEmpty(string(st.State), string(session.StateIdle)), SessionsOpened: st.SessionsOpened, CallsInFlight: st.CallsInFlight, LastError: optional(st.LastError)},
+		}
+		snap, err := s.Store.GetCatalog(ctx, c.ID)
+		switch {
+		case err == nil:
+			row.HasSnapshot, row.FetchedAtEpochMs, row.MaxAgeSeconds = true, &snap.FetchedAtEpochMs, &snap.MaxAgeSeconds
+			row.NodeCount, row.ResourceCount, row.PromptCount = len(snap.Tools), len(snap.Resources), len(snap.Prompts)
+		case !errors.Is(err, store.ErrNotFound):
+			return protocol.ListConnectionStatusesResult{}, storeErr(err, fmt.Sprintf("catalog of %q", c.ID))
+		}
+		out = append(out, row)
+	}
+	return protocol.ListConnectionStatusesResult{Statuses: out, Total: len(out)}, nil
+}
+
+func (s *Service) refreshCatalog(ctx context.Context, p protocol.RefreshCatalogParams) (protocol.RefreshCatalogResult, error) {
+	if p.ConnectionID == "" {
+		return protocol.RefreshCatalogResult{}, invalidParams("invalid params: missing required key \"connection_id\"")
+	}
+	if !s.isConnection(p.ConnectionID) {
+		return protocol.RefreshCatalogResult{}, notFound("unknown connection %q", p.ConnectionID)
+	}
+	snap, err := s.Supervisor.RefreshCatalog(ctx, p.ConnectionID)
+	if err != nil {
+		return protocol.RefreshCatalogResult{}, upstream("refresh catalog of %q: %v", p.ConnectionID, err)
+	}
+	return refreshResult(snap), nil
+}
+
+func refreshResult(snap catalog.Snapshot) protocol.RefreshCatalogResult {
+	return protocol.RefreshCatalogResult{
+		ConnectionID: snap.ConnectionID, FetchedAtEpochMs: snap.FetchedAtEpochMs,
+		NodeCount: len(snap.Tools), ResourceCount: len(snap.Resources), PromptCount: len(snap.Prompts),
+	}
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

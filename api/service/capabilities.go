@@ -1,0 +1,152 @@
+package service
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+const kindNodeSpec = "node_spec"
+
+// capabilities lists what workflows can use now: platform built-ins and
+// the catalogued tools of enabled connections, sorted by name.
+func (s *Service) capabilities(ctx context.Context) ([]catalog.Capability, error) {
+	snaps, err := s.Store.ListCatalogs(ctx)
+	if err != nil {
+		return nil, storeErr(err, "catalogs")
+	}
+	caps := workflow.Builtins()
+	for _, snap := range snaps {
+		if conn, ok := s.connection(snap.ConnectionID); ok && conn.IsEnabled() {
+			caps = append(caps, snap.Capabilities()...)
+		}
+	}
+	sort.Slice(caps, func(i, j int) bool { return caps[i].Name < caps[j].Name })
+	return caps, nil
+}
+
+// lookup returns a capability finder over caps.
+func lookup(caps []catalog.Capability) workflow.Lookup {
+	byName := make(map[string]catalog.Capability, len(caps))
+	for _, c := range caps {
+		byName[c.Name] = c
+	}
+	return func(name string) (catalog.Capability, bool) {
+		c, ok := byName[name]
+		return c, ok
+	}
+}
+
+// capability finds one capability or fails with the reference's KeyError.
+func (s *Service) capability(ctx context.Context, name string) (catalog.Capability, error) {
+	caps, err := s.capabilities(ctx)
+	if err != nil {
+		return catalog.Capability{}, err
+	}
+	if c, ok := lookup(caps)(name); ok {
+		return c, nil
+	}
+	return catalog.Capability{}, notFound("unknown workflow capability %q", name)
+}
+
+func (s *Service) listCapabilities(ctx context.Context, p protocol.ListCapabilitiesParams) (protocol.ListCapabilitiesResult, error) {
+	offset, limit, err := paging(p.Cursor, p.Limit, 50)
+	if err != nil {
+		return protocol.ListCapabilitiesResult{}, err
+	}
+	caps, err := s.capabilities(ctx)
+	if err != nil {
+		return protocol.ListCapabilitiesResult{}, err
+	}
+	query := strings.ToLower(deref(p.Query))
+	rows := []protocol.CapabilitySummary{}
+	for _, c := range caps {
+		if p.SourceID != nil && c.SourceID != *p.SourceID {
+			continue
+		}
+		if query != "" && !strings.Contains(strings.ToLower(c.Name+" "+c.Description), query) {
+			continue
+		}
+		rows = append(rows, summarize(c))
+	}
+	page, next := pageOf(rows, offset, limit)
+	return protocol.ListCapabilitiesResult{Capabilities: page, NextCursor: next, Total: len(rows)}, nil
+}
+
+func summarize(c catalog.Capability) protocol.CapabilitySummary {
+	in, out := catalog.Properties(c.InputSchema), catalog.Properties(c.OutputSchema)
+	sort.Strings(in)
+	sort.Strings(out)
+	return protocol.CapabilitySummary{
+		Name: c.Name, SourceID: c.SourceID, Description: optional(c.Description), Outcomes: c.Outcomes,
+		IsAsync: !c.Platform, InputFields: in, OutputFields: out, Kind: kindNodeSpec,
+	}
+}
+
+func (s *Service) inspectCapability(ctx context.Context, p protocol.InspectCapabilityParams) (protocol.CapabilityDetail, error) {
+	c, err := s.capability(ctx, p.QualifiedName)
+	if err != nil {
+		return protocol.CapabilityDetail{}, err
+	}
+	return protocol.CapabilityDetail{
+		Name: c.Name, SourceID: c.SourceID, Description: optional(c.Description), Outcomes: c.Outcomes,
+		InputSchema: c.InputSchema, OutputSchema: c.OutputSchema, IsAsync: !c.Platform,
+		Kind: kindNodeSpec, WrapperHints: workflow.HintsFor(c),
+	}, nil
+}
+
+// paging reads an offset cursor and a limit (default def).
+func paging(cursor *string, limit *int, def int) (offset, n int, err error) {
+	n = def
+	if limit != nil {
+		if *limit < 1 {
+			return 0, 0, invalid("limit must be at least 1")
+		}
+		n = *limit
+	}
+	if cursor != nil && *cursor != "" {
+		offset, err = strconv.Atoi(*cursor)
+		if err != nil || offset < 0 {
+			return 0, 0, invalid("cursor %q is not a non-negative integer offset", *cursor)
+		}
+	}
+	return offset, n, nil
+}
+
+// pageOf cuts rows[offset:offset+limit] and the cursor of what follows.
+func pageOf[T any](rows []T, offset, limit int) ([]T, *string) {
+	if offset >= len(rows) {
+		return []T{}, nil
+	}
+	end := min(offset+limit, len(rows))
+	return rows[offset:end], nextCursor(end, len(rows))
+}
+
+// nextCursor is the cursor after end, or nil at the last page.
+func nextCursor(end, total int) *string {
+	if end >= total {
+		return nil
+	}
+	c := strconv.Itoa(end)
+	return &c
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,250 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// deploymentDoc is the accepted input form of a deployment: "id" or
+// "deployment_id", bindings as a list or a {logical: concrete} map.
+type deploymentDoc struct {
+	ID              string          `json:"id"`
+	DeploymentID    string          `json:"deployment_id"`
+	ArtifactID      string          `json:"artifact_id"`
+	ArtifactVersion int             `json:"artifact_version"`
+	Bindings        json.RawMessage `json:"bindings"`
+	DriftPolicy     string          `json:"drift_policy"`
+}
+
+func parseDeployment(doc protocol.Object) (store.Deployment, error) {
+	var in deploymentDoc
+	if err := remarshal(doc, &in); err != nil {
+		return store.Deployment{}, invalidParams("invalid params: deployment: %v", err)
+	}
+	d := store.Deployment{ID: in.ID, ArtifactID: in.ArtifactID, ArtifactVersion: in.ArtifactVersion, DriftPolicy: in.DriftPolicy}
+	switch {
+	case in.ID != "" && in.DeploymentID != "":
+		return d, invalidParams("invalid params: deployment: give id or deployment_id, not both")
+	case in.ID == "":
+		d.ID = in.DeploymentID
+	}
+	if err := checkRecordID("deployment id", d.ID); err != nil {
+		return d, err
+	}
+	if in.ArtifactID == "" || in.ArtifactVersion < 1 {
+		return d, invalidParams("invalid params: deployment needs artifact_id and artifact_version >= 1")
+	}
+	switch d.DriftPolicy {
+	case "":
+		d.DriftPolicy = "block"
+	case "block", "warn", "allow":
+	default:
+		return d, invalidParams("invalid params: drift_policy must be block, warn or allow, got %q", d.DriftPolicy)
+	}
+	bindings, err := parseBindings(in.Bindings)
+	if err != nil {
+		return d, err
+	}
+	d.Bindings = bindings
+	return d, nil
+}
+
+// parseBindings accepts a list of {logical_source, concrete_source} or a
+// {logical: concrete} map; duplicate logical sources are rejected.
+func parseBindings(raw json.RawMessage) ([]store.Binding, error) {
+	var list []store.Binding
+	trimmed := bytes.TrimSpace(raw)
+	switch {
+	case len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")):
+	case trimmed[0] == '{':
+		var m map[string]string
+		if err := json.Unmarshal(trimmed, &m); err != nil {
+			return nil, invalidParams("invalid params: deployment bindings: %v", err)
+		}
+		for logical, concrete := range m {
+			list = append(list, store.Binding{LogicalSource: logical, ConcreteSource: concrete})
+		}
+		sort.Slice(list, func(i, j int) bool { return list[i].LogicalSource < list[j].LogicalSource })
+	default:
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&list); err != nil {
+			return nil, invalidParams("invalid params: deployment bindings: %v", err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, b := range list {
+		if b.LogicalSource == "" || b.ConcreteSource == "" {
+			return nil, invalidParams("invalid params: a binding needs logical_source and concrete_source")
+		}
+		if seen[b.LogicalSource] {
+			return nil, invalidParams("invalid params: logical source %q is bound twice", b.LogicalSource)
+		}
+		seen[b.LogicalSource] = true
+	}
+	if list == nil {
+		list = []store.Binding{}
+	}
+	return list, nil
+}
+
+func (s *Service) saveDeployment(ctx context.Context, p protocol.SaveDeploymentParams) (protocol.SaveDeploymentResult, error) {
+	d, err := parseDeployment(p.Deployment)
+	if err != nil {
+		return protocol.SaveDeploymentResult{}, err
+	}
+	if _, err := s.Store.GetArtifact(ctx, d.ArtifactID, d.ArtifactVersion); err != nil {
+		return protocol.SaveDeploymentResult{}, storeErr(err, fmt.Sprintf("artifact %q version %d", d.ArtifactID, d.ArtifactVersion))
+	}
+	if err := s.Store.SaveDeployment(ctx, d); err != nil {
+		return protocol.SaveDeploymentResult{}, storeErr(err, fmt.Sprintf("deployment %q", d.ID))
+	}
+	return protocol.SaveDeploymentResult{DeploymentID: d.ID, ArtifactID: d.ArtifactID, ArtifactVersion: d.ArtifactVersion, Saved: true}, nil
+}
+
+func (s *Service) inspectDeployment(ctx context.Context, p protocol.DeploymentIDParams) (protocol.Deployment, error) {
+	d, err := s.Store.GetDeployment(ctx, p.DeploymentID)
+	if err != nil {
+		return protocol.Deployment{}, storeErr(err, fmt.Sprintf("deployment %q", p.DeploymentID))
+	}
+	return d, nil
+}
+
+func (s *Service) listDeployments(ctx context.Context, _ protocol.Empty) (protocol.ListDeploymentsResult, error) {
+	ds, err := s.Store.ListDeployments(ctx)
+	if err != nil {
+		return protocol.ListDeploymentsResult{}, storeErr(err, "deployments")
+	}
+	out := make([]protocol.DeploymentSummary, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, protocol.DeploymentSummary{ID: d.ID, ArtifactID: d.ArtifactID, ArtifactVersion: d.ArtifactVersion, BindingCount: len(d.Bindings), DriftPolicy: d.DriftPolicy})
+	}
+	return protocol.ListDeploymentsResult{Deployments: out}, nil
+}
+
+func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDeploymentParams) (protocol.ValidateDeploymentResult, error) {
+	d, a, err := s.deployment(ctx, p.DeploymentID)
+	if err != nil {
+		return protocol.ValidateDeploymentResult{}, err
+	}
+	diags, err := s.checkDependencies(ctx, d, a)
+	if err != nil {
+		return protocol.ValidateDeploymentResult{}, err
+	}
+	if p.LiveCheck {
+		diags = append(diags, s.liveCheck(ctx, d, a)...)
+	}
+	status, next := "runnable", nextActions(true, nil, ptr("wf.workflow.run_deployment"), "The deployment's dependencies resolve; run it.", nil)
+	if hasErrors(diags) {
+		status = "unrunnable"
+		next = nextActions(true, nil, ptr("wf.workflow.validate_deployment"), "Fix the error diagnostics ("+diags[0].Code+"), then validate again.", nil)
+	}
+	return protocol.ValidateDeploymentResult{
+		DeploymentID: d.ID, ArtifactID: d.ArtifactID, ArtifactVersion: d.ArtifactVersion,
+		Status: status, Diagnostics: diags, NextActions: next,
+	}, nil
+}
+
+// deployment loads a deployment and the artifact it pins.
+func (s *Service) deployment(ctx context.Context, id string) (store.Deployment, store.Artifact, error) {
+	d, err := s.Store.GetDeployment(ctx, id)
+	if err != nil {
+		return d, store.Artifact{}, storeErr(err, fmt.Sprintf("deployment %q", id))
+	}
+	a, err := s.Store.GetArtifact(ctx, d.ArtifactID, d.ArtifactVersion)
+	if err != nil {
+		return d, a, storeErr(err, fmt.Sprintf("artifact %q version %d of deployment %q", d.ArtifactID, d.ArtifactVersion, id))
+	}
+	return d, a, nil
+}
+
+// checkDependencies validates an artifact's requirements against the
+// deployment's bindings and the live catalogs. Unlike the reference system,
+// only error diagnostics make a deployment unrunnable; warnings inform.
+func (s *Service) checkDependencies(ctx context.Context, d store.Deployment, a store.Artifact) ([]protocol.DependencyDiag, error) {
+	caps, err := s.capabilities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snaps, err := s.Store.ListCatalogs(ctx)
+	if err != nil {
+		return nil, storeErr(err, "catalogs")
+	}
+	catalogued := map[string]bool{}
+	for _, snap := range snaps {
+		catalogued[snap.ConnectionID] = true
+	}
+	find := lookup(caps)
+	bound := map[string]string{}
+	diags := []protocol.DependencyDiag{}
+	for _, b := range d.Bindings {
+		bound[b.LogicalSource] = b.ConcreteSource
+		if b.LogicalSource == workflow.PlatformSource && b.ConcreteSource != b.LogicalSource {
+			diags = append(diags, diagError("platform_binding_forbidden", b.LogicalSource, &b.ConcreteSource, "the platform source cannot be rebound", "remove this binding"))
+		}
+	}
+	for _, req := range a.RequiredCapabilities {
+		ref := req.Ref.Source + "." + req.Ref.CapabilityKey
+		if req.Ref.Source == workflow.PlatformSource {
+			continue
+		}
+		concrete, ok := bound[req.Ref.Source]
+		if !ok {
+			diags = append(diags, diagError("binding_missing", ref, nil, fmt.Sprintf("logical source %q is not bound", req.Ref.Source), fmt.Sprintf("bind %q to a configured connection", req.Ref.Source)))
+			continue
+		}
+		conn, ok := s.connection(concrete)
+		switch {
+		case !ok:
+			diags = append(diags, diagError("source_missing", ref, &concrete, fmt.Sprintf("connection %q is not configured", concrete), "bind to a configured connection"))
+			continue
+		case !conn.IsEnabled():
+			diags = append(diags, diagError("source_disabled", ref, &concrete, fmt.Sprintf("connection %q is disabled", concrete), "enable the connection"))
+			continue
+		case !catalogued[concrete]:
+			diags = append(diags, protocol.DependencyDiag{Severity: "warning", Code: "catalog_missing", LogicalRef: ref, BoundSource: &concrete,
+				Message: fmt.Sprintf("connection %q has no catalog yet, so %q cannot be checked", concrete, req.Ref.CapabilityKey), RepairHint: ptr("call workflow.admin.connections.refresh_catalog")})
+			continue
+		}
+		live, ok := find(concrete + "." + req.Ref.CapabilityKey)
+		if !ok {
+			diags = append(diags, diagError("capability_missing", ref, &concrete, fmt.Sprintf("connection %q has no tool %q", concrete, req.Ref.CapabilityKey), "refresh the catalog or bind another connection"))
+			continue
+		}
+		if drift := schemaDrift(req, live.InputSchema, live.OutputSchema, d.DriftPolicy, ref, concrete); drift != nil {
+			diags = append(diags, *drift)
+		}
+	}
+	return diags, nil
+}
+
+func diagError(code, ref string, bound *string, message, hint string) protocol.DependencyDiag {
+	return protocol.DependencyDiag{Severity: "error", Code: code, LogicalRef: ref, BoundSource: bound, Message: message, RepairHint: &hint}
+}
+
+func hasErrors(diags []protocol.DependencyDiag) bool {
+	for _, d := range diags {
+		if d.Severity == "error" {
+			return true
+		}
+	}
+	return false
+}
+
+// remarshal converts between JSON-shaped values.
+func remarshal(in, out any) error {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(out)
+}

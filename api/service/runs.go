@@ -1,0 +1,179 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+
+	"github.com/mcpflow/mcpflow/actors/guard"
+	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/run"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// storeTimeout bounds each store write a run makes.
+const storeTimeout = 10 * time.Second
+
+func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (protocol.RunResult, error) {
+	d, a, err := s.deployment(ctx, p.DeploymentID)
+	if err != nil {
+		return protocol.RunResult{}, err
+	}
+	diags, err := s.checkDependencies(ctx, d, a)
+	if err != nil {
+		return protocol.RunResult{}, err
+	}
+	if hasErrors(diags) {
+		return protocol.RunResult{
+			DeploymentID: d.ID, ArtifactID: a.ID, ArtifactVersion: a.Version, Status: "unrunnable",
+			Diagnostics: diags, NextActions: nextActions(true, nil, ptr("wf.workflow.validate_deployment"), "The deployment cannot run: fix its error diagnostics ("+diags[0].Code+").", nil),
+		}, nil
+	}
+	if err := workflow.ValidateInput(a.InputSchema, p.WorkflowInput); err != nil {
+		return protocol.RunResult{}, invalidParams("invalid params: %v", err)
+	}
+	targets, err := run.Resolve(a.Plan, d.Bindings, s.isConnection)
+	if err != nil {
+		return protocol.RunResult{}, invalid("deployment %q: %v", d.ID, err)
+	}
+	rec, err := s.newRun(d, a, p.WorkflowInput, diags)
+	if err != nil {
+		return protocol.RunResult{}, err
+	}
+	done := reply.NewWaiter[store.Run]()
+	engine := s.Engine
+	s.Engine.Spawn(run.New(run.Spec{
+		Record: rec, Plan: a.Plan, Targets: targets, Input: rec.Input,
+		Supervisor: s.Supervisor.PID(), Store: s.Store,
+		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Done: done.To(),
+	}), "run", actor.WithID(rec.ID), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+
+	wctx, cancel := context.WithTimeout(ctx, s.RunWait)
+	defer cancel()
+	final, err := done.Wait(wctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return protocol.RunResult{}, fmt.Errorf("run %s: %w", rec.ID, ctx.Err())
+		}
+		// Still running: answer with what is committed so far.
+		if final, err = s.Store.GetRun(ctx, rec.ID); err != nil {
+			final = rec
+		}
+	}
+	return s.runResult(ctx, final, p.TraceRange)
+}
+
+// newRun builds the record of a run about to start.
+func (s *Service) newRun(d store.Deployment, a store.Artifact, input workflow.Object, diags []protocol.DependencyDiag) (store.Run, error) {
+	id, err := newRunID()
+	if err != nil {
+		return store.Run{}, err
+	}
+	if input == nil {
+		input = workflow.Object{}
+	}
+	stored := make([]workflow.Object, 0, len(diags))
+	for _, dg := range diags {
+		obj, err := toObject(dg)
+		if err != nil {
+			return store.Run{}, err
+		}
+		stored = append(stored, obj)
+	}
+	now := s.now().UTC()
+	return store.Run{
+		ID: id, DeploymentID: d.ID, ArtifactID: a.ID, ArtifactVersion: a.Version,
+		Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input, Deployment: d,
+		Diagnostics: stored, CreatedAt: now, UpdatedAt: now,
+	}, nil
+}
+
+func newRunID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("run id: %w", err)
+	}
+	return "run_" + hex.EncodeToString(b[:]), nil
+}
+
+func (s *Service) inspectRun(ctx context.Context, p protocol.RunIDParams) (protocol.RunResult, error) {
+	r, err := s.Store.GetRun(ctx, p.RunID)
+	if err != nil {
+		return protocol.RunResult{}, storeErr(err, fmt.Sprintf("workflow run %q", p.RunID))
+	}
+	return s.runResult(ctx, r, nil)
+}
+
+// runResult projects a run record, with a trace slice when asked.
+func (s *Service) runResult(ctx context.Context, r store.Run, tr *protocol.TraceRange) (protocol.RunResult, error) {
+	diags := make([]protocol.DependencyDiag, 0, len(r.Diagnostics))
+	for _, obj := range r.Diagnostics {
+		var dg protocol.DependencyDiag
+		if err := remarshal(obj, &dg); err == nil {
+			diags = append(diags, dg)
+		}
+	}
+	res := protocol.RunResult{
+		DeploymentID: r.DeploymentID, ArtifactID: r.ArtifactID, ArtifactVersion: r.ArtifactVersion,
+		Status: r.Status, RunID: &r.ID, ResumeReadiness: &r.ResumeReadiness,
+		Outcome: r.Outcome, Error: r.Error, Output: r.Output, Diagnostics: diags,
+		TraceCount: r.TraceCount, NextActions: afterRun(r),
+	}
+	if tr == nil {
+		return res, nil
+	}
+	start, limit := 0, 20
+	if tr.Start != nil {
+		start = *tr.Start
+	}
+	if tr.Limit != nil {
+		limit = *tr.Limit
+	}
+	trace, err := s.Store.ReadTrace(ctx, r.ID, start, limit)
+	if err != nil {
+		return res, storeErr(err, fmt.Sprintf("trace of run %q", r.ID))
+	}
+	truncated := r.TraceCount > start+limit
+	res.Trace, res.TraceStart, res.TraceLimit, res.TraceTruncated = trace, &start, &limit, &truncated
+	return res, nil
+}
+
+// afterRun advises what to do after a run.
+func afterRun(r store.Run) protocol.NextActions {
+	switch r.Status {
+	case store.RunFailed:
+		return nextActions(true, nil, ptr("wf.workflow.read_run_trace"), "The run failed; read its trace to see which step failed and why.",
+			[]protocol.PatchExample{{Description: "Read the first trace entries.", Tool: "wf.workflow.read_run_trace",
+				Request: protocol.Object{"run_id": r.ID, "trace_range": protocol.Object{"start": 0, "limit": 25}}}})
+	case store.RunRunning:
+		return nextActions(true, nil, ptr("wf.workflow.inspect_run"), "The run is still executing; inspect it again later.", nil)
+	default:
+		return nextActions(false, nil, nil, "The run "+r.Status+".", nil)
+	}
+}
+
+func (s *Service) listRuns(ctx context.Context, p protocol.ListRunsParams) (protocol.ListRunsResult, error) {
+	offset, limit, err := paging(p.Cursor, p.Limit, 50)
+	if err != nil {
+		return protocol.ListRunsResult{}, err
+	}
+	runs, total, err := s.Store.ListRuns(ctx, store.RunQuery{Status: deref(p.Status), Offset: offset, Limit: limit})
+	if err != nil {
+		return protocol.ListRunsResult{}, storeErr(err, "runs")
+	}
+	rows := make([]protocol.RunSummary, 0, len(runs))
+	for _, r := range runs {
+		rows = append(rows, protocol.RunSummary{
+			RunID: r.ID, DeploymentID: r.DeploymentID, ArtifactID: r.ArtifactID, ArtifactVersion: r.ArtifactVersion,
+			Status: r.Status, ResumeReadiness: r.ResumeReadiness, DiagnosticCount: len(r.Diagnostics),
+			CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
+		})
+	}
+	return protocol.ListRunsResult{Runs: rows, Total: total, Cursor: p.Cursor, NextCursor: nextCursor(offset+len(runs), total), Limit: limit}, nil
+}

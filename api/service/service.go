@@ -1,0 +1,107 @@
+// Package service owns the workflow API's method table: one handler per
+// JSON-RPC method, turning typed params into store reads and writes and
+// actor messages, and domain failures into 5000 errors. It knows nothing of
+// WebSocket or HTTP framing; the edge calls it.
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// Handler serves one method: params are the raw JSON object already
+// checked against the contract.
+type Handler func(ctx context.Context, params json.RawMessage) (any, error)
+
+// Service holds what the handlers use.
+type Service struct {
+	Store      store.Store
+	Engine     *actor.Engine
+	Supervisor *supervisor.Handle
+	// Connections are the configured MCP sources, sorted by id.
+	Connections []config.Connection
+	StoreRoot   string
+	// RunWait bounds how long runs.start waits for a run to finish before
+	// answering with its current, still running, state.
+	RunWait time.Duration
+	// CallTimeout bounds a tool call whose step declares no timeout.
+	CallTimeout time.Duration
+	// Now is the clock (tests may fix it).
+	Now func() time.Time
+}
+
+// Methods returns the method table.
+func (s *Service) Methods() map[string]Handler {
+	return map[string]Handler{
+		protocol.MethodHealth:                    handle(s.health),
+		protocol.MethodCapabilitiesList:          handle(s.listCapabilities),
+		protocol.MethodCapabilitiesInspect:       handle(s.inspectCapability),
+		protocol.MethodWorkspaceFromCapability:   handle(s.createFromCapability),
+		protocol.MethodWorkspaceGet:              handle(s.getWorkspace),
+		protocol.MethodWorkspaceCreateArtifact:   handle(s.createArtifact),
+		protocol.MethodArtifactsList:             handle(s.listArtifacts),
+		protocol.MethodArtifactsInspect:          handle(s.inspectArtifact),
+		protocol.MethodDeploymentsSave:           handle(s.saveDeployment),
+		protocol.MethodDeploymentsInspect:        handle(s.inspectDeployment),
+		protocol.MethodDeploymentsList:           handle(s.listDeployments),
+		protocol.MethodDeploymentsValidate:       handle(s.validateDeployment),
+		protocol.MethodRunsStart:                 handle(s.startRun),
+		protocol.MethodRunsInspect:               handle(s.inspectRun),
+		protocol.MethodRunsList:                  handle(s.listRuns),
+		protocol.MethodConnectionsList:           handle(s.listConnections),
+		protocol.MethodConnectionStatusesList:    handle(s.listConnectionStatuses),
+		protocol.MethodConnectionsRefreshCatalog: handle(s.refreshCatalog),
+	}
+}
+
+// handle adapts a typed method to a Handler. Params decode strictly:
+// unknown keys are invalid params even where no contract schema applies.
+func handle[P, R any](fn func(context.Context, P) (R, error)) Handler {
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var p P
+		if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&p); err != nil {
+				return nil, invalidParams("invalid params: %v", err)
+			}
+		}
+		return fn(ctx, p)
+	}
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) health(context.Context, protocol.Empty) (protocol.HealthResult, error) {
+	return protocol.HealthResult{Status: "ok", StoreRoot: s.StoreRoot}, nil
+}
+
+// connection finds a configured connection.
+func (s *Service) connection(id string) (config.Connection, bool) {
+	for _, c := range s.Connections {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return config.Connection{}, false
+}
+
+// isConnection reports whether id names a configured connection.
+func (s *Service) isConnection(id string) bool {
+	_, ok := s.connection(id)
+	return ok
+}

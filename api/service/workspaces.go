@@ -1,0 +1,182 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// Workspace statuses.
+const (
+	statusValid    = "valid"
+	statusInvalid  = "invalid"
+	statusConflict = "conflict"
+)
+
+var recordID = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+func checkRecordID(kind, id string) error {
+	if !recordID.MatchString(id) {
+		return invalidParams("invalid params: %s %q must match %s", kind, id, recordID)
+	}
+	return nil
+}
+
+func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFromCapabilityParams) (protocol.CreateFromCapabilityResult, error) {
+	if err := checkRecordID("workspace_id", p.WorkspaceID); err != nil {
+		return protocol.CreateFromCapabilityResult{}, err
+	}
+	caps, err := s.capabilities(ctx)
+	if err != nil {
+		return protocol.CreateFromCapabilityResult{}, err
+	}
+	c, ok := lookup(caps)(p.CapabilityName)
+	if !ok {
+		return protocol.CreateFromCapabilityResult{}, notFound("unknown workflow capability %q", p.CapabilityName)
+	}
+	errorSource, ok := p.ErrorMessageSource.(string)
+	if p.ErrorMessageSource != nil && !ok {
+		return protocol.CreateFromCapabilityResult{}, invalidParams("invalid params: error_message_source must be a graph path string")
+	}
+	draft, hints := workflow.Scaffold(c, workflow.ScaffoldOptions{
+		Name: deref(p.Name), InputSchema: p.InputSchema, StateSchema: p.StateSchema, OutputSchema: p.OutputSchema,
+		Input: p.Input, Output: p.Output, InputMap: p.InputMap, OutputMap: p.OutputMap, ErrorMessageSource: errorSource,
+	})
+	diags := workflow.ValidateDraft(draft, lookup(caps))
+	doc, err := toObject(draft)
+	if err != nil {
+		return protocol.CreateFromCapabilityResult{}, err
+	}
+	now := s.now().UnixMilli()
+	ws := store.Workspace{
+		ID: p.WorkspaceID, Revision: 1, Title: p.Title, Draft: doc,
+		Status: statusOf(diags), Diagnostics: diags, CreatedAtMs: now, UpdatedAtMs: now,
+	}
+	result := protocol.CreateFromCapabilityResult{WrapperHints: hints}
+	switch err := s.Store.CreateWorkspace(ctx, ws); {
+	case errors.Is(err, store.ErrExists):
+		existing, getErr := s.Store.GetWorkspace(ctx, p.WorkspaceID)
+		if getErr != nil {
+			return result, storeErr(getErr, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
+		}
+		result.WorkspaceResult = workspaceResult(existing, false)
+		result.Status = statusConflict
+		result.Diagnostics = []workflow.Diagnostic{{Code: "workspace_exists", Path: "workspace_id", Message: fmt.Sprintf("workspace %q already exists", p.WorkspaceID)}}
+		result.NextActions = nextActions(false, nil, nil, "The workspace already exists; choose another workspace_id or edit it.", nil)
+		return result, nil
+	case err != nil:
+		return result, storeErr(err, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
+	}
+	result.WorkspaceResult = workspaceResult(ws, true)
+	result.NextActions = afterScaffold(ws, hints)
+	return result, nil
+}
+
+// afterScaffold advises the next call after a workspace was bootstrapped.
+func afterScaffold(ws store.Workspace, h workflow.Hints) protocol.NextActions {
+	valid := ws.Status == statusValid
+	if valid && h.Confidence == "high" && len(h.MissingDecisions) == 0 {
+		return nextActions(true, &valid, ptr("wf.workflow.validate_draft_workspace"),
+			"The scaffold maps the capability's declared inputs and outputs; validate it, then save it as an artifact.", nil)
+	}
+	return nextActions(true, &valid, ptr("wf.workflow.patch_draft_workspace"),
+		"The scaffold needs decisions before it is a useful wrapper.",
+		[]protocol.PatchExample{{
+			Description: "Choose which capability output fields reach workflow state.",
+			Tool:        "wf.workflow.patch_draft_workspace",
+			Request: protocol.Object{"workspace_id": ws.ID, "revision": ws.Revision, "patch": []any{
+				protocol.Object{"op": "replace", "path": "/steps/call/output", "value": []any{}},
+			}},
+		}})
+}
+
+func (s *Service) getWorkspace(ctx context.Context, p protocol.GetWorkspaceParams) (protocol.WorkspaceResult, error) {
+	ws, err := s.Store.GetWorkspace(ctx, p.WorkspaceID)
+	if err != nil {
+		return protocol.WorkspaceResult{}, storeErr(err, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
+	}
+	return workspaceResult(ws, p.IncludeDraft), nil
+}
+
+// workspaceResult projects a stored workspace.
+func workspaceResult(ws store.Workspace, includeDraft bool) protocol.WorkspaceResult {
+	r := protocol.WorkspaceResult{
+		WorkspaceID: ws.ID, Revision: ws.Revision, Title: ws.Title, Status: ws.Status,
+		Diagnostics: ws.Diagnostics, Summary: summaryOf(ws.Draft),
+	}
+	if r.Diagnostics == nil {
+		r.Diagnostics = []workflow.Diagnostic{}
+	}
+	if includeDraft {
+		r.Draft = ws.Draft
+	}
+	return r
+}
+
+// summaryOf reads the graph facts of a draft document, which may be
+// invalid: missing parts read as null or zero.
+func summaryOf(doc workflow.Object) protocol.WorkspaceSummary {
+	steps, _ := doc["steps"].(map[string]any)
+	routes, _ := doc["routes"].(map[string]any)
+	ids := make([]string, 0, len(steps))
+	for id := range steps {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	count := 0
+	for _, r := range routes {
+		if m, ok := r.(map[string]any); ok {
+			count += len(m)
+		}
+	}
+	return protocol.WorkspaceSummary{Name: doc["name"], Start: doc["start"], StepCount: len(ids), RouteCount: count, Steps: ids}
+}
+
+// draftOf decodes a stored draft document.
+func draftOf(doc workflow.Object) (workflow.Draft, error) {
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return workflow.Draft{}, fmt.Errorf("encode draft: %w", err)
+	}
+	var d workflow.Draft
+	if err := json.Unmarshal(data, &d); err != nil {
+		return workflow.Draft{}, invalid("draft is not a valid document: %v", err)
+	}
+	return d, nil
+}
+
+// toObject turns a typed document into a JSON object.
+func toObject(v any) (workflow.Object, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode document: %w", err)
+	}
+	var obj workflow.Object
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return nil, fmt.Errorf("decode document: %w", err)
+	}
+	return obj, nil
+}
+
+func statusOf(diags []workflow.Diagnostic) string {
+	if len(diags) > 0 {
+		return statusInvalid
+	}
+	return statusValid
+}
+
+func nextActions(canContinue bool, canSave *bool, tool *string, reason string, examples []protocol.PatchExample) protocol.NextActions {
+	if examples == nil {
+		examples = []protocol.PatchExample{}
+	}
+	return protocol.NextActions{CanContinue: canContinue, CanSaveNow: canSave, RecommendedNextTool: tool, Reason: reason, PatchExamples: examples, Warnings: []string{}}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,102 @@
+// Package integration drives mcpflow end to end: the real WebSocket edge,
+// the actor system, the SQLite store and, where a test says so, real
+// subprocess MCP servers.
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/api/client"
+	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
+)
+
+// binary is the mcpflow executable built once for the tests that run it as
+// a subprocess.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpflow-integration")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "mcpflow")
+	build := exec.Command("go", "build", "-o", binary, "github.com/mcpflow/mcpflow/cmd/mcpflow")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build mcpflow:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// service is one mcpflow started in-process on a loopback port.
+type service struct {
+	URL string
+	app *app.App
+}
+
+// startService starts mcpflow with a SQLite store in a temporary root,
+// the given sources, and transports (nil: the real stdio and HTTP ones).
+func startService(t *testing.T, transports session.TransportFactory, sources ...config.Connection) *service {
+	t.Helper()
+	is := is.New(t)
+	cfg := &config.File{Version: 1, Server: config.Server{Store: config.Store{Root: t.TempDir()}, Sources: sources}}
+	is.NoErr(cfg.Validate())
+	opts := app.DefaultOptions(cfg)
+	opts.Transports = transports
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, err := app.Start(ctx, opts)
+	is.NoErr(err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err)
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(l) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := a.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return &service{URL: "ws://" + l.Addr().String() + "/ws", app: a}
+}
+
+// dial connects a Go client, closed at cleanup.
+func (s *service) dial(t *testing.T) *client.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, s.URL)
+	is.New(t).NoErr(err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// testContext is a context bounded for one test step.
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func stdioSource(id, command string, args ...string) config.Connection {
+	return config.Connection{Kind: "mcp", ID: id, Transport: config.Transport{Kind: config.TransportStdio, Command: command, Args: args}}
+}
