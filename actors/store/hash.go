@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 )
 
 // ArtifactHash returns the hex SHA-256 of a's JSON encoding. The encoding is
@@ -15,7 +14,7 @@ import (
 func ArtifactHash(a Artifact) (string, error) {
 	b, err := json.Marshal(a)
 	if err != nil {
-		return "", fmt.Errorf("encode artifact %q version %d: %w", a.ID, a.Version, err)
+		return "", err
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:]), nil

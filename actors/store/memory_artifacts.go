@@ -24,7 +24,7 @@ type storedArtifact struct {
 func (m *Memory) SaveArtifact(_ context.Context, a Artifact) (bool, error) {
 	hash, err := ArtifactHash(a)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("save artifact %q version %d: %w", a.ID, a.Version, err)
 	}
 	c, err := deepCopy(a)
 	if err != nil {

@@ -188,7 +188,8 @@ type RunQuery struct {
 
 // Runs keeps run records and their append-only traces.
 type Runs interface {
-	// CreateRun stores a new run; ErrExists if the id is taken.
+	// CreateRun stores a new run, whose trace is empty (TraceCount 0);
+	// ErrExists if the id is taken.
 	CreateRun(ctx context.Context, r Run) error
 	// RecordProgress atomically replaces the run record and appends trace
 	// entries; r.TraceCount must equal the stored count plus len(entries).

@@ -74,7 +74,7 @@ func (s *Store) ListRuns(ctx context.Context, q store.RunQuery) (_ []store.Run, 
 		pq.where = append(pq.where, "status = @status")
 		pq.args = append(pq.args, sql.Named("status", q.Status))
 	}
-	return list[store.Run](ctx, s.read, pq, q.Offset, q.Limit)
+	return listPage[store.Run](ctx, s.read, pq, q.Offset, q.Limit)
 }
 
 // ReadTrace implements store.Runs. Only when it finds no entries does it

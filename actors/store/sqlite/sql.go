@@ -124,10 +124,10 @@ type pageQuery struct {
 	orderBy string
 }
 
-// list returns the page [offset, offset+limit) of q's records (limit <= 0
+// listPage returns the page [offset, offset+limit) of q's records (limit <= 0
 // for no limit) and the count of all records that pass its filter, both
 // from one snapshot.
-func list[T any](ctx context.Context, db *sql.DB, q pageQuery, offset, limit int) (page []T, total int, err error) {
+func listPage[T any](ctx context.Context, db *sql.DB, q pageQuery, offset, limit int) (page []T, total int, err error) {
 	filter := ""
 	if len(q.where) > 0 {
 		filter = " WHERE " + strings.Join(q.where, " AND ")

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
 	"github.com/mcpflow/mcpflow/actors/store/storetest"
+	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
 func TestConformance(t *testing.T) {
@@ -33,14 +34,22 @@ func TestReopenKeepsData(t *testing.T) {
 	is.NoErr(err)
 	title := "kept"
 	is.NoErr(s.CreateWorkspace(ctx, store.Workspace{ID: "ws", Revision: 1, Title: &title}))
+	r := store.Run{ID: "run", Status: store.RunRunning}
+	is.NoErr(s.CreateRun(ctx, r))
+	r.TraceCount = 1
+	is.NoErr(s.RecordProgress(ctx, r, []workflow.TraceEntry{{NodeID: "fetch"}}))
 	is.NoErr(s.Close())
 
 	s, err = sqlite.Open(ctx, path) // migrations already applied: a no-op
 	is.NoErr(err)
 	defer s.Close()
-	got, err := s.GetWorkspace(ctx, "ws")
+	w, err := s.GetWorkspace(ctx, "ws")
 	is.NoErr(err)
-	is.Equal(*got.Title, "kept")
+	is.Equal(*w.Title, "kept")
+	trace, err := s.ReadTrace(ctx, "run", 0, 0)
+	is.NoErr(err)
+	is.Equal(len(trace), 1)
+	is.Equal(trace[0].NodeID, "fetch")
 }
 
 func TestFilePermissions(t *testing.T) {

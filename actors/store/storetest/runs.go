@@ -36,6 +36,9 @@ func testRuns(t *testing.T, s store.Store) {
 
 	err = s.CreateRun(ctx, run("run-1", store.RunCompleted, t0))
 	is.True(errors.Is(err, store.ErrExists))
+	withTrace := run("run-2", store.RunRunning, t0)
+	withTrace.TraceCount = 1
+	is.True(s.CreateRun(ctx, withTrace) != nil) // a new run has no trace yet
 	_, err = s.GetRun(ctx, "run-missing")
 	is.True(errors.Is(err, store.ErrNotFound))
 }
