@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/client"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
 )
@@ -51,13 +52,19 @@ type service struct {
 
 // startService starts mcpflow with a SQLite store in a temporary root,
 // the given sources, and transports (nil: the real stdio and HTTP ones).
-func startService(t *testing.T, transports session.TransportFactory, sources ...config.Connection) *service {
+func startService(t testing.TB, transports session.TransportFactory, sources ...config.Connection) *service {
+	return startServiceWith(t, nil, transports, sources...)
+}
+
+// startServiceWith is startService with a given store (nil: SQLite).
+func startServiceWith(t testing.TB, st store.Store, transports session.TransportFactory, sources ...config.Connection) *service {
 	t.Helper()
 	is := is.New(t)
 	cfg := &config.File{Version: 1, Server: config.Server{Store: config.Store{Root: t.TempDir()}, Sources: sources}}
 	is.NoErr(cfg.Validate())
 	opts := app.DefaultOptions(cfg)
 	opts.Transports = transports
+	opts.Store = st
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	a, err := app.Start(ctx, opts)
@@ -80,7 +87,7 @@ func startService(t *testing.T, transports session.TransportFactory, sources ...
 }
 
 // dial connects a Go client, closed at cleanup.
-func (s *service) dial(t *testing.T) *client.Client {
+func (s *service) dial(t testing.TB) *client.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -91,7 +98,7 @@ func (s *service) dial(t *testing.T) *client.Client {
 }
 
 // testContext is a context bounded for one test step.
-func testContext(t *testing.T) context.Context {
+func testContext(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx

@@ -15,7 +15,7 @@ import (
 
 // buildCounterDeployment authors, saves and deploys the counter workflow
 // of connection connID, as the reference system's seed scenario does.
-func buildCounterDeployment(t *testing.T, c *client.Client, connID string) string {
+func buildCounterDeployment(t testing.TB, c *client.Client, connID string) string {
 	t.Helper()
 	is := is.New(t)
 	ctx := testContext(t)

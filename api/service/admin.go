@@ -2,14 +2,12 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/session"
-	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -58,13 +56,9 @@ func (s *Service) listConnectionStatuses(ctx context.Context, _ protocol.Empty) 
 			ConnectionID: c.ID, Server: c.Server(), Account: c.AccountName(), Enabled: c.IsEnabled(),
 			Session: protocol.SessionStatus{State: firstNonEmpty(string(st.State), string(session.StateIdle)), SessionsOpened: st.SessionsOpened, CallsInFlight: st.CallsInFlight, LastError: optional(st.LastError)},
 		}
-		snap, err := s.Store.GetCatalog(ctx, c.ID)
-		switch {
-		case err == nil:
+		if snap, ok := s.Catalogs.Get(c.ID); ok {
 			row.HasSnapshot, row.FetchedAtEpochMs, row.MaxAgeSeconds = true, &snap.FetchedAtEpochMs, &snap.MaxAgeSeconds
 			row.NodeCount, row.ResourceCount, row.PromptCount = len(snap.Tools), len(snap.Resources), len(snap.Prompts)
-		case !errors.Is(err, store.ErrNotFound):
-			return protocol.ListConnectionStatusesResult{}, storeErr(err, fmt.Sprintf("catalog of %q", c.ID))
 		}
 		out = append(out, row)
 	}

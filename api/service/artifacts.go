@@ -26,10 +26,7 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 	if err != nil {
 		return nil, storeErr(err, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
 	}
-	caps, err := s.capabilities(ctx)
-	if err != nil {
-		return nil, err
-	}
+	caps := s.capabilities()
 	draft, err := draftOf(ws.Draft)
 	if err != nil {
 		return nil, err

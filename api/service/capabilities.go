@@ -15,19 +15,15 @@ const kindNodeSpec = "node_spec"
 
 // capabilities lists what workflows can use now: platform built-ins and
 // the catalogued tools of enabled connections, sorted by name.
-func (s *Service) capabilities(ctx context.Context) ([]catalog.Capability, error) {
-	snaps, err := s.Store.ListCatalogs(ctx)
-	if err != nil {
-		return nil, storeErr(err, "catalogs")
-	}
+func (s *Service) capabilities() []catalog.Capability {
 	caps := workflow.Builtins()
-	for _, snap := range snaps {
+	for _, snap := range s.Catalogs.All() {
 		if conn, ok := s.connection(snap.ConnectionID); ok && conn.IsEnabled() {
 			caps = append(caps, snap.Capabilities()...)
 		}
 	}
 	sort.Slice(caps, func(i, j int) bool { return caps[i].Name < caps[j].Name })
-	return caps, nil
+	return caps
 }
 
 // lookup returns a capability finder over caps.
@@ -43,26 +39,19 @@ func lookup(caps []catalog.Capability) workflow.Lookup {
 }
 
 // capability finds one capability or fails with the reference's KeyError.
-func (s *Service) capability(ctx context.Context, name string) (catalog.Capability, error) {
-	caps, err := s.capabilities(ctx)
-	if err != nil {
-		return catalog.Capability{}, err
-	}
-	if c, ok := lookup(caps)(name); ok {
+func (s *Service) capability(name string) (catalog.Capability, error) {
+	if c, ok := lookup(s.capabilities())(name); ok {
 		return c, nil
 	}
 	return catalog.Capability{}, notFound("unknown workflow capability %q", name)
 }
 
-func (s *Service) listCapabilities(ctx context.Context, p protocol.ListCapabilitiesParams) (protocol.ListCapabilitiesResult, error) {
+func (s *Service) listCapabilities(_ context.Context, p protocol.ListCapabilitiesParams) (protocol.ListCapabilitiesResult, error) {
 	offset, limit, err := paging(p.Cursor, p.Limit, 50)
 	if err != nil {
 		return protocol.ListCapabilitiesResult{}, err
 	}
-	caps, err := s.capabilities(ctx)
-	if err != nil {
-		return protocol.ListCapabilitiesResult{}, err
-	}
+	caps := s.capabilities()
 	query := strings.ToLower(deref(p.Query))
 	rows := []protocol.CapabilitySummary{}
 	for _, c := range caps {
@@ -88,8 +77,8 @@ func summarize(c catalog.Capability) protocol.CapabilitySummary {
 	}
 }
 
-func (s *Service) inspectCapability(ctx context.Context, p protocol.InspectCapabilityParams) (protocol.CapabilityDetail, error) {
-	c, err := s.capability(ctx, p.QualifiedName)
+func (s *Service) inspectCapability(_ context.Context, p protocol.InspectCapabilityParams) (protocol.CapabilityDetail, error) {
+	c, err := s.capability(p.QualifiedName)
 	if err != nil {
 		return protocol.CapabilityDetail{}, err
 	}

@@ -134,10 +134,7 @@ func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDep
 	if err != nil {
 		return protocol.ValidateDeploymentResult{}, err
 	}
-	diags, err := s.checkDependencies(ctx, d, a)
-	if err != nil {
-		return protocol.ValidateDeploymentResult{}, err
-	}
+	diags := s.checkDependencies(d, a)
 	if p.LiveCheck {
 		diags = append(diags, s.liveCheck(ctx, d, a)...)
 	}
@@ -168,20 +165,8 @@ func (s *Service) deployment(ctx context.Context, id string) (store.Deployment, 
 // checkDependencies validates an artifact's requirements against the
 // deployment's bindings and the live catalogs. Unlike the reference system,
 // only error diagnostics make a deployment unrunnable; warnings inform.
-func (s *Service) checkDependencies(ctx context.Context, d store.Deployment, a store.Artifact) ([]protocol.DependencyDiag, error) {
-	caps, err := s.capabilities(ctx)
-	if err != nil {
-		return nil, err
-	}
-	snaps, err := s.Store.ListCatalogs(ctx)
-	if err != nil {
-		return nil, storeErr(err, "catalogs")
-	}
-	catalogued := map[string]bool{}
-	for _, snap := range snaps {
-		catalogued[snap.ConnectionID] = true
-	}
-	find := lookup(caps)
+func (s *Service) checkDependencies(d store.Deployment, a store.Artifact) []protocol.DependencyDiag {
+	find := lookup(s.capabilities())
 	bound := map[string]string{}
 	diags := []protocol.DependencyDiag{}
 	for _, b := range d.Bindings {
@@ -208,7 +193,7 @@ func (s *Service) checkDependencies(ctx context.Context, d store.Deployment, a s
 		case !conn.IsEnabled():
 			diags = append(diags, diagError("source_disabled", ref, &concrete, fmt.Sprintf("connection %q is disabled", concrete), "enable the connection"))
 			continue
-		case !catalogued[concrete]:
+		case !s.catalogued(concrete):
 			diags = append(diags, protocol.DependencyDiag{Severity: "warning", Code: "catalog_missing", LogicalRef: ref, BoundSource: &concrete,
 				Message: fmt.Sprintf("connection %q has no catalog yet, so %q cannot be checked", concrete, req.Ref.CapabilityKey), RepairHint: ptr("call workflow.admin.connections.refresh_catalog")})
 			continue
@@ -222,7 +207,13 @@ func (s *Service) checkDependencies(ctx context.Context, d store.Deployment, a s
 			diags = append(diags, *drift)
 		}
 	}
-	return diags, nil
+	return diags
+}
+
+// catalogued reports whether a connection has a catalog snapshot.
+func (s *Service) catalogued(connectionID string) bool {
+	_, ok := s.Catalogs.Get(connectionID)
+	return ok
 }
 
 func diagError(code, ref string, bound *string, message, hint string) protocol.DependencyDiag {

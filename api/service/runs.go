@@ -25,10 +25,7 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 	if err != nil {
 		return protocol.RunResult{}, err
 	}
-	diags, err := s.checkDependencies(ctx, d, a)
-	if err != nil {
-		return protocol.RunResult{}, err
-	}
+	diags := s.checkDependencies(d, a)
 	if hasErrors(diags) {
 		return protocol.RunResult{
 			DeploymentID: d.ID, ArtifactID: a.ID, ArtifactVersion: a.Version, Status: "unrunnable",

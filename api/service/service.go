@@ -12,6 +12,7 @@ import (
 
 	"github.com/anthdm/hollywood/actor"
 
+	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
@@ -24,7 +25,9 @@ type Handler func(ctx context.Context, params json.RawMessage) (any, error)
 
 // Service holds what the handlers use.
 type Service struct {
-	Store      store.Store
+	Store store.Store
+	// Catalogs is the live view of every connection's latest snapshot.
+	Catalogs   *catalog.Registry
 	Engine     *actor.Engine
 	Supervisor *supervisor.Handle
 	// Connections are the configured MCP sources, sorted by id.

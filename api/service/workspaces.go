@@ -33,10 +33,7 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 	if err := checkRecordID("workspace_id", p.WorkspaceID); err != nil {
 		return protocol.CreateFromCapabilityResult{}, err
 	}
-	caps, err := s.capabilities(ctx)
-	if err != nil {
-		return protocol.CreateFromCapabilityResult{}, err
-	}
+	caps := s.capabilities()
 	c, ok := lookup(caps)(p.CapabilityName)
 	if !ok {
 		return protocol.CreateFromCapabilityResult{}, notFound("unknown workflow capability %q", p.CapabilityName)

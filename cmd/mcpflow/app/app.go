@@ -16,6 +16,7 @@ import (
 
 	"github.com/anthdm/hollywood/actor"
 
+	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -101,10 +102,16 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	if transports == nil {
 		transports = DefaultTransports()
 	}
+	snaps, err := a.store.ListCatalogs(ctx)
+	if err != nil {
+		a.closeStore()
+		return nil, fmt.Errorf("load catalogs: %w", err)
+	}
+	registry := catalog.NewRegistry(snaps)
 	conns := opts.Config.Connections()
-	a.supervisor = supervisor.Spawn(a.engine, conns, transports, a.store, opts.Supervisor)
+	a.supervisor = supervisor.Spawn(a.engine, conns, transports, liveCatalogs{Catalogs: a.store, registry: registry}, opts.Supervisor)
 	svc := &service.Service{
-		Store: a.store, Engine: a.engine, Supervisor: a.supervisor, Connections: conns,
+		Store: a.store, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Connections: conns,
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
 	}
 	a.edge = edge.New(svc.Methods(), c, opts.Edge)
@@ -145,6 +152,22 @@ func (a *App) closeStore() error {
 	if err := a.store.Close(); err != nil {
 		return fmt.Errorf("close store: %w", err)
 	}
+	return nil
+}
+
+// liveCatalogs stores each snapshot, then publishes it to the registry
+// that request handlers read.
+type liveCatalogs struct {
+	store.Catalogs
+	registry *catalog.Registry
+}
+
+// SaveCatalog stores s and publishes it.
+func (l liveCatalogs) SaveCatalog(ctx context.Context, s catalog.Snapshot) error {
+	if err := l.Catalogs.SaveCatalog(ctx, s); err != nil {
+		return err
+	}
+	l.registry.Put(s)
 	return nil
 }
 
