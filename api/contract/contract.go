@@ -12,8 +12,9 @@ import (
 // Contract holds the compiled schemas of every method in the manifest. It is safe for
 // concurrent use.
 type Contract struct {
-	methods  map[string]method
-	compiler *compiler
+	methods    map[string]method
+	components map[string]*validator // compiled on first use
+	compiler   *compiler
 }
 
 // method holds one method's compiled params and result schemas.
@@ -32,20 +33,33 @@ func Load() (*Contract, error) {
 	if err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
 	}
-	c := &Contract{methods: make(map[string]method, len(m.Operations)), compiler: comp}
+	c := &Contract{methods: make(map[string]method, len(m.Operations)), components: map[string]*validator{}, compiler: comp}
+	for name, node := range m.Components.Schemas {
+		c.components[name] = comp.validator(node)
+	}
 	for _, op := range m.Operations {
 		if _, dup := c.methods[op.Method]; dup {
 			return nil, fmt.Errorf("contract: method %q listed twice", op.Method)
 		}
-		meth := method{params: c.compiler.validator(paramsSchema(op.Params)), result: c.compiler.validator(op.Result.Schema)}
-		for part, v := range map[string]*validator{"params": meth.params, "result": meth.result} {
-			if _, err := v.compile(); err != nil {
-				return nil, fmt.Errorf("contract: compile %s %s schema: %w", op.Method, part, err)
-			}
+		meth, err := c.compileMethod(op)
+		if err != nil {
+			return nil, fmt.Errorf("contract: %s: %w", op.Method, err)
 		}
 		c.methods[op.Method] = meth
 	}
 	return c, nil
+}
+
+// compileMethod compiles one method's params and result schemas.
+func (c *Contract) compileMethod(op operation) (method, error) {
+	m := method{params: c.compiler.validator(paramsSchema(op.Params)), result: c.compiler.validator(op.Result.Schema)}
+	if _, err := m.params.compile(); err != nil {
+		return method{}, fmt.Errorf("compile params schema: %w", err)
+	}
+	if _, err := m.result.compile(); err != nil {
+		return method{}, fmt.Errorf("compile result schema: %w", err)
+	}
+	return m, nil
 }
 
 // loadDefault loads the embedded manifest once for Default.
@@ -112,7 +126,7 @@ func (c *Contract) ValidateResult(method string, result any) error {
 // Use it where the manifest declares a param as a bare object that the method then reads
 // as a component (workflow.deployments.save, workflow.artifacts.save).
 func (c *Contract) ValidateComponent(name string, value any) error {
-	node, ok := c.compiler.component(defsRefPrefix + name)
+	v, ok := c.components[name]
 	if !ok {
 		return fmt.Errorf("contract: unknown component %q", name)
 	}
@@ -120,7 +134,7 @@ func (c *Contract) ValidateComponent(name string, value any) error {
 	if err != nil {
 		return fmt.Errorf("contract: %s: %w", name, err)
 	}
-	return c.check(c.compiler.validator(node), decoded, name, name)
+	return c.check(v, decoded, name, name)
 }
 
 // method looks a method up.

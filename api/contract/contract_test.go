@@ -3,6 +3,7 @@ package contract_test
 import (
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/matryer/is"
@@ -54,4 +55,30 @@ func TestUnknownMethodsAreReportedAsSuch(t *testing.T) {
 	is.True(errors.Is(err, contract.ErrUnknownMethod))
 	is.Equal(err.Error(), `contract: unknown method "workflow.nope"`)
 	is.True(errors.Is(c.ValidateResult("rpc.discover", map[string]any{}), contract.ErrUnknownMethod))
+}
+
+func TestAContractIsSafeForConcurrentUse(t *testing.T) {
+	is := is.New(t)
+	c, err := contract.Load() // a fresh contract, so the error explainer compiles concurrently
+	is.NoErr(err)
+	params := []string{
+		`{"deployment_id":"d1"}`,
+		`{"deployment_id":"d1","trace_range":{"limit":500}}`,
+		`{"deployment_id":"d1","trace_range":{"foo":1}}`,
+		`{"deployment_id":5}`,
+	}
+	var wg sync.WaitGroup
+	errs := make([]string, 8*len(params))
+	for i := range errs {
+		wg.Go(func() {
+			if err := c.ValidateParams("workflow.runs.start", []byte(params[i%len(params)])); err != nil {
+				errs[i] = err.Error()
+			}
+		})
+	}
+	wg.Wait()
+	for i, got := range errs {
+		is.Equal(got, errs[i%len(params)]) // the same params give the same answer
+	}
+	is.Equal(errs[:len(params)], []string{"", "params.trace_range.limit: must be <= 100", `params.trace_range: unknown key "foo"`, "params.deployment_id: must be string, got integer"})
 }

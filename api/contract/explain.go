@@ -28,8 +28,10 @@ func (c *compiler) descend(node, value any, path string) error {
 }
 
 // explain describes why value fails node; failure is the validator's error for that pair.
-// Parts are checked in the order the validator checks them: $ref, allOf, anyOf, oneOf,
-// then array items and object properties; only then is the node's own keyword to blame.
+// The node's parts are examined first ($ref, allOf, anyOf, oneOf, then array items and
+// object properties); when none of them fails, one of the node's own keywords is to blame.
+// Parts reached through not, if/then/else, patternProperties or prefixItems (which the
+// manifest does not use) are not examined: the validator's own text describes them.
 func (c *compiler) explain(node, value any, path string, failure error) error {
 	s := keywords(node)
 	if s == nil {
@@ -109,7 +111,7 @@ func (c *compiler) explainParts(s map[string]any, value any, path string) error 
 				sub = s["additionalProperties"]
 			}
 			if keywords(sub) == nil {
-				continue // undeclared keys under "additionalProperties": false are the node's own failure
+				continue // no schema of its own (or a boolean one): the node itself judges the key
 			}
 			if err := c.descend(sub, v[key], child(path, key)); err != nil {
 				return err

@@ -10,12 +10,16 @@ import (
 
 func TestValidateParamsNamesTheOffendingKeyAndWhy(t *testing.T) {
 	const (
-		start  = "workflow.runs.start"
-		create = "workflow.draft_workspaces.create_from_capability"
-		health = "workflow.health"
-		save   = "workflow.deployments.save"
+		start   = "workflow.runs.start"
+		create  = "workflow.draft_workspaces.create_from_capability"
+		health  = "workflow.health"
+		save    = "workflow.deployments.save"
+		addStep = "workflow.draft_workspaces.add_step"
 	)
-	const ws = `"workspace_id":"w1","capability_name":"fixture.default.counter"`
+	const (
+		ws   = `"workspace_id":"w1","capability_name":"fixture.default.counter"`
+		step = `"workspace_id":"w1","revision":1,"step_id":"check"`
+	)
 	tests := []struct {
 		name   string
 		method string
@@ -62,6 +66,12 @@ func TestValidateParamsNamesTheOffendingKeyAndWhy(t *testing.T) {
 		{"deployments.save nested deployment", save, `{"deployment":{"id":"d1","artifact_id":"a1","artifact_version":1,"drift_policy":"strict","bindings":[{"logical_source":"fixture","concrete_source":"fixture.default"}]}}`, ""},
 		{"deployments.save deployment not an object", save, `{"deployment":"d1"}`, "params.deployment: must be object, got string"},
 		{"deployments.save missing deployment", save, `{}`, `params: missing required key "deployment"`},
+
+		{"add_step discriminated condition", addStep, `{` + step + `,"step":{"when":{"if":{"op":"eq","left":{"path":"input.x"},"right":{"value":1}},"then":"done"}}}`, ""},
+		{"add_step nested condition", addStep, `{` + step + `,"step":{"when":{"if":{"op":"not","arg":{"op":"exists","path":"state.x"}},"then":"done"}}}`, ""},
+		{"add_step condition picked by its op", addStep, `{` + step + `,"step":{"when":{"if":{"op":"gt","left":{"path":"input.x"}},"then":"done"}}}`, `params.step.when.if: missing required key "right"`},
+		{"add_step unknown op", addStep, `{` + step + `,"step":{"when":{"if":{"op":"xor"},"then":"done"}}}`,
+			"params.step.when.if: must be ExistsCondition, NotCondition, VariadicCondition or BinaryCondition"},
 
 		{"set_contract revision", "workflow.draft_workspaces.set_contract", `{"workspace_id":"w1","revision":0}`, "params.revision: must be >= 1"},
 		{"runs.list enum inside anyOf", "workflow.runs.list", `{"status":"bogus"}`, `params.status: must be "completed", "failed" or "interrupted"`},

@@ -146,7 +146,7 @@ func reject(id ID, code int, format string, args ...any) (*Request, *Response) {
 	return nil, &resp
 }
 
-// isString reports whether raw is the JSON string want (escapes included).
+// isString reports whether raw is a JSON string that decodes to want.
 func isString(raw json.RawMessage, want string) bool {
 	var s string
 	return len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil && s == want

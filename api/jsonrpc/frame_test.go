@@ -177,3 +177,13 @@ func FuzzDecodeFrame(f *testing.F) {
 		is.True(out == nil || json.Valid(out))
 	})
 }
+
+func BenchmarkDecodeFrame(b *testing.B) {
+	frame := []byte(`{"jsonrpc":"2.0","id":17,"method":"workflow.runs.start","params":{"deployment_id":"d1","workflow_input":{"text":"hello"}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if f := jsonrpc.DecodeFrame(frame, jsonrpc.DefaultMaxBatch); len(f.Requests) != 1 {
+			b.Fatal("request rejected")
+		}
+	}
+}
