@@ -55,13 +55,18 @@ func moduleRoot(t *testing.T) string {
 	}
 }
 
-// peersPrefix is the npm install prefix of the third-party peers.
+// peersPrefix is the npm install prefix of the third-party peers:
+// $MCPFLOW_PEERS, or <module root>/.peers.
 func peersPrefix(t *testing.T) string {
 	t.Helper()
-	if dir := os.Getenv("MCPFLOW_PEERS"); dir != "" {
-		return dir
+	dir := os.Getenv("MCPFLOW_PEERS")
+	switch {
+	case dir == "":
+		return filepath.Join(moduleRoot(t), ".peers")
+	case !filepath.IsAbs(dir): // relative to the module root, not to integration/
+		return filepath.Join(moduleRoot(t), dir)
 	}
-	return filepath.Join(moduleRoot(t), ".peers")
+	return dir
 }
 
 // missingPeer fails the test in CI, where the peer must be installed, and
@@ -79,7 +84,7 @@ func missingPeer(t *testing.T, format string, args ...any) {
 // point, or skips (fails in CI) when either is missing.
 func sequentialThinking(t *testing.T) (node, script string) {
 	t.Helper()
-	install := fmt.Sprintf("install it with: npm install --prefix .peers %s@%s (or set MCPFLOW_PEERS to an install prefix)", seqThinkingPackage, seqThinkingVersion)
+	install := fmt.Sprintf("install it from the module root with: npm install --prefix .peers %s@%s (or set MCPFLOW_PEERS to another install prefix)", seqThinkingPackage, seqThinkingVersion)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		missingPeer(t, "node is not on PATH; the sequential-thinking peer needs Node.js >= 18; then %s", install)
@@ -247,19 +252,13 @@ func TestEverythingOverStdio(t *testing.T) {
 
 func TestEverythingOverStreamableHTTP(t *testing.T) {
 	is := is.New(t)
-	t0 := time.Now()
-	t.Cleanup(func() { t.Logf("cleanup done %v", time.Since(t0)) })
 	addr := startEverythingHTTP(t)
 	const conn = "everythinghttp.default"
 	src := config.Connection{Kind: "mcp", ID: conn, Transport: config.Transport{Kind: config.TransportHTTP, URL: "http://" + addr + "/mcp"}}
-	t.Logf("http up %v", time.Since(t0))
 	svc := startService(t, nil, src)
-	t.Cleanup(func() { t.Logf("svc cleanup start %v", time.Since(t0)) })
 	c := svc.dial(t)
-	t.Logf("dialed %v", time.Since(t0))
 
 	refreshed, err := c.RefreshConnectionCatalog(testContext(t), conn)
-	t.Logf("refreshed %v", time.Since(t0))
 	is.NoErr(err)
 	is.Equal(refreshed.NodeCount, 10)
 
@@ -272,7 +271,6 @@ func TestEverythingOverStreamableHTTP(t *testing.T) {
 	st := onlyStatus(t, c)
 	is.Equal(st.Session.State, "open")
 	is.Equal(st.Session.SessionsOpened, 1) // one Mcp-Session-Id for the refresh and both runs
-	t.Logf("body done %v", time.Since(t0))
 }
 
 // startEverythingHTTP starts the go-sdk everything server on a free

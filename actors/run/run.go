@@ -43,8 +43,18 @@ type Spec struct {
 	CallTimeout time.Duration
 	// StoreTimeout bounds each store write.
 	StoreTimeout time.Duration
+	// Started is told once the new run is committed (or could not be):
+	// from then on the run survives a crash, so the start may be
+	// acknowledged to the client.
+	Started reply.To[Started]
 	// Done receives the final, committed record.
 	Done reply.To[store.Run]
+}
+
+// Started reports whether a run's record was committed.
+type Started struct {
+	Run store.Run
+	Err error
 }
 
 // Internal messages.
@@ -66,6 +76,8 @@ type Actor struct {
 	corr    uint64
 	// finishing is set once the final record is being written.
 	finishing bool
+	// acknowledged is set once Started was told.
+	acknowledged bool
 }
 
 // New returns a producer of the run actor for spec.
@@ -116,15 +128,28 @@ func (a *Actor) persist(write func(context.Context) error, final bool) {
 func (a *Actor) onPersisted(m persisted) {
 	if m.err != nil {
 		slog.Error("run not persisted", "run", a.record.ID, "err", m.err)
+		a.acknowledge(fmt.Errorf("store run %s: %w", a.record.ID, m.err))
 		a.record.Status, a.record.Error = store.RunFailed, ptr(fmt.Sprintf("store: %v", m.err))
 		a.stop()
 		return
 	}
+	a.acknowledge(nil)
 	if m.final {
 		a.stop()
 		return
 	}
 	a.step()
+}
+
+// acknowledge tells Started, once, how the run's creation went.
+func (a *Actor) acknowledge(err error) {
+	if a.acknowledged {
+		return
+	}
+	a.acknowledged = true
+	if a.spec.Started != nil {
+		a.spec.Started(Started{Run: a.record, Err: err})
+	}
 }
 
 // step advances to the next call, or finishes.

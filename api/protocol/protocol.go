@@ -427,3 +427,69 @@ type Artifact = store.Artifact
 
 // Deployment is the manifest's WorkflowDeploymentPayload.
 type Deployment = store.Deployment
+
+// More method names: revisioned workspace edits and run traces.
+const (
+	MethodWorkspaceList            = "workflow.draft_workspaces.list"
+	MethodWorkspaceSetName         = "workflow.draft_workspaces.set_name"
+	MethodWorkspaceSetStart        = "workflow.draft_workspaces.set_start"
+	MethodWorkspaceSetRoute        = "workflow.draft_workspaces.set_route"
+	MethodWorkspaceReplaceDocument = "workflow.draft_workspaces.replace_document"
+	MethodWorkspaceValidate        = "workflow.draft_workspaces.validate"
+	MethodWorkspaceDelete          = "workflow.draft_workspaces.delete"
+	MethodRunsTrace                = "workflow.runs.trace"
+)
+
+// ListWorkspacesResult answers workflow.draft_workspaces.list.
+type ListWorkspacesResult struct {
+	Workspaces []WorkspaceResult `json:"workspaces"`
+}
+
+// WorkspaceIDParams name one workspace.
+type WorkspaceIDParams struct {
+	WorkspaceID string `json:"workspace_id"`
+}
+
+// SetNameParams are the params of workflow.draft_workspaces.set_name.
+type SetNameParams struct {
+	WorkspaceID string `json:"workspace_id"`
+	Revision    int    `json:"revision"`
+	Name        string `json:"name"`
+}
+
+// SetStartParams are the params of workflow.draft_workspaces.set_start.
+type SetStartParams struct {
+	WorkspaceID string `json:"workspace_id"`
+	Revision    int    `json:"revision"`
+	StepID      string `json:"step_id"`
+}
+
+// SetRouteParams are the params of workflow.draft_workspaces.set_route.
+type SetRouteParams struct {
+	WorkspaceID string `json:"workspace_id"`
+	Revision    int    `json:"revision"`
+	StepID      string `json:"step_id"`
+	Outcome     string `json:"outcome"`
+	Target      string `json:"target"`
+}
+
+// ReplaceDocumentParams are the params of
+// workflow.draft_workspaces.replace_document.
+type ReplaceDocumentParams struct {
+	WorkspaceID string `json:"workspace_id"`
+	Revision    int    `json:"revision"`
+	Draft       Object `json:"draft"`
+}
+
+// DeleteWorkspaceResult answers workflow.draft_workspaces.delete.
+type DeleteWorkspaceResult struct {
+	WorkspaceID string `json:"workspace_id"`
+	Deleted     bool   `json:"deleted"`
+	Status      string `json:"status"` // deleted | not_found
+}
+
+// TraceParams are the params of workflow.runs.trace.
+type TraceParams struct {
+	RunID      string     `json:"run_id"`
+	TraceRange TraceRange `json:"trace_range"`
+}

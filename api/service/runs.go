@@ -43,27 +43,37 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 	if err != nil {
 		return protocol.RunResult{}, err
 	}
-	done := reply.NewWaiter[store.Run]()
+	started, done := reply.NewWaiter[run.Started](), reply.NewWaiter[store.Run]()
 	engine := s.Engine
 	s.Engine.Spawn(run.New(run.Spec{
 		Record: rec, Plan: a.Plan, Targets: targets, Input: rec.Input,
 		Supervisor: s.Supervisor.PID(), Store: s.Store,
-		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Done: done.To(),
+		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started.To(), Done: done.To(),
 	}), "run", actor.WithID(rec.ID), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 
-	wctx, cancel := context.WithTimeout(ctx, s.RunWait)
-	defer cancel()
-	final, err := done.Wait(wctx)
+	// Nothing is acknowledged before the run's record is committed.
+	ack, err := started.Wait(ctx)
 	if err != nil {
-		if ctx.Err() != nil {
+		return protocol.RunResult{}, fmt.Errorf("run %s: %w", rec.ID, err)
+	}
+	if ack.Err != nil {
+		return protocol.RunResult{}, upstream("%v", ack.Err)
+	}
+	// Then wait, up to RunWait, for it to finish; a run still executing is
+	// answered as it stands and goes on.
+	current := ack.Run
+	if s.RunWait > 0 {
+		wctx, cancel := context.WithTimeout(ctx, s.RunWait)
+		defer cancel()
+		if final, err := done.Wait(wctx); err == nil {
+			current = final
+		} else if ctx.Err() != nil {
 			return protocol.RunResult{}, fmt.Errorf("run %s: %w", rec.ID, ctx.Err())
-		}
-		// Still running: answer with what is committed so far.
-		if final, err = s.Store.GetRun(ctx, rec.ID); err != nil {
-			final = rec
+		} else if stored, err := s.Store.GetRun(ctx, rec.ID); err == nil {
+			current = stored
 		}
 	}
-	return s.runResult(ctx, final, p.TraceRange)
+	return s.runResult(ctx, current, p.TraceRange)
 }
 
 // newRun builds the record of a run about to start.
@@ -105,6 +115,14 @@ func (s *Service) inspectRun(ctx context.Context, p protocol.RunIDParams) (proto
 		return protocol.RunResult{}, storeErr(err, fmt.Sprintf("workflow run %q", p.RunID))
 	}
 	return s.runResult(ctx, r, nil)
+}
+
+func (s *Service) readTrace(ctx context.Context, p protocol.TraceParams) (protocol.RunResult, error) {
+	r, err := s.Store.GetRun(ctx, p.RunID)
+	if err != nil {
+		return protocol.RunResult{}, storeErr(err, fmt.Sprintf("workflow run %q", p.RunID))
+	}
+	return s.runResult(ctx, r, &p.TraceRange)
 }
 
 // runResult projects a run record, with a trace slice when asked.

@@ -1,0 +1,160 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// edit applies one revisioned change to a workspace: the caller's revision
+// must be the stored one, the change commits with a compare-and-set on it,
+// and the revision goes up by one even when the result is invalid (an
+// author may forward-reference steps). A stale revision changes nothing and
+// answers status "conflict".
+func (s *Service) edit(ctx context.Context, id string, revision int, change func(doc workflow.Object)) (protocol.WorkspaceResult, error) {
+	ws, err := s.Store.GetWorkspace(ctx, id)
+	if err != nil {
+		return protocol.WorkspaceResult{}, storeErr(err, fmt.Sprintf("draft workspace %q", id))
+	}
+	if ws.Revision != revision {
+		return conflictResult(ws, revision), nil
+	}
+	doc, err := cloneObject(ws.Draft)
+	if err != nil {
+		return protocol.WorkspaceResult{}, err
+	}
+	change(doc)
+	next := ws
+	next.Revision, next.Draft, next.UpdatedAtMs = revision+1, doc, s.now().UnixMilli()
+	next.Diagnostics = s.validateDocument(doc)
+	next.Status = statusOf(next.Diagnostics)
+	switch err := s.Store.UpdateWorkspace(ctx, next, revision); {
+	case errors.Is(err, store.ErrConflict):
+		// Another writer committed this revision first.
+		current, getErr := s.Store.GetWorkspace(ctx, id)
+		if getErr != nil {
+			return protocol.WorkspaceResult{}, storeErr(getErr, fmt.Sprintf("draft workspace %q", id))
+		}
+		return conflictResult(current, revision), nil
+	case err != nil:
+		return protocol.WorkspaceResult{}, storeErr(err, fmt.Sprintf("draft workspace %q", id))
+	}
+	return workspaceResult(next, false), nil
+}
+
+// validateDocument checks a stored document against the language and the
+// live capabilities.
+func (s *Service) validateDocument(doc workflow.Object) []workflow.Diagnostic {
+	draft, err := draftOf(doc)
+	if err != nil {
+		return []workflow.Diagnostic{{Code: "draft_invalid", Path: "draft", Message: err.Error()}}
+	}
+	return workflow.ValidateDraft(draft, lookup(s.capabilities()))
+}
+
+func conflictResult(ws store.Workspace, revision int) protocol.WorkspaceResult {
+	r := workspaceResult(ws, false)
+	r.Status = statusConflict
+	r.Diagnostics = []workflow.Diagnostic{{Code: "revision_conflict", Path: "revision",
+		Message: fmt.Sprintf("workspace %q is at revision %d, not %d", ws.ID, ws.Revision, revision)}}
+	return r
+}
+
+func cloneObject(o workflow.Object) (workflow.Object, error) {
+	data, err := json.Marshal(o)
+	if err != nil {
+		return nil, fmt.Errorf("copy draft: %w", err)
+	}
+	var out workflow.Object
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("copy draft: %w", err)
+	}
+	if out == nil {
+		out = workflow.Object{}
+	}
+	return out, nil
+}
+
+func (s *Service) setName(ctx context.Context, p protocol.SetNameParams) (protocol.WorkspaceResult, error) {
+	return s.edit(ctx, p.WorkspaceID, p.Revision, func(doc workflow.Object) { doc["name"] = p.Name })
+}
+
+func (s *Service) setStart(ctx context.Context, p protocol.SetStartParams) (protocol.WorkspaceResult, error) {
+	return s.edit(ctx, p.WorkspaceID, p.Revision, func(doc workflow.Object) { doc["start"] = p.StepID })
+}
+
+func (s *Service) setRoute(ctx context.Context, p protocol.SetRouteParams) (protocol.WorkspaceResult, error) {
+	return s.edit(ctx, p.WorkspaceID, p.Revision, func(doc workflow.Object) {
+		routes, _ := doc["routes"].(map[string]any)
+		if routes == nil {
+			routes = workflow.Object{}
+			doc["routes"] = routes
+		}
+		step, _ := routes[p.StepID].(map[string]any)
+		if step == nil {
+			step = workflow.Object{}
+			routes[p.StepID] = step
+		}
+		step[p.Outcome] = p.Target
+	})
+}
+
+func (s *Service) replaceDocument(ctx context.Context, p protocol.ReplaceDocumentParams) (protocol.WorkspaceResult, error) {
+	return s.edit(ctx, p.WorkspaceID, p.Revision, func(doc workflow.Object) {
+		clear(doc)
+		for k, v := range p.Draft {
+			doc[k] = v
+		}
+	})
+}
+
+// validateWorkspace refreshes a workspace's status against the current
+// capabilities without bumping its revision.
+func (s *Service) validateWorkspace(ctx context.Context, p protocol.WorkspaceIDParams) (protocol.WorkspaceResult, error) {
+	ws, err := s.Store.GetWorkspace(ctx, p.WorkspaceID)
+	if err != nil {
+		return protocol.WorkspaceResult{}, storeErr(err, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
+	}
+	diags := s.validateDocument(ws.Draft)
+	ws.Diagnostics, ws.Status = diags, statusOf(diags)
+	switch err := s.Store.UpdateWorkspace(ctx, ws, ws.Revision); {
+	case errors.Is(err, store.ErrConflict):
+		current, getErr := s.Store.GetWorkspace(ctx, p.WorkspaceID)
+		if getErr != nil {
+			return protocol.WorkspaceResult{}, storeErr(getErr, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
+		}
+		return conflictResult(current, ws.Revision), nil
+	case err != nil:
+		return protocol.WorkspaceResult{}, storeErr(err, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
+	}
+	return workspaceResult(ws, false), nil
+}
+
+func (s *Service) listWorkspaces(ctx context.Context, _ protocol.Empty) (protocol.ListWorkspacesResult, error) {
+	all, err := s.Store.ListWorkspaces(ctx)
+	if err != nil {
+		return protocol.ListWorkspacesResult{}, storeErr(err, "draft workspaces")
+	}
+	out := make([]protocol.WorkspaceResult, 0, len(all))
+	for _, ws := range all {
+		out = append(out, workspaceResult(ws, false))
+	}
+	return protocol.ListWorkspacesResult{Workspaces: out}, nil
+}
+
+func (s *Service) deleteWorkspace(ctx context.Context, p protocol.WorkspaceIDParams) (protocol.DeleteWorkspaceResult, error) {
+	deleted, err := s.Store.DeleteWorkspace(ctx, p.WorkspaceID)
+	if err != nil {
+		return protocol.DeleteWorkspaceResult{}, storeErr(err, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
+	}
+	status := "deleted"
+	if !deleted {
+		status = "not_found"
+	}
+	return protocol.DeleteWorkspaceResult{WorkspaceID: p.WorkspaceID, Deleted: deleted, Status: status}, nil
+}
