@@ -19,18 +19,27 @@ type Memory struct {
 	deployments map[string]Deployment
 	runs        map[string]*storedRun
 	catalogs    map[string]catalog.Snapshot
+	auth        map[string]AuthRecord
+	registry    map[string]RegistryEntry
+	events      []Event // the kept events, in sequence order
+	lastSeq     int64   // the sequence number of the last event appended
+	maxEvents   int
 }
 
 var _ Store = (*Memory)(nil)
 
 // NewMemory returns an empty in-memory store.
-func NewMemory() *Memory {
+func NewMemory(opts ...Option) *Memory {
+	o := NewOptions(opts...)
 	return &Memory{
 		workspaces:  map[string]Workspace{},
 		artifacts:   map[artifactKey]storedArtifact{},
 		deployments: map[string]Deployment{},
 		runs:        map[string]*storedRun{},
 		catalogs:    map[string]catalog.Snapshot{},
+		auth:        map[string]AuthRecord{},
+		registry:    map[string]RegistryEntry{},
+		maxEvents:   o.MaxEvents,
 	}
 }
 

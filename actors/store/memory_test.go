@@ -8,5 +8,5 @@ import (
 )
 
 func TestMemory(t *testing.T) {
-	storetest.Run(t, func(*testing.T) store.Store { return store.NewMemory() })
+	storetest.Run(t, func(_ *testing.T, opts ...store.Option) store.Store { return store.NewMemory(opts...) })
 }

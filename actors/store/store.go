@@ -1,12 +1,19 @@
 // Package store owns durable records: draft workspaces, artifacts,
-// deployments, runs with their traces, and catalog snapshots. It defines one
+// deployments, runs with their checkpoints and traces, catalog snapshots,
+// auth records, the source registry and the admin event log. It defines one
 // interface for all of them and its implementations; it knows nothing about
 // actors, MCP sessions or JSON-RPC.
+//
+// The interface promises nothing that only one database gives: keys are
+// compared as byte strings, numbers in JSON objects come back as float64,
+// and every method is one transaction, so a second implementation (on
+// PostgreSQL, say) can keep the same contract.
 package store
 
 import (
 	"context"
 	"errors"
+	"regexp"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -23,6 +30,9 @@ var (
 	// ErrConflict means a compare-and-set lost (stale revision) or an
 	// immutable record would change.
 	ErrConflict = errors.New("conflict")
+	// ErrInvalid means a record cannot be stored as it is, such as an auth
+	// record whose id is not a valid auth id.
+	ErrInvalid = errors.New("invalid record")
 )
 
 // Store is every record kind mcpflow keeps. Each method is atomic.
@@ -32,6 +42,9 @@ type Store interface {
 	Deployments
 	Runs
 	Catalogs
+	AuthRecords
+	SourceRegistry
+	Events
 	// Close releases the store.
 	Close() error
 }
@@ -159,7 +172,10 @@ const (
 	RunInterrupted = "interrupted"
 )
 
-// Run is one execution of a deployment.
+// Run is one execution of a deployment. Its checkpoint is CurrentStep with
+// State: the step to run next and the workflow state that the steps before
+// it committed. RecordProgress stores both with the trace entries that led
+// to them, in one transaction.
 type Run struct {
 	ID              string            `json:"run_id"`
 	DeploymentID    string            `json:"deployment_id"`
@@ -168,6 +184,7 @@ type Run struct {
 	Status          string            `json:"status"`
 	ResumeReadiness string            `json:"resume_readiness"`
 	CurrentStep     string            `json:"current_step,omitempty"` // node executing or next; "" before the first step and once finished
+	State           map[string]any    `json:"state,omitempty"`        // workflow state after the last committed step; an empty state reads back as nil
 	Outcome         *string           `json:"outcome"`
 	Error           *string           `json:"error"`
 	Output          workflow.Object   `json:"output"`
@@ -216,4 +233,98 @@ type Catalogs interface {
 	GetCatalog(ctx context.Context, connectionID string) (catalog.Snapshot, error)
 	// ListCatalogs returns all snapshots sorted by connection id.
 	ListCatalogs(ctx context.Context) ([]catalog.Snapshot, error)
+}
+
+// Auth ids: a letter, digit or underscore, then letters, digits, '_', '.'
+// and '-'.
+var authIDPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// ValidAuthID reports whether id is a valid auth record id.
+func ValidAuthID(id string) bool { return authIDPattern.MatchString(id) }
+
+// AuthRecord is the credentials of a source: a scheme (bearer, headers,
+// env, oauth_refresh_token or any other) and the secret key/values it
+// needs. Metadata is not secret.
+//
+// Payload is secret. An AuthRecord formats itself (fmt's %v, %+v, %#v and
+// %s) and logs itself (slog.LogValuer) with its id, scheme, metadata and
+// the names of its payload keys only: see String and LogValue. Its JSON form
+// is the whole record, payload values included, because that is what a
+// store keeps: never log or print the JSON of an AuthRecord.
+type AuthRecord struct {
+	ID       string         `json:"id"`
+	Scheme   string         `json:"scheme"`
+	Payload  map[string]any `json:"payload"` // secret
+	Metadata map[string]any `json:"metadata"`
+}
+
+// AuthRecords keeps auth records; saving replaces. Implementations keep
+// them in files only their owner can read or write (mode 0600 or
+// stricter, or the equivalent access control of a database server) and
+// never log a payload.
+type AuthRecords interface {
+	// SaveAuth stores a record, replacing any with the same id;
+	// ErrInvalid unless ValidAuthID(a.ID).
+	SaveAuth(ctx context.Context, a AuthRecord) error
+	// GetAuth returns a record or ErrNotFound.
+	GetAuth(ctx context.Context, id string) (AuthRecord, error)
+	// ListAuth returns all records sorted by id.
+	ListAuth(ctx context.Context) ([]AuthRecord, error)
+	// DeleteAuth removes a record; false if it did not exist.
+	DeleteAuth(ctx context.Context, id string) (bool, error)
+}
+
+// RegistryEntry is the desired state of one source: what the source
+// registry asks the broker to connect to. Kind is "mcp"; Transport is the
+// transport's configuration object; AuthRef names the auth record to use
+// (nil: the record whose id is the source id).
+type RegistryEntry struct {
+	ID        string         `json:"id"`
+	Kind      string         `json:"kind"`
+	Enabled   bool           `json:"enabled"`
+	Provider  string         `json:"provider"`
+	Account   string         `json:"account"`
+	Profile   *string        `json:"profile"`
+	Transport map[string]any `json:"transport"`
+	AuthRef   *string        `json:"auth_ref"`
+	Metadata  map[string]any `json:"metadata"`
+}
+
+// SourceRegistry keeps the source registry; putting an entry replaces it
+// (the last writer wins).
+type SourceRegistry interface {
+	// PutRegistryEntry stores an entry, replacing any with the same id.
+	PutRegistryEntry(ctx context.Context, e RegistryEntry) error
+	// GetRegistryEntry returns an entry or ErrNotFound.
+	GetRegistryEntry(ctx context.Context, id string) (RegistryEntry, error)
+	// ListRegistryEntries returns all entries sorted by id.
+	ListRegistryEntries(ctx context.Context) ([]RegistryEntry, error)
+	// DeleteRegistryEntry removes an entry; false if it did not exist.
+	DeleteRegistryEntry(ctx context.Context, id string) (bool, error)
+}
+
+// Event is one entry of the admin event log. Seq is assigned by the store.
+type Event struct {
+	Seq              int64          `json:"seq"`
+	Kind             string         `json:"kind"`
+	TimestampEpochMs int64          `json:"timestamp_epoch_ms"`
+	ConnectionID     *string        `json:"connection_id"`
+	CapabilityID     *string        `json:"capability_id"`
+	WorkflowName     *string        `json:"workflow_name"`
+	Payload          map[string]any `json:"payload"`
+}
+
+// Events keeps the admin event log with bounded retention: a store keeps
+// the newest events, MaxEvents of them unless WithMaxEvents set another
+// bound, and drops older ones in the transaction that appends.
+type Events interface {
+	// AppendEvent stores e under the next sequence number, which it
+	// returns; e.Seq is ignored. Sequence numbers start at 1 and increase
+	// with every append; they are never reused, even once dropped.
+	AppendEvent(ctx context.Context, e Event) (seq int64, err error)
+	// ListEvents returns, in sequence order, up to limit of the kept
+	// events whose sequence number is greater than afterSeq (0 for the
+	// oldest kept); limit <= 0 for no limit. A reader pages by passing the
+	// last Seq it got as afterSeq.
+	ListEvents(ctx context.Context, afterSeq int64, limit int) ([]Event, error)
 }

@@ -59,6 +59,25 @@ CREATE TABLE catalogs (
 	record        TEXT NOT NULL
 ) STRICT;
 `,
+	`
+-- record holds the secret payload: the database file is mode 0600.
+CREATE TABLE auth_records (
+	id     TEXT PRIMARY KEY,
+	record TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE source_registry (
+	id     TEXT PRIMARY KEY,
+	record TEXT NOT NULL
+) STRICT;
+
+-- AUTOINCREMENT: a sequence number is never reused, even once retention
+-- has dropped every event below it. record is the event with seq 0.
+CREATE TABLE events (
+	seq    INTEGER PRIMARY KEY AUTOINCREMENT,
+	record TEXT NOT NULL
+) STRICT;
+`,
 }
 
 // migrate brings the schema to the current version in one transaction. It

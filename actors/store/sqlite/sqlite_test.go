@@ -16,8 +16,8 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "mcpflow.db"))
+	storetest.Run(t, func(t *testing.T, opts ...store.Option) store.Store {
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "mcpflow.db"), opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,6 +68,77 @@ func TestFilePermissions(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(info.Mode(), want) // owner only
 	}
+}
+
+// TestAuthFilePermissions saves a secret: the database file and its WAL,
+// which now hold it, are the owner's only.
+func TestAuthFilePermissions(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "state", "mcpflow.db")
+
+	s, err := sqlite.Open(ctx, path)
+	is.NoErr(err)
+	defer s.Close()
+	const secret = "tok-5d1e0b"
+	is.NoErr(s.SaveAuth(ctx, store.AuthRecord{ID: "github", Scheme: "bearer", Payload: map[string]any{"access_token": secret}}))
+	got, err := s.GetAuth(ctx, "github")
+	is.NoErr(err)
+	is.Equal(got.Payload["access_token"], secret)
+
+	wal, err := os.ReadFile(path + "-wal")
+	is.NoErr(err)
+	is.True(strings.Contains(string(wal), secret)) // the secret is in the WAL (until a checkpoint moves it)...
+	for _, name := range []string{path, path + "-wal", path + "-shm"} {
+		info, err := os.Stat(name)
+		is.NoErr(err)
+		is.Equal(info.Mode(), os.FileMode(0o600)) // ...which, like the database, only its owner can read
+	}
+}
+
+// TestReopenKeepsRecords reopens a store: auth records, registry entries,
+// events and run checkpoints are kept, and event numbers go on.
+func TestReopenKeepsRecords(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "mcpflow.db")
+
+	s, err := sqlite.Open(ctx, path, store.WithMaxEvents(2))
+	is.NoErr(err)
+	auth := store.AuthRecord{ID: "github", Scheme: "env", Payload: map[string]any{"env": map[string]any{"TOKEN": "x"}}}
+	is.NoErr(s.SaveAuth(ctx, auth))
+	entry := store.RegistryEntry{ID: "github", Kind: "mcp", Enabled: true, Transport: map[string]any{"kind": "stdio"}}
+	is.NoErr(s.PutRegistryEntry(ctx, entry))
+	for range 3 {
+		_, err := s.AppendEvent(ctx, store.Event{Kind: "auth_saved"})
+		is.NoErr(err)
+	}
+	r := store.Run{ID: "run", Status: store.RunRunning}
+	is.NoErr(s.CreateRun(ctx, r))
+	r.CurrentStep, r.State, r.TraceCount = "parse", map[string]any{"page": "<html>"}, 1
+	is.NoErr(s.RecordProgress(ctx, r, []workflow.TraceEntry{{NodeID: "fetch"}}))
+	is.NoErr(s.Close())
+
+	s, err = sqlite.Open(ctx, path, store.WithMaxEvents(2))
+	is.NoErr(err)
+	defer s.Close()
+	gotAuth, err := s.GetAuth(ctx, "github")
+	is.NoErr(err)
+	is.Equal(gotAuth, auth)
+	gotEntry, err := s.GetRegistryEntry(ctx, "github")
+	is.NoErr(err)
+	is.Equal(gotEntry, entry)
+	seq, err := s.AppendEvent(ctx, store.Event{Kind: "auth_saved"})
+	is.NoErr(err)
+	is.Equal(seq, int64(4)) // numbering goes on
+	events, err := s.ListEvents(ctx, 0, 0)
+	is.NoErr(err)
+	is.Equal(len(events), 2)
+	is.Equal(events[0].Seq, int64(3))
+	gotRun, err := s.GetRun(ctx, "run")
+	is.NoErr(err)
+	is.Equal(gotRun.CurrentStep, "parse")
+	is.Equal(gotRun.State, r.State) // the checkpoint
 }
 
 func TestRefusesNewerSchema(t *testing.T) {

@@ -26,21 +26,24 @@ import (
 // through read, several read-only connections that WAL lets run alongside
 // the writer, each on a consistent snapshot.
 type Store struct {
-	write *sql.DB
-	read  *sql.DB
+	write     *sql.DB
+	read      *sql.DB
+	maxEvents int // see store.Options
 }
 
 var _ store.Store = (*Store)(nil)
 
 // Open opens the database at path, creating the file (mode 0600) and its
 // directory (mode 0700) when missing, and migrates its schema to the
-// current version.
-func Open(ctx context.Context, path string) (*Store, error) {
+// current version. Every record is kept in that one file, auth records
+// with their secret payloads included.
+func Open(ctx context.Context, path string, opts ...store.Option) (*Store, error) {
+	o := store.NewOptions(opts...)
 	path, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
-	s, err := open(ctx, path)
+	s, err := open(ctx, path, o)
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
 	}
@@ -48,7 +51,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 // open does the work of Open on an absolute path.
-func open(ctx context.Context, path string) (*Store, error) {
+func open(ctx context.Context, path string, o store.Options) (*Store, error) {
 	if err := createFile(path); err != nil {
 		return nil, err
 	}
@@ -63,7 +66,7 @@ func open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, errors.Join(err, write.Close())
 	}
-	return &Store{write: write, read: read}, nil
+	return &Store{write: write, read: read, maxEvents: o.MaxEvents}, nil
 }
 
 // Close closes the database.

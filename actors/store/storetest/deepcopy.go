@@ -69,25 +69,88 @@ func testDeepCopy(t *testing.T, s store.Store) {
 	is.NoErr(s.CreateRun(ctx, r))
 	entries := []workflow.TraceEntry{entry("fetch", workflow.End)}
 	r.TraceCount = 1
+	r.State = runState()
 	is.NoErr(s.RecordProgress(ctx, r, entries))
 	r.Input["url"] = "mutated"
+	r.State["page"].(map[string]any)["status"] = "mutated"
 	entries[0].Output["status"] = "mutated"
 	gotR, err := s.GetRun(ctx, "run")
 	is.NoErr(err)
 	gotR.Deployment.Bindings[0].ConcreteSource = "mutated"
+	gotR.State["page"].(map[string]any)["links"].([]any)[0] = "mutated"
 	trace, err := s.ReadTrace(ctx, "run", 0, 0)
 	is.NoErr(err)
 	trace[0].ResolvedInput["node"] = "mutated"
 	runs, _, err := s.ListRuns(ctx, store.RunQuery{})
 	is.NoErr(err)
 	runs[0].Input["url"] = "mutated"
+	runs[0].State["page"] = "mutated"
 
 	want := run("run", store.RunRunning, t0)
 	want.TraceCount = 1
+	want.State = runState()
 	gotR, err = s.GetRun(ctx, "run")
 	is.NoErr(err)
 	is.Equal(gotR, want)
 	trace, err = s.ReadTrace(ctx, "run", 0, 0)
 	is.NoErr(err)
 	is.Equal(trace, []workflow.TraceEntry{entry("fetch", workflow.End)})
+}
+
+// runState is the checkpointed state of testDeepCopy's run.
+func runState() map[string]any {
+	return map[string]any{"page": map[string]any{"status": 200.0, "links": []any{"a", "b"}}}
+}
+
+// testDeepCopyRecords is testDeepCopy for auth records, registry entries
+// and events.
+func testDeepCopyRecords(t *testing.T, s store.Store) {
+	is := is.New(t)
+	ctx := t.Context()
+
+	a := authRecord("auth")
+	a.Payload["headers"] = map[string]any{"X-Key": secret}
+	is.NoErr(s.SaveAuth(ctx, a))
+	a.Payload["access_token"] = "mutated"
+	a.Payload["headers"].(map[string]any)["X-Key"] = "mutated"
+	a.Metadata["scopes"].([]any)[0] = "mutated"
+	gotA, err := s.GetAuth(ctx, "auth")
+	is.NoErr(err)
+	gotA.Payload["headers"].(map[string]any)["X-Key"] = "mutated"
+	listA, err := s.ListAuth(ctx)
+	is.NoErr(err)
+	listA[0].Metadata["owner"] = "mutated"
+	wantA := authRecord("auth")
+	wantA.Payload["headers"] = map[string]any{"X-Key": secret}
+	gotA, err = s.GetAuth(ctx, "auth")
+	is.NoErr(err)
+	is.Equal(gotA, wantA)
+
+	e := registryEntry("src")
+	is.NoErr(s.PutRegistryEntry(ctx, e))
+	e.Transport["headers"].(map[string]any)["X-Tenant"] = "mutated"
+	*e.AuthRef = "mutated"
+	gotE, err := s.GetRegistryEntry(ctx, "src")
+	is.NoErr(err)
+	gotE.Transport["url"] = "mutated"
+	*gotE.AuthRef = "mutated"
+	listE, err := s.ListRegistryEntries(ctx)
+	is.NoErr(err)
+	listE[0].Metadata["note"] = "mutated"
+	gotE, err = s.GetRegistryEntry(ctx, "src")
+	is.NoErr(err)
+	is.Equal(gotE, registryEntry("src"))
+
+	ev := event(1)
+	_, err = s.AppendEvent(ctx, ev)
+	is.NoErr(err)
+	ev.Payload["result"].(map[string]any)["ok"] = "mutated"
+	*ev.ConnectionID = "mutated"
+	events, err := s.ListEvents(ctx, 0, 0)
+	is.NoErr(err)
+	events[0].Payload["i"] = "mutated"
+	*events[0].CapabilityID = "mutated"
+	events, err = s.ListEvents(ctx, 0, 0)
+	is.NoErr(err)
+	is.Equal(events, []store.Event{numbered(event(1), 1)})
 }

@@ -105,3 +105,50 @@ func entry(node, next string) workflow.TraceEntry {
 		StateChanges:  workflow.Object{},
 	}
 }
+
+// secret is in every auth payload the fixtures make: no error message may
+// carry it.
+const secret = "s3cr3t"
+
+func authRecord(id string) store.AuthRecord {
+	return store.AuthRecord{
+		ID:       id,
+		Scheme:   "bearer",
+		Payload:  map[string]any{"access_token": secret + "-" + id},
+		Metadata: map[string]any{"owner": "ops", "scopes": []any{"repo", "read:org"}},
+	}
+}
+
+func registryEntry(id string) store.RegistryEntry {
+	return store.RegistryEntry{
+		ID:       id,
+		Kind:     "mcp",
+		Enabled:  true,
+		Provider: "github",
+		Account:  "acme",
+		Transport: map[string]any{
+			"kind":    "streamable_http",
+			"url":     "https://mcp.example.com/" + id,
+			"headers": map[string]any{"X-Tenant": "acme"},
+		},
+		AuthRef:  ptr("auth-" + id),
+		Metadata: map[string]any{"note": "seeded"},
+	}
+}
+
+// event is the i-th fixture event; the store numbers it.
+func event(i int) store.Event {
+	return store.Event{
+		Kind:             "tool_call_completed",
+		TimestampEpochMs: 1_000 + int64(i),
+		ConnectionID:     ptr("web"),
+		CapabilityID:     ptr("web.fetch"),
+		Payload:          map[string]any{"i": float64(i), "result": map[string]any{"ok": true}},
+	}
+}
+
+// numbered is e as stored under seq.
+func numbered(e store.Event, seq int64) store.Event {
+	e.Seq = seq
+	return e
+}

@@ -194,3 +194,53 @@ func testRecoverRunning(t *testing.T, s store.Store) {
 	is.NoErr(err)
 	is.Equal(len(recovered), 0) // nothing is running any more
 }
+
+// testCheckpoint records a run's checkpoint (CurrentStep and State) step by
+// step: every read gives the last one, and recovery keeps it.
+func testCheckpoint(t *testing.T, s store.Store) {
+	is := is.New(t)
+	ctx := t.Context()
+	r := run("run", store.RunRunning, t0)
+	is.NoErr(s.CreateRun(ctx, r))
+	got, err := s.GetRun(ctx, "run")
+	is.NoErr(err)
+	is.Equal(got.State, nil) // no step has committed yet
+
+	r.CurrentStep = "parse"
+	r.State = map[string]any{"page": map[string]any{"status": 200.0, "body": "<html>"}}
+	r = progress(ctx, is, s, r, entry("fetch", "parse"))
+	got, err = s.GetRun(ctx, "run")
+	is.NoErr(err)
+	is.Equal(got, r)
+
+	r.CurrentStep = "save"
+	r.State = map[string]any{
+		"page":   map[string]any{"status": 200.0, "body": "<html>"},
+		"parsed": map[string]any{"links": []any{"a", "b"}, "count": 2.0, "empty": nil},
+	}
+	r = progress(ctx, is, s, r, entry("parse", "save"))
+	got, err = s.GetRun(ctx, "run")
+	is.NoErr(err)
+	is.Equal(got.CurrentStep, "save")
+	is.Equal(got.State, r.State) // the last checkpoint replaces the one before
+	list, _, err := s.ListRuns(ctx, store.RunQuery{})
+	is.NoErr(err)
+	is.Equal(list, []store.Run{r}) // lists carry the checkpoint too
+
+	recovered, err := s.RecoverRunning(ctx, t0.Add(time.Hour))
+	is.NoErr(err)
+	is.Equal(len(recovered), 1)
+	is.Equal(recovered[0].CurrentStep, "save")
+	is.Equal(recovered[0].State, r.State) // recovery keeps the checkpoint
+	got, err = s.GetRun(ctx, "run")
+	is.NoErr(err)
+	is.Equal(got.State, r.State)
+
+	cleared := run("run-cleared", store.RunRunning, t0)
+	is.NoErr(s.CreateRun(ctx, cleared))
+	cleared.State = map[string]any{}
+	progress(ctx, is, s, cleared)
+	got, err = s.GetRun(ctx, "run-cleared")
+	is.NoErr(err)
+	is.Equal(got.State, nil) // an empty state reads back as nil
+}

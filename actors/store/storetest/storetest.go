@@ -9,31 +9,41 @@ import (
 )
 
 // Run checks the stores that open returns against the store.Store contract.
-// open must return a new, empty store on each call; Run closes it. The
-// tests run in parallel, each on its own store.
-func Run(t *testing.T, open func(t *testing.T) store.Store) {
+// open must return a new, empty store with opts applied on each call; Run
+// closes it. The tests run in parallel, each on its own store.
+func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store) {
 	tests := []struct {
 		name string
 		test func(t *testing.T, s store.Store)
+		opts []store.Option
 	}{
-		{"Workspaces", testWorkspaces},
-		{"WorkspaceCompareAndSet", testWorkspaceCompareAndSet},
-		{"WorkspaceConcurrentUpdates", testWorkspaceConcurrentUpdates},
-		{"Artifacts", testArtifacts},
-		{"ListArtifacts", testListArtifacts},
-		{"Deployments", testDeployments},
-		{"Catalogs", testCatalogs},
-		{"Runs", testRuns},
-		{"RecordProgress", testRecordProgress},
-		{"ReadTrace", testReadTrace},
-		{"ListRuns", testListRuns},
-		{"RecoverRunning", testRecoverRunning},
-		{"DeepCopy", testDeepCopy},
+		{"Workspaces", testWorkspaces, nil},
+		{"WorkspaceCompareAndSet", testWorkspaceCompareAndSet, nil},
+		{"WorkspaceConcurrentUpdates", testWorkspaceConcurrentUpdates, nil},
+		{"Artifacts", testArtifacts, nil},
+		{"ListArtifacts", testListArtifacts, nil},
+		{"Deployments", testDeployments, nil},
+		{"Catalogs", testCatalogs, nil},
+		{"Runs", testRuns, nil},
+		{"RecordProgress", testRecordProgress, nil},
+		{"ReadTrace", testReadTrace, nil},
+		{"ListRuns", testListRuns, nil},
+		{"RecoverRunning", testRecoverRunning, nil},
+		{"Checkpoint", testCheckpoint, nil},
+		{"AuthRecords", testAuthRecords, nil},
+		{"AuthIDs", testAuthIDs, nil},
+		{"SourceRegistry", testSourceRegistry, nil},
+		{"Events", testEvents, nil},
+		{"ConcurrentEvents", testConcurrentEvents, nil},
+		{"EventPaging", testEventPaging, nil},
+		{"EventRetention", testEventRetention, []store.Option{store.WithMaxEvents(retainedEvents)}},
+		{"DeepCopy", testDeepCopy, nil},
+		{"DeepCopyRecords", testDeepCopyRecords, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := open(t)
+			s := open(t, tt.opts...)
 			t.Cleanup(func() {
 				if err := s.Close(); err != nil {
 					t.Errorf("close: %v", err)

@@ -1,0 +1,44 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+)
+
+// SaveAuth implements store.AuthRecords. The payload is stored in the
+// database file, which only its owner may read (see createFile).
+func (s *Store) SaveAuth(ctx context.Context, a store.AuthRecord) (err error) {
+	defer wrap(&err, "save auth record %q", a.ID)
+	if !store.ValidAuthID(a.ID) {
+		return fmt.Errorf("the id is not a valid auth id: %w", store.ErrInvalid)
+	}
+	record, err := encode(a)
+	if err != nil {
+		return err
+	}
+	_, err = s.write.ExecContext(ctx,
+		`INSERT INTO auth_records (id, record) VALUES (?, ?)
+		 ON CONFLICT (id) DO UPDATE SET record = excluded.record`,
+		a.ID, record)
+	return err
+}
+
+// GetAuth implements store.AuthRecords.
+func (s *Store) GetAuth(ctx context.Context, id string) (_ store.AuthRecord, err error) {
+	defer wrap(&err, "get auth record %q", id)
+	return getOne[store.AuthRecord](ctx, s.read, `SELECT record FROM auth_records WHERE id = ?`, id)
+}
+
+// ListAuth implements store.AuthRecords.
+func (s *Store) ListAuth(ctx context.Context) (_ []store.AuthRecord, err error) {
+	defer wrap(&err, "list auth records")
+	return getAll[store.AuthRecord](ctx, s.read, `SELECT record FROM auth_records ORDER BY id`)
+}
+
+// DeleteAuth implements store.AuthRecords.
+func (s *Store) DeleteAuth(ctx context.Context, id string) (_ bool, err error) {
+	defer wrap(&err, "delete auth record %q", id)
+	return s.deleteOne(ctx, `DELETE FROM auth_records WHERE id = ?`, id)
+}

@@ -1,0 +1,65 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+)
+
+// AppendEvent implements store.Events: in one transaction it inserts the
+// event and deletes those that fall out of the newest maxEvents. Sequence
+// numbers have no gaps here (the writer is one connection and a rolled
+// back insert does not advance AUTOINCREMENT), so the events kept are
+// exactly those after seq - maxEvents.
+func (s *Store) AppendEvent(ctx context.Context, e store.Event) (seq int64, err error) {
+	defer wrap(&err, "append event %q", e.Kind)
+	e.Seq = 0 // the seq column holds it
+	record, err := encode(e)
+	if err != nil {
+		return 0, err
+	}
+	err = s.update(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx,
+			`INSERT INTO events (record) VALUES (?) RETURNING seq`, record).Scan(&seq)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM events WHERE seq <= ?`, seq-int64(s.maxEvents))
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return seq, nil
+}
+
+// ListEvents implements store.Events.
+func (s *Store) ListEvents(ctx context.Context, afterSeq int64, limit int) (_ []store.Event, err error) {
+	defer wrap(&err, "list events")
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := s.read.QueryContext(ctx,
+		`SELECT seq, record FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []store.Event{}
+	for rows.Next() {
+		var seq int64
+		var record []byte
+		if err := rows.Scan(&seq, &record); err != nil {
+			return nil, err
+		}
+		var e store.Event
+		if err := json.Unmarshal(record, &e); err != nil {
+			return nil, err
+		}
+		e.Seq = seq
+		list = append(list, e)
+	}
+	return list, rows.Err()
+}

@@ -1,0 +1,39 @@
+package sqlite
+
+import (
+	"context"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+)
+
+// PutRegistryEntry implements store.SourceRegistry.
+func (s *Store) PutRegistryEntry(ctx context.Context, e store.RegistryEntry) (err error) {
+	defer wrap(&err, "put registry entry %q", e.ID)
+	record, err := encode(e)
+	if err != nil {
+		return err
+	}
+	_, err = s.write.ExecContext(ctx,
+		`INSERT INTO source_registry (id, record) VALUES (?, ?)
+		 ON CONFLICT (id) DO UPDATE SET record = excluded.record`,
+		e.ID, record)
+	return err
+}
+
+// GetRegistryEntry implements store.SourceRegistry.
+func (s *Store) GetRegistryEntry(ctx context.Context, id string) (_ store.RegistryEntry, err error) {
+	defer wrap(&err, "get registry entry %q", id)
+	return getOne[store.RegistryEntry](ctx, s.read, `SELECT record FROM source_registry WHERE id = ?`, id)
+}
+
+// ListRegistryEntries implements store.SourceRegistry.
+func (s *Store) ListRegistryEntries(ctx context.Context) (_ []store.RegistryEntry, err error) {
+	defer wrap(&err, "list registry entries")
+	return getAll[store.RegistryEntry](ctx, s.read, `SELECT record FROM source_registry ORDER BY id`)
+}
+
+// DeleteRegistryEntry implements store.SourceRegistry.
+func (s *Store) DeleteRegistryEntry(ctx context.Context, id string) (_ bool, err error) {
+	defer wrap(&err, "delete registry entry %q", id)
+	return s.deleteOne(ctx, `DELETE FROM source_registry WHERE id = ?`, id)
+}
