@@ -22,9 +22,9 @@ import (
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
 )
 
-// binary is the mcpflow executable built once for the tests that run it as
-// a subprocess.
-var binary string
+// Executables built once for the tests that run them as subprocesses:
+// mcpflow itself and fakemcp, the fakes test server over stdio.
+var binary, fakeMCP string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "mcpflow-integration")
@@ -32,11 +32,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "mcpflow")
-	build := exec.Command("go", "build", "-o", binary, "github.com/mcpflow/mcpflow/cmd/mcpflow")
+	binary, fakeMCP = filepath.Join(dir, "mcpflow"), filepath.Join(dir, "fakemcp")
+	build := exec.Command("go", "build", "-o", dir, "github.com/mcpflow/mcpflow/cmd/mcpflow", "github.com/mcpflow/mcpflow/fakes/cmd/fakemcp")
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build mcpflow:", err)
+		fmt.Fprintln(os.Stderr, "build test binaries:", err)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -208,8 +208,13 @@ func (a *Actor) onToolResult(m session.ToolResult) {
 		a.finish(err)
 		return
 	}
+	if a.exec.Finished() {
+		a.finish(nil) // one commit: the last step with the run's end
+		return
+	}
 	a.record.TraceCount++
 	a.record.CurrentStep = entry.NextNodeID
+	a.record.State = a.exec.State() // with CurrentStep, the run's checkpoint
 	a.record.UpdatedAt = time.Now().UTC()
 	rec := a.record
 	a.persist(func(ctx context.Context) error {
@@ -222,10 +227,17 @@ func (a *Actor) onToolResult(m session.ToolResult) {
 func (a *Actor) finish(cause error) {
 	a.finishing = true
 	a.pending = nil
+	if a.exec == nil {
+		a.record.Status, a.record.Error = store.RunFailed, ptr(fmt.Sprintf("run %s cannot execute: %v", a.record.ID, cause))
+		rec := a.record
+		a.persist(func(ctx context.Context) error { return a.spec.Store.RecordProgress(ctx, rec, nil) }, true)
+		return
+	}
 	trace := a.exec.Trace()
 	unsaved := trace[min(a.record.TraceCount, len(trace)):]
 	a.record.TraceCount = len(trace)
 	a.record.CurrentStep = ""
+	a.record.State = a.exec.State()
 	a.record.UpdatedAt = time.Now().UTC()
 	a.record.ResumeReadiness = "not_applicable"
 	if cause == nil {

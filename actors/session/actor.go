@@ -35,10 +35,12 @@ type (
 		err error
 	}
 	callDone struct {
+		run    uint64
 		call   CallTool
 		result ToolResult
 	}
 	listDone struct {
+		run    uint64
 		req    ListCatalog
 		result CatalogListed
 	}
@@ -63,7 +65,9 @@ func (w work) fail(err error) {
 		w.call.Reply(ToolResult{CorrelationID: w.call.CorrelationID, Err: err})
 		return
 	}
-	w.list.Reply(CatalogListed{Err: err})
+	if w.list.Reply != nil { // the actor's own re-list has no reply address
+		w.list.Reply(CatalogListed{Err: err})
+	}
 }
 
 // Actor owns one upstream MCP session for one connection.
@@ -83,6 +87,8 @@ type Actor struct {
 	cancel     context.CancelFunc // cancels every in-flight call of this actor
 	ctx        context.Context
 	inFlight   int
+	running    map[uint64]work // started work by run id, answered at shutdown if still running
+	nextRun    uint64
 	queue      []work
 	failures   int
 	retryAt    time.Time
@@ -114,10 +120,12 @@ func (a *Actor) Receive(c *actor.Context) {
 	case closed:
 		a.onClosed(m)
 	case callDone:
+		delete(a.running, m.run)
 		a.inFlight--
 		m.call.Reply(m.result)
 		a.drain()
 	case listDone:
+		delete(a.running, m.run)
 		a.inFlight--
 		a.refreshing = false
 		if m.req.Reply != nil {
@@ -279,6 +287,12 @@ func (a *Actor) onToolsChanged() {
 // start runs w on the open session in a goroutine.
 func (a *Actor) start(w work) {
 	a.inFlight++
+	if a.running == nil {
+		a.running = map[uint64]work{}
+	}
+	run := a.nextRun
+	a.nextRun++
+	a.running[run] = w
 	deadline := w.deadline()
 	if deadline.IsZero() {
 		deadline = time.Now().Add(a.opts.CallTimeout)
@@ -289,7 +303,7 @@ func (a *Actor) start(w work) {
 		go func() {
 			ctx, cancel := context.WithDeadline(ctx, deadline)
 			defer cancel()
-			engine.Send(self, callDone{call: call, result: callTool(ctx, cs, call)})
+			engine.Send(self, callDone{run: run, call: call, result: callTool(ctx, cs, call)})
 		}()
 		return
 	}
@@ -299,7 +313,7 @@ func (a *Actor) start(w work) {
 		ctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
 		snap, err := listCatalog(ctx, cs, connID)
-		engine.Send(self, listDone{req: req, result: CatalogListed{Snapshot: snap, Err: err}})
+		engine.Send(self, listDone{run: run, req: req, result: CatalogListed{Snapshot: snap, Err: err}})
 	}()
 }
 
@@ -322,11 +336,18 @@ func (a *Actor) setState(s State, err error) {
 	a.engine.Send(a.parent, st)
 }
 
-// shutdown cancels every call, fails queued work and closes the session
-// within CloseTimeout, killing the peer if it overruns.
+// shutdown cancels every call, fails running and queued work and closes
+// the session within CloseTimeout, killing the peer if it overruns. Running
+// work is answered here: its own completion message would reach a stopped
+// actor and be dropped.
 func (a *Actor) shutdown() {
 	a.cancel()
-	a.failQueue(fmt.Errorf("connection %q: %w: shutting down", a.conn.ID, ErrUnavailable))
+	err := fmt.Errorf("connection %q: %w: shutting down", a.conn.ID, ErrUnavailable)
+	for _, w := range a.running {
+		w.fail(err)
+	}
+	a.running = nil
+	a.failQueue(err)
 	if a.session != nil {
 		closeSession(a.session, a.transport, a.opts.CloseTimeout)
 		a.session = nil
@@ -383,7 +404,11 @@ func projectOutput(res *mcp.CallToolResult) (map[string]any, error) {
 	if content == nil {
 		content = []mcp.Content{}
 	}
-	return toObject(map[string]any{"content": content})
+	// Encode through JSON (not a map holding SDK types), so that the output
+	// is plain JSON values like structured content.
+	return toObject(struct {
+		Content []mcp.Content `json:"content"`
+	}{content})
 }
 
 // toObject normalises v to a JSON object.

@@ -69,6 +69,7 @@ func DefaultOptions() Options {
 
 type child struct {
 	pid           *actor.PID
+	spawned       int // session actors spawned so far; names each incarnation
 	panics        []time.Time
 	degradedUntil time.Time
 }
@@ -160,9 +161,18 @@ func (a *Actor) session(c *actor.Context, id string) (*actor.PID, error) {
 		a.children[id] = ch
 	}
 	if ch.pid == nil {
+		// Each incarnation gets its own actor id: a panicked predecessor
+		// may still be registered while it stops, and hollywood silently
+		// refuses to spawn a duplicate id (messages would reach the dying
+		// actor, then nobody).
+		ch.spawned++
+		childID := id
+		if ch.spawned > 1 {
+			childID = fmt.Sprintf("%s#%d", id, ch.spawned)
+		}
 		engine, self := a.engine, a.self
 		ch.pid = c.SpawnChild(session.New(conn, a.factory, a.opts.Session), "session",
-			actor.WithID(id),
+			actor.WithID(childID),
 			actor.WithInboxSize(256),
 			actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(self, p) })))
 	}

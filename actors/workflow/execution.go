@@ -162,6 +162,10 @@ func (e *Execution) Finished() bool { return e.current == "" }
 // Outcome is the workflow outcome once finished.
 func (e *Execution) Outcome() string { return e.outcome }
 
+// State is the workflow state committed so far. The caller must not
+// modify it, nor read it while the execution advances.
+func (e *Execution) State() Object { return e.state }
+
 // Trace returns the steps executed so far.
 func (e *Execution) Trace() []TraceEntry { return e.trace }
 

@@ -53,9 +53,10 @@ func Dial(ctx context.Context, url string) (*Client, error) {
 
 // Close closes the connection; pending calls fail with ErrClosed.
 func (c *Client) Close() error {
-	c.writeMu.Lock()
+	// Not under writeMu: gorilla allows WriteControl and Close concurrently
+	// with a write, and a write blocked on a peer that does not read must
+	// not keep Close waiting.
 	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
-	c.writeMu.Unlock()
 	err := c.ws.Close()
 	<-c.done
 	return err
@@ -128,7 +129,11 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	c.writeMu.Unlock()
 	if err != nil {
 		c.forget(id)
-		return fmt.Errorf("%s: send: %w", method, err)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return fmt.Errorf("%s: send: %w", method, ctxErr)
+		}
+		// gorilla write errors are permanent: the connection is lost.
+		return fmt.Errorf("%s: send: %w: %v", method, ErrClosed, err)
 	}
 	select {
 	case r, ok := <-ch:

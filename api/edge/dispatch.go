@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
@@ -12,9 +13,16 @@ import (
 // dispatch answers one request: method lookup, contract check of params,
 // the handler under the request deadline, and error mapping. It returns
 // false for a notification, which is run but never answered.
-func (s *Server) dispatch(ctx context.Context, req jsonrpc.Request) (jsonrpc.Response, bool) {
-	resp := s.call(ctx, req)
-	return resp, !req.IsNotification()
+// A panicking handler is answered with -32603 and logged, so it cannot take
+// the process down.
+func (s *Server) dispatch(ctx context.Context, req jsonrpc.Request) (resp jsonrpc.Response, answer bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			slog.Error("method panicked", "method", req.Method, "panic", v, "stack", string(debug.Stack()))
+			resp, answer = jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.InternalError, "%s failed", req.Method)), !req.IsNotification()
+		}
+	}()
+	return s.call(ctx, req), !req.IsNotification()
 }
 
 func (s *Server) call(ctx context.Context, req jsonrpc.Request) jsonrpc.Response {
@@ -46,14 +54,14 @@ func (s *Server) call(ctx context.Context, req jsonrpc.Request) jsonrpc.Response
 // errors pass as they are; a deadline is a timeout; anything else is an
 // internal error, logged here and reported without internals.
 func (s *Server) mapError(ctx context.Context, method string, err error) *jsonrpc.Error {
-	if e := jsonrpc.AsError(err); e != nil {
+	if e, ok := errors.AsType[*jsonrpc.Error](err); ok {
 		return e
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return jsonrpc.Errorf(jsonrpc.RequestTimeout, "%s did not finish within %s", method, s.opts.RequestTimeout)
 	}
 	slog.Error("method failed", "method", method, "err", err)
-	return jsonrpc.Errorf(jsonrpc.InternalError, "%s failed: %v", method, err)
+	return jsonrpc.Errorf(jsonrpc.InternalError, "%s failed", method)
 }
 
 // answerFrame runs every request of a decoded frame concurrently and

@@ -12,6 +12,12 @@ import (
 // serveHTTP answers one JSON-RPC frame per POST, for clients of the
 // reference system's HTTP transport.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	// A cross-site page may POST here without a CORS preflight (text/plain),
+	// so /rpc applies /ws's origin check.
+	if !s.checkOrigin(r) {
+		http.Error(w, "origin not allowed", http.StatusForbidden)
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxMessageBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError

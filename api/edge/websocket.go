@@ -22,7 +22,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	c := &wsConn{
 		server: s,
 		ws:     ws,
-		out:    make(chan []byte, s.opts.MaxInFlight+1),
+		out:    make(chan reply, s.opts.MaxInFlight+1),
 		slots:  make(chan struct{}, s.opts.MaxInFlight),
 	}
 	c.serve(s.base)
@@ -32,12 +32,21 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 // frames and starts a goroutine per request; the writer goroutine is the
 // only one that writes to the socket. Requests in flight are bounded by
 // slots, and out holds at most one reply per slot plus one reader error,
-// so a handler never waits for the writer.
+// so a handler never waits for the writer. A request's slot is released
+// when the writer takes its reply, before writing it, so a client that has
+// read a reply may send another request without being refused.
 type wsConn struct {
 	server *Server
 	ws     *websocket.Conn
-	out    chan []byte
+	out    chan reply
 	slots  chan struct{}
+}
+
+// reply is an encoded message for the writer; slot reports that it holds
+// an in-flight slot, which the writer releases as it takes the reply.
+type reply struct {
+	data []byte
+	slot bool
 }
 
 func (c *wsConn) serve(parent context.Context) {
@@ -93,10 +102,12 @@ func (c *wsConn) handleFrame(ctx context.Context, f jsonrpc.Frame, handlers *syn
 		handlers.Add(1)
 		go func() {
 			defer handlers.Done()
-			defer c.release()
-			if resp, ok := c.server.dispatch(ctx, req); ok {
-				c.send(ctx, false, []jsonrpc.Response{resp})
+			resp, ok := c.server.dispatch(ctx, req)
+			if !ok {
+				c.release()
+				return
 			}
+			c.sendHolding(ctx, false, []jsonrpc.Response{resp}, true)
 		}()
 		return
 	}
@@ -124,17 +135,29 @@ func (c *wsConn) release() { <-c.slots }
 
 // send queues an encoded reply for the writer.
 func (c *wsConn) send(ctx context.Context, batch bool, responses []jsonrpc.Response) {
+	c.sendHolding(ctx, batch, responses, false)
+}
+
+// sendHolding is send for a reply that holds an in-flight slot (slot true):
+// the writer releases it as it takes the reply, or it is released here
+// when the reply is dropped.
+func (c *wsConn) sendHolding(ctx context.Context, batch bool, responses []jsonrpc.Response, slot bool) {
 	data, err := jsonrpc.EncodeReply(batch, responses)
 	if err != nil {
 		slog.Error("encode reply", "err", err)
-		return
 	}
 	if data == nil {
+		if slot {
+			c.release()
+		}
 		return
 	}
 	select {
-	case c.out <- data:
+	case c.out <- reply{data: data, slot: slot}:
 	case <-ctx.Done():
+		if slot {
+			c.release()
+		}
 	}
 }
 
@@ -145,9 +168,12 @@ func (c *wsConn) write(ctx context.Context) {
 	defer ping.Stop()
 	for {
 		select {
-		case data := <-c.out:
+		case r := <-c.out:
+			if r.slot {
+				c.release() // before the peer can see the reply
+			}
 			_ = c.ws.SetWriteDeadline(time.Now().Add(opts.WriteTimeout))
-			if err := c.ws.WriteMessage(websocket.TextMessage, data); err != nil {
+			if err := c.ws.WriteMessage(websocket.TextMessage, r.data); err != nil {
 				_ = c.ws.Close() // unblocks the reader
 				return
 			}

@@ -26,7 +26,7 @@ import (
 )
 
 const usage = `usage:
-  mcpflow serve [--config FILE] [--listen 127.0.0.1:8765]
+  mcpflow serve [--config FILE] [--listen 127.0.0.1:8765] [--run-wait 2m] [--log-level info]
   mcpflow demo-server`
 
 func main() {
@@ -57,6 +57,7 @@ func serve(ctx context.Context, args []string) error {
 	configPath := fs.String("config", "", "config file (default: the embedded demo config)")
 	listen := fs.String("listen", "127.0.0.1:8765", "address to listen on")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
+	runWait := fs.Duration("run-wait", 2*time.Minute, "how long workflow.runs.start waits for a run to finish before answering with its running state")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -70,7 +71,9 @@ func serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := app.Start(ctx, app.DefaultOptions(cfg))
+	opts := app.DefaultOptions(cfg)
+	opts.RunWait = *runWait
+	a, err := app.Start(ctx, opts)
 	if err != nil {
 		return err
 	}

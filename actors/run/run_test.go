@@ -1,0 +1,265 @@
+package run_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/guard"
+	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/run"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/fakes"
+)
+
+// patience bounds every wait that only a broken actor would reach.
+const patience = 5 * time.Second
+
+func wait(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// world is an engine with a supervisor over an in-memory fake upstream
+// ("fake.one") and an in-memory store.
+type world struct {
+	engine *actor.Engine
+	sup    *supervisor.Handle
+	store  *store.Memory
+	rec    *fakes.Recording
+	writes *progressLog
+}
+
+// progressLog is the run store, noting every record it is given.
+type progressLog struct {
+	*store.Memory
+	mu      sync.Mutex
+	records []store.Run
+}
+
+func (l *progressLog) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) error {
+	l.mu.Lock()
+	l.records = append(l.records, r)
+	l.mu.Unlock()
+	return l.Memory.RecordProgress(ctx, r, entries)
+}
+
+func (l *progressLog) written() []store.Run {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]store.Run(nil), l.records...)
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	e, err := actor.NewEngine(actor.NewEngineConfig())
+	if err != nil {
+		t.Fatalf("new engine: %v", err)
+	}
+	w := &world{engine: e, store: store.NewMemory(), rec: fakes.NewRecording(fakes.NewInMemory(nil))}
+	w.writes = &progressLog{Memory: w.store}
+	opts := supervisor.DefaultOptions()
+	opts.WarmUp = false
+	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 2*time.Second, 2*time.Second, time.Second
+	conns := []config.Connection{{Kind: "mcp", ID: "fake.one", Transport: config.Transport{Kind: "inmemory"}}}
+	w.sup = supervisor.Spawn(e, conns, w.rec, w.store, opts)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), patience)
+		defer cancel()
+		if err := w.sup.Stop(ctx); err != nil {
+			t.Errorf("stop supervisor: %v", err)
+		}
+	})
+	return w
+}
+
+// plan scaffolds and compiles the one-step workflow of a fake.one tool.
+func (w *world) plan(t *testing.T, tool string) workflow.Plan {
+	t.Helper()
+	snap, err := w.sup.RefreshCatalog(wait(t), "fake.one")
+	if err != nil {
+		t.Fatalf("refresh catalog: %v", err)
+	}
+	for _, c := range snap.Capabilities() {
+		if c.Name == "fake.one."+tool {
+			draft, _ := workflow.Scaffold(c, workflow.ScaffoldOptions{})
+			plan, err := workflow.Compile(draft)
+			if err != nil {
+				t.Fatalf("compile: %v", err)
+			}
+			return plan
+		}
+	}
+	t.Fatalf("no capability fake.one.%s in %v", tool, snap.Tools)
+	return workflow.Plan{}
+}
+
+// start spawns a run actor of plan, as the service does, and returns its
+// start acknowledgement and its final record.
+func (w *world) start(t *testing.T, id string, plan workflow.Plan, input workflow.Object) (run.Started, store.Run) {
+	t.Helper()
+	targets, err := run.Resolve(plan, nil, func(c string) bool { return c == "fake.one" })
+	if err != nil {
+		t.Fatalf("resolve: %v", err)
+	}
+	now := time.Now().UTC()
+	started, done := reply.NewWaiter[run.Started](), reply.NewWaiter[store.Run]()
+	engine := w.engine
+	w.engine.Spawn(run.New(run.Spec{
+		Record: store.Run{
+			ID: id, DeploymentID: "dep-1", ArtifactID: "art-1", ArtifactVersion: 1,
+			Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input,
+			CreatedAt: now, UpdatedAt: now,
+		},
+		Plan: plan, Targets: targets, Input: input,
+		Supervisor: w.sup.PID(), Store: w.writes,
+		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second,
+		Started: started.To(), Done: done.To(),
+	}), "run", actor.WithID(id), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+	ack, err := started.Wait(wait(t))
+	if err != nil {
+		t.Fatalf("run %s not acknowledged: %v", id, err)
+	}
+	final, err := done.Wait(wait(t))
+	if err != nil {
+		t.Fatalf("run %s not done: %v", id, err)
+	}
+	return ack, final
+}
+
+func TestRunCompletesAndStoresItsRecordWithTheTrace(t *testing.T) {
+	is := is.New(t)
+	w := newWorld(t)
+	plan := w.plan(t, "echo")
+
+	ack, final := w.start(t, "run-ok", plan, workflow.Object{"message": "hi"})
+	is.NoErr(ack.Err) // acknowledged once committed
+	is.Equal(ack.Run.ID, "run-ok")
+	is.Equal(final.Status, store.RunCompleted)
+	is.Equal(*final.Outcome, workflow.OutcomeOK)
+	is.Equal(final.Error, nil)
+	is.Equal(final.Output, workflow.Object{"message": "hi"})
+
+	stored, err := w.store.GetRun(wait(t), "run-ok")
+	is.NoErr(err)
+	is.Equal(stored.Status, store.RunCompleted)
+	is.Equal(stored.Output, workflow.Object{"message": "hi"})
+	is.Equal(stored.TraceCount, 1)
+	is.Equal(stored.CurrentStep, "") // finished
+	trace, err := w.store.ReadTrace(wait(t), "run-ok", 0, 0)
+	is.NoErr(err)
+	is.Equal(len(trace), 1)
+	is.Equal(trace[0].NodeID, workflow.CallStep)
+	is.Equal(trace[0].Outcome, workflow.OutcomeOK)
+	is.Equal(trace[0].NextNodeID, workflow.End)
+	is.Equal(trace[0].ResolvedInput, workflow.Object{"message": "hi"})
+	is.Equal(trace[0].Output, workflow.Object{"message": "hi"})
+
+	calls := w.rec.ToolCalls()
+	is.Equal(len(calls), 1)
+	is.Equal(calls[0].Name, "echo") // the tool ran upstream, on fake.one
+	is.Equal(calls[0].Connection, "fake.one")
+}
+
+// A running record names the step in flight, which crash recovery reports;
+// a step that routed to the end is committed with the final record.
+func TestEveryStoredRunningRecordNamesARealStep(t *testing.T) {
+	is := is.New(t)
+	w := newWorld(t)
+	w.start(t, "run-ok", w.plan(t, "echo"), workflow.Object{"message": "hi"})
+	w.start(t, "run-fail", w.plan(t, "fail"), workflow.Object{})
+
+	steps := map[string]bool{workflow.CallStep: true, workflow.ErrorStep: true}
+	for _, r := range w.writes.written() {
+		if r.Status == store.RunRunning {
+			is.True(steps[r.CurrentStep]) // not "" nor the end marker
+		} else {
+			is.Equal(r.CurrentStep, "") // finished
+		}
+	}
+}
+
+func TestToolErrorRoutedToRuntimeErrorFailsTheRun(t *testing.T) {
+	is := is.New(t)
+	w := newWorld(t)
+	plan := w.plan(t, "fail")
+	is.True(len(plan.Capabilities()) == 2) // the tool and wf.std.runtime_error
+
+	ack, final := w.start(t, "run-fail", plan, workflow.Object{})
+	is.NoErr(ack.Err)
+	is.Equal(final.Status, store.RunFailed)
+	is.Equal(*final.Error, "Capability call failed")
+	is.Equal(final.Outcome, nil)
+	is.Equal(final.Output, nil)
+
+	stored, err := w.store.GetRun(wait(t), "run-fail")
+	is.NoErr(err)
+	is.Equal(stored.Status, store.RunFailed)
+	is.Equal(*stored.Error, "Capability call failed")
+	trace, err := w.store.ReadTrace(wait(t), "run-fail", 0, 0)
+	is.NoErr(err)
+	is.Equal(len(trace), stored.TraceCount)
+	is.Equal(trace[0].NodeID, workflow.CallStep)
+	is.Equal(trace[0].Outcome, workflow.OutcomeError) // the tool error was routed
+	is.Equal(trace[0].NextNodeID, workflow.ErrorStep)
+}
+
+func TestCallThatCannotBeMadeFailsTheRun(t *testing.T) {
+	is := is.New(t)
+	w := newWorld(t)
+	plan := w.plan(t, "echo")
+	// Aim the step at a connection the supervisor does not know.
+	targets := map[string]run.Target{"fake.one.echo": {Connection: "fake.gone", Tool: "echo"}}
+
+	done := reply.NewWaiter[store.Run]()
+	now := time.Now().UTC()
+	w.engine.Spawn(run.New(run.Spec{
+		Record: store.Run{ID: "run-gone", Status: store.RunRunning, CreatedAt: now, UpdatedAt: now},
+		Plan:   plan, Targets: targets, Input: workflow.Object{"message": "hi"},
+		Supervisor: w.sup.PID(), Store: w.store,
+		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
+	}), "run", actor.WithID("run-gone"))
+	final, err := done.Wait(wait(t))
+	is.NoErr(err)
+	is.Equal(final.Status, store.RunFailed)
+	is.True(final.Error != nil) // names the failed step
+	stored, err := w.store.GetRun(wait(t), "run-gone")
+	is.NoErr(err)
+	is.Equal(stored.Status, store.RunFailed)
+	is.Equal(len(w.rec.ToolCalls()), 0)
+}
+
+func TestRunOfAnInvalidPlanFailsAtOnce(t *testing.T) {
+	is := is.New(t)
+	w := newWorld(t)
+	ack, final := w.start(t, "run-invalid", workflow.Plan{Name: "broken", Start: "missing"}, nil)
+	is.NoErr(ack.Err) // the failed run is still recorded
+	is.Equal(final.Status, store.RunFailed)
+	stored, err := w.store.GetRun(wait(t), "run-invalid")
+	is.NoErr(err)
+	is.Equal(stored.Status, store.RunFailed)
+}
+
+func TestDuplicateRunIDIsNotAcknowledged(t *testing.T) {
+	is := is.New(t)
+	w := newWorld(t)
+	plan := w.plan(t, "echo")
+	_, first := w.start(t, "run-dup", plan, workflow.Object{"message": "hi"})
+	is.Equal(first.Status, store.RunCompleted)
+
+	ack, final := w.start(t, "run-dup", plan, workflow.Object{"message": "again"})
+	is.True(errors.Is(ack.Err, store.ErrExists)) // creation failed, and says so
+	is.Equal(final.Status, store.RunFailed)
+	stored, err := w.store.GetRun(wait(t), "run-dup")
+	is.NoErr(err)
+	is.Equal(stored.Status, store.RunCompleted) // the first run's record is untouched
+}

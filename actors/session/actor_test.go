@@ -1,0 +1,361 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/fakes"
+)
+
+func TestConcurrentCallsShareOneSession(t *testing.T) {
+	is := is.New(t)
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	e, pid := spawn(t, rec, testOptions())
+
+	const n = 20
+	waiters := make([]*reply.Waiter[session.ToolResult], n)
+	for i := range n {
+		waiters[i] = send(e, pid, "counter", nil, 2*time.Second)
+	}
+	var counts []int
+	for _, w := range waiters {
+		r := await(t, w)
+		is.NoErr(r.Err)
+		is.Equal(r.Outcome, "ok")
+		counts = append(counts, int(r.Output["count"].(float64)))
+	}
+	slices.Sort(counts)
+	for i, c := range counts {
+		is.Equal(c, i+1) // one server counted every call: the calls shared it
+	}
+	is.Equal(rec.SessionsCreated(), 1)
+	is.Equal(len(rec.ToolCalls()), n)
+}
+
+func TestStructuredOutputIsReturnedAsTheObject(t *testing.T) {
+	is := is.New(t)
+	e, pid := spawn(t, fakes.NewInMemory(nil), testOptions())
+
+	r := call(t, e, pid, "echo", map[string]any{"message": "hi"})
+	is.NoErr(r.Err)
+	is.Equal(r.Outcome, "ok")
+	is.Equal(r.Output, map[string]any{"message": "hi"})
+}
+
+func TestCorrelationIDIsEchoed(t *testing.T) {
+	is := is.New(t)
+	e, pid := spawn(t, fakes.NewInMemory(nil), testOptions())
+
+	w := reply.NewWaiter[session.ToolResult]()
+	e.Send(pid, session.CallTool{CorrelationID: 4242, Connection: connID, Tool: "counter", Deadline: time.Now().Add(2 * time.Second), Reply: w.To()})
+	r := await(t, w)
+	is.NoErr(r.Err)
+	is.Equal(r.CorrelationID, uint64(4242))
+}
+
+func TestToolErrorIsAnErrorOutcomeNotAnErr(t *testing.T) {
+	is := is.New(t)
+	e, pid := spawn(t, fakes.NewInMemory(nil), testOptions())
+
+	r := call(t, e, pid, "fail", map[string]any{"message": "boom"})
+	is.NoErr(r.Err) // a tool error is a result
+	is.Equal(r.Outcome, "error")
+	content, ok := r.Output["content"].([]any)
+	is.True(ok) // the error text comes as {"content": [...]}
+	is.Equal(len(content), 1)
+	is.Equal(content[0].(map[string]any)["text"], "boom")
+}
+
+func TestToolWithoutStructuredContentYieldsContent(t *testing.T) {
+	is := is.New(t)
+	newServer := func() *mcp.Server {
+		s := fakes.NewServer()
+		s.AddTool(&mcp.Tool{Name: "plain", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "just text"}}}, nil
+			})
+		return s
+	}
+	e, pid := spawn(t, fakes.NewInMemory(newServer), testOptions())
+
+	out := mustCall(t, e, pid, "plain", nil)
+	is.Equal(out, map[string]any{"content": []any{map[string]any{"type": "text", "text": "just text"}}})
+}
+
+func TestPassedDeadlineFailsTheCallAndKeepsTheSession(t *testing.T) {
+	is := is.New(t)
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	e, pid := spawn(t, rec, testOptions())
+	mustCall(t, e, pid, "counter", nil) // open the session first
+
+	began := time.Now()
+	r := await(t, send(e, pid, "sleep", map[string]any{"ms": 5000}, 100*time.Millisecond))
+	is.True(r.Err != nil)                                       // the deadline ended the call
+	is.True(errors.Is(r.Err, context.DeadlineExceeded))         // and says so
+	is.True(time.Since(began) < 2*time.Second)                  // at the deadline, not after the sleep
+	is.Equal(mustCall(t, e, pid, "counter", nil)["count"], 2.0) // the same server answers
+	is.Equal(rec.SessionsCreated(), 1)
+}
+
+func TestCallAlreadyPastItsDeadlineFailsWithErrDeadline(t *testing.T) {
+	is := is.New(t)
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	e, pid := spawn(t, rec, testOptions())
+
+	r := await(t, send(e, pid, "counter", nil, -time.Second))
+	is.True(errors.Is(r.Err, session.ErrDeadline))
+	is.Equal(rec.SessionsCreated(), 0) // nothing was opened for it
+}
+
+func TestCallBeyondInFlightAndQueueBoundsIsRefused(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.MaxInFlight, opts.MaxQueued = 1, 1
+	e, pid := spawn(t, fakes.NewInMemory(nil), opts)
+	mustCall(t, e, pid, "counter", nil) // the session is open
+
+	send(e, pid, "sleep", map[string]any{"ms": 5000}, 3*time.Second) // in flight
+	send(e, pid, "sleep", map[string]any{"ms": 5000}, 3*time.Second) // queued
+	began := time.Now()
+	r := call(t, e, pid, "counter", nil)
+	is.True(errors.Is(r.Err, session.ErrOverloaded))
+	is.True(time.Since(began) < time.Second) // refused at once
+}
+
+func TestStoppingAnswersInFlightAndQueuedCalls(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.MaxInFlight = 1
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	e := newEngine(t)
+	pid := e.Spawn(newSession(rec, opts), "session")
+	mustCall(t, e, pid, "counter", nil)
+
+	running := send(e, pid, "sleep", map[string]any{"ms": 60_000}, 30*time.Second)
+	queued := send(e, pid, "counter", nil, 30*time.Second)
+	is.True(rec.WaitForToolCalls(2, patience)) // the sleep is at the server
+
+	stop(t, e, pid)
+	for _, w := range []*reply.Waiter[session.ToolResult]{running, queued} {
+		r := await(t, w) // nobody is left waiting for a stopped actor
+		is.True(errors.Is(r.Err, session.ErrUnavailable))
+	}
+}
+
+func TestUpstreamDeathReconnectsOnNextCall(t *testing.T) {
+	is := is.New(t)
+	inMemory := fakes.NewInMemory(nil)
+	rec := fakes.NewRecording(inMemory)
+	h := spawnWithParent(t, rec, testOptions())
+
+	mustCall(t, h.engine, h.pid, "counter", nil)
+	h.waitState(t, session.StateConnecting)
+	h.waitState(t, session.StateOpen)
+
+	inMemory.KillAll()
+	st := h.waitState(t, session.StateIdle)
+	is.True(st.LastError != "") // the death is reported
+
+	out := mustCall(t, h.engine, h.pid, "counter", nil)
+	is.Equal(out["count"], 1.0) // a fresh upstream
+	is.Equal(rec.SessionsCreated(), 2)
+}
+
+func TestCrashingToolFailsAndTheNextCallReconnects(t *testing.T) {
+	is := is.New(t)
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	h := spawnWithParent(t, rec, testOptions())
+	mustCall(t, h.engine, h.pid, "counter", nil)
+	h.waitState(t, session.StateConnecting)
+	h.waitState(t, session.StateOpen)
+
+	r := call(t, h.engine, h.pid, "crash", nil)
+	is.True(r.Err != nil) // the call died with its connection
+	h.waitState(t, session.StateIdle)
+
+	is.Equal(mustCall(t, h.engine, h.pid, "counter", nil)["count"], 1.0)
+	is.Equal(rec.SessionsCreated(), 2)
+}
+
+func TestFailedConnectBacksOffThenRetries(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.MinBackoff = 250 * time.Millisecond // wide enough to fail fast within
+	factory := &flakyFactory{inner: fakes.NewInMemory(nil), failures: 1}
+	e, pid := spawn(t, factory, opts)
+
+	r := call(t, e, pid, "counter", nil)
+	is.True(errors.Is(r.Err, session.ErrUnavailable))
+	is.True(strings.Contains(r.Err.Error(), "upstream refused")) // the cause is kept
+
+	r = call(t, e, pid, "counter", nil)
+	is.True(errors.Is(r.Err, session.ErrUnavailable)) // in backoff: fails fast
+	is.Equal(factory.attempts.Load(), int32(1))       // without another attempt
+
+	// After the backoff a call retries the connect, and it succeeds.
+	deadline := time.After(patience)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		r = call(t, e, pid, "counter", nil)
+		if r.Err == nil {
+			break
+		}
+		is.True(errors.Is(r.Err, session.ErrUnavailable))
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("no successful call after the backoff: %v", r.Err)
+		}
+	}
+	is.Equal(r.Output["count"], 1.0)
+	is.Equal(factory.attempts.Load(), int32(2)) // exactly one retry
+}
+
+func TestFailedConnectReportsBackoffStatus(t *testing.T) {
+	is := is.New(t)
+	h := spawnWithParent(t, &flakyFactory{inner: fakes.NewInMemory(nil), failures: 1}, testOptions())
+
+	r := call(t, h.engine, h.pid, "counter", nil)
+	is.True(errors.Is(r.Err, session.ErrUnavailable))
+	h.waitState(t, session.StateConnecting)
+	st := h.waitState(t, session.StateBackoff)
+	is.True(strings.Contains(st.LastError, "upstream refused"))
+	is.Equal(st.SessionsOpened, 0)
+}
+
+func TestListCatalogReturnsToolsWithSchemas(t *testing.T) {
+	is := is.New(t)
+	e, pid := spawn(t, fakes.NewInMemory(nil), testOptions())
+
+	w := reply.NewWaiter[session.CatalogListed]()
+	e.Send(pid, session.ListCatalog{Deadline: time.Now().Add(2 * time.Second), Reply: w.To()})
+	listed := await(t, w)
+	is.NoErr(listed.Err)
+	snap := listed.Snapshot
+	is.Equal(snap.ConnectionID, connID)
+	is.True(snap.FetchedAtEpochMs > 0)
+	is.Equal(len(snap.Resources), 0)
+	is.Equal(len(snap.Prompts), 0)
+
+	var names []string
+	for _, tool := range snap.Tools {
+		names = append(names, tool.Name)
+		is.Equal(tool.InputSchema["type"], "object") // every tool has an input schema
+	}
+	slices.Sort(names)
+	is.Equal(names, []string{"counter", "crash", "echo", "fail", "sleep"})
+
+	sleep := snap.Tools[slices.IndexFunc(snap.Tools, func(t catalog.Tool) bool { return t.Name == "sleep" })]
+	ms, ok := sleep.InputSchema["properties"].(map[string]any)["ms"].(map[string]any)
+	is.True(ok) // sleep takes ms
+	is.Equal(ms["type"], "integer")
+	counter := snap.Tools[slices.IndexFunc(snap.Tools, func(t catalog.Tool) bool { return t.Name == "counter" })]
+	_, ok = counter.OutputSchema["properties"].(map[string]any)["count"]
+	is.True(ok) // counter declares its output
+}
+
+func TestStoppingClosesTheUpstreamSession(t *testing.T) {
+	is := is.New(t)
+	observer := observeCloses(fakes.NewInMemory(nil))
+	e := newEngine(t)
+	pid := e.Spawn(newSession(observer, testOptions()), "session")
+	mustCall(t, e, pid, "counter", nil)
+
+	stop(t, e, pid)
+	select {
+	case <-observer.closed: // closed before the actor was gone
+	default:
+		is.Fail() // the upstream connection is still open
+	}
+}
+
+func TestStatusesReachTheParent(t *testing.T) {
+	is := is.New(t)
+	inMemory := fakes.NewInMemory(nil)
+	h := spawnWithParent(t, inMemory, testOptions())
+
+	mustCall(t, h.engine, h.pid, "counter", nil)
+	st := h.waitState(t, session.StateConnecting)
+	is.Equal(st.Connection, connID)
+	is.Equal(st.SessionsOpened, 0)
+	st = h.waitState(t, session.StateOpen)
+	is.Equal(st.SessionsOpened, 1)
+	is.Equal(st.LastError, "")
+
+	inMemory.KillAll()
+	h.waitState(t, session.StateIdle)
+	mustCall(t, h.engine, h.pid, "counter", nil)
+	h.waitState(t, session.StateConnecting)
+	st = h.waitState(t, session.StateOpen)
+	is.Equal(st.SessionsOpened, 2)
+}
+
+func TestToolListChangedSendsAFreshCatalogToTheParent(t *testing.T) {
+	is := is.New(t)
+	servers := make(chan *mcp.Server, 1)
+	newServer := func() *mcp.Server {
+		s := fakes.NewServer()
+		servers <- s
+		return s
+	}
+	h := spawnWithParent(t, fakes.NewInMemory(newServer), testOptions())
+	mustCall(t, h.engine, h.pid, "counter", nil)
+	server := <-servers
+
+	server.RemoveTools("crash")
+	select {
+	case listed := <-h.catalogs:
+		is.NoErr(listed.Err)
+		var names []string
+		for _, tool := range listed.Snapshot.Tools {
+			names = append(names, tool.Name)
+		}
+		slices.Sort(names)
+		is.Equal(names, []string{"counter", "echo", "fail", "sleep"})
+	case <-time.After(patience):
+		t.Fatal("no catalog after tools/list_changed")
+	}
+}
+
+// A re-list the actor starts itself has no reply address; when it cannot
+// run (here: it waited in the queue past its deadline) it must be dropped,
+// not answered through a nil reply.
+func TestUnrunnableCatalogRefreshDoesNotPanic(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.MaxInFlight = 1
+	opts.CallTimeout = 50 * time.Millisecond // the re-list's deadline
+	servers := make(chan *mcp.Server, 1)
+	newServer := func() *mcp.Server {
+		s := fakes.NewServer()
+		servers <- s
+		return s
+	}
+	h := spawnWithParent(t, fakes.NewInMemory(newServer), opts)
+	mustCall(t, h.engine, h.pid, "counter", nil)
+	server := <-servers
+
+	busy := send(h.engine, h.pid, "sleep", map[string]any{"ms": 5000}, time.Second)
+	server.RemoveTools("crash") // the re-list queues behind the sleep
+	r := await(t, busy)
+	is.True(r.Err != nil) // the sleep hit its deadline
+	// The re-list, expired by now, left the queue when the sleep finished;
+	// this call is handled after that.
+	mustCall(t, h.engine, h.pid, "counter", nil)
+	select {
+	case p := <-h.panics:
+		t.Fatalf("session actor panicked: %v", p)
+	default:
+	}
+}

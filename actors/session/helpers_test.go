@@ -1,0 +1,263 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/guard"
+	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/session"
+)
+
+// patience bounds every wait that only a broken actor would reach.
+const patience = 5 * time.Second
+
+// connID is the connection every test session serves.
+const connID = "fake.one"
+
+func testConn() config.Connection {
+	return config.Connection{Kind: "mcp", ID: connID, Transport: config.Transport{Kind: "inmemory"}}
+}
+
+// testOptions are short bounds, so that failures show up in milliseconds.
+func testOptions() session.Options {
+	return session.Options{
+		ProtocolVersion: "2025-11-25",
+		ConnectTimeout:  2 * time.Second,
+		CallTimeout:     2 * time.Second,
+		CloseTimeout:    time.Second,
+		MaxInFlight:     32,
+		MaxQueued:       64,
+		MinBackoff:      50 * time.Millisecond,
+		MaxBackoff:      400 * time.Millisecond,
+	}
+}
+
+func newEngine(t *testing.T) *actor.Engine {
+	t.Helper()
+	e, err := actor.NewEngine(actor.NewEngineConfig())
+	if err != nil {
+		t.Fatalf("new engine: %v", err)
+	}
+	return e
+}
+
+// spawn starts a session actor directly on a fresh engine (no parent) and
+// stops it when the test ends.
+func spawn(t *testing.T, factory session.TransportFactory, opts session.Options) (*actor.Engine, *actor.PID) {
+	t.Helper()
+	e := newEngine(t)
+	pid := e.Spawn(newSession(factory, opts), "session", actor.WithID(connID))
+	t.Cleanup(func() { stop(t, e, pid) })
+	return e, pid
+}
+
+// newSession is the session actor of the test connection.
+func newSession(factory session.TransportFactory, opts session.Options) actor.Producer {
+	return session.New(testConn(), factory, opts)
+}
+
+// stop poisons pid and waits, bounded, until it is gone.
+func stop(t *testing.T, e *actor.Engine, pid *actor.PID) {
+	t.Helper()
+	select {
+	case <-e.Poison(pid).Done():
+	case <-time.After(patience):
+		t.Errorf("actor %s did not stop within %s", pid, patience)
+	}
+}
+
+// harness is a session actor spawned as the child of a tiny parent actor
+// that forwards what the session reports: statuses, unasked catalogs, and
+// (through guard.Recover) panics.
+type harness struct {
+	engine   *actor.Engine
+	parent   *actor.PID
+	pid      *actor.PID
+	statuses chan session.Status
+	catalogs chan session.CatalogListed
+	panics   chan guard.Panic
+}
+
+func spawnWithParent(t *testing.T, factory session.TransportFactory, opts session.Options) *harness {
+	t.Helper()
+	h := &harness{
+		engine:   newEngine(t),
+		statuses: make(chan session.Status, 1024),
+		catalogs: make(chan session.CatalogListed, 64),
+		panics:   make(chan guard.Panic, 64),
+	}
+	children := make(chan *actor.PID, 1)
+	h.parent = h.engine.SpawnFunc(func(c *actor.Context) {
+		switch m := c.Message().(type) {
+		case actor.Started:
+			children <- c.SpawnChild(session.New(testConn(), factory, opts), "session",
+				actor.WithID(connID),
+				actor.WithMiddleware(guard.Recover(func(p guard.Panic) {
+					select {
+					case h.panics <- p:
+					default:
+					}
+				})))
+		case session.Status:
+			h.statuses <- m
+		case session.CatalogListed:
+			h.catalogs <- m
+		}
+	}, "parent", actor.WithID("test"))
+	select {
+	case h.pid = <-children:
+	case <-time.After(patience):
+		t.Fatal("the parent did not spawn the session actor")
+	}
+	t.Cleanup(func() { stop(t, h.engine, h.parent) })
+	return h
+}
+
+// waitState returns the next status the session reports, which must be
+// want.
+func (h *harness) waitState(t *testing.T, want session.State) session.Status {
+	t.Helper()
+	select {
+	case st := <-h.statuses:
+		if st.State != want {
+			t.Fatalf("status %q (%s), want %q", st.State, st.LastError, want)
+		}
+		return st
+	case <-time.After(patience):
+		t.Fatalf("no %q status within %s", want, patience)
+	}
+	return session.Status{}
+}
+
+var correlation atomic.Uint64
+
+// send asks pid to call tool and returns where the reply will arrive.
+func send(e *actor.Engine, pid *actor.PID, tool string, args map[string]any, deadline time.Duration) *reply.Waiter[session.ToolResult] {
+	w := reply.NewWaiter[session.ToolResult]()
+	e.Send(pid, session.CallTool{
+		CorrelationID: correlation.Add(1),
+		Connection:    connID,
+		Tool:          tool,
+		Arguments:     args,
+		Deadline:      time.Now().Add(deadline),
+		Reply:         w.To(),
+	})
+	return w
+}
+
+// await waits, bounded, for a reply.
+func await[T any](t *testing.T, w *reply.Waiter[T]) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	v, err := w.Wait(ctx)
+	if err != nil {
+		t.Fatalf("no reply: %v", err)
+	}
+	return v
+}
+
+// call is send and await.
+func call(t *testing.T, e *actor.Engine, pid *actor.PID, tool string, args map[string]any) session.ToolResult {
+	t.Helper()
+	return await(t, send(e, pid, tool, args, 2*time.Second))
+}
+
+// mustCall calls a tool that must succeed.
+func mustCall(t *testing.T, e *actor.Engine, pid *actor.PID, tool string, args map[string]any) map[string]any {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	r := call(t, e, pid, tool, args)
+	is.NoErr(r.Err)
+	is.Equal(r.Outcome, "ok")
+	return r.Output
+}
+
+// flakyFactory fails its first failures transports, then delegates.
+type flakyFactory struct {
+	inner    session.TransportFactory
+	failures int32
+	attempts atomic.Int32
+}
+
+func (f *flakyFactory) NewTransport(conn config.Connection) (mcp.Transport, error) {
+	if n := f.attempts.Add(1); n <= f.failures {
+		return nil, errors.New("upstream refused")
+	}
+	return f.inner.NewTransport(conn)
+}
+
+// closeObserver wraps a factory and reports each client connection that
+// gets closed: the observable end of an upstream session.
+type closeObserver struct {
+	inner  session.TransportFactory
+	closed chan struct{} // one value per closed connection
+}
+
+func observeCloses(inner session.TransportFactory) *closeObserver {
+	return &closeObserver{inner: inner, closed: make(chan struct{}, 64)}
+}
+
+func (o *closeObserver) NewTransport(conn config.Connection) (mcp.Transport, error) {
+	t, err := o.inner.NewTransport(conn)
+	if err != nil {
+		return nil, err
+	}
+	return &observedTransport{inner: t, closed: o.closed}, nil
+}
+
+// waitClosed waits, bounded, for n more closed connections.
+func (o *closeObserver) waitClosed(t *testing.T, n int) {
+	t.Helper()
+	for i := range n {
+		select {
+		case <-o.closed:
+		case <-time.After(patience):
+			t.Fatalf("%d of %d upstream connections closed within %s", i, n, patience)
+		}
+	}
+}
+
+type observedTransport struct {
+	inner  mcp.Transport
+	closed chan struct{}
+}
+
+func (t *observedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &observedConn{Connection: c, closed: t.closed}, nil
+}
+
+// Kill implements session.Killer when the wrapped transport does.
+func (t *observedTransport) Kill() error {
+	if k, ok := t.inner.(session.Killer); ok {
+		return k.Kill()
+	}
+	return nil
+}
+
+type observedConn struct {
+	mcp.Connection
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (c *observedConn) Close() error {
+	err := c.Connection.Close()
+	c.once.Do(func() { c.closed <- struct{}{} })
+	return err
+}

@@ -1,0 +1,221 @@
+package supervisor_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
+)
+
+// patience bounds every wait that only a broken actor would reach.
+const patience = 5 * time.Second
+
+func enabled(on bool) *bool { return &on }
+
+// conns are two enabled connections and a disabled one.
+func conns() []config.Connection {
+	c := func(id string) config.Connection {
+		return config.Connection{Kind: "mcp", ID: id, Transport: config.Transport{Kind: "inmemory"}}
+	}
+	off := c("fake.off")
+	off.Enabled = enabled(false)
+	return []config.Connection{c("fake.one"), c("fake.two"), off}
+}
+
+func testOptions() supervisor.Options {
+	return supervisor.Options{
+		Session: session.Options{
+			ProtocolVersion: "2025-11-25",
+			ConnectTimeout:  2 * time.Second,
+			CallTimeout:     2 * time.Second,
+			CloseTimeout:    time.Second,
+			MaxInFlight:     32,
+			MaxQueued:       64,
+			MinBackoff:      50 * time.Millisecond,
+			MaxBackoff:      400 * time.Millisecond,
+		},
+		PanicLimit:  3,
+		PanicWindow: time.Minute,
+		Cooldown:    time.Minute,
+	}
+}
+
+// sup is a supervisor on its own engine, stopped when the test ends.
+type sup struct {
+	engine *actor.Engine
+	handle *supervisor.Handle
+	store  *store.Memory
+}
+
+func start(t *testing.T, factory session.TransportFactory, opts supervisor.Options) *sup {
+	t.Helper()
+	return startWith(t, factory, store.NewMemory(), opts)
+}
+
+func startWith(t *testing.T, factory session.TransportFactory, st *store.Memory, opts supervisor.Options) *sup {
+	t.Helper()
+	e, err := actor.NewEngine(actor.NewEngineConfig())
+	if err != nil {
+		t.Fatalf("new engine: %v", err)
+	}
+	s := &sup{engine: e, handle: supervisor.Spawn(e, conns(), factory, st, opts), store: st}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), patience)
+		defer cancel()
+		if err := s.handle.Stop(ctx); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	return s
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), patience)
+	t.Cleanup(cancel)
+	return c
+}
+
+var correlation atomic.Uint64
+
+// send asks the supervisor to call tool on connection.
+func (s *sup) send(connection, tool string, args map[string]any) *reply.Waiter[session.ToolResult] {
+	w := reply.NewWaiter[session.ToolResult]()
+	s.engine.Send(s.handle.PID(), session.CallTool{
+		CorrelationID: correlation.Add(1),
+		Connection:    connection,
+		Tool:          tool,
+		Arguments:     args,
+		Deadline:      time.Now().Add(2 * time.Second),
+		Reply:         w.To(),
+	})
+	return w
+}
+
+func (s *sup) call(t *testing.T, connection, tool string, args map[string]any) session.ToolResult {
+	t.Helper()
+	r, err := s.send(connection, tool, args).Wait(ctx(t))
+	if err != nil {
+		t.Fatalf("call %s.%s: %v", connection, tool, err)
+	}
+	return r
+}
+
+func (s *sup) mustCall(t *testing.T, connection, tool string, args map[string]any) map[string]any {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	r := s.call(t, connection, tool, args)
+	is.NoErr(r.Err)
+	is.Equal(r.Outcome, "ok")
+	return r.Output
+}
+
+// status returns the supervisor's status of connection.
+func (s *sup) status(t *testing.T, connection string) session.Status {
+	t.Helper()
+	all, err := s.handle.Statuses(ctx(t))
+	if err != nil {
+		t.Fatalf("statuses: %v", err)
+	}
+	for _, st := range all {
+		if st.Connection == connection {
+			return st
+		}
+	}
+	t.Fatalf("no status of %q", connection)
+	return session.Status{}
+}
+
+// waitStatus polls the status of connection until ok accepts it.
+func (s *sup) waitStatus(t *testing.T, connection string, ok func(session.Status) bool) session.Status {
+	t.Helper()
+	deadline := time.After(patience)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		st := s.status(t, connection)
+		if ok(st) {
+			return st
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("status of %q still %+v after %s", connection, st, patience)
+		}
+	}
+}
+
+// closeObserver wraps a factory and reports each client connection that
+// gets closed: the observable end of an upstream session.
+type closeObserver struct {
+	inner  session.TransportFactory
+	closed chan struct{} // one value per closed connection
+}
+
+func observeCloses(inner session.TransportFactory) *closeObserver {
+	return &closeObserver{inner: inner, closed: make(chan struct{}, 64)}
+}
+
+func (o *closeObserver) NewTransport(conn config.Connection) (mcp.Transport, error) {
+	t, err := o.inner.NewTransport(conn)
+	if err != nil {
+		return nil, err
+	}
+	return &observedTransport{inner: t, closed: o.closed}, nil
+}
+
+// waitClosed waits, bounded, for n more closed connections.
+func (o *closeObserver) waitClosed(t *testing.T, n int) {
+	t.Helper()
+	for i := range n {
+		select {
+		case <-o.closed:
+		case <-time.After(patience):
+			t.Fatalf("%d of %d upstream connections closed within %s", i, n, patience)
+		}
+	}
+}
+
+type observedTransport struct {
+	inner  mcp.Transport
+	closed chan struct{}
+}
+
+func (t *observedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &observedConn{Connection: c, closed: t.closed}, nil
+}
+
+// Kill implements session.Killer when the wrapped transport does.
+func (t *observedTransport) Kill() error {
+	if k, ok := t.inner.(session.Killer); ok {
+		return k.Kill()
+	}
+	return nil
+}
+
+type observedConn struct {
+	mcp.Connection
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (c *observedConn) Close() error {
+	err := c.Connection.Close()
+	c.once.Do(func() { c.closed <- struct{}{} })
+	return err
+}

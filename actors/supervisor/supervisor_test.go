@@ -1,0 +1,317 @@
+package supervisor_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/guard"
+	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/fakes"
+)
+
+func TestCallToUnknownOrDisabledConnectionFailsAtOnce(t *testing.T) {
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	s := start(t, rec, testOptions())
+	for _, id := range []string{"fake.nowhere", "fake.off"} {
+		t.Run(id, func(t *testing.T) {
+			is := is.New(t)
+			began := time.Now()
+			r := s.call(t, id, "counter", nil)
+			is.True(r.Err != nil)
+			is.True(strings.Contains(r.Err.Error(), `"`+id+`"`)) // names the connection
+			is.True(time.Since(began) < time.Second)
+		})
+	}
+	is := is.New(t)
+	is.Equal(rec.SessionsCreated(), 0) // nothing was opened for them
+}
+
+func TestRefreshOfUnknownConnectionFails(t *testing.T) {
+	is := is.New(t)
+	s := start(t, fakes.NewInMemory(nil), testOptions())
+	_, err := s.handle.RefreshCatalog(ctx(t), "fake.nowhere")
+	is.True(err != nil)
+	_, err = s.store.GetCatalog(ctx(t), "fake.nowhere")
+	is.True(errors.Is(err, store.ErrNotFound))
+}
+
+func TestCallsAreRoutedToOneSessionPerConnection(t *testing.T) {
+	is := is.New(t)
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	s := start(t, rec, testOptions())
+
+	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 1.0)
+	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 2.0)
+	is.Equal(s.mustCall(t, "fake.two", "counter", nil)["count"], 1.0) // its own upstream
+	is.Equal(rec.SessionsCreated(), 2)
+	var routed []string
+	for _, c := range rec.ToolCalls() {
+		routed = append(routed, c.Connection)
+	}
+	is.Equal(routed, []string{"fake.one", "fake.one", "fake.two"})
+}
+
+func TestRefreshCatalogStoresTheSnapshotAndReportsTheSessionOpen(t *testing.T) {
+	is := is.New(t)
+	s := start(t, fakes.NewInMemory(nil), testOptions())
+
+	snap, err := s.handle.RefreshCatalog(ctx(t), "fake.one")
+	is.NoErr(err)
+	is.Equal(snap.ConnectionID, "fake.one")
+	is.Equal(len(snap.Tools), 5)
+
+	stored, err := s.store.GetCatalog(ctx(t), "fake.one")
+	is.NoErr(err)
+	is.Equal(toolNames(stored), []string{"counter", "crash", "echo", "fail", "sleep"})
+	is.Equal(stored.FetchedAtEpochMs, snap.FetchedAtEpochMs)
+
+	statuses, err := s.handle.Statuses(ctx(t))
+	is.NoErr(err)
+	is.Equal(len(statuses), 3) // every configured connection, in order
+	is.Equal(statuses[0].Connection, "fake.one")
+	is.Equal(statuses[0].State, session.StateOpen)
+	is.Equal(statuses[0].SessionsOpened, 1)
+	is.Equal(statuses[1].Connection, "fake.two")
+	is.Equal(statuses[1].State, session.StateIdle) // never used
+	is.Equal(statuses[2].Connection, "fake.off")
+	is.Equal(statuses[2].State, session.StateIdle)
+}
+
+func TestWarmUpStoresCatalogsOfColdConnections(t *testing.T) {
+	is := is.New(t)
+	st := store.NewMemory()
+	stale := catalog.Snapshot{ConnectionID: "fake.two", FetchedAtEpochMs: 1, Tools: []catalog.Tool{}, Resources: []catalog.Resource{}, Prompts: []catalog.Prompt{}}
+	is.NoErr(st.SaveCatalog(ctx(t), stale))
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	opts := testOptions()
+	opts.WarmUp = true
+	startWith(t, rec, st, opts)
+
+	// No refresh is asked for: the cold connection's catalog appears.
+	deadline := time.After(patience)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		snap, err := st.GetCatalog(ctx(t), "fake.one")
+		if err == nil {
+			is.Equal(len(snap.Tools), 5)
+			break
+		}
+		is.True(errors.Is(err, store.ErrNotFound))
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("warm-up stored no catalog")
+		}
+	}
+	kept, err := st.GetCatalog(ctx(t), "fake.two")
+	is.NoErr(err)
+	is.Equal(kept.FetchedAtEpochMs, int64(1)) // a stored catalog is not refreshed
+	_, err = st.GetCatalog(ctx(t), "fake.off")
+	is.True(errors.Is(err, store.ErrNotFound)) // nor is a disabled connection's
+	is.Equal(rec.SessionsCreated(), 1)
+}
+
+func TestChangedToolsAreStoredWithoutARefresh(t *testing.T) {
+	is := is.New(t)
+	servers := make(chan *mcp.Server, 1)
+	newServer := func() *mcp.Server {
+		srv := fakes.NewServer()
+		servers <- srv
+		return srv
+	}
+	s := start(t, fakes.NewInMemory(newServer), testOptions())
+	_, err := s.handle.RefreshCatalog(ctx(t), "fake.one")
+	is.NoErr(err)
+
+	(<-servers).RemoveTools("crash")
+	deadline := time.After(patience)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		snap, err := s.store.GetCatalog(ctx(t), "fake.one")
+		is.NoErr(err)
+		if len(snap.Tools) == 4 {
+			is.Equal(toolNames(snap), []string{"counter", "echo", "fail", "sleep"})
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("the changed catalog was not stored")
+		}
+	}
+}
+
+// panicSession makes the session actor of connection panic in its Receive:
+// a CallTool without a reply address panics when the actor answers it.
+func (s *sup) panicSession(t *testing.T, connection string) {
+	t.Helper()
+	before := s.status(t, connection)
+	s.engine.Send(s.handle.PID(), session.CallTool{Connection: connection, Tool: "counter", Deadline: time.Now().Add(2 * time.Second)})
+	s.waitStatus(t, connection, func(st session.Status) bool {
+		return strings.Contains(st.LastError, "panicked") && st.ChangedAt.After(before.ChangedAt)
+	})
+}
+
+func TestPanickingSessionIsStoppedAndReplacedOnNextCall(t *testing.T) {
+	is := is.New(t)
+	observer := observeCloses(fakes.NewInMemory(nil))
+	rec := fakes.NewRecording(observer)
+	s := start(t, rec, testOptions())
+	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 1.0)
+
+	s.panicSession(t, "fake.one")
+	observer.waitClosed(t, 1) // the panicked actor was stopped, closing its session
+	st := s.status(t, "fake.one")
+	is.Equal(st.State, session.StateIdle)
+
+	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 1.0) // a fresh upstream
+	is.Equal(rec.SessionsCreated(), 2)
+	is.Equal(s.status(t, "fake.one").State, session.StateOpen)
+}
+
+// The supervisor stops a panicked child asynchronously; a call it handles
+// right after the panic must reach a fresh child, not the stopping one.
+func TestCallRightAfterAPanicReachesAFreshSession(t *testing.T) {
+	is := is.New(t)
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	s := start(t, rec, testOptions())
+	s.mustCall(t, "fake.one", "counter", nil)
+	child := s.engine.Registry.GetPID("supervisor/mcp/session", "fake.one")
+	is.True(child != nil) // the session actor is registered
+
+	// Queue the panic report and a call back to back, so that the
+	// supervisor handles the call while the panicked child is stopping.
+	s.engine.Send(s.handle.PID(), guard.Panic{PID: child, Message: "test", Value: "injected"})
+	first := s.send("fake.one", "counter", nil)
+	r, err := first.Wait(ctx(t))
+	is.NoErr(err) // the call is answered
+	is.NoErr(r.Err)
+	is.Equal(r.Output["count"], 1.0)                                  // by a fresh upstream
+	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 2.0) // which later calls reach too
+	is.Equal(rec.SessionsCreated(), 2)
+}
+
+func TestRepeatedPanicsDegradeTheConnection(t *testing.T) {
+	is := is.New(t)
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	s := start(t, rec, testOptions()) // PanicLimit 3 in a minute
+
+	for i := range 3 {
+		s.mustCall(t, "fake.one", "counter", nil)
+		s.panicSession(t, "fake.one")
+		if i < 2 {
+			is.Equal(s.status(t, "fake.one").State, session.StateIdle) // not yet degraded
+		}
+	}
+	st := s.status(t, "fake.one")
+	is.Equal(st.State, session.StateBackoff)
+
+	began := time.Now()
+	r := s.call(t, "fake.one", "counter", nil)
+	is.True(errors.Is(r.Err, session.ErrUnavailable)) // fails fast while degraded
+	is.True(time.Since(began) < time.Second)
+	_, err := s.handle.RefreshCatalog(ctx(t), "fake.one")
+	is.True(errors.Is(err, session.ErrUnavailable))
+	is.Equal(rec.SessionsCreated(), 3) // no session was opened for them
+
+	is.Equal(s.mustCall(t, "fake.two", "counter", nil)["count"], 1.0) // other connections are unaffected
+}
+
+func TestDegradedConnectionRecoversAfterTheCooldown(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.PanicLimit, opts.Cooldown = 1, 200*time.Millisecond
+	s := start(t, fakes.NewInMemory(nil), opts)
+	s.mustCall(t, "fake.one", "counter", nil)
+	s.panicSession(t, "fake.one")
+	is.True(errors.Is(s.call(t, "fake.one", "counter", nil).Err, session.ErrUnavailable))
+
+	deadline := time.After(patience)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		r := s.call(t, "fake.one", "counter", nil)
+		if r.Err == nil {
+			is.Equal(r.Output["count"], 1.0)
+			return
+		}
+		is.True(errors.Is(r.Err, session.ErrUnavailable))
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("still degraded after the cooldown: %v", r.Err)
+		}
+	}
+}
+
+func TestPanicOfAnUnknownActorIsIgnored(t *testing.T) {
+	is := is.New(t)
+	s := start(t, fakes.NewInMemory(nil), testOptions())
+	s.mustCall(t, "fake.one", "counter", nil)
+	child := s.engine.Registry.GetPID("supervisor/mcp/session", "fake.one")
+	is.True(child != nil) // the session actor is registered
+	stranger := s.engine.SpawnFunc(func(*actor.Context) {}, "stranger")
+	defer s.engine.Poison(stranger)
+
+	s.engine.Send(s.handle.PID(), guard.Panic{PID: stranger, Message: "test", Value: "not ours"})
+	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 2.0) // the same session
+	is.True(s.engine.Registry.GetPID("supervisor/mcp/session", "fake.one").Equals(child))
+	is.Equal(s.status(t, "fake.one").State, session.StateOpen)
+}
+
+func TestStopClosesEveryUpstreamSession(t *testing.T) {
+	is := is.New(t)
+	observer := observeCloses(fakes.NewInMemory(nil))
+	s := start(t, observer, testOptions())
+	s.mustCall(t, "fake.one", "counter", nil)
+	s.mustCall(t, "fake.two", "counter", nil)
+
+	stopCtx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	is.NoErr(s.handle.Stop(stopCtx))
+	for range 2 {
+		select {
+		case <-observer.closed: // closed before Stop returned
+		default:
+			t.Fatal("an upstream session is still open after Stop")
+		}
+	}
+	is.Equal(s.engine.Registry.GetPID("supervisor", "mcp"), nil)
+}
+
+func TestStopAnswersCallsInFlight(t *testing.T) {
+	is := is.New(t)
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	s := start(t, rec, testOptions())
+	s.mustCall(t, "fake.one", "counter", nil)
+	w := s.send("fake.one", "sleep", map[string]any{"ms": 60_000})
+	is.True(rec.WaitForToolCalls(2, patience)) // the sleep is at the server
+
+	stopCtx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	is.NoErr(s.handle.Stop(stopCtx))
+	r, err := w.Wait(ctx(t))
+	is.NoErr(err) // the caller is not left waiting
+	is.True(errors.Is(r.Err, session.ErrUnavailable))
+}
+
+func toolNames(s catalog.Snapshot) []string {
+	var names []string
+	for _, t := range s.Tools {
+		names = append(names, t.Name)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,780 @@
+package edge_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/api/contract"
+	"github.com/mcpflow/mcpflow/api/edge"
+	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/service"
+)
+
+// wait bounds every wait for something that should happen promptly.
+const wait = 5 * time.Second
+
+// logs captures the edge's slog output (tests do not run in parallel).
+var logs lockedBuffer
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestMain(m *testing.M) {
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	os.Exit(m.Run())
+}
+
+// fixture is a small method table whose slow handler blocks until released
+// and reports when it starts and when its context ends.
+type fixture struct {
+	started chan struct{}
+	release chan struct{} // closed to release every slow call
+	ctxErrs chan error
+}
+
+func newFixture() *fixture {
+	return &fixture{started: make(chan struct{}, 256), release: make(chan struct{}), ctxErrs: make(chan error, 256)}
+}
+
+func (f *fixture) methods() map[string]service.Handler {
+	return map[string]service.Handler{
+		protocol.MethodHealth: func(context.Context, json.RawMessage) (any, error) {
+			return protocol.HealthResult{Status: "ok", StoreRoot: "/store"}, nil
+		},
+		"test.fast": func(context.Context, json.RawMessage) (any, error) { return "fast", nil },
+		"test.echo": func(_ context.Context, params json.RawMessage) (any, error) { return params, nil },
+		"test.slow": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			f.started <- struct{}{}
+			select {
+			case <-f.release:
+				return "slow", nil
+			case <-ctx.Done():
+				f.ctxErrs <- ctx.Err()
+				return nil, ctx.Err()
+			}
+		},
+		"test.timeout": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+		"test.domain": func(context.Context, json.RawMessage) (any, error) {
+			return nil, jsonrpc.Failed("KeyError", "deployment 'd1' not found")
+		},
+		"test.plain": func(context.Context, json.RawMessage) (any, error) {
+			return nil, errors.New("disk on fire at /secret/path")
+		},
+		"test.panic": func(context.Context, json.RawMessage) (any, error) { panic("boom at /secret/path") },
+	}
+}
+
+// testOptions are DefaultOptions with test-sized limits.
+func testOptions() edge.Options {
+	o := edge.DefaultOptions()
+	o.MaxMessageBytes = 64 << 10
+	o.RequestTimeout = wait
+	return o
+}
+
+// start serves f's methods with opts; cleanup closes the edge (cancelling
+// every connection) before the listener.
+func start(t testing.TB, f *fixture, opts edge.Options) (*edge.Server, *httptest.Server) {
+	t.Helper()
+	srv := edge.New(f.methods(), contract.Default(), opts)
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	t.Cleanup(srv.Close)
+	return srv, hs
+}
+
+func wsURL(hs *httptest.Server) string { return "ws" + strings.TrimPrefix(hs.URL, "http") + "/ws" }
+
+// rawConn is a bare gorilla client: the test goroutine is its only reader
+// and writer.
+type rawConn struct {
+	t  testing.TB
+	ws *websocket.Conn
+}
+
+func dial(t testing.TB, hs *httptest.Server) *rawConn {
+	t.Helper()
+	ws, resp, err := websocket.DefaultDialer.Dial(wsURL(hs), nil)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	_ = resp.Body.Close()
+	t.Cleanup(func() { _ = ws.Close() })
+	return &rawConn{t: t, ws: ws}
+}
+
+func (c *rawConn) send(frame string) {
+	c.t.Helper()
+	_ = c.ws.SetWriteDeadline(time.Now().Add(wait))
+	if err := c.ws.WriteMessage(websocket.TextMessage, []byte(frame)); err != nil {
+		c.t.Fatalf("write: %v", err)
+	}
+}
+
+func (c *rawConn) recvRaw() []byte {
+	c.t.Helper()
+	_ = c.ws.SetReadDeadline(time.Now().Add(wait))
+	_, data, err := c.ws.ReadMessage()
+	if err != nil {
+		c.t.Fatalf("read: %v", err)
+	}
+	return data
+}
+
+func (c *rawConn) recv() response {
+	c.t.Helper()
+	return decode(c.t, c.recvRaw())
+}
+
+// call sends one request and reads the next message, which must answer it.
+func (c *rawConn) call(id, method, params string) response {
+	c.t.Helper()
+	frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q`, id, method)
+	if params != "" {
+		frame += `,"params":` + params
+	}
+	c.send(frame + "}")
+	r := c.recv()
+	if string(r.ID) != id {
+		c.t.Fatalf("reply id %s, want %s", r.ID, id)
+	}
+	return r
+}
+
+type rpcError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   *rpcError       `json:"error"`
+}
+
+func decode(t testing.TB, data []byte) response {
+	t.Helper()
+	if len(data) == 0 || data[0] != '{' {
+		t.Fatalf("reply is not a single object: %s", data)
+	}
+	var r response
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("decode %s: %v", data, err)
+	}
+	if r.JSONRPC != "2.0" || (r.Error == nil) == (r.Result == nil) {
+		t.Fatalf("malformed response: %s", data)
+	}
+	return r
+}
+
+func code(r response) int {
+	if r.Error == nil {
+		return 0
+	}
+	return r.Error.Code
+}
+
+// waitStarted waits for n slow calls to start.
+func (f *fixture) waitStarted(t testing.TB, n int) {
+	t.Helper()
+	for range n {
+		select {
+		case <-f.started:
+		case <-time.After(wait):
+			t.Fatalf("slow handler did not start within %s", wait)
+		}
+	}
+}
+
+func TestWebSocketHealth(t *testing.T) {
+	is := is.New(t)
+	_, hs := start(t, newFixture(), testOptions())
+	c := dial(t, hs)
+	r := c.call(`1`, "workflow.health", "")
+	is.Equal(r.Error, nil)
+	var h protocol.HealthResult
+	is.NoErr(json.Unmarshal(r.Result, &h))
+	is.Equal(h, protocol.HealthResult{Status: "ok", StoreRoot: "/store"})
+	r = c.call(`2`, "workflow.health", `{}`)
+	is.Equal(r.Error, nil)
+	r = c.call(`3`, "workflow.health", `null`) // null params count as absent
+	is.Equal(r.Error, nil)
+}
+
+func TestWebSocketParseErrorKeepsConnection(t *testing.T) {
+	is := is.New(t)
+	_, hs := start(t, newFixture(), testOptions())
+	c := dial(t, hs)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":`)
+	r := c.recv()
+	is.Equal(code(r), jsonrpc.ParseError)
+	is.Equal(string(r.ID), "null")
+	r = c.call(`2`, "workflow.health", "")
+	is.Equal(r.Error, nil) // the connection survives a parse error
+}
+
+func TestWebSocketUnknownMethodEchoesID(t *testing.T) {
+	_, hs := start(t, newFixture(), testOptions())
+	c := dial(t, hs)
+	for _, id := range []string{`"abc"`, `7`, `0`, `-3`, `"<&>"`, `1.50`} {
+		t.Run(id, func(t *testing.T) {
+			is := is.New(t)
+			r := c.call(id, "no.such.method", "") // call checks the id bytes
+			is.Equal(code(r), jsonrpc.MethodNotFound)
+		})
+	}
+	is.New(t).Equal(code(c.call(`8`, "rpc.discover", "")), jsonrpc.MethodNotFound) // reserved
+}
+
+func TestWebSocketInvalidParams(t *testing.T) {
+	_, hs := start(t, newFixture(), testOptions())
+	c := dial(t, hs)
+	for _, tc := range []struct {
+		name, method, params string
+		want                 int
+	}{
+		{"unknown key", "workflow.health", `{"bogus":1}`, jsonrpc.InvalidParams},
+		{"array params in contract", "workflow.health", `[]`, jsonrpc.InvalidParams},
+		{"array params off contract", "test.fast", `[1,2]`, jsonrpc.InvalidParams},
+		{"number params", "workflow.health", `5`, jsonrpc.InvalidRequest},
+		{"string params", "test.fast", `"x"`, jsonrpc.InvalidRequest},
+		{"true params", "test.fast", `true`, jsonrpc.InvalidRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			is := is.New(t)
+			r := c.call(`"p"`, tc.method, tc.params)
+			is.Equal(code(r), tc.want)
+		})
+	}
+	is.New(t).Equal(c.call(`9`, "workflow.health", "").Error, nil) // still usable
+}
+
+func TestWebSocketBatch(t *testing.T) {
+	is := is.New(t)
+	_, hs := start(t, newFixture(), testOptions())
+	c := dial(t, hs)
+	c.send(`[
+		{"jsonrpc":"2.0","id":1,"method":"workflow.health"},
+		{"jsonrpc":"2.0","id":2},
+		{"jsonrpc":"2.0","id":"c","method":"test.fast","params":{}}
+	]`)
+	data := c.recvRaw()
+	var replies []json.RawMessage
+	is.NoErr(json.Unmarshal(data, &replies)) // a batch is answered by one array
+	is.Equal(len(replies), 3)
+	byID := map[string]response{}
+	for _, raw := range replies {
+		r := decode(t, raw)
+		byID[string(r.ID)] = r
+	}
+	is.Equal(len(byID), 3)
+	is.Equal(byID[`1`].Error, nil)
+	is.Equal(code(byID[`2`]), jsonrpc.InvalidRequest)
+	is.Equal(string(byID[`"c"`].Result), `"fast"`)
+}
+
+func TestWebSocketBatchNotifications(t *testing.T) {
+	is := is.New(t)
+	_, hs := start(t, newFixture(), testOptions())
+	c := dial(t, hs)
+	// A notification inside a batch gets no entry in the reply.
+	c.send(`[{"jsonrpc":"2.0","method":"test.fast"},{"jsonrpc":"2.0","id":1,"method":"test.fast"}]`)
+	var replies []response
+	is.NoErr(json.Unmarshal(c.recvRaw(), &replies))
+	is.Equal(len(replies), 1)
+	is.Equal(string(replies[0].ID), `1`)
+	// A batch of notifications only gets no reply at all: the next message
+	// read answers the request sent after it.
+	c.send(`[{"jsonrpc":"2.0","method":"test.fast"},{"jsonrpc":"2.0","method":"workflow.health"}]`)
+	r := c.call(`2`, "workflow.health", "")
+	is.Equal(r.Error, nil)
+}
+
+func TestWebSocketEmptyBatch(t *testing.T) {
+	is := is.New(t)
+	_, hs := start(t, newFixture(), testOptions())
+	c := dial(t, hs)
+	c.send(`[]`)
+	r := c.recv() // decode insists on a single object, not an array
+	is.Equal(code(r), jsonrpc.InvalidRequest)
+	is.Equal(string(r.ID), "null")
+}
+
+func TestWebSocketBatchTooLarge(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.MaxBatch = 2
+	_, hs := start(t, newFixture(), opts)
+	c := dial(t, hs)
+	c.send(`[{"jsonrpc":"2.0","id":1,"method":"test.fast"},{"jsonrpc":"2.0","id":2,"method":"test.fast"},{"jsonrpc":"2.0","id":3,"method":"test.fast"}]`)
+	r := c.recv()
+	is.Equal(code(r), jsonrpc.InvalidRequest)
+	is.Equal(string(r.ID), "null")
+}
+
+func TestWebSocketNotificationNotAnswered(t *testing.T) {
+	is := is.New(t)
+	f := newFixture()
+	_, hs := start(t, f, testOptions())
+	c := dial(t, hs)
+	c.send(`{"jsonrpc":"2.0","method":"test.fast"}`)
+	c.send(`{"jsonrpc":"2.0","method":"no.such.method"}`) // not even an error
+	c.send(`{"jsonrpc":"2.0","method":"test.slow"}`)
+	f.waitStarted(t, 1)
+	r := c.call(`1`, "workflow.health", "") // the next message answers the request
+	is.Equal(r.Error, nil)
+	close(f.release) // the slow notification finishes...
+	r = c.call(`2`, "workflow.health", "")
+	is.Equal(r.Error, nil) // ...and still is not answered
+}
+
+func TestWebSocketErrors(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.RequestTimeout = 50 * time.Millisecond
+	_, hs := start(t, newFixture(), opts)
+	c := dial(t, hs)
+
+	r := c.call(`1`, "test.domain", "")
+	is.Equal(code(r), jsonrpc.OperationFailed)
+	is.Equal(r.Error.Message, "Workflow operation failed")
+	var data jsonrpc.ErrorData
+	is.NoErr(json.Unmarshal(r.Error.Data, &data))
+	is.Equal(data, jsonrpc.ErrorData{Code: "KeyError", Message: "deployment 'd1' not found"})
+
+	r = c.call(`2`, "test.plain", "")
+	is.Equal(code(r), jsonrpc.InternalError)
+	is.Equal(r.Error.Message, "Internal error")
+	is.True(!strings.Contains(string(r.Error.Data), "secret"))               // internals are not leaked...
+	is.True(strings.Contains(logs.String(), "disk on fire at /secret/path")) // ...but logged
+
+	r = c.call(`3`, "test.timeout", "")
+	is.Equal(code(r), jsonrpc.RequestTimeout)
+}
+
+func TestWebSocketHandlerPanic(t *testing.T) {
+	is := is.New(t)
+	_, hs := start(t, newFixture(), testOptions())
+	c := dial(t, hs)
+	r := c.call(`1`, "test.panic", "")
+	is.Equal(code(r), jsonrpc.InternalError)
+	is.True(!strings.Contains(string(r.Error.Data), "secret"))                          // the panic value is not leaked...
+	is.True(strings.Contains(logs.String(), `msg="method panicked" method=test.panic`)) // ...but logged
+	is.Equal(c.call(`2`, "workflow.health", "").Error, nil)                             // the server and the connection survive
+}
+
+func TestWebSocketAnswersAsTheyFinish(t *testing.T) {
+	is := is.New(t)
+	f := newFixture()
+	_, hs := start(t, f, testOptions())
+	c := dial(t, hs)
+	c.send(`{"jsonrpc":"2.0","id":"slow","method":"test.slow"}`)
+	f.waitStarted(t, 1)
+	c.send(`{"jsonrpc":"2.0","id":"fast","method":"test.fast"}`)
+	r := c.recv()
+	is.Equal(string(r.ID), `"fast"`) // the fast reply overtakes the slow one
+	close(f.release)
+	r = c.recv()
+	is.Equal(string(r.ID), `"slow"`)
+	is.Equal(string(r.Result), `"slow"`)
+}
+
+func TestWebSocketMaxInFlight(t *testing.T) {
+	is := is.New(t)
+	f := newFixture()
+	opts := testOptions()
+	opts.MaxInFlight = 2
+	_, hs := start(t, f, opts)
+	c := dial(t, hs)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"test.slow"}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"test.slow"}`)
+	f.waitStarted(t, 2)
+	r := c.call(`3`, "test.fast", "")
+	is.Equal(code(r), jsonrpc.Overloaded) // answered at once, while both slots are taken
+	// A batch entry beyond the bound is refused the same way.
+	c.send(`[{"jsonrpc":"2.0","id":4,"method":"test.fast"}]`)
+	var replies []response
+	is.NoErr(json.Unmarshal(c.recvRaw(), &replies))
+	is.Equal(len(replies), 1)
+	is.Equal(replies[0].Error.Code, jsonrpc.Overloaded)
+
+	close(f.release)
+	got := map[string]bool{}
+	for range 2 {
+		r := c.recv()
+		is.Equal(string(r.Result), `"slow"`)
+		got[string(r.ID)] = true
+	}
+	is.Equal(got, map[string]bool{"1": true, "2": true})
+	// Once a reply has arrived its slot is free: a client keeping exactly
+	// MaxInFlight requests outstanding is never refused.
+	c.send(`{"jsonrpc":"2.0","id":5,"method":"test.fast"}`)
+	c.send(`{"jsonrpc":"2.0","id":6,"method":"test.fast"}`)
+	for range 2 {
+		r := c.recv()
+		is.Equal(r.Error, nil)
+	}
+}
+
+// TestWebSocketMaxInFlightWindow pipelines requests keeping exactly
+// MaxInFlight outstanding: a new request is sent as soon as a reply
+// arrives, so none may be refused.
+func TestWebSocketMaxInFlightWindow(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.MaxInFlight = 2
+	_, hs := start(t, newFixture(), opts)
+	c := dial(t, hs)
+	const total = 300
+	next := 0
+	sendNext := func() {
+		next++
+		c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"test.fast"}`, next))
+	}
+	sendNext()
+	sendNext()
+	for range total {
+		r := c.recv()
+		is.Equal(r.Error, nil) // no -32000 with at most MaxInFlight outstanding
+		if next < total {
+			sendNext()
+		}
+	}
+}
+
+func TestWebSocketMessageTooBig(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.MaxMessageBytes = 1024
+	_, hs := start(t, newFixture(), opts)
+	c := dial(t, hs)
+	c.call(`1`, "test.echo", `{"pad":"`+strings.Repeat("x", 900)+`"}`) // under the limit
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"test.echo","params":{"pad":"` + strings.Repeat("x", 2048) + `"}}`)
+	_ = c.ws.SetReadDeadline(time.Now().Add(wait))
+	_, _, err := c.ws.ReadMessage()
+	is.True(websocket.IsCloseError(err, websocket.CloseMessageTooBig)) // close 1009
+}
+
+func TestWebSocketOrigin(t *testing.T) {
+	opts := testOptions()
+	opts.AllowedOrigins = []string{"https://app.example.com/"}
+	_, hs := start(t, newFixture(), opts)
+	host := strings.TrimPrefix(hs.URL, "http://")
+	for _, tc := range []struct {
+		origin string
+		ok     bool
+	}{
+		{"", true},
+		{"http://" + host, true},
+		{"HTTP://" + strings.ToUpper(host), true},
+		{"https://app.example.com", true},
+		{"https://APP.example.com", true},
+		{"https://evil.example.com", false},
+		{"http://" + host + ".evil.example", false},
+		{"https://app.example.com.evil.example", false},
+		{"null", false},
+	} {
+		t.Run(tc.origin, func(t *testing.T) {
+			is := is.New(t)
+			h := http.Header{}
+			if tc.origin != "" {
+				h.Set("Origin", tc.origin)
+			}
+			ws, resp, err := websocket.DefaultDialer.Dial(wsURL(hs), h)
+			if ws != nil {
+				defer ws.Close()
+			}
+			if resp != nil {
+				_ = resp.Body.Close()
+			}
+			if tc.ok {
+				is.NoErr(err)
+				return
+			}
+			is.Equal(err, websocket.ErrBadHandshake)
+			is.Equal(resp.StatusCode, http.StatusForbidden)
+		})
+	}
+}
+
+// pinged reads c in the background, counting pings (answered with pongs
+// unless silent) and forwarding messages.
+func pinged(c *rawConn, silent bool) (pings <-chan struct{}, msgs <-chan []byte, readErr <-chan error) {
+	p := make(chan struct{}, 1024)
+	m := make(chan []byte, 16)
+	e := make(chan error, 1)
+	c.ws.SetPingHandler(func(data string) error {
+		select {
+		case p <- struct{}{}:
+		default:
+		}
+		if silent {
+			return nil
+		}
+		return c.ws.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(wait))
+	})
+	go func() {
+		for {
+			_, data, err := c.ws.ReadMessage()
+			if err != nil {
+				e <- err
+				return
+			}
+			m <- data
+		}
+	}()
+	return p, m, e
+}
+
+func TestWebSocketPingKeepsAnsweringPeerAlive(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.PingInterval = 10 * time.Millisecond
+	opts.PongWait = 100 * time.Millisecond
+	_, hs := start(t, newFixture(), opts)
+	c := dial(t, hs)
+	pings, msgs, readErr := pinged(c, false)
+	// Twenty pings span twice PongWait: only the pongs kept the connection.
+	for i := range 20 {
+		select {
+		case <-pings:
+		case err := <-readErr:
+			t.Fatalf("connection dropped after %d pings: %v", i, err)
+		case <-time.After(wait):
+			t.Fatalf("no ping %d within %s", i, wait)
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"workflow.health"}`)
+	select {
+	case data := <-msgs:
+		r := decode(t, data)
+		is.Equal(r.Error, nil)
+	case err := <-readErr:
+		t.Fatalf("read: %v", err)
+	case <-time.After(wait):
+		t.Fatal("no reply")
+	}
+}
+
+func TestWebSocketSilentPeerDropped(t *testing.T) {
+	opts := testOptions()
+	opts.PingInterval = 10 * time.Millisecond
+	opts.PongWait = 50 * time.Millisecond
+	_, hs := start(t, newFixture(), opts)
+	c := dial(t, hs)
+	_, _, readErr := pinged(c, true) // reads, but never answers a ping
+	select {
+	case err := <-readErr:
+		var ne interface{ Timeout() bool }
+		if errors.As(err, &ne) && ne.Timeout() {
+			t.Fatalf("client timed out instead of being dropped: %v", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("silent peer not dropped")
+	}
+}
+
+func TestServerCloseEndsConnections(t *testing.T) {
+	is := is.New(t)
+	f := newFixture()
+	srv, hs := start(t, f, testOptions())
+	c := dial(t, hs)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"test.slow"}`)
+	f.waitStarted(t, 1)
+	srv.Close()
+	select {
+	case err := <-f.ctxErrs:
+		is.True(errors.Is(err, context.Canceled)) // the in-flight handler saw its context cancelled
+	case <-time.After(wait):
+		t.Fatal("handler context not cancelled")
+	}
+	_ = c.ws.SetReadDeadline(time.Now().Add(wait))
+	_, _, err := c.ws.ReadMessage()
+	is.True(err != nil)
+	var ne interface{ Timeout() bool }
+	is.True(!errors.As(err, &ne) || !ne.Timeout()) // closed by the server, not our deadline
+}
+
+func post(t testing.TB, hs *httptest.Server, body string) (int, string, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL+"/rpc", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hs.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	reply, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), reply
+}
+
+func TestHTTP(t *testing.T) {
+	opts := testOptions()
+	opts.MaxMessageBytes = 1024
+	_, hs := start(t, newFixture(), opts)
+
+	t.Run("single", func(t *testing.T) {
+		is := is.New(t)
+		status, ctype, body := post(t, hs, `{"jsonrpc":"2.0","id":"h","method":"workflow.health"}`)
+		is.Equal(status, http.StatusOK)
+		is.Equal(ctype, "application/json")
+		r := decode(t, body)
+		is.Equal(string(r.ID), `"h"`)
+		is.Equal(string(r.Result), `{"status":"ok","store_root":"/store"}`)
+	})
+	t.Run("batch", func(t *testing.T) {
+		is := is.New(t)
+		status, _, body := post(t, hs, `[{"jsonrpc":"2.0","id":1,"method":"test.fast"},{"jsonrpc":"2.0","method":"test.fast"},{"jsonrpc":"2.0","id":2,"method":"nope"},{"jsonrpc":"2.0","id":3,"method":"test.domain"}]`)
+		is.Equal(status, http.StatusOK)
+		var replies []response
+		is.NoErr(json.Unmarshal(body, &replies))
+		is.Equal(len(replies), 3)
+		byID := map[string]response{}
+		for _, r := range replies {
+			byID[string(r.ID)] = r
+		}
+		is.Equal(string(byID["1"].Result), `"fast"`)
+		is.Equal(code(byID["2"]), jsonrpc.MethodNotFound)
+		is.Equal(code(byID["3"]), jsonrpc.OperationFailed)
+	})
+	t.Run("notification only", func(t *testing.T) {
+		is := is.New(t)
+		status, _, body := post(t, hs, `{"jsonrpc":"2.0","method":"test.fast"}`)
+		is.Equal(status, http.StatusNoContent)
+		is.Equal(len(body), 0)
+		status, _, body = post(t, hs, `[{"jsonrpc":"2.0","method":"test.fast"},{"jsonrpc":"2.0","method":"workflow.health"}]`)
+		is.Equal(status, http.StatusNoContent)
+		is.Equal(len(body), 0)
+	})
+	t.Run("parse error", func(t *testing.T) {
+		is := is.New(t)
+		status, _, body := post(t, hs, `{"jsonrpc":`)
+		is.Equal(status, http.StatusOK)
+		r := decode(t, body)
+		is.Equal(code(r), jsonrpc.ParseError)
+		is.Equal(string(r.ID), "null")
+	})
+	t.Run("empty batch", func(t *testing.T) {
+		is := is.New(t)
+		_, _, body := post(t, hs, `[]`)
+		is.Equal(code(decode(t, body)), jsonrpc.InvalidRequest)
+	})
+	t.Run("body too large", func(t *testing.T) {
+		is := is.New(t)
+		status, _, _ := post(t, hs, `{"jsonrpc":"2.0","id":1,"method":"test.echo","params":{"pad":"`+strings.Repeat("x", 2048)+`"}}`)
+		is.Equal(status, http.StatusRequestEntityTooLarge)
+	})
+	t.Run("panic", func(t *testing.T) {
+		is := is.New(t)
+		_, _, body := post(t, hs, `{"jsonrpc":"2.0","id":1,"method":"test.panic"}`)
+		is.Equal(code(decode(t, body)), jsonrpc.InternalError)
+	})
+	t.Run("healthz", func(t *testing.T) {
+		is := is.New(t)
+		resp, err := hs.Client().Get(hs.URL + "/healthz")
+		is.NoErr(err)
+		defer resp.Body.Close()
+		is.Equal(resp.StatusCode, http.StatusOK)
+		is.Equal(resp.Header.Get("Content-Type"), "application/json")
+		var body map[string]string
+		is.NoErr(json.NewDecoder(resp.Body).Decode(&body))
+		is.Equal(body, map[string]string{"status": "ok"})
+	})
+	t.Run("wrong verb", func(t *testing.T) {
+		is := is.New(t)
+		resp, err := hs.Client().Get(hs.URL + "/rpc")
+		is.NoErr(err)
+		_ = resp.Body.Close()
+		is.Equal(resp.StatusCode, http.StatusMethodNotAllowed)
+	})
+}
+
+// TestHTTPOrigin: /rpc applies the WebSocket origin check, since a
+// cross-site page can POST text/plain without a CORS preflight.
+func TestHTTPOrigin(t *testing.T) {
+	opts := testOptions()
+	opts.AllowedOrigins = []string{"https://app.example.com"}
+	_, hs := start(t, newFixture(), opts)
+	for _, tc := range []struct {
+		origin string
+		want   int
+	}{
+		{"", http.StatusOK},
+		{hs.URL, http.StatusOK},
+		{"https://app.example.com", http.StatusOK},
+		{"https://evil.example.com", http.StatusForbidden},
+	} {
+		t.Run(tc.origin, func(t *testing.T) {
+			is := is.New(t)
+			req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, hs.URL+"/rpc",
+				strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"test.fast"}`))
+			is.NoErr(err)
+			req.Header.Set("Content-Type", "text/plain")
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			resp, err := hs.Client().Do(req)
+			is.NoErr(err)
+			_ = resp.Body.Close()
+			is.Equal(resp.StatusCode, tc.want)
+		})
+	}
+}
+
+func BenchmarkWebSocketRoundTrip(b *testing.B) {
+	_, hs := start(b, newFixture(), testOptions())
+	c := dial(b, hs)
+	frame := []byte(`{"jsonrpc":"2.0","id":1,"method":"workflow.health"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := c.ws.ReadMessage(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,217 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/client"
+	p "github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// process is a real `mcpflow serve` subprocess.
+type process struct {
+	cmd    *exec.Cmd
+	url    string
+	logs   string
+	exited chan struct{} // closed once the process is reaped
+}
+
+// startProcess runs `mcpflow serve` on cfgPath with runs answered at once
+// (--run-wait 0s) and waits until it answers /healthz.
+func startProcess(t *testing.T, cfgPath, logName string) *process {
+	t.Helper()
+	is := is.New(t)
+	addr := freeAddr(t)
+	logs := filepath.Join(filepath.Dir(cfgPath), logName)
+	out, err := os.Create(logs)
+	is.NoErr(err)
+	defer out.Close()
+	cmd := exec.Command(binary, "serve", "--config", cfgPath, "--listen", addr, "--run-wait", "0s")
+	cmd.Stdout, cmd.Stderr = out, out
+	is.NoErr(cmd.Start())
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		select {
+		case <-exited:
+			data, _ := os.ReadFile(logs)
+			t.Fatalf("mcpflow exited before serving:\n%s", data)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mcpflow did not serve on %s within 20s", addr)
+		}
+	}
+	return &process{cmd: cmd, url: "ws://" + addr + "/ws", logs: logs, exited: exited}
+}
+
+// kill SIGKILLs the process and waits until it is gone.
+func (pr *process) kill(t *testing.T) {
+	t.Helper()
+	is.New(t).NoErr(pr.cmd.Process.Signal(syscall.SIGKILL))
+	select {
+	case <-pr.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("mcpflow did not die within 10s of SIGKILL")
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	is.New(t).NoErr(err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func dialURL(t *testing.T, url string) *client.Client {
+	t.Helper()
+	c, err := client.Dial(testContext(t), url)
+	is.New(t).NoErr(err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// TestNothingAcknowledgedIsLostWhenTheProcessIsKilled starts 200 runs
+// against a slow upstream tool through the real binary, SIGKILLs it while
+// runs are in flight, starts it again on the same store, and checks every
+// run whose start was acknowledged, and every other record.
+func TestNothingAcknowledgedIsLostWhenTheProcessIsKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test: starts and kills the real binary")
+	}
+	is := is.New(t)
+	dir := t.TempDir()
+	cfg := config.File{Version: 1, Server: config.Server{
+		Store:   config.Store{Root: filepath.Join(dir, "store")},
+		Sources: []config.Connection{stdioSource("slow.default", fakeMCP)},
+	}}
+	data, err := json.Marshal(cfg)
+	is.NoErr(err)
+	cfgPath := filepath.Join(dir, "mcpflow.json")
+	is.NoErr(os.WriteFile(cfgPath, data, 0o600))
+
+	first := startProcess(t, cfgPath, "first.log")
+	c := dialURL(t, first.url)
+	deployment := buildToolDeploymentFor(t, c, "slow.default", "sleep")
+
+	const runs, killAfter = 200, 150
+	acked := make(chan string, runs)
+	var wg sync.WaitGroup
+	clients := []*client.Client{c, dialURL(t, first.url), dialURL(t, first.url), dialURL(t, first.url)}
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ms := 10_000 // in flight when the process dies
+			if i%5 == 0 {
+				ms = 1 // finishes before
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := clients[i%len(clients)].RunDeployment(ctx, p.StartRunParams{DeploymentID: deployment, WorkflowInput: p.Object{"ms": ms}})
+			if err == nil && res.RunID != nil {
+				acked <- *res.RunID
+			}
+		}()
+	}
+	var ids []string
+	for len(ids) < killAfter {
+		select {
+		case id := <-acked:
+			ids = append(ids, id)
+		case <-time.After(30 * time.Second):
+			logs, _ := os.ReadFile(first.logs)
+			t.Fatalf("only %d of %d runs acknowledged\n%s", len(ids), killAfter, logs)
+		}
+	}
+	first.kill(t)
+	wg.Wait()
+	close(acked)
+	for id := range acked {
+		ids = append(ids, id)
+	}
+	t.Logf("%d runs acknowledged before and while the process was killed", len(ids))
+
+	second := startProcess(t, cfgPath, "second.log")
+	c2 := dialURL(t, second.url)
+	ctx := testContext(t)
+	var completed, cutOff int
+	for _, id := range ids {
+		run, err := c2.InspectRun(ctx, id)
+		is.NoErr(err) // every acknowledged run survived
+		switch run.Status {
+		case "completed":
+			completed++
+			is.Equal(run.Output, p.Object{"slept_ms": float64(1)})
+		case "failed":
+			cutOff++
+			if run.Error == nil || !strings.Contains(*run.Error, `executing step "call"`) {
+				t.Fatalf("run %s failed without naming the step in flight: %v", id, deref(run.Error))
+			}
+		default:
+			t.Fatalf("run %s is %q after restart", id, run.Status)
+		}
+		var trace p.RunResult
+		is.NoErr(c2.Call(ctx, p.MethodRunsTrace, p.TraceParams{RunID: id, TraceRange: p.TraceRange{}}, &trace))
+		is.Equal(len(trace.Trace), trace.TraceCount) // the trace reads back whole
+	}
+	t.Logf("after restart: %d completed, %d failed as cut off", completed, cutOff)
+	is.True(cutOff > 0) // the kill did cut runs off
+
+	_, err = c2.InspectArtifact(ctx, "sleep_workflow", 1)
+	is.NoErr(err)
+	_, err = c2.InspectDeployment(ctx, deployment)
+	is.NoErr(err)
+	ws, err := c2.GetDraftWorkspace(ctx, "sleep_ws", true)
+	is.NoErr(err)
+	is.Equal(ws.Revision, 1)
+	is.Equal(ws.Status, "valid")
+}
+
+// buildToolDeploymentFor wraps one tool of connID in a saved, deployed
+// workflow named "<tool>_workflow".
+func buildToolDeploymentFor(t *testing.T, c *client.Client, connID, tool string) string {
+	t.Helper()
+	is := is.New(t)
+	ctx := testContext(t)
+	_, err := c.RefreshConnectionCatalog(ctx, connID)
+	is.NoErr(err)
+	name := tool + "_workflow"
+	_, err = c.CreateDraftWorkspaceFromCapability(ctx, p.CreateFromCapabilityParams{WorkspaceID: tool + "_ws", CapabilityName: connID + "." + tool, Name: &name})
+	is.NoErr(err)
+	saved, err := c.CreateArtifactFromWorkspace(ctx, p.CreateArtifactParams{WorkspaceID: tool + "_ws", ArtifactID: name, Version: 1, Title: name, Outcomes: []string{"ok", "error"}})
+	is.NoErr(err)
+	is.True(saved.Saved)
+	id := name + ".default"
+	_, err = c.SaveDeployment(ctx, p.Object{"id": id, "artifact_id": name, "artifact_version": 1,
+		"bindings": []any{p.Object{"logical_source": connID, "concrete_source": connID}}})
+	is.NoErr(err)
+	return id
+}
