@@ -2,14 +2,12 @@ package supervisor_test
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/reply"
@@ -154,68 +152,4 @@ func (s *sup) waitStatus(t *testing.T, connection string, ok func(session.Status
 			t.Fatalf("status of %q still %+v after %s", connection, st, patience)
 		}
 	}
-}
-
-// closeObserver wraps a factory and reports each client connection that
-// gets closed: the observable end of an upstream session.
-type closeObserver struct {
-	inner  session.TransportFactory
-	closed chan struct{} // one value per closed connection
-}
-
-func observeCloses(inner session.TransportFactory) *closeObserver {
-	return &closeObserver{inner: inner, closed: make(chan struct{}, 64)}
-}
-
-func (o *closeObserver) NewTransport(conn config.Connection) (mcp.Transport, error) {
-	t, err := o.inner.NewTransport(conn)
-	if err != nil {
-		return nil, err
-	}
-	return &observedTransport{inner: t, closed: o.closed}, nil
-}
-
-// waitClosed waits, bounded, for n more closed connections.
-func (o *closeObserver) waitClosed(t *testing.T, n int) {
-	t.Helper()
-	for i := range n {
-		select {
-		case <-o.closed:
-		case <-time.After(patience):
-			t.Fatalf("%d of %d upstream connections closed within %s", i, n, patience)
-		}
-	}
-}
-
-type observedTransport struct {
-	inner  mcp.Transport
-	closed chan struct{}
-}
-
-func (t *observedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &observedConn{Connection: c, closed: t.closed}, nil
-}
-
-// Kill implements session.Killer when the wrapped transport does.
-func (t *observedTransport) Kill() error {
-	if k, ok := t.inner.(session.Killer); ok {
-		return k.Kill()
-	}
-	return nil
-}
-
-type observedConn struct {
-	mcp.Connection
-	once   sync.Once
-	closed chan struct{}
-}
-
-func (c *observedConn) Close() error {
-	err := c.Connection.Close()
-	c.once.Do(func() { c.closed <- struct{}{} })
-	return err
 }

@@ -166,13 +166,13 @@ func (s *sup) panicSession(t *testing.T, connection string) {
 
 func TestPanickingSessionIsStoppedAndReplacedOnNextCall(t *testing.T) {
 	is := is.New(t)
-	observer := observeCloses(fakes.NewInMemory(nil))
+	observer := fakes.ObserveCloses(fakes.NewInMemory(nil))
 	rec := fakes.NewRecording(observer)
 	s := start(t, rec, testOptions())
 	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 1.0)
 
 	s.panicSession(t, "fake.one")
-	observer.waitClosed(t, 1) // the panicked actor was stopped, closing its session
+	observer.WaitClosed(t, 1, patience) // the panicked actor was stopped, closing its session
 	st := s.status(t, "fake.one")
 	is.Equal(st.State, session.StateIdle)
 
@@ -273,7 +273,7 @@ func TestPanicOfAnUnknownActorIsIgnored(t *testing.T) {
 
 func TestStopClosesEveryUpstreamSession(t *testing.T) {
 	is := is.New(t)
-	observer := observeCloses(fakes.NewInMemory(nil))
+	observer := fakes.ObserveCloses(fakes.NewInMemory(nil))
 	s := start(t, observer, testOptions())
 	s.mustCall(t, "fake.one", "counter", nil)
 	s.mustCall(t, "fake.two", "counter", nil)
@@ -281,13 +281,7 @@ func TestStopClosesEveryUpstreamSession(t *testing.T) {
 	stopCtx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	is.NoErr(s.handle.Stop(stopCtx))
-	for range 2 {
-		select {
-		case <-observer.closed: // closed before Stop returned
-		default:
-			t.Fatal("an upstream session is still open after Stop")
-		}
-	}
+	is.Equal(observer.Closed(), 2) // both upstream sessions closed before Stop returned
 	is.Equal(s.engine.Registry.GetPID("supervisor", "mcp"), nil)
 }
 
