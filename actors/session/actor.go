@@ -45,6 +45,8 @@ type (
 		result CatalogListed
 	}
 	toolsChanged struct{ gen int }
+	// sweep fails queued work whose deadline has passed.
+	sweep struct{}
 )
 
 // work is a call or a catalog listing waiting for the session.
@@ -96,6 +98,7 @@ type Actor struct {
 	opened     int
 	refreshing bool
 	refreshDue bool
+	sweepAt    time.Time // when the next sweep of the queue is due; zero if none
 }
 
 // New returns a producer of the session actor for conn.
@@ -142,6 +145,8 @@ func (a *Actor) Receive(c *actor.Context) {
 		if m.gen == a.gen {
 			a.onToolsChanged()
 		}
+	case sweep:
+		a.sweepQueue()
 	case actor.Stopped:
 		a.shutdown()
 	}
@@ -164,9 +169,45 @@ func (a *Actor) admit(w work) {
 		return
 	}
 	a.queue = append(a.queue, w)
+	a.scheduleSweep(w.deadline())
 	if a.state == StateIdle || a.state == StateBackoff {
 		a.connect()
 	}
+}
+
+// scheduleSweep makes sure the queue is swept by deadline d, so queued
+// work fails when its own deadline passes, not only when it leaves the
+// queue.
+func (a *Actor) scheduleSweep(d time.Time) {
+	if d.IsZero() || (!a.sweepAt.IsZero() && !d.Before(a.sweepAt)) {
+		return
+	}
+	a.sweepAt = d
+	engine, self := a.engine, a.self
+	time.AfterFunc(time.Until(d), func() { engine.Send(self, sweep{}) })
+}
+
+// sweepQueue fails queued work past its deadline and schedules the next
+// sweep.
+func (a *Actor) sweepQueue() {
+	a.sweepAt = time.Time{}
+	now, next := time.Now(), time.Time{}
+	kept := a.queue[:0]
+	for _, w := range a.queue {
+		d := w.deadline()
+		switch {
+		case !d.IsZero() && !now.Before(d):
+			w.fail(fmt.Errorf("connection %q: %w (waited in the queue)", a.conn.ID, ErrDeadline))
+		default:
+			kept = append(kept, w)
+			if !d.IsZero() && (next.IsZero() || d.Before(next)) {
+				next = d
+			}
+		}
+	}
+	clear(a.queue[len(kept):])
+	a.queue = kept
+	a.scheduleSweep(next)
 }
 
 // drain starts queued work while the session has free slots.
@@ -333,7 +374,8 @@ func (a *Actor) setState(s State, err error) {
 	if err != nil {
 		st.LastError = err.Error()
 	}
-	a.engine.Send(a.parent, st)
+	// The sender tells the parent which incarnation reports.
+	a.engine.SendWithSender(a.parent, st, a.self)
 }
 
 // shutdown cancels every call, fails running and queued work and closes

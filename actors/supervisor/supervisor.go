@@ -127,7 +127,11 @@ func (a *Actor) Receive(c *actor.Context) {
 		// The server announced changed tools; the session re-listed them.
 		a.storeSnapshot(m, nil)
 	case session.Status:
-		a.statuses[m.Connection] = m
+		// Only the live session actor of a connection reports its status; a
+		// stopping one (after a panic) must not overwrite its successor's.
+		if ch := a.children[m.Connection]; ch != nil && ch.pid != nil && ch.pid.Equals(c.Sender()) {
+			a.statuses[m.Connection] = m
+		}
 	case GetStatuses:
 		out := make([]session.Status, 0, len(a.order))
 		for _, id := range a.order {

@@ -52,6 +52,26 @@ func DefaultOptions() Options {
 	}
 }
 
+// withDefaults fills zero bounds from DefaultOptions: a zero bound would
+// refuse every request or, for PingInterval, panic.
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	orDefault(&o.MaxMessageBytes, d.MaxMessageBytes)
+	orDefault(&o.MaxBatch, d.MaxBatch)
+	orDefault(&o.MaxInFlight, d.MaxInFlight)
+	orDefault(&o.RequestTimeout, d.RequestTimeout)
+	orDefault(&o.WriteTimeout, d.WriteTimeout)
+	orDefault(&o.PingInterval, d.PingInterval)
+	orDefault(&o.PongWait, d.PongWait)
+	return o
+}
+
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
 // Server serves the workflow API.
 type Server struct {
 	methods  map[string]service.Handler
@@ -64,8 +84,10 @@ type Server struct {
 	close context.CancelFunc
 }
 
-// New returns a server of methods checked against c.
+// New returns a server of methods checked against c. Zero options take
+// their defaults.
 func New(methods map[string]service.Handler, c *contract.Contract, opts Options) *Server {
+	opts = opts.withDefaults()
 	base, cancel := context.WithCancel(context.Background())
 	return &Server{methods: methods, contract: c, opts: opts, base: base, close: cancel}
 }
