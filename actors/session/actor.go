@@ -88,8 +88,7 @@ type Actor struct {
 	transport  mcp.Transport
 	cancel     context.CancelFunc // cancels every in-flight call of this actor
 	ctx        context.Context
-	inFlight   int
-	running    map[uint64]work // started work by run id, answered at shutdown if still running
+	running    map[uint64]work // work in flight by run id; answered at shutdown if still running
 	nextRun    uint64
 	queue      []work
 	failures   int
@@ -124,12 +123,10 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.onClosed(m)
 	case callDone:
 		delete(a.running, m.run)
-		a.inFlight--
 		m.call.Reply(m.result)
 		a.drain()
 	case listDone:
 		delete(a.running, m.run)
-		a.inFlight--
 		a.refreshing = false
 		if m.req.Reply != nil {
 			m.req.Reply(m.result)
@@ -161,7 +158,7 @@ func (a *Actor) admit(w work) {
 	case a.state == StateBackoff && time.Now().Before(a.retryAt):
 		w.fail(fmt.Errorf("connection %q: %w: %v (retry after %s)", a.conn.ID, ErrUnavailable, a.lastErr, time.Until(a.retryAt).Round(time.Millisecond)))
 		return
-	case a.state == StateOpen && a.inFlight < a.opts.MaxInFlight && len(a.queue) == 0:
+	case a.state == StateOpen && len(a.running) < a.opts.MaxInFlight && len(a.queue) == 0:
 		a.start(w)
 		return
 	case len(a.queue) >= a.opts.MaxQueued:
@@ -212,7 +209,7 @@ func (a *Actor) sweepQueue() {
 
 // drain starts queued work while the session has free slots.
 func (a *Actor) drain() {
-	for a.state == StateOpen && a.inFlight < a.opts.MaxInFlight && len(a.queue) > 0 {
+	for a.state == StateOpen && len(a.running) < a.opts.MaxInFlight && len(a.queue) > 0 {
 		w := a.queue[0]
 		a.queue[0] = work{}
 		a.queue = a.queue[1:]
@@ -327,7 +324,6 @@ func (a *Actor) onToolsChanged() {
 
 // start runs w on the open session in a goroutine.
 func (a *Actor) start(w work) {
-	a.inFlight++
 	if a.running == nil {
 		a.running = map[uint64]work{}
 	}
@@ -370,7 +366,7 @@ func (a *Actor) setState(s State, err error) {
 	if a.parent == nil {
 		return
 	}
-	st := Status{Connection: a.conn.ID, State: s, SessionsOpened: a.opened, CallsInFlight: a.inFlight, ChangedAt: time.Now()}
+	st := Status{Connection: a.conn.ID, State: s, SessionsOpened: a.opened, CallsInFlight: len(a.running), ChangedAt: time.Now()}
 	if err != nil {
 		st.LastError = err.Error()
 	}
