@@ -31,38 +31,15 @@ func conn(id string) config.Connection {
 // dial makes a transport with factory and connects a go-sdk client over it.
 func dial(t *testing.T, factory session.TransportFactory, id string) (*mcp.ClientSession, mcp.Transport) {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	transport, err := factory.NewTransport(conn(id))
-	if err != nil {
-		t.Fatalf("new transport: %v", err)
-	}
+	is.NoErr(err) // new transport
 	client := mcp.NewClient(&mcp.Implementation{Name: "fakes-test", Version: "v0"}, nil)
 	cs, err := client.Connect(t.Context(), transport, nil)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
+	is.NoErr(err) // connect
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs, transport
-}
-
-// call calls a tool that must succeed and decodes its structured content.
-func call[Out any](t *testing.T, cs *mcp.ClientSession, name string, args any) Out {
-	t.Helper()
-	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("call %s: %v", name, err)
-	}
-	if res.IsError {
-		t.Fatalf("call %s: tool error: %v", name, res.Content)
-	}
-	data, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatalf("call %s: %v", name, err)
-	}
-	var out Out
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatalf("call %s: decode %s: %v", name, data, err)
-	}
-	return out
 }
 
 type count struct {
@@ -99,12 +76,12 @@ func TestServerTools(t *testing.T) {
 	type message struct {
 		Message string `json:"message"`
 	}
-	is.Equal(call[message](t, cs, "echo", map[string]any{"message": "hi"}).Message, "hi")
+	is.Equal(fakes.CallStructured[message](t, cs, "echo", map[string]any{"message": "hi"}).Message, "hi")
 
 	type slept struct {
 		SleptMS int `json:"slept_ms"`
 	}
-	is.Equal(call[slept](t, cs, "sleep", map[string]any{"ms": 1}).SleptMS, 1)
+	is.Equal(fakes.CallStructured[slept](t, cs, "sleep", map[string]any{"ms": 1}).SleptMS, 1)
 
 	failed, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "fail", Arguments: map[string]any{"message": "boom"}})
 	is.NoErr(err)           // a tool error is a result, not a protocol error
@@ -118,9 +95,9 @@ func TestInMemorySessionsAreIndependent(t *testing.T) {
 	first, _ := dial(t, factory, "fake.one")
 	second, _ := dial(t, factory, "fake.two")
 
-	is.Equal(call[count](t, first, "counter", nil).Count, 1)
-	is.Equal(call[count](t, first, "counter", map[string]any{}).Count, 2)
-	is.Equal(call[count](t, second, "counter", nil).Count, 1) // a new server per transport
+	is.Equal(fakes.CallStructured[count](t, first, "counter", nil).Count, 1)
+	is.Equal(fakes.CallStructured[count](t, first, "counter", map[string]any{}).Count, 2)
+	is.Equal(fakes.CallStructured[count](t, second, "counter", nil).Count, 1) // a new server per transport
 }
 
 func TestInMemoryUsesTheGivenServer(t *testing.T) {
@@ -150,7 +127,7 @@ func TestSleepHonoursDeadline(t *testing.T) {
 	case err := <-closed:
 		is.NoErr(err)
 	case <-time.After(patience):
-		t.Fatal("sleep ignored the cancelled call")
+		is.Fail() // the server's sleep ends when its call is cancelled
 	}
 	is.True(ended(cs)) // the server closing ends the client session
 }
@@ -169,18 +146,12 @@ func TestCrashEndsTheSession(t *testing.T) {
 
 func TestCrashOutsideInMemory(t *testing.T) {
 	is := is.New(t)
-	serverEnd, clientEnd := mcp.NewInMemoryTransports()
-	_, err := fakes.NewServer().Connect(t.Context(), serverEnd, nil)
-	is.NoErr(err)
-	client := mcp.NewClient(&mcp.Implementation{Name: "fakes-test", Version: "v0"}, nil)
-	cs, err := client.Connect(t.Context(), clientEnd, nil)
-	is.NoErr(err)
-	defer cs.Close()
+	cs := fakes.Connect(t, fakes.NewServer())
 
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "crash"})
 	is.NoErr(err)
-	is.True(res.IsError)                                  // crash cannot cut a connection InMemory did not make
-	is.Equal(call[count](t, cs, "counter", nil).Count, 1) // the session lives on
+	is.True(res.IsError)                                                  // crash cannot cut a connection InMemory did not make
+	is.Equal(fakes.CallStructured[count](t, cs, "counter", nil).Count, 1) // the session lives on
 }
 
 func TestKillEndsSessions(t *testing.T) {
@@ -193,7 +164,7 @@ func TestKillEndsSessions(t *testing.T) {
 	is.True(ok) // InMemory transports can be killed
 	is.NoErr(killer.Kill())
 	is.True(ended(first))
-	is.Equal(call[count](t, second, "counter", nil).Count, 1) // the other upstream lives
+	is.Equal(fakes.CallStructured[count](t, second, "counter", nil).Count, 1) // the other upstream lives
 
 	factory.KillAll()
 	is.True(ended(second))
@@ -238,10 +209,10 @@ func TestRecordingCountsSessionsAndCalls(t *testing.T) {
 
 	_, err := first.ListTools(t.Context(), nil) // not a tool call
 	is.NoErr(err)
-	call[count](t, first, "counter", nil)
-	call[count](t, first, "counter", map[string]any{})
-	call[struct{}](t, second, "echo", map[string]any{"message": "<hi>"})
-	call[struct{}](t, second, "sleep", json.RawMessage(`{ "ms": 1 }`))
+	fakes.CallStructured[count](t, first, "counter", nil)
+	fakes.CallStructured[count](t, first, "counter", map[string]any{})
+	fakes.CallStructured[struct{}](t, second, "echo", map[string]any{"message": "<hi>"})
+	fakes.CallStructured[struct{}](t, second, "sleep", json.RawMessage(`{ "ms": 1 }`))
 
 	is.Equal(calls(rec), []toolCall{
 		{"fake.one", "counter", `{}`},
@@ -265,7 +236,7 @@ func TestRecordingWaitsForConcurrentCalls(t *testing.T) {
 	is.True(rec.WaitForToolCalls(8, patience))
 	wg.Wait()
 	is.Equal(len(rec.ToolCalls()), 8)
-	is.Equal(call[count](t, cs, "counter", nil).Count, 9)
+	is.Equal(fakes.CallStructured[count](t, cs, "counter", nil).Count, 9)
 	is.True(!rec.WaitForToolCalls(10, time.Millisecond)) // only 9 were sent
 }
 

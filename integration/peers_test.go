@@ -41,15 +41,17 @@ const (
 // holds go.mod.
 func moduleRoot(t *testing.T) string {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	dir, err := os.Getwd()
-	is.New(t).NoErr(err)
+	is.NoErr(err) // the working directory
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			return dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatal("no go.mod above the test's working directory")
+			is.Fail() // a go.mod above the test's working directory
 		}
 		dir = parent
 	}
@@ -73,9 +75,12 @@ func peersPrefix(t *testing.T) string {
 // skips it elsewhere.
 func missingPeer(t *testing.T, format string, args ...any) {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	msg := fmt.Sprintf(format, args...)
 	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s (CI=true: .ci/run must install it)", msg)
+		t.Logf("%s (CI=true: .ci/run must install it)", msg)
+		is.Fail() // in CI every peer is installed
 	}
 	t.Skip(msg)
 }
@@ -106,6 +111,8 @@ var everything struct {
 // next to the mcpflow binary so TestMain removes it.
 func everythingBinary(t *testing.T) string {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	everything.once.Do(func() {
 		path := filepath.Join(filepath.Dir(binary), "everything")
 		out, err := exec.Command("go", "build", "-o", path, everythingPackage).CombinedOutput()
@@ -115,9 +122,7 @@ func everythingBinary(t *testing.T) string {
 		}
 		everything.path = path
 	})
-	if everything.err != nil {
-		t.Fatal(everything.err)
-	}
+	is.NoErr(everything.err) // build the everything server
 	return everything.path
 }
 
@@ -151,11 +156,13 @@ func buildToolDeployment(t *testing.T, c *client.Client, connID, tool, name stri
 func runCompleted(t *testing.T, c *client.Client, deploymentID string, input p.Object) p.RunResult {
 	t.Helper()
 	is := is.New(t)
+	is.Helper()
 	run, err := c.RunDeployment(testContext(t), p.StartRunParams{DeploymentID: deploymentID, WorkflowInput: input})
 	is.NoErr(err)
 	if run.Status != "completed" {
-		t.Fatalf("run %s: status %q, error %v, diagnostics %+v", deploymentID, run.Status, deref(run.Error), run.Diagnostics)
+		t.Logf("run %s: status %q, error %v, diagnostics %+v", deploymentID, run.Status, deref(run.Error), run.Diagnostics)
 	}
+	is.Equal(run.Status, "completed") // the run completes
 	is.Equal(*run.Outcome, "ok")
 	return run
 }
@@ -277,16 +284,18 @@ func TestEverythingOverStreamableHTTP(t *testing.T) {
 // loopback port and returns its address once it accepts connections.
 func startEverythingHTTP(t *testing.T) string {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	bin := everythingBinary(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
-	is.New(t).NoErr(err)
+	is.NoErr(err) // listen for a free port
 	addr := l.Addr().String()
-	is.New(t).NoErr(l.Close())
+	is.NoErr(l.Close()) // free the port for the server
 
 	cmd := exec.Command(bin, "-http", addr)
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	is.New(t).NoErr(cmd.Start())
+	is.NoErr(cmd.Start()) // start the everything server
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
@@ -294,7 +303,8 @@ func startEverythingHTTP(t *testing.T) string {
 		select {
 		case <-exited:
 		case <-time.After(10 * time.Second):
-			t.Errorf("everything server (pid %d) did not exit after SIGKILL", cmd.Process.Pid)
+			t.Logf("everything server (pid %d) did not exit after SIGKILL", cmd.Process.Pid)
+			is.Fail() // the everything server exits after SIGKILL
 		}
 	})
 
@@ -306,12 +316,14 @@ func startEverythingHTTP(t *testing.T) string {
 			return addr
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("everything server did not accept on %s within 10s: %v\n%s", addr, err, stderr.String())
+			t.Logf("everything server did not accept on %s within 10s: %v\n%s", addr, err, stderr.String())
+			is.Fail() // the everything server accepts within the deadline
 		}
 		select {
 		case err := <-exited:
 			exited <- err // let the cleanup see it too
-			t.Fatalf("everything server exited before accepting: %v\n%s", err, stderr.String())
+			t.Logf("everything server exited before accepting: %v\n%s", err, stderr.String())
+			is.Fail() // the everything server accepts rather than exiting
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -357,6 +369,8 @@ func TestDemoServerDeathStartsNewProcess(t *testing.T) {
 // in state, for at most 10 seconds.
 func waitForState(t *testing.T, c *client.Client, state string) p.ConnectionStatus {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		st := onlyStatus(t, c)
@@ -364,7 +378,8 @@ func waitForState(t *testing.T, c *client.Client, state string) p.ConnectionStat
 			return st
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("session state is %q after 10s, want %q (last error %v)", st.Session.State, state, deref(st.Session.LastError))
+			t.Logf("session state is %q after 10s, want %q (last error %v)", st.Session.State, state, deref(st.Session.LastError))
+			is.Fail() // the session reaches the state within the deadline
 		}
 		<-time.After(10 * time.Millisecond)
 	}

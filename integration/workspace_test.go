@@ -56,7 +56,8 @@ func TestConcurrentEditorsGetOneSuccessPerRevision(t *testing.T) {
 				conflicts++
 				is.Equal(results[w].Diagnostics[0].Code, "revision_conflict")
 			default:
-				t.Fatalf("writer %d: status %q", w, results[w].Status)
+				t.Logf("writer %d: status %q", w, results[w].Status)
+				is.Fail() // every writer gets valid or conflict
 			}
 		}
 		is.Equal(conflicts, writers-1)

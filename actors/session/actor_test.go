@@ -215,7 +215,8 @@ func TestFailedConnectBacksOffThenRetries(t *testing.T) {
 		select {
 		case <-tick.C:
 		case <-deadline:
-			t.Fatalf("no successful call after the backoff: %v", r.Err)
+			t.Logf("last call failed: %v", r.Err)
+			is.Fail() // a call succeeds after the backoff
 		}
 	}
 	is.Equal(r.Output["count"], 1.0)
@@ -320,7 +321,7 @@ func TestToolListChangedSendsAFreshCatalogToTheParent(t *testing.T) {
 		slices.Sort(names)
 		is.Equal(names, []string{"counter", "echo", "fail", "sleep"})
 	case <-time.After(patience):
-		t.Fatal("no catalog after tools/list_changed")
+		is.Fail() // a catalog arrives after tools/list_changed
 	}
 }
 
@@ -351,7 +352,8 @@ func TestUnrunnableCatalogRefreshDoesNotPanic(t *testing.T) {
 	mustCall(t, h.engine, h.pid, "counter", nil)
 	select {
 	case p := <-h.panics:
-		t.Fatalf("session actor panicked: %v", p)
+		t.Logf("session actor panicked: %v", p)
+		is.Fail() // the session actor must not panic
 	default:
 	}
 }

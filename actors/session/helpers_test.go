@@ -43,10 +43,10 @@ func testOptions() session.Options {
 
 func newEngine(t *testing.T) *actor.Engine {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
-	if err != nil {
-		t.Fatalf("new engine: %v", err)
-	}
+	is.NoErr(err) // new engine
 	return e
 }
 
@@ -68,10 +68,13 @@ func newSession(factory session.TransportFactory, opts session.Options) actor.Pr
 // stop poisons pid and waits, bounded, until it is gone.
 func stop(t *testing.T, e *actor.Engine, pid *actor.PID) {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	select {
 	case <-e.Poison(pid).Done():
 	case <-time.After(patience):
-		t.Errorf("actor %s did not stop within %s", pid, patience)
+		t.Logf("actor %s did not stop within %s", pid, patience)
+		is.Fail() // the poisoned actor stops
 	}
 }
 
@@ -89,6 +92,8 @@ type harness struct {
 
 func spawnWithParent(t *testing.T, factory session.TransportFactory, opts session.Options) *harness {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	h := &harness{
 		engine:   newEngine(t),
 		statuses: make(chan session.Status, 1024),
@@ -116,7 +121,8 @@ func spawnWithParent(t *testing.T, factory session.TransportFactory, opts sessio
 	select {
 	case h.pid = <-children:
 	case <-time.After(patience):
-		t.Fatal("the parent did not spawn the session actor")
+		t.Logf("the parent did not spawn the session actor within %s", patience)
+		is.Fail() // the parent spawns the session actor
 	}
 	t.Cleanup(func() { stop(t, h.engine, h.parent) })
 	return h
@@ -126,14 +132,18 @@ func spawnWithParent(t *testing.T, factory session.TransportFactory, opts sessio
 // want.
 func (h *harness) waitState(t *testing.T, want session.State) session.Status {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	select {
 	case st := <-h.statuses:
 		if st.State != want {
-			t.Fatalf("status %q (%s), want %q", st.State, st.LastError, want)
+			t.Logf("status %q (%s), want %q", st.State, st.LastError, want)
 		}
+		is.Equal(st.State, want) // the next status reported
 		return st
 	case <-time.After(patience):
-		t.Fatalf("no %q status within %s", want, patience)
+		t.Logf("no %q status within %s", want, patience)
+		is.Fail() // the session reports the status in time
 	}
 	return session.Status{}
 }
@@ -157,12 +167,15 @@ func send(e *actor.Engine, pid *actor.PID, tool string, args map[string]any, dea
 // await waits, bounded, for a reply.
 func await[T any](t *testing.T, w *reply.Waiter[T]) T {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	v, err := w.Wait(ctx)
 	if err != nil {
-		t.Fatalf("no reply: %v", err)
+		t.Logf("no reply within %s: %v", patience, err)
 	}
+	is.NoErr(err) // a reply arrives in time
 	return v
 }
 

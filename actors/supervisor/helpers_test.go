@@ -63,17 +63,15 @@ func start(t *testing.T, factory session.TransportFactory, opts supervisor.Optio
 
 func startWith(t *testing.T, factory session.TransportFactory, st *store.Memory, opts supervisor.Options) *sup {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
-	if err != nil {
-		t.Fatalf("new engine: %v", err)
-	}
+	is.NoErr(err) // new engine
 	s := &sup{engine: e, handle: supervisor.Spawn(e, conns(), factory, st, opts), store: st}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
-		if err := s.handle.Stop(ctx); err != nil {
-			t.Errorf("stop: %v", err)
-		}
+		is.NoErr(s.handle.Stop(ctx)) // stop the supervisor
 	})
 	return s
 }
@@ -102,10 +100,13 @@ func (s *sup) send(connection, tool string, args map[string]any) *reply.Waiter[s
 
 func (s *sup) call(t *testing.T, connection, tool string, args map[string]any) session.ToolResult {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	r, err := s.send(connection, tool, args).Wait(ctx(t))
 	if err != nil {
-		t.Fatalf("call %s.%s: %v", connection, tool, err)
+		t.Logf("call %s.%s: %v", connection, tool, err)
 	}
+	is.NoErr(err) // the supervisor replies to the call
 	return r
 }
 
@@ -122,22 +123,25 @@ func (s *sup) mustCall(t *testing.T, connection, tool string, args map[string]an
 // status returns the supervisor's status of connection.
 func (s *sup) status(t *testing.T, connection string) session.Status {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	all, err := s.handle.Statuses(ctx(t))
-	if err != nil {
-		t.Fatalf("statuses: %v", err)
-	}
+	is.NoErr(err) // statuses
 	for _, st := range all {
 		if st.Connection == connection {
 			return st
 		}
 	}
-	t.Fatalf("no status of %q", connection)
+	t.Logf("no status of %q in %+v", connection, all)
+	is.Fail() // the supervisor reports a status of the connection
 	return session.Status{}
 }
 
 // waitStatus polls the status of connection until ok accepts it.
 func (s *sup) waitStatus(t *testing.T, connection string, ok func(session.Status) bool) session.Status {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	deadline := time.After(patience)
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
@@ -149,7 +153,8 @@ func (s *sup) waitStatus(t *testing.T, connection string, ok func(session.Status
 		select {
 		case <-tick.C:
 		case <-deadline:
-			t.Fatalf("status of %q still %+v after %s", connection, st, patience)
+			t.Logf("status of %q still %+v after %s", connection, st, patience)
+			is.Fail() // the status reaches the awaited state in time
 		}
 	}
 }

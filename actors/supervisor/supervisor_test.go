@@ -111,7 +111,7 @@ func TestWarmUpStoresCatalogsOfColdConnections(t *testing.T) {
 		select {
 		case <-tick.C:
 		case <-deadline:
-			t.Fatal("warm-up stored no catalog")
+			is.Fail() // warm-up stores a catalog in time
 		}
 	}
 	kept, err := st.GetCatalog(ctx(t), "fake.two")
@@ -148,7 +148,7 @@ func TestChangedToolsAreStoredWithoutARefresh(t *testing.T) {
 		select {
 		case <-tick.C:
 		case <-deadline:
-			t.Fatal("the changed catalog was not stored")
+			is.Fail() // the changed catalog is stored in time
 		}
 	}
 }
@@ -251,7 +251,8 @@ func TestDegradedConnectionRecoversAfterTheCooldown(t *testing.T) {
 		select {
 		case <-tick.C:
 		case <-deadline:
-			t.Fatalf("still degraded after the cooldown: %v", r.Err)
+			t.Logf("last call failed: %v", r.Err)
+			is.Fail() // the connection recovers after the cooldown
 		}
 	}
 }

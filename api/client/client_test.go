@@ -63,6 +63,8 @@ func (f *fixture) methods() map[string]service.Handler {
 // edge and the listener, in that order.
 func start(t *testing.T) (*Client, *edge.Server, *fixture) {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	f := &fixture{started: make(chan struct{}, 64), release: make(chan struct{})}
 	srv := edge.New(f.methods(), contract.Default(), edge.DefaultOptions())
 	hs := httptest.NewServer(srv.Handler())
@@ -71,9 +73,7 @@ func start(t *testing.T) (*Client, *edge.Server, *fixture) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	c, err := Dial(ctx, "ws"+strings.TrimPrefix(hs.URL, "http")+"/ws")
-	if err != nil {
-		t.Fatal(err)
-	}
+	is.NoErr(err) // dial the edge
 	t.Cleanup(func() { _ = c.Close() })
 	return c, srv, f
 }
@@ -86,20 +86,26 @@ func bounded(t *testing.T) context.Context {
 
 func (f *fixture) waitStarted(t *testing.T) {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	select {
 	case <-f.started:
 	case <-time.After(wait):
-		t.Fatal("slow handler did not start")
+		t.Logf("slow handler did not start within %s", wait)
+		is.Fail() // the slow handler starts
 	}
 }
 
 // waitReaderStopped waits until the client has seen the connection end.
 func waitReaderStopped(t *testing.T, c *Client) {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	select {
 	case <-c.done:
 	case <-time.After(wait):
-		t.Fatal("client did not notice the closed connection")
+		t.Logf("client did not notice the closed connection within %s", wait)
+		is.Fail() // the client's reader stops
 	}
 }
 
@@ -208,7 +214,7 @@ func TestPendingCallFailsOnServerClose(t *testing.T) {
 	case err := <-errc:
 		is.True(errors.Is(err, ErrClosed))
 	case <-time.After(wait):
-		t.Fatal("pending call not failed")
+		is.Fail() // the pending call fails when the server closes
 	}
 }
 
@@ -223,7 +229,7 @@ func TestCallAfterClientClose(t *testing.T) {
 	case err := <-errc:
 		is.True(errors.Is(err, ErrClosed)) // the pending call fails
 	case <-time.After(wait):
-		t.Fatal("pending call not failed")
+		is.Fail() // the pending call fails when the client closes
 	}
 	is.True(errors.Is(c.Call(bounded(t), protocol.MethodHealth, nil, nil), ErrClosed)) // so do later ones
 	_ = c.Close()                                                                      // a second Close does not hang
@@ -258,7 +264,7 @@ func TestContextCancel(t *testing.T) {
 	case err := <-errc:
 		is.True(errors.Is(err, context.Canceled))
 	case <-time.After(wait):
-		t.Fatal("cancelled call did not return")
+		is.Fail() // the cancelled call returns
 	}
 	c.mu.Lock()
 	is.Equal(len(c.pending), 0) // the abandoned call is forgotten
@@ -331,7 +337,7 @@ func TestCloseWhileWriteBlocked(t *testing.T) {
 		select {
 		case <-tick.C:
 		case <-giveUp:
-			t.Fatal("the call never started writing")
+			is.Fail() // the call starts writing and holds the write lock
 		}
 		if c.writeMu.TryLock() {
 			c.writeMu.Unlock()
@@ -346,12 +352,12 @@ func TestCloseWhileWriteBlocked(t *testing.T) {
 	select {
 	case <-closed:
 	case <-time.After(wait):
-		t.Fatal("Close hangs behind a blocked write")
+		is.Fail() // Close does not hang behind a blocked write
 	}
 	select {
 	case err := <-callErr:
 		is.True(errors.Is(err, ErrClosed))
 	case <-time.After(wait):
-		t.Fatal("blocked call not failed")
+		is.Fail() // the blocked call fails
 	}
 }

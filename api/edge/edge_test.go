@@ -122,35 +122,41 @@ func wsURL(hs *httptest.Server) string { return "ws" + strings.TrimPrefix(hs.URL
 // and writer.
 type rawConn struct {
 	t  testing.TB
+	is *is.I // shared by the methods, so a failure names the test's line
 	ws *websocket.Conn
 }
 
 func dial(t testing.TB, hs *httptest.Server) *rawConn {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	ws, resp, err := websocket.DefaultDialer.Dial(wsURL(hs), nil)
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
+	is.NoErr(err) // dial the edge
 	_ = resp.Body.Close()
 	t.Cleanup(func() { _ = ws.Close() })
-	return &rawConn{t: t, ws: ws}
+	return &rawConn{t: t, is: is, ws: ws}
 }
 
 func (c *rawConn) send(frame string) {
 	c.t.Helper()
+	c.is.Helper()
 	_ = c.ws.SetWriteDeadline(time.Now().Add(wait))
-	if err := c.ws.WriteMessage(websocket.TextMessage, []byte(frame)); err != nil {
-		c.t.Fatalf("write: %v", err)
+	err := c.ws.WriteMessage(websocket.TextMessage, []byte(frame))
+	if err != nil {
+		c.t.Logf("write %s: %v", frame, err)
 	}
+	c.is.NoErr(err) // write the frame
 }
 
 func (c *rawConn) recvRaw() []byte {
 	c.t.Helper()
+	c.is.Helper()
 	_ = c.ws.SetReadDeadline(time.Now().Add(wait))
 	_, data, err := c.ws.ReadMessage()
 	if err != nil {
-		c.t.Fatalf("read: %v", err)
+		c.t.Logf("read: %v", err)
 	}
+	c.is.NoErr(err) // read a message
 	return data
 }
 
@@ -162,15 +168,14 @@ func (c *rawConn) recv() response {
 // call sends one request and reads the next message, which must answer it.
 func (c *rawConn) call(id, method, params string) response {
 	c.t.Helper()
+	c.is.Helper()
 	frame := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q`, id, method)
 	if params != "" {
 		frame += `,"params":` + params
 	}
 	c.send(frame + "}")
 	r := c.recv()
-	if string(r.ID) != id {
-		c.t.Fatalf("reply id %s, want %s", r.ID, id)
-	}
+	c.is.Equal(string(r.ID), id) // the reply answers the request
 	return r
 }
 
@@ -189,15 +194,21 @@ type response struct {
 
 func decode(t testing.TB, data []byte) response {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	if len(data) == 0 || data[0] != '{' {
-		t.Fatalf("reply is not a single object: %s", data)
+		t.Logf("reply is not a single object: %s", data)
+		is.Fail() // the reply is a single object
 	}
 	var r response
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatalf("decode %s: %v", data, err)
+	err := json.Unmarshal(data, &r)
+	if err != nil {
+		t.Logf("decode %s: %v", data, err)
 	}
+	is.NoErr(err) // decode the reply
 	if r.JSONRPC != "2.0" || (r.Error == nil) == (r.Result == nil) {
-		t.Fatalf("malformed response: %s", data)
+		t.Logf("malformed response: %s", data)
+		is.Fail() // the reply is a JSON-RPC 2.0 response with either a result or an error
 	}
 	return r
 }
@@ -212,11 +223,14 @@ func code(r response) int {
 // waitStarted waits for n slow calls to start.
 func (f *fixture) waitStarted(t testing.TB, n int) {
 	t.Helper()
-	for range n {
+	is := is.New(t)
+	is.Helper()
+	for i := range n {
 		select {
 		case <-f.started:
 		case <-time.After(wait):
-			t.Fatalf("slow handler did not start within %s", wait)
+			t.Logf("%d of %d slow handlers started within %s", i, n, wait)
+			is.Fail() // the slow handlers start
 		}
 	}
 }
@@ -574,9 +588,11 @@ func TestWebSocketPingKeepsAnsweringPeerAlive(t *testing.T) {
 		select {
 		case <-pings:
 		case err := <-readErr:
-			t.Fatalf("connection dropped after %d pings: %v", i, err)
+			t.Logf("connection dropped after %d pings: %v", i, err)
+			is.Fail() // a peer that answers pings stays connected
 		case <-time.After(wait):
-			t.Fatalf("no ping %d within %s", i, wait)
+			t.Logf("no ping %d within %s", i, wait)
+			is.Fail() // the server keeps pinging
 		}
 	}
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"workflow.health"}`)
@@ -585,13 +601,14 @@ func TestWebSocketPingKeepsAnsweringPeerAlive(t *testing.T) {
 		r := decode(t, data)
 		is.Equal(r.Error, nil)
 	case err := <-readErr:
-		t.Fatalf("read: %v", err)
+		is.NoErr(err) // read the reply
 	case <-time.After(wait):
-		t.Fatal("no reply")
+		is.Fail() // a reply arrives in time
 	}
 }
 
 func TestWebSocketSilentPeerDropped(t *testing.T) {
+	is := is.New(t)
 	opts := testOptions()
 	opts.PingInterval = 10 * time.Millisecond
 	opts.PongWait = 50 * time.Millisecond
@@ -602,10 +619,11 @@ func TestWebSocketSilentPeerDropped(t *testing.T) {
 	case err := <-readErr:
 		var ne interface{ Timeout() bool }
 		if errors.As(err, &ne) && ne.Timeout() {
-			t.Fatalf("client timed out instead of being dropped: %v", err)
+			t.Logf("client read error: %v", err)
 		}
+		is.True(!errors.As(err, &ne) || !ne.Timeout()) // dropped by the server, not timed out by the client
 	case <-time.After(wait):
-		t.Fatal("silent peer not dropped")
+		is.Fail() // the silent peer is dropped in time
 	}
 }
 
@@ -621,7 +639,7 @@ func TestServerCloseEndsConnections(t *testing.T) {
 	case err := <-f.ctxErrs:
 		is.True(errors.Is(err, context.Canceled)) // the in-flight handler saw its context cancelled
 	case <-time.After(wait):
-		t.Fatal("handler context not cancelled")
+		is.Fail() // the in-flight handler's context is cancelled in time
 	}
 	_ = c.ws.SetReadDeadline(time.Now().Add(wait))
 	_, _, err := c.ws.ReadMessage()
@@ -632,22 +650,18 @@ func TestServerCloseEndsConnections(t *testing.T) {
 
 func post(t testing.TB, hs *httptest.Server, body string) (int, string, []byte) {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hs.URL+"/rpc", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	is.NoErr(err) // new request
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := hs.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	is.NoErr(err) // POST /rpc
 	defer resp.Body.Close()
 	reply, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	is.NoErr(err) // read the reply body
 	return resp.StatusCode, resp.Header.Get("Content-Type"), reply
 }
 

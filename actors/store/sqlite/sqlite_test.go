@@ -17,10 +17,9 @@ import (
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, opts ...store.Option) store.Store {
+		is := is.New(t)
 		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "mcpflow.db"), opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		is.NoErr(err) // open the store
 		return s
 	})
 }

@@ -3,6 +3,8 @@
 package storetest
 
 import (
+	"github.com/matryer/is"
+
 	"testing"
 
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -44,11 +46,7 @@ func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := open(t, tt.opts...)
-			t.Cleanup(func() {
-				if err := s.Close(); err != nil {
-					t.Errorf("close: %v", err)
-				}
-			})
+			t.Cleanup(func() { is.NewRelaxed(t).NoErr(s.Close()) })
 			tt.test(t, s)
 		})
 	}

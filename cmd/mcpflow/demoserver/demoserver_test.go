@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/demoserver"
+	"github.com/mcpflow/mcpflow/fakes"
 )
 
 // stdioEnv, when set, turns the test binary into the demo server so that
@@ -29,51 +30,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// connect serves server in-process and returns a client session to it.
-func connect(t *testing.T, server *mcp.Server) *mcp.ClientSession {
-	t.Helper()
-	ctx := t.Context()
-	serverTransport, clientTransport := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, serverTransport, nil)
-	if err != nil {
-		t.Fatalf("server connect: %v", err)
-	}
-	t.Cleanup(func() { _ = ss.Close() })
-	return dial(t, clientTransport)
-}
-
-func dial(t *testing.T, transport mcp.Transport) *mcp.ClientSession {
-	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "demoserver-test", Version: "v0"}, nil)
-	cs, err := client.Connect(t.Context(), transport, nil)
-	if err != nil {
-		t.Fatalf("client connect: %v", err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
-}
-
-// call calls a tool that must succeed and decodes its structured content.
-func call[Out any](t *testing.T, cs *mcp.ClientSession, name string, args any) Out {
-	t.Helper()
-	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("call %s: %v", name, err)
-	}
-	if res.IsError {
-		t.Fatalf("call %s: tool error: %v", name, res.Content)
-	}
-	data, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatalf("call %s: %v", name, err)
-	}
-	var out Out
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatalf("call %s: decode %s: %v", name, data, err)
-	}
-	return out
-}
-
 type count struct {
 	Count int `json:"count"`
 }
@@ -86,7 +42,7 @@ type entry struct {
 
 func TestListTools(t *testing.T) {
 	is := is.New(t)
-	cs := connect(t, demoserver.New())
+	cs := fakes.Connect(t, demoserver.New())
 
 	res, err := cs.ListTools(t.Context(), nil)
 	is.NoErr(err)
@@ -112,31 +68,31 @@ func TestListTools(t *testing.T) {
 
 func TestCounterIsSessionLocal(t *testing.T) {
 	is := is.New(t)
-	first := connect(t, demoserver.New())
-	second := connect(t, demoserver.New())
+	first := fakes.Connect(t, demoserver.New())
+	second := fakes.Connect(t, demoserver.New())
 
-	is.Equal(call[count](t, first, "counter", map[string]any{}).Count, 1)
-	is.Equal(call[count](t, first, "counter", nil).Count, 2)
-	is.Equal(call[count](t, second, "counter", map[string]any{}).Count, 1) // independent instance
+	is.Equal(fakes.CallStructured[count](t, first, "counter", map[string]any{}).Count, 1)
+	is.Equal(fakes.CallStructured[count](t, first, "counter", nil).Count, 2)
+	is.Equal(fakes.CallStructured[count](t, second, "counter", map[string]any{}).Count, 1) // independent instance
 }
 
 func TestKeyValue(t *testing.T) {
 	is := is.New(t)
-	cs := connect(t, demoserver.New())
+	cs := fakes.Connect(t, demoserver.New())
 
-	set := call[entry](t, cs, "kv_set", map[string]any{"key": "greeting", "value": "hello"})
+	set := fakes.CallStructured[entry](t, cs, "kv_set", map[string]any{"key": "greeting", "value": "hello"})
 	is.Equal(set, entry{Key: "greeting", Value: "hello"})
 
-	got := call[entry](t, cs, "kv_get", map[string]any{"key": "greeting"})
+	got := fakes.CallStructured[entry](t, cs, "kv_get", map[string]any{"key": "greeting"})
 	is.Equal(got, entry{Key: "greeting", Value: "hello", Found: true})
 
-	missing := call[entry](t, cs, "kv_get", map[string]any{"key": "nope"})
+	missing := fakes.CallStructured[entry](t, cs, "kv_get", map[string]any{"key": "nope"})
 	is.Equal(missing, entry{Key: "nope"}) // found=false
 }
 
 func TestKVSetRequiresKey(t *testing.T) {
 	is := is.New(t)
-	cs := connect(t, demoserver.New())
+	cs := fakes.Connect(t, demoserver.New())
 
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "kv_set", Arguments: map[string]any{"value": "v"}})
 	is.NoErr(err)
@@ -145,9 +101,9 @@ func TestKVSetRequiresKey(t *testing.T) {
 
 func TestEcho(t *testing.T) {
 	is := is.New(t)
-	cs := connect(t, demoserver.New())
+	cs := fakes.Connect(t, demoserver.New())
 
-	out := call[struct {
+	out := fakes.CallStructured[struct {
 		Message string `json:"message"`
 	}](t, cs, "echo", map[string]any{"message": "hi there"})
 	is.Equal(out.Message, "hi there")
@@ -165,8 +121,8 @@ func TestRunServesStdio(t *testing.T) {
 	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 	is.NoErr(err)
 	is.Equal(cs.InitializeResult().ServerInfo.Name, "mcpflow-demo")
-	is.Equal(call[count](t, cs, "counter", nil).Count, 1)
-	is.Equal(call[count](t, cs, "counter", nil).Count, 2)
+	is.Equal(fakes.CallStructured[count](t, cs, "counter", nil).Count, 1)
+	is.Equal(fakes.CallStructured[count](t, cs, "counter", nil).Count, 2)
 
 	// Closing the client closes the server's stdin: Run returns nil, the
 	// process exits 0, and Close reports the clean exit as nil.
