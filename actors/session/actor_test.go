@@ -132,6 +132,24 @@ func TestCallBeyondInFlightAndQueueBoundsIsRefused(t *testing.T) {
 	is.True(time.Since(began) < time.Second) // refused at once
 }
 
+func TestQueuedCallFailsAtItsOwnDeadline(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.MaxInFlight = 1
+	e, pid := spawn(t, fakes.NewInMemory(nil), opts)
+	mustCall(t, e, pid, "counter", nil) // the session is open
+
+	running := send(e, pid, "sleep", map[string]any{"ms": 5000}, 10*time.Second)
+	queued := send(e, pid, "counter", nil, 100*time.Millisecond)
+	r := await(t, queued) // answered while the sleep still holds the only slot
+	is.True(errors.Is(r.Err, session.ErrDeadline))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := running.Wait(ctx)
+	is.True(err != nil) // the call in flight has not finished: the queue was swept, not drained
+}
+
 func TestStoppingAnswersInFlightAndQueuedCalls(t *testing.T) {
 	is := is.New(t)
 	opts := testOptions()
