@@ -2,7 +2,9 @@ package integration
 
 import (
 	"context"
+	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,22 +26,38 @@ var protocolVersion = session.DefaultOptions().ProtocolVersion
 //   - workflow_ws_memory: the same with the in-memory store, isolating the
 //     edge and actor overhead from the store's fsyncs;
 //   - oneshot: connect, initialize, call and close, as a gateway that
-//     opens a session per call does.
+//     opens a session per call does;
+//   - direct_stdio and oneshot_stdio: the same two against a real
+//     `mcpflow demo-server` subprocess, where a one-shot pays the spawn.
 //
 // Compare with benchstat; read ratios against direct, not absolute times.
 func BenchmarkCounterCall(b *testing.B) {
-	b.Run("direct", benchDirect)
+	inMemory := func() mcp.Transport {
+		return must(b)(fakes.NewInMemory(nil).NewTransport(config.Connection{ID: "fixture.default"}))
+	}
+	stdio := func() mcp.Transport {
+		return &mcp.CommandTransport{Command: exec.Command(binary, "demo-server"), TerminateDuration: time.Second}
+	}
+	b.Run("direct", func(b *testing.B) { benchDirect(b, inMemory) })
 	b.Run("workflow_ws_sqlite", func(b *testing.B) { benchWorkflow(b, nil) })
 	b.Run("workflow_ws_memory", func(b *testing.B) { benchWorkflow(b, store.NewMemory()) })
-	b.Run("oneshot", benchOneShot)
+	b.Run("oneshot", func(b *testing.B) { benchOneShot(b, inMemory) })
+	b.Run("direct_stdio", func(b *testing.B) { benchDirect(b, stdio) })
+	b.Run("oneshot_stdio", func(b *testing.B) { benchOneShot(b, stdio) })
 }
 
-func connectFake(ctx context.Context, b *testing.B) *mcp.ClientSession {
-	b.Helper()
-	t, err := fakes.NewInMemory(nil).NewTransport(config.Connection{ID: "fixture.default"})
-	if err != nil {
-		b.Fatal(err)
+// must fails the benchmark on a setup error.
+func must(b *testing.B) func(mcp.Transport, error) mcp.Transport {
+	return func(t mcp.Transport, err error) mcp.Transport {
+		if err != nil {
+			b.Fatal(err)
+		}
+		return t
 	}
+}
+
+func connect(ctx context.Context, b *testing.B, t mcp.Transport) *mcp.ClientSession {
+	b.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
@@ -55,9 +73,9 @@ func callCounter(ctx context.Context, b *testing.B, cs *mcp.ClientSession) {
 	}
 }
 
-func benchDirect(b *testing.B) {
+func benchDirect(b *testing.B, transport func() mcp.Transport) {
 	ctx := context.Background()
-	cs := connectFake(ctx, b)
+	cs := connect(ctx, b, transport())
 	defer cs.Close()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -65,11 +83,11 @@ func benchDirect(b *testing.B) {
 	}
 }
 
-func benchOneShot(b *testing.B) {
+func benchOneShot(b *testing.B, transport func() mcp.Transport) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		cs := connectFake(ctx, b)
+		cs := connect(ctx, b, transport())
 		callCounter(ctx, b, cs)
 		if err := cs.Close(); err != nil {
 			b.Fatal(err)
