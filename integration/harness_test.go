@@ -6,6 +6,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -27,6 +28,8 @@ import (
 var binary, fakeMCP string
 
 func TestMain(m *testing.M) {
+	// Keep routine logs out of test and benchmark output; warnings stay.
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	dir, err := os.MkdirTemp("", "mcpflow-integration")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
