@@ -107,4 +107,5 @@ func benchWorkflow(b *testing.B, st store.Store) {
 			b.Fatalf("run: %v %+v", err, run)
 		}
 	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
 }
