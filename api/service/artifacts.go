@@ -56,11 +56,8 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 		Plan: plan, RequiredCapabilities: required, WorkflowDependencies: map[string]int{},
 		CreatedFromCatalogVersion: p.CreatedFromCatalogVersion,
 	}
-	if _, err := s.Store.SaveArtifact(ctx, a); err != nil {
-		if errors.Is(err, store.ErrConflict) {
-			return nil, invalid("artifact %q version %d already exists with different content; artifacts are immutable, save a new version", a.ID, a.Version)
-		}
-		return nil, storeErr(err, fmt.Sprintf("artifact %q version %d", a.ID, a.Version))
+	if err := s.saveArtifact(ctx, a); err != nil {
+		return nil, err
 	}
 	logical := logicalSources(required)
 	suggested := map[string]string{}
@@ -70,6 +67,30 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 		}
 	}
 	return protocol.SavedArtifact{ArtifactID: a.ID, Version: a.Version, Saved: true, RequiredLogicalSources: logical, SuggestedBindings: suggested}, nil
+}
+
+// saveArtifact stores a. When its id+version exists, the save is
+// idempotent if the two differ only in when the catalog was observed
+// (ObservedAtEpochMs): that is the same content saved again.
+func (s *Service) saveArtifact(ctx context.Context, a store.Artifact) error {
+	_, err := s.Store.SaveArtifact(ctx, a)
+	if errors.Is(err, store.ErrConflict) {
+		if saved, getErr := s.Store.GetArtifact(ctx, a.ID, a.Version); getErr == nil && len(saved.RequiredCapabilities) == len(a.RequiredCapabilities) {
+			again := a
+			again.RequiredCapabilities = append([]store.RequiredCapability(nil), a.RequiredCapabilities...)
+			for i := range again.RequiredCapabilities {
+				again.RequiredCapabilities[i].ObservedAtEpochMs = saved.RequiredCapabilities[i].ObservedAtEpochMs
+			}
+			_, err = s.Store.SaveArtifact(ctx, again)
+		}
+	}
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return invalid("artifact %q version %d already exists with different content; artifacts are immutable, save a new version", a.ID, a.Version)
+	case err != nil:
+		return storeErr(err, fmt.Sprintf("artifact %q version %d", a.ID, a.Version))
+	}
+	return nil
 }
 
 // checkOutcomes requires every outcome the plan can finish with to be
