@@ -101,8 +101,8 @@ func ValidateID(id string) error {
 		return fmt.Errorf("connection id %q must match %s", id, idPattern)
 	}
 	provider, account, ok := strings.Cut(id, ".")
-	if !ok || provider == "" || account == "" {
-		return fmt.Errorf("connection id %q must be <provider>.<account>", id)
+	if !ok || provider == "" || account == "" || strings.Contains(id, "..") || strings.HasSuffix(id, ".") {
+		return fmt.Errorf("connection id %q must be <provider>.<account>, with no empty part", id)
 	}
 	if reservedIDs[id] {
 		return fmt.Errorf("connection id %q is reserved", id)

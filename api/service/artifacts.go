@@ -123,9 +123,15 @@ func checkOutcomes(plan workflow.Plan, declared []string) error {
 // "<logical>.<tool>" for bindings {logical: concrete}; the longest concrete
 // match wins.
 func rewriteToLogical(plan *workflow.Plan, bindings map[string]string) {
+	logicals := make([]string, 0, len(bindings))
+	for logical := range bindings {
+		logicals = append(logicals, logical)
+	}
+	sort.Strings(logicals) // ties between logical names bound to one connection: the first name wins
 	for i, n := range plan.Nodes {
 		best := ""
-		for logical, concrete := range bindings {
+		for _, logical := range logicals {
+			concrete := bindings[logical]
 			if strings.HasPrefix(n.Node, concrete+".") && len(concrete) > len(bindings[best]) {
 				best = logical
 			}

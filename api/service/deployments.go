@@ -139,9 +139,9 @@ func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDep
 		diags = append(diags, s.liveCheck(ctx, d, a)...)
 	}
 	status, next := "runnable", nextActions(true, nil, ptr("wf.workflow.run_deployment"), "The deployment's dependencies resolve; run it.", nil)
-	if hasErrors(diags) {
+	if first, failed := firstError(diags); failed {
 		status = "unrunnable"
-		next = nextActions(true, nil, ptr("wf.workflow.validate_deployment"), "Fix the error diagnostics ("+diags[0].Code+"), then validate again.", nil)
+		next = nextActions(true, nil, ptr("wf.workflow.validate_deployment"), "Fix the error diagnostics ("+first.Code+"), then validate again.", nil)
 	}
 	return protocol.ValidateDeploymentResult{
 		DeploymentID: d.ID, ArtifactID: d.ArtifactID, ArtifactVersion: d.ArtifactVersion,
@@ -220,13 +220,14 @@ func diagError(code, ref string, bound *string, message, hint string) protocol.D
 	return protocol.DependencyDiag{Severity: "error", Code: code, LogicalRef: ref, BoundSource: bound, Message: message, RepairHint: &hint}
 }
 
-func hasErrors(diags []protocol.DependencyDiag) bool {
+// firstError is the first error-severity diagnostic, if any.
+func firstError(diags []protocol.DependencyDiag) (protocol.DependencyDiag, bool) {
 	for _, d := range diags {
 		if d.Severity == "error" {
-			return true
+			return d, true
 		}
 	}
-	return false
+	return protocol.DependencyDiag{}, false
 }
 
 // remarshal converts between JSON-shaped values.

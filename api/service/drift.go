@@ -41,7 +41,7 @@ func schemaDrift(req store.RequiredCapability, in, out workflow.Object, policy, 
 		RepairHint: ptr("save a new artifact version against the current catalog, or set drift_policy to warn")}
 }
 
-// liveCheck probes every bound upstream connection through its long-lived
+// liveCheck probes every bound, enabled upstream connection through its long-lived
 // session: a catalog refresh that fails is source_unreachable.
 func (s *Service) liveCheck(ctx context.Context, d store.Deployment, a store.Artifact) []protocol.DependencyDiag {
 	bound := map[string]string{}
@@ -50,7 +50,7 @@ func (s *Service) liveCheck(ctx context.Context, d store.Deployment, a store.Art
 	}
 	probe := map[string]string{} // concrete -> a logical ref that needs it
 	for _, req := range a.RequiredCapabilities {
-		if concrete, ok := bound[req.Ref.Source]; ok && s.isConnection(concrete) {
+		if concrete, ok := bound[req.Ref.Source]; ok && s.isEnabledConnection(concrete) {
 			probe[concrete] = req.Ref.Source + "." + req.Ref.CapabilityKey
 		}
 	}

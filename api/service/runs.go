@@ -26,10 +26,10 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 		return protocol.RunResult{}, err
 	}
 	diags := s.checkDependencies(d, a)
-	if hasErrors(diags) {
+	if first, failed := firstError(diags); failed {
 		return protocol.RunResult{
 			DeploymentID: d.ID, ArtifactID: a.ID, ArtifactVersion: a.Version, Status: "unrunnable",
-			Diagnostics: diags, NextActions: nextActions(true, nil, ptr("wf.workflow.validate_deployment"), "The deployment cannot run: fix its error diagnostics ("+diags[0].Code+").", nil),
+			Diagnostics: diags, NextActions: nextActions(true, nil, ptr("wf.workflow.validate_deployment"), "The deployment cannot run: fix its error diagnostics ("+first.Code+").", nil),
 		}, nil
 	}
 	if err := workflow.ValidateInput(a.InputSchema, p.WorkflowInput); err != nil {

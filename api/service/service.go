@@ -111,6 +111,12 @@ func (s *Service) connection(id string) (config.Connection, bool) {
 	return config.Connection{}, false
 }
 
+// isEnabledConnection reports whether id names an enabled connection.
+func (s *Service) isEnabledConnection(id string) bool {
+	c, ok := s.connection(id)
+	return ok && c.IsEnabled()
+}
+
 // isConnection reports whether id names a configured connection.
 func (s *Service) isConnection(id string) bool {
 	_, ok := s.connection(id)
