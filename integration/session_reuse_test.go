@@ -90,6 +90,9 @@ func TestOneStdioProcessServesBothRuns(t *testing.T) {
 	is := is.New(t)
 	svc := startService(t, nil, stdioSource("demo.default", binary, "demo-server"))
 	c := svc.dial(t)
+	listed, err := c.ListCapabilities(testContext(t), p.ListCapabilitiesParams{SourceID: ptr("demo.default")})
+	is.NoErr(err)
+	is.Equal(listed.Total, 4) // warmed up at start: listed before any refresh
 
 	deployment := buildCounterDeployment(t, c, "demo.default")
 	runTwice(t, c, deployment) // counts 1 then 2: the subprocess kept its state

@@ -68,7 +68,6 @@ func newWorld(t *testing.T) *world {
 	w := &world{engine: e, store: store.NewMemory(), rec: fakes.NewRecording(fakes.NewInMemory(nil))}
 	w.writes = &progressLog{Memory: w.store}
 	opts := supervisor.DefaultOptions()
-	opts.WarmUp = false
 	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 2*time.Second, 2*time.Second, time.Second
 	conns := []config.Connection{{Kind: "mcp", ID: "fake.one", Transport: config.Transport{Kind: "inmemory"}}}
 	w.sup = supervisor.Spawn(e, conns, w.rec, w.store, opts)

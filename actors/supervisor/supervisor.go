@@ -46,7 +46,6 @@ type (
 		req    RefreshCatalog
 		result session.CatalogListed
 	}
-	warmUp struct{ connections []string }
 )
 
 // Options configure the supervisor.
@@ -57,14 +56,11 @@ type Options struct {
 	PanicLimit  int
 	PanicWindow time.Duration
 	Cooldown    time.Duration
-	// WarmUp refreshes, at start, the catalog of every enabled connection
-	// that has no stored snapshot.
-	WarmUp bool
 }
 
 // DefaultOptions are the production settings.
 func DefaultOptions() Options {
-	return Options{Session: session.DefaultOptions(), PanicLimit: 3, PanicWindow: time.Minute, Cooldown: 30 * time.Second, WarmUp: true}
+	return Options{Session: session.DefaultOptions(), PanicLimit: 3, PanicWindow: time.Minute, Cooldown: 30 * time.Second}
 }
 
 type child struct {
@@ -109,9 +105,6 @@ func (a *Actor) Receive(c *actor.Context) {
 	switch m := c.Message().(type) {
 	case actor.Started:
 		a.engine, a.self = c.Engine(), c.PID()
-		if a.opts.WarmUp {
-			a.findColdConnections()
-		}
 	case session.CallTool:
 		pid, err := a.session(c, m.Connection)
 		if err != nil {
@@ -138,10 +131,6 @@ func (a *Actor) Receive(c *actor.Context) {
 			out = append(out, a.statuses[id])
 		}
 		m.Reply(out)
-	case warmUp:
-		for _, id := range m.connections {
-			a.refresh(c, RefreshCatalog{Connection: id, Deadline: time.Now().Add(a.opts.Session.ConnectTimeout + a.opts.Session.CallTimeout)})
-		}
 	case guard.Panic:
 		a.onPanic(c, m)
 	}
@@ -218,38 +207,6 @@ func (a *Actor) storeSnapshot(listed session.CatalogListed, answer reply.To[Cata
 		if answer != nil {
 			answer(CatalogRefreshed{Snapshot: listed.Snapshot, Err: err})
 		}
-	}()
-}
-
-// findColdConnections looks up, off the inbox, which enabled connections
-// have no stored catalog, and asks the supervisor to refresh them.
-func (a *Actor) findColdConnections() {
-	engine, self, catalogs := a.engine, a.self, a.catalogs
-	var enabled []string
-	for _, id := range a.order {
-		if a.conns[id].IsEnabled() {
-			enabled = append(enabled, id)
-		}
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		snaps, err := catalogs.ListCatalogs(ctx)
-		if err != nil {
-			slog.Warn("warm-up: list catalogs", "err", err)
-			return
-		}
-		have := map[string]bool{}
-		for _, s := range snaps {
-			have[s.ConnectionID] = true
-		}
-		var cold []string
-		for _, id := range enabled {
-			if !have[id] {
-				cold = append(cold, id)
-			}
-		}
-		engine.Send(self, warmUp{connections: cold})
 	}()
 }
 

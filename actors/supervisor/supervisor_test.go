@@ -87,41 +87,6 @@ func TestRefreshCatalogStoresTheSnapshotAndReportsTheSessionOpen(t *testing.T) {
 	is.Equal(statuses[2].State, session.StateIdle)
 }
 
-func TestWarmUpStoresCatalogsOfColdConnections(t *testing.T) {
-	is := is.New(t)
-	st := store.NewMemory()
-	stale := catalog.Snapshot{ConnectionID: "fake.two", FetchedAtEpochMs: 1, Tools: []catalog.Tool{}, Resources: []catalog.Resource{}, Prompts: []catalog.Prompt{}}
-	is.NoErr(st.SaveCatalog(ctx(t), stale))
-	rec := fakes.NewRecording(fakes.NewInMemory(nil))
-	opts := testOptions()
-	opts.WarmUp = true
-	startWith(t, rec, st, opts)
-
-	// No refresh is asked for: the cold connection's catalog appears.
-	deadline := time.After(patience)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		snap, err := st.GetCatalog(ctx(t), "fake.one")
-		if err == nil {
-			is.Equal(len(snap.Tools), 5)
-			break
-		}
-		is.True(errors.Is(err, store.ErrNotFound))
-		select {
-		case <-tick.C:
-		case <-deadline:
-			is.Fail() // warm-up stores a catalog in time
-		}
-	}
-	kept, err := st.GetCatalog(ctx(t), "fake.two")
-	is.NoErr(err)
-	is.Equal(kept.FetchedAtEpochMs, int64(1)) // a stored catalog is not refreshed
-	_, err = st.GetCatalog(ctx(t), "fake.off")
-	is.True(errors.Is(err, store.ErrNotFound)) // nor is a disabled connection's
-	is.Equal(rec.SessionsCreated(), 1)
-}
-
 func TestChangedToolsAreStoredWithoutARefresh(t *testing.T) {
 	is := is.New(t)
 	servers := make(chan *mcp.Server, 1)

@@ -79,7 +79,7 @@ func TestConnectionStatusesReportTheRegistrysSnapshots(t *testing.T) {
 	is.Equal(one.NodeCount, 3) // tools
 	is.Equal(one.ResourceCount, 1)
 	is.Equal(one.PromptCount, 2)
-	is.Equal(one.Session.State, "idle") // no session opened without use (WarmUp off)
+	is.Equal(one.Session.State, "idle") // no session opened without use
 	is.Equal(one.Session.SessionsOpened, 0)
 	is.True(one.Session.LastError == nil)
 	is.Equal(one.Server, "fake")

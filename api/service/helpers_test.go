@@ -118,7 +118,6 @@ func newFixture(t *testing.T) *fixture {
 	is.NoErr(err) // new engine
 	st := store.NewMemory()
 	opts := supervisor.DefaultOptions()
-	opts.WarmUp = false
 	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 5*time.Second, 5*time.Second, time.Second
 	conns := connections()
 	sup := supervisor.Spawn(e, conns, fakes.NewInMemory(nil), st, opts)

@@ -42,11 +42,15 @@ type Options struct {
 	Supervisor supervisor.Options
 	Edge       edge.Options
 	RunWait    time.Duration
+	// WarmUp is how long Start waits for the catalogs of connections that
+	// have none stored yet; 0 skips the warm-up (sessions open on first
+	// use).
+	WarmUp time.Duration
 }
 
 // DefaultOptions are the production settings for cfg.
 func DefaultOptions(cfg *config.File) Options {
-	return Options{Config: cfg, Supervisor: supervisor.DefaultOptions(), Edge: edge.DefaultOptions(), RunWait: 2 * time.Minute}
+	return Options{Config: cfg, Supervisor: supervisor.DefaultOptions(), Edge: edge.DefaultOptions(), RunWait: 2 * time.Minute, WarmUp: 10 * time.Second}
 }
 
 // App is a running mcpflow, before or while it serves HTTP.
@@ -67,8 +71,8 @@ func DefaultTransports() session.TransportFactory {
 	}
 }
 
-// Start opens the store, recovers runs a crash cut off, and starts the
-// actor system. Serve it with Handler or ListenAndServe; stop it with
+// Start opens the store, recovers runs a crash cut off, starts the actor
+// system and warms up the catalogs of new connections. Serve it with Handler or ListenAndServe; stop it with
 // Shutdown.
 func Start(ctx context.Context, opts Options) (*App, error) {
 	a := &App{store: opts.Store}
@@ -110,6 +114,10 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	registry := catalog.NewRegistry(snaps)
 	conns := opts.Config.Connections()
 	a.supervisor = supervisor.Spawn(a.engine, conns, transports, liveCatalogs{Catalogs: a.store, registry: registry}, opts.Supervisor)
+	if opts.WarmUp > 0 {
+		sess := opts.Supervisor.Session
+		warmUp(a.supervisor, conns, registry, opts.WarmUp, sess.ConnectTimeout+sess.CallTimeout)
+	}
 	svc := &service.Service{
 		Store: a.store, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Connections: conns,
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
