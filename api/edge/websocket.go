@@ -57,8 +57,6 @@ func (c *wsConn) serve(parent context.Context) {
 		defer close(writerDone)
 		c.write(ctx)
 	}()
-	stop := context.AfterFunc(ctx, func() { _ = c.ws.Close() })
-	defer stop()
 	defer func() {
 		cancel()
 		handlers.Wait()
@@ -183,7 +181,10 @@ func (c *wsConn) write(ctx context.Context) {
 				return
 			}
 		case <-ctx.Done():
-			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+			// Say goodbye, then close: that also unblocks the reader when
+			// the server, not the peer, ends the connection.
+			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "server closing"), time.Now().Add(time.Second))
+			_ = c.ws.Close()
 			return
 		}
 	}
