@@ -36,7 +36,8 @@ type (
 	}
 	callDone struct {
 		run    uint64
-		call   CallTool
+		gen    int
+		work   work
 		result ToolResult
 	}
 	listDone struct {
@@ -53,6 +54,9 @@ type (
 type work struct {
 	call *CallTool
 	list *ListCatalog
+	// replayed is set on a call sent again after the server refused it
+	// for an unknown session; it is never sent a third time.
+	replayed bool
 }
 
 func (w work) deadline() time.Time {
@@ -123,7 +127,11 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.onClosed(m)
 	case callDone:
 		delete(a.running, m.run)
-		m.call.Reply(m.result)
+		if errors.Is(m.result.Err, mcp.ErrSessionMissing) && !m.work.replayed {
+			a.replay(m)
+			return
+		}
+		m.work.call.Reply(m.result)
 		a.drain()
 	case listDone:
 		delete(a.running, m.run)
@@ -298,17 +306,45 @@ func (a *Actor) onClosed(m closed) {
 	if m.gen != a.gen || a.session == nil {
 		return
 	}
-	slog.Warn("mcp session closed", "connection", a.conn.ID, "err", m.err)
-	go closeSession(a.session, a.transport, a.opts.CloseTimeout)
-	a.session, a.transport = nil, nil
 	err := m.err
 	if err == nil {
 		err = errors.New("session closed by the server")
 	}
-	a.setState(StateIdle, err)
+	a.dropSession(err)
+}
+
+// dropSession lets go of a dead session: it is closed in the background,
+// and queued work opens a new one.
+func (a *Actor) dropSession(cause error) {
+	slog.Warn("mcp session closed", "connection", a.conn.ID, "err", cause)
+	go closeSession(a.session, a.transport, a.opts.CloseTimeout)
+	a.session, a.transport = nil, nil
+	a.setState(StateIdle, cause)
 	if len(a.queue) > 0 {
 		a.connect()
 	}
+}
+
+// replay sends a call again, first in line, on a fresh session: the server
+// answered that it no longer knows the session (a streamable HTTP 404, as
+// after an upstream restart), so it never ran the call and a replay cannot
+// repeat a side effect. Calls that failed any other way are not replayed:
+// whether they ran is unknown.
+func (a *Actor) replay(m callDone) {
+	if a.state == StateBackoff {
+		m.work.call.Reply(m.result) // no session to replay on until the backoff ends
+		return
+	}
+	w := m.work
+	w.replayed = true
+	a.queue = append([]work{w}, a.queue...)
+	switch {
+	case m.gen == a.gen && a.session != nil:
+		a.dropSession(m.result.Err) // connects for the queued replay
+	case a.state == StateIdle:
+		a.connect()
+	}
+	a.drain()
 }
 
 func (a *Actor) onToolsChanged() {
@@ -334,13 +370,13 @@ func (a *Actor) start(w work) {
 	if deadline.IsZero() {
 		deadline = time.Now().Add(a.opts.CallTimeout)
 	}
-	engine, self, cs, ctx, connID := a.engine, a.self, a.session, a.ctx, a.conn.ID
+	engine, self, cs, ctx, connID, gen := a.engine, a.self, a.session, a.ctx, a.conn.ID, a.gen
 	if w.call != nil {
 		call := *w.call
 		go func() {
 			ctx, cancel := context.WithDeadline(ctx, deadline)
 			defer cancel()
-			engine.Send(self, callDone{run: run, call: call, result: callTool(ctx, cs, call)})
+			engine.Send(self, callDone{run: run, gen: gen, work: w, result: callTool(ctx, cs, call)})
 		}()
 		return
 	}
