@@ -229,14 +229,3 @@ func firstError(diags []protocol.DependencyDiag) (protocol.DependencyDiag, bool)
 	}
 	return protocol.DependencyDiag{}, false
 }
-
-// remarshal converts between JSON-shaped values.
-func remarshal(in, out any) error {
-	data, err := json.Marshal(in)
-	if err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	return dec.Decode(out)
-}

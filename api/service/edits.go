@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -24,7 +23,7 @@ func (s *Service) edit(ctx context.Context, id string, revision int, change func
 	if ws.Revision != revision {
 		return conflictResult(ws, revision), nil
 	}
-	doc, err := cloneObject(ws.Draft)
+	doc, err := toObject(ws.Draft) // a copy to edit
 	if err != nil {
 		return protocol.WorkspaceResult{}, err
 	}
@@ -63,21 +62,6 @@ func conflictResult(ws store.Workspace, revision int) protocol.WorkspaceResult {
 	r.Diagnostics = []workflow.Diagnostic{{Code: "revision_conflict", Path: "revision",
 		Message: fmt.Sprintf("workspace %q is at revision %d, not %d", ws.ID, ws.Revision, revision)}}
 	return r
-}
-
-func cloneObject(o workflow.Object) (workflow.Object, error) {
-	data, err := json.Marshal(o)
-	if err != nil {
-		return nil, fmt.Errorf("copy draft: %w", err)
-	}
-	var out workflow.Object
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("copy draft: %w", err)
-	}
-	if out == nil {
-		out = workflow.Object{}
-	}
-	return out, nil
 }
 
 func (s *Service) setName(ctx context.Context, p protocol.SetNameParams) (protocol.WorkspaceResult, error) {

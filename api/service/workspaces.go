@@ -149,19 +149,6 @@ func draftOf(doc workflow.Object) (workflow.Draft, error) {
 	return d, nil
 }
 
-// toObject turns a typed document into a JSON object.
-func toObject(v any) (workflow.Object, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode document: %w", err)
-	}
-	var obj workflow.Object
-	if err := json.Unmarshal(data, &obj); err != nil {
-		return nil, fmt.Errorf("decode document: %w", err)
-	}
-	return obj, nil
-}
-
 func statusOf(diags []workflow.Diagnostic) string {
 	if len(diags) > 0 {
 		return statusInvalid
