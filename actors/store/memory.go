@@ -58,6 +58,48 @@ func deepCopy[T any](v T) (T, error) {
 	return out, err
 }
 
+// The keyed records (deployments, catalogs, auth, registry) share four
+// operations. Each takes m.mu itself and copies records in and out.
+
+// putKeyed stores a copy of v under key.
+func putKeyed[V any](m *Memory, table map[string]V, key string, v V) error {
+	c, err := deepCopy(v)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	table[key] = c
+	return nil
+}
+
+// getKeyed returns a copy of the record under key, or ErrNotFound.
+func getKeyed[V any](m *Memory, table map[string]V, key string) (V, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := table[key]
+	if !ok {
+		return v, ErrNotFound
+	}
+	return deepCopy(v)
+}
+
+// listKeyed returns copies of every record, ordered by key.
+func listKeyed[V any](m *Memory, table map[string]V) ([]V, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return deepCopy(sortedValues(table))
+}
+
+// deleteKeyed removes the record under key and reports whether it existed.
+func deleteKeyed[V any](m *Memory, table map[string]V, key string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := table[key]
+	delete(table, key)
+	return ok
+}
+
 // sortedValues returns the values of m ordered by key.
 func sortedValues[K cmp.Ordered, V any](m map[K]V) []V {
 	keys := make([]K, 0, len(m))

@@ -9,30 +9,22 @@ import (
 
 // SaveCatalog implements Catalogs.
 func (m *Memory) SaveCatalog(_ context.Context, s catalog.Snapshot) error {
-	c, err := deepCopy(s)
-	if err != nil {
+	if err := putKeyed(m, m.catalogs, s.ConnectionID, s); err != nil {
 		return fmt.Errorf("save catalog %q: %w", s.ConnectionID, err)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.catalogs[s.ConnectionID] = c
 	return nil
 }
 
 // GetCatalog implements Catalogs.
 func (m *Memory) GetCatalog(_ context.Context, connectionID string) (catalog.Snapshot, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	s, ok := m.catalogs[connectionID]
-	if !ok {
-		return catalog.Snapshot{}, fmt.Errorf("get catalog %q: %w", connectionID, ErrNotFound)
+	s, err := getKeyed(m, m.catalogs, connectionID)
+	if err != nil {
+		return catalog.Snapshot{}, fmt.Errorf("get catalog %q: %w", connectionID, err)
 	}
-	return deepCopy(s)
+	return s, nil
 }
 
 // ListCatalogs implements Catalogs.
 func (m *Memory) ListCatalogs(context.Context) ([]catalog.Snapshot, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return deepCopy(sortedValues(m.catalogs))
+	return listKeyed(m, m.catalogs)
 }

@@ -7,39 +7,27 @@ import (
 
 // SaveDeployment implements Deployments.
 func (m *Memory) SaveDeployment(_ context.Context, d Deployment) error {
-	c, err := deepCopy(d)
-	if err != nil {
+	if err := putKeyed(m, m.deployments, d.ID, d); err != nil {
 		return fmt.Errorf("save deployment %q: %w", d.ID, err)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.deployments[d.ID] = c
 	return nil
 }
 
 // GetDeployment implements Deployments.
 func (m *Memory) GetDeployment(_ context.Context, id string) (Deployment, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	d, ok := m.deployments[id]
-	if !ok {
-		return Deployment{}, fmt.Errorf("get deployment %q: %w", id, ErrNotFound)
+	d, err := getKeyed(m, m.deployments, id)
+	if err != nil {
+		return Deployment{}, fmt.Errorf("get deployment %q: %w", id, err)
 	}
-	return deepCopy(d)
+	return d, nil
 }
 
 // ListDeployments implements Deployments.
 func (m *Memory) ListDeployments(context.Context) ([]Deployment, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return deepCopy(sortedValues(m.deployments))
+	return listKeyed(m, m.deployments)
 }
 
 // DeleteDeployment implements Deployments.
 func (m *Memory) DeleteDeployment(_ context.Context, id string) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	_, ok := m.deployments[id]
-	delete(m.deployments, id)
-	return ok, nil
+	return deleteKeyed(m, m.deployments, id), nil
 }
