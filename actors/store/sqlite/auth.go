@@ -14,15 +14,10 @@ func (s *Store) SaveAuth(ctx context.Context, a store.AuthRecord) (err error) {
 	if !store.ValidAuthID(a.ID) {
 		return fmt.Errorf("the id is not a valid auth id: %w", store.ErrInvalid)
 	}
-	record, err := encode(a)
-	if err != nil {
-		return err
-	}
-	_, err = s.write.ExecContext(ctx,
+	return s.upsert(ctx,
 		`INSERT INTO auth_records (id, record) VALUES (?, ?)
 		 ON CONFLICT (id) DO UPDATE SET record = excluded.record`,
-		a.ID, record)
-	return err
+		a.ID, a)
 }
 
 // GetAuth implements store.AuthRecords.

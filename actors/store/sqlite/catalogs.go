@@ -9,15 +9,10 @@ import (
 // SaveCatalog implements store.Catalogs.
 func (s *Store) SaveCatalog(ctx context.Context, snap catalog.Snapshot) (err error) {
 	defer wrap(&err, "save catalog %q", snap.ConnectionID)
-	record, err := encode(snap)
-	if err != nil {
-		return err
-	}
-	_, err = s.write.ExecContext(ctx,
+	return s.upsert(ctx,
 		`INSERT INTO catalogs (connection_id, record) VALUES (?, ?)
 		 ON CONFLICT (connection_id) DO UPDATE SET record = excluded.record`,
-		snap.ConnectionID, record)
-	return err
+		snap.ConnectionID, snap)
 }
 
 // GetCatalog implements store.Catalogs.

@@ -9,15 +9,10 @@ import (
 // SaveDeployment implements store.Deployments.
 func (s *Store) SaveDeployment(ctx context.Context, d store.Deployment) (err error) {
 	defer wrap(&err, "save deployment %q", d.ID)
-	record, err := encode(d)
-	if err != nil {
-		return err
-	}
-	_, err = s.write.ExecContext(ctx,
+	return s.upsert(ctx,
 		`INSERT INTO deployments (id, record) VALUES (?, ?)
 		 ON CONFLICT (id) DO UPDATE SET record = excluded.record`,
-		d.ID, record)
-	return err
+		d.ID, d)
 }
 
 // GetDeployment implements store.Deployments.

@@ -9,15 +9,10 @@ import (
 // PutRegistryEntry implements store.SourceRegistry.
 func (s *Store) PutRegistryEntry(ctx context.Context, e store.RegistryEntry) (err error) {
 	defer wrap(&err, "put registry entry %q", e.ID)
-	record, err := encode(e)
-	if err != nil {
-		return err
-	}
-	_, err = s.write.ExecContext(ctx,
+	return s.upsert(ctx,
 		`INSERT INTO source_registry (id, record) VALUES (?, ?)
 		 ON CONFLICT (id) DO UPDATE SET record = excluded.record`,
-		e.ID, record)
-	return err
+		e.ID, e)
 }
 
 // GetRegistryEntry implements store.SourceRegistry.

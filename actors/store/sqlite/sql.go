@@ -110,6 +110,17 @@ func insertNew(ctx context.Context, q querier, query string, args ...any) error 
 	return err
 }
 
+// upsert stores v's JSON as the record under key; query is the table's
+// INSERT ... ON CONFLICT DO UPDATE with the key and the record as arguments.
+func (s *Store) upsert(ctx context.Context, query, key string, v any) error {
+	record, err := encode(v)
+	if err != nil {
+		return err
+	}
+	_, err = s.write.ExecContext(ctx, query, key, record)
+	return err
+}
+
 // deleteOne runs a DELETE and reports whether it removed a row.
 func (s *Store) deleteOne(ctx context.Context, query string, args ...any) (bool, error) {
 	n, err := rowsAffected(s.write.ExecContext(ctx, query, args...))
