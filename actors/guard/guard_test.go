@@ -59,7 +59,7 @@ func spawn(t *testing.T, report func(guard.Panic), opts ...actor.OptFunc) (*acto
 		select {
 		case <-e.Poison(pid).Done():
 		case <-time.After(patience):
-			t.Error("the actor did not stop in time")
+			is.NewRelaxed(t).Fail() // the actor stops in time
 		}
 	})
 	return e, pid

@@ -117,7 +117,7 @@ func TestActorDeliversTheReplyToTheActorsInbox(t *testing.T) {
 		select {
 		case <-e.Poison(pid).Done():
 		case <-time.After(patience):
-			t.Error("the actor did not stop in time")
+			is.NewRelaxed(t).Fail() // the actor stops in time
 		}
 	})
 

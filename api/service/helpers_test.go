@@ -150,10 +150,13 @@ func bounded(t *testing.T) context.Context {
 // call invokes a method as the edge does, with raw JSON params.
 func (f *fixture) call(t *testing.T, method, params string) (any, error) {
 	t.Helper()
+	is := is.New(t)
+	is.Helper()
 	h, ok := f.methods[method]
 	if !ok {
-		t.Fatalf("no method %q in the table", method)
+		t.Logf("no method %q in the table", method)
 	}
+	is.True(ok) // the method is in the table
 	return h(bounded(t), json.RawMessage(params))
 }
 
@@ -178,15 +181,8 @@ func mustCall[T any](t *testing.T, f *fixture, method, params string) T {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	res, err := f.call(t, method, params)
-	if err != nil {
-		t.Logf("%s %s: %v", method, params, err)
-	}
-	is.NoErr(err) // the method succeeds
-	data, err := json.Marshal(res)
-	is.NoErr(err) // the answer encodes as JSON
 	var out T
-	is.NoErr(json.Unmarshal(data, &out)) // the answer decodes
+	is.NoErr(json.Unmarshal(f.raw(t, method, params), &out)) // the answer decodes
 	return out
 }
 

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -235,21 +236,26 @@ func TestConcurrentEditsAtOneRevisionCommitExactlyOnce(t *testing.T) {
 	f := newFixture(t)
 	scaffold(t, f, "ws-1", "fake.one.echo")
 	const writers = 8
-	results := make(chan protocol.WorkspaceResult, writers)
+	type answer struct {
+		res any
+		err error
+	}
+	answers := make(chan answer, writers)
+	setName := f.methods[protocol.MethodWorkspaceSetName]
+	ctx := bounded(t)
 	for i := range writers {
 		go func() {
-			res, err := f.call(t, protocol.MethodWorkspaceSetName, `{"workspace_id":"ws-1","revision":1,"name":"writer-`+string(rune('a'+i))+`"}`)
-			if err != nil {
-				t.Errorf("set_name: %v", err)
-			}
-			r, _ := res.(protocol.WorkspaceResult)
-			results <- r
+			res, err := setName(ctx, json.RawMessage(`{"workspace_id":"ws-1","revision":1,"name":"writer-`+string(rune('a'+i))+`"}`))
+			answers <- answer{res, err}
 		}()
 	}
 	won := 0
 	for range writers {
 		select {
-		case r := <-results:
+		case a := <-answers:
+			is.NoErr(a.err) // set_name answers
+			r, ok := a.res.(protocol.WorkspaceResult)
+			is.True(ok) // a workspace result
 			if r.Status != "conflict" {
 				won++
 				is.Equal(r.Revision, 2) // the winner moved the revision on by one
