@@ -64,14 +64,30 @@ func (s *Server) mapError(ctx context.Context, method string, err error) *jsonrp
 	return jsonrpc.Errorf(jsonrpc.InternalError, "%s failed", method)
 }
 
+// slots bounds the requests in flight: one token per request.
+type slots chan struct{}
+
+// acquire takes a slot if one is free; it never waits.
+func (s slots) acquire() bool {
+	select {
+	case s <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// release frees a slot taken by acquire.
+func (s slots) release() { <-s }
+
 // answerFrame runs every request of a decoded frame concurrently and
 // collects the responses to send, in frame order: rejected entries first.
-func (s *Server) answerFrame(ctx context.Context, f jsonrpc.Frame, admit func() bool, release func()) []jsonrpc.Response {
+func (s *Server) answerFrame(ctx context.Context, f jsonrpc.Frame, inFlight slots) []jsonrpc.Response {
 	responses := append([]jsonrpc.Response(nil), f.Rejected...)
 	answers := make([]*jsonrpc.Response, len(f.Requests))
 	var wg sync.WaitGroup
 	for i, req := range f.Requests {
-		if !admit() {
+		if !inFlight.acquire() {
 			if !req.IsNotification() {
 				r := jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.Overloaded, "more than %d requests in flight on this connection", s.opts.MaxInFlight))
 				answers[i] = &r
@@ -81,7 +97,7 @@ func (s *Server) answerFrame(ctx context.Context, f jsonrpc.Frame, admit func() 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer release()
+			defer inFlight.release()
 			if r, ok := s.dispatch(ctx, req); ok {
 				answers[i] = &r
 			}

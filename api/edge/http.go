@@ -29,16 +29,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	frame := jsonrpc.DecodeFrame(body, s.opts.MaxBatch)
-	slots := make(chan struct{}, s.opts.MaxInFlight)
-	admit := func() bool {
-		select {
-		case slots <- struct{}{}:
-			return true
-		default:
-			return false
-		}
-	}
-	responses := s.answerFrame(r.Context(), frame, admit, func() { <-slots })
+	responses := s.answerFrame(r.Context(), frame, make(slots, s.opts.MaxInFlight))
 	out, err := jsonrpc.EncodeReply(frame.Batch, responses)
 	switch {
 	case err != nil:

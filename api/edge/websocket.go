@@ -23,7 +23,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		server: s,
 		ws:     ws,
 		out:    make(chan reply, s.opts.MaxInFlight+1),
-		slots:  make(chan struct{}, s.opts.MaxInFlight),
+		slots:  make(slots, s.opts.MaxInFlight),
 	}
 	c.serve(s.base)
 }
@@ -39,7 +39,7 @@ type wsConn struct {
 	server *Server
 	ws     *websocket.Conn
 	out    chan reply
-	slots  chan struct{}
+	slots  slots
 }
 
 // reply is an encoded message for the writer; slot reports that it holds
@@ -91,7 +91,7 @@ func (c *wsConn) serve(parent context.Context) {
 func (c *wsConn) handleFrame(ctx context.Context, f jsonrpc.Frame, handlers *sync.WaitGroup) {
 	if !f.Batch && len(f.Requests) == 1 {
 		req := f.Requests[0]
-		if !c.admit() {
+		if !c.slots.acquire() {
 			if !req.IsNotification() {
 				c.send(ctx, false, []jsonrpc.Response{jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.Overloaded, "more than %d requests in flight on this connection", c.server.opts.MaxInFlight))})
 			}
@@ -102,7 +102,7 @@ func (c *wsConn) handleFrame(ctx context.Context, f jsonrpc.Frame, handlers *syn
 			defer handlers.Done()
 			resp, ok := c.server.dispatch(ctx, req)
 			if !ok {
-				c.release()
+				c.slots.release()
 				return
 			}
 			c.sendHolding(ctx, false, []jsonrpc.Response{resp}, true)
@@ -116,20 +116,9 @@ func (c *wsConn) handleFrame(ctx context.Context, f jsonrpc.Frame, handlers *syn
 	handlers.Add(1)
 	go func() {
 		defer handlers.Done()
-		c.send(ctx, f.Batch, c.server.answerFrame(ctx, f, c.admit, c.release))
+		c.send(ctx, f.Batch, c.server.answerFrame(ctx, f, c.slots))
 	}()
 }
-
-func (c *wsConn) admit() bool {
-	select {
-	case c.slots <- struct{}{}:
-		return true
-	default:
-		return false
-	}
-}
-
-func (c *wsConn) release() { <-c.slots }
 
 // send queues an encoded reply for the writer.
 func (c *wsConn) send(ctx context.Context, batch bool, responses []jsonrpc.Response) {
@@ -146,7 +135,7 @@ func (c *wsConn) sendHolding(ctx context.Context, batch bool, responses []jsonrp
 	}
 	if data == nil {
 		if slot {
-			c.release()
+			c.slots.release()
 		}
 		return
 	}
@@ -154,7 +143,7 @@ func (c *wsConn) sendHolding(ctx context.Context, batch bool, responses []jsonrp
 	case c.out <- reply{data: data, slot: slot}:
 	case <-ctx.Done():
 		if slot {
-			c.release()
+			c.slots.release()
 		}
 	}
 }
@@ -168,7 +157,7 @@ func (c *wsConn) write(ctx context.Context) {
 		select {
 		case r := <-c.out:
 			if r.slot {
-				c.release() // before the peer can see the reply
+				c.slots.release() // before the peer can see the reply
 			}
 			_ = c.ws.SetWriteDeadline(time.Now().Add(opts.WriteTimeout))
 			if err := c.ws.WriteMessage(websocket.TextMessage, r.data); err != nil {
