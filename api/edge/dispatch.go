@@ -64,6 +64,11 @@ func (s *Server) mapError(ctx context.Context, method string, err error) *jsonrp
 	return jsonrpc.Errorf(jsonrpc.InternalError, "%s failed", method)
 }
 
+// overloaded answers a request that found no free slot.
+func (s *Server) overloaded(id jsonrpc.ID) jsonrpc.Response {
+	return jsonrpc.NewError(id, jsonrpc.Errorf(jsonrpc.Overloaded, "more than %d requests in flight on this connection", s.opts.MaxInFlight))
+}
+
 // slots bounds the requests in flight: one token per request.
 type slots chan struct{}
 
@@ -89,7 +94,7 @@ func (s *Server) answerFrame(ctx context.Context, f jsonrpc.Frame, inFlight slot
 	for i, req := range f.Requests {
 		if !inFlight.acquire() {
 			if !req.IsNotification() {
-				r := jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.Overloaded, "more than %d requests in flight on this connection", s.opts.MaxInFlight))
+				r := s.overloaded(req.ID)
 				answers[i] = &r
 			}
 			continue

@@ -93,7 +93,7 @@ func (c *wsConn) handleFrame(ctx context.Context, f jsonrpc.Frame, handlers *syn
 		req := f.Requests[0]
 		if !c.slots.acquire() {
 			if !req.IsNotification() {
-				c.send(ctx, false, []jsonrpc.Response{jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.Overloaded, "more than %d requests in flight on this connection", c.server.opts.MaxInFlight))})
+				c.send(ctx, false, []jsonrpc.Response{c.server.overloaded(req.ID)})
 			}
 			return
 		}
