@@ -32,18 +32,25 @@ func (s *Service) edit(ctx context.Context, id string, revision int, change func
 	next.Revision, next.Draft, next.UpdatedAtMs = revision+1, doc, s.now().UnixMilli()
 	next.Diagnostics = s.validateDocument(doc)
 	next.Status = statusOf(next.Diagnostics)
-	switch err := s.Store.UpdateWorkspace(ctx, next, revision); {
+	return s.commitWorkspace(ctx, next, revision)
+}
+
+// commitWorkspace stores ws if the stored revision is still expected. When
+// another writer committed first, it answers "conflict" with the revision
+// the workspace is at now.
+func (s *Service) commitWorkspace(ctx context.Context, ws store.Workspace, expected int) (protocol.WorkspaceResult, error) {
+	what := fmt.Sprintf("draft workspace %q", ws.ID)
+	switch err := s.Store.UpdateWorkspace(ctx, ws, expected); {
 	case errors.Is(err, store.ErrConflict):
-		// Another writer committed this revision first.
-		current, getErr := s.Store.GetWorkspace(ctx, id)
+		current, getErr := s.Store.GetWorkspace(ctx, ws.ID)
 		if getErr != nil {
-			return protocol.WorkspaceResult{}, storeErr(getErr, fmt.Sprintf("draft workspace %q", id))
+			return protocol.WorkspaceResult{}, storeErr(getErr, what)
 		}
-		return conflictResult(current, revision), nil
+		return conflictResult(current, expected), nil
 	case err != nil:
-		return protocol.WorkspaceResult{}, storeErr(err, fmt.Sprintf("draft workspace %q", id))
+		return protocol.WorkspaceResult{}, storeErr(err, what)
 	}
-	return workspaceResult(next, false), nil
+	return workspaceResult(ws, false), nil
 }
 
 // validateDocument checks a stored document against the language and the
@@ -106,17 +113,7 @@ func (s *Service) validateWorkspace(ctx context.Context, p protocol.WorkspaceIDP
 	}
 	diags := s.validateDocument(ws.Draft)
 	ws.Diagnostics, ws.Status = diags, statusOf(diags)
-	switch err := s.Store.UpdateWorkspace(ctx, ws, ws.Revision); {
-	case errors.Is(err, store.ErrConflict):
-		current, getErr := s.Store.GetWorkspace(ctx, p.WorkspaceID)
-		if getErr != nil {
-			return protocol.WorkspaceResult{}, storeErr(getErr, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
-		}
-		return conflictResult(current, ws.Revision), nil
-	case err != nil:
-		return protocol.WorkspaceResult{}, storeErr(err, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
-	}
-	return workspaceResult(ws, false), nil
+	return s.commitWorkspace(ctx, ws, ws.Revision)
 }
 
 func (s *Service) listWorkspaces(ctx context.Context, _ protocol.Empty) (protocol.ListWorkspacesResult, error) {
