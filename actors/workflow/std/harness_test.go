@@ -1,0 +1,79 @@
+package std
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/matryer/is"
+)
+
+// specCase is one call of a node spec. A case with wantErr expects Run to
+// fail with an error containing it; with schemaRejects the spec's input
+// schema must reject the input too, so the schema and the body agree.
+type specCase struct {
+	spec          string
+	name          string
+	input         Object
+	wantOutcome   string
+	wantOutput    Object
+	wantErr       string
+	schemaRejects bool
+}
+
+// resolve compiles a declared schema the way the engine will.
+func resolve(t *testing.T, schema Object) *jsonschema.Resolved {
+	t.Helper()
+	is := is.New(t)
+	data, err := json.Marshal(schema)
+	is.NoErr(err)
+	var s jsonschema.Schema
+	is.NoErr(json.Unmarshal(data, &s))
+	resolved, err := s.Resolve(nil)
+	is.NoErr(err)
+	return resolved
+}
+
+// jsonRoundTrip gives a value the shape encoding/json decodes into.
+func jsonRoundTrip(t *testing.T, v Object) Object {
+	t.Helper()
+	is := is.New(t)
+	data, err := json.Marshal(v)
+	is.NoErr(err)
+	var out Object
+	is.NoErr(json.Unmarshal(data, &out))
+	return out
+}
+
+func runSpecCases(t *testing.T, cases []specCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.spec+"/"+tc.name, func(t *testing.T) {
+			is := is.New(t)
+			spec, found := Lookup(tc.spec)
+			is.True(found) // spec is registered
+			inSchema := resolve(t, spec.Capability.InputSchema)
+			outSchema := resolve(t, spec.Capability.OutputSchema)
+
+			outcome, output, err := spec.Run(tc.input)
+			if tc.schemaRejects {
+				is.True(inSchema.Validate(map[string]any(tc.input)) != nil) // input schema rejects it too
+			}
+			if tc.wantErr != "" {
+				is.True(err != nil) // Run fails
+				is.True(strings.Contains(err.Error(), tc.wantErr))
+				is.Equal(output, nil)
+				return
+			}
+			is.NoErr(err)
+			is.NoErr(inSchema.Validate(map[string]any(tc.input)))
+			is.Equal(outcome, tc.wantOutcome)
+			is.True(slices.Contains(spec.Capability.Outcomes, outcome)) // outcome is declared
+			is.Equal(output, tc.wantOutput)
+			is.NoErr(outSchema.Validate(map[string]any(output)))
+			is.NoErr(outSchema.Validate(map[string]any(jsonRoundTrip(t, output))))
+		})
+	}
+}
