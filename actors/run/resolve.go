@@ -13,12 +13,13 @@ import (
 // ErrNotBound means a plan names a capability that no binding resolves.
 var ErrNotBound = errors.New("capability not bound")
 
-// Resolve finds where each capability of plan executes: platform built-ins
-// in place; anything else on the connection its logical source is bound to
-// (the longest bound prefix wins), or on the connection it names directly.
-func Resolve(plan workflow.Plan, bindings []store.Binding, isConnection func(string) bool) (map[string]Target, error) {
+// Resolve finds where each capability a program calls executes: platform
+// built-ins in place; anything else on the connection its logical source is
+// bound to (the longest bound prefix wins), or on the connection it names
+// directly.
+func Resolve(p workflow.Program, bindings []store.Binding, isConnection func(string) bool) (map[string]Target, error) {
 	targets := map[string]Target{}
-	for _, name := range plan.Capabilities() {
+	for _, name := range p.Capabilities() {
 		if fn, ok := workflow.Builtin(name); ok {
 			targets[name] = Target{Builtin: fn}
 			continue

@@ -13,12 +13,12 @@ import (
 
 // planUsing is a plan whose call nodes use the given capabilities; Resolve
 // only reads them.
-func planUsing(capabilities ...string) workflow.Plan {
+func planUsing(capabilities ...string) workflow.Program {
 	var p workflow.Plan
 	for i, c := range capabilities {
 		p.Nodes = append(p.Nodes, workflow.Node{ID: string(rune('a' + i)), Type: workflow.NodeCall, Node: c})
 	}
-	return p
+	return workflow.Program{Root: p}
 }
 
 // isConnection knows two connections.
@@ -84,7 +84,7 @@ func TestResolveFailsWithErrNotBound(t *testing.T) {
 
 func TestResolveOfAPlanWithoutCallsIsEmpty(t *testing.T) {
 	is := is.New(t)
-	targets, err := run.Resolve(workflow.Plan{Nodes: []workflow.Node{{ID: "done", Type: workflow.NodeEnd}}}, nil, isConnection)
+	targets, err := run.Resolve(workflow.Program{Root: workflow.Plan{Nodes: []workflow.Node{{ID: "done", Type: workflow.NodeEnd}}}}, nil, isConnection)
 	is.NoErr(err)
 	is.Equal(len(targets), 0)
 }

@@ -1,13 +1,15 @@
-// Package run owns the run actor: one actor per workflow run. It drives a
-// workflow.Execution step by step, sends each tool call to the supervisor
-// (which routes it to the connection's session actor), runs platform
-// built-ins in place, and commits every step to the store before it goes
-// on. Nothing waits on I/O inside its inbox: store writes and tool calls
-// finish as messages.
+// Package run owns the run actor: one actor per workflow run (or per
+// resumption of one). It drives a workflow.Execution, sends its tool calls
+// to the supervisor (which routes each to its connection's session actor),
+// keeps its own timers for retries, step timeouts and the run deadline, and
+// commits every step to the store before it goes on: a call goes out only
+// once the checkpoint that lists it is committed. Nothing waits on I/O
+// inside its inbox; store writes and tool calls finish as messages.
 package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -31,11 +33,19 @@ type Target struct {
 
 // Spec is everything a run actor needs.
 type Spec struct {
-	// Record is the new run, status running.
+	// Record is the run: new (status running, no trace), or an
+	// interrupted or recovered one to continue from its checkpoint.
 	Record  store.Run
-	Plan    workflow.Plan
+	Program workflow.Program
 	Targets map[string]Target
-	Input   workflow.Object
+	// Options tune the execution (step budget, schema checks).
+	Options workflow.Options
+	// Resume, when set, resumes the interrupted Record with this outcome
+	// and payload. A refusal is told through Started (errors.Is
+	// workflow.ErrResume) and changes nothing.
+	Resume *Resume
+	// Deadline ends the run as failed when it passes; zero for none.
+	Deadline time.Time
 	// Supervisor routes tool calls to session actors.
 	Supervisor *actor.PID
 	Store      store.Runs
@@ -43,12 +53,19 @@ type Spec struct {
 	CallTimeout time.Duration
 	// StoreTimeout bounds each store write.
 	StoreTimeout time.Duration
-	// Started is told once the new run is committed (or could not be):
-	// from then on the run survives a crash, so the start may be
-	// acknowledged to the client.
+	// Started is told once the run's first record is committed (or could
+	// not be): from then on the run survives a crash, so the start may
+	// be acknowledged to the client.
 	Started reply.To[Started]
-	// Done receives the final, committed record.
+	// Done receives the record the run stopped with: terminal, or
+	// interrupted.
 	Done reply.To[store.Run]
+}
+
+// Resume is a resume request.
+type Resume struct {
+	Outcome string
+	Payload workflow.Object
 }
 
 // Started reports whether a run's record was committed.
@@ -57,32 +74,70 @@ type Started struct {
 	Err error
 }
 
+// Cancel asks a run to end as cancelled. The reply is the run's final
+// record, once committed.
+type Cancel struct {
+	Reason string
+	Reply  reply.To[store.Run]
+}
+
 // Internal messages.
 type (
 	persisted struct {
 		err   error
 		final bool
 	}
+	// retryDue re-sends a call after its backoff.
+	retryDue struct{ call string }
+	// deadlinePassed ends the run at its deadline.
+	deadlinePassed struct{}
 )
+
+// Retry backoff: the first retry waits retryBase, each next one twice as
+// long, up to retryMax.
+const (
+	retryBase = 200 * time.Millisecond
+	retryMax  = 10 * time.Second
+)
+
+// inflight is a call out to a session actor (or waiting for its retry).
+type inflight struct {
+	call     workflow.Call
+	corr     uint64
+	attempts int
+}
 
 // Actor executes one run.
 type Actor struct {
-	spec    Spec
-	engine  *actor.Engine
-	self    *actor.PID
-	exec    *workflow.Execution
-	record  store.Run
-	pending *workflow.Call
-	corr    uint64
-	// finishing is set once the final record is being written.
-	finishing bool
-	// acknowledged is set once Started was told.
+	spec   Spec
+	engine *actor.Engine
+	self   *actor.PID
+	exec   *workflow.Execution
+	record store.Run
+	// unsaved are trace entries not yet committed; ready are the calls
+	// waiting for the commit that lists them.
+	unsaved []workflow.TraceEntry
+	ready   []workflow.Call
+	// calls are the calls out, by call id; byCorr maps correlation ids
+	// of replies back to call ids.
+	calls  map[string]*inflight
+	byCorr map[uint64]string
+	corr   uint64
+	// results are tool results that arrived while a commit was writing.
+	results  []session.ToolResult
+	writing  bool
+	stopping bool
+	// cancelled holds who asked to cancel, answered once committed.
+	cancelled    []reply.To[store.Run]
 	acknowledged bool
+	timers       []*time.Timer
 }
 
 // New returns a producer of the run actor for spec.
 func New(spec Spec) actor.Producer {
-	return func() actor.Receiver { return &Actor{spec: spec, record: spec.Record} }
+	return func() actor.Receiver {
+		return &Actor{spec: spec, record: spec.Record, calls: map[string]*inflight{}, byCorr: map[uint64]string{}}
+	}
 }
 
 // Receive handles one message.
@@ -94,29 +149,146 @@ func (a *Actor) Receive(c *actor.Context) {
 	case persisted:
 		a.onPersisted(m)
 	case session.ToolResult:
+		if a.writing {
+			a.results = append(a.results, m)
+			return
+		}
 		a.onToolResult(m)
+		a.advance()
+	case retryDue:
+		if f := a.calls[m.call]; f != nil && !a.stopping {
+			a.send(f)
+		}
+	case deadlinePassed:
+		a.stopExecution(fmt.Errorf("run deadline %s passed", a.spec.Deadline.UTC().Format(time.RFC3339)), "")
+	case Cancel:
+		a.cancel(m)
+	case actor.Stopped:
+		for _, t := range a.timers {
+			t.Stop()
+		}
 	case guard.Panic:
 		// Our own code panicked on a message: fail the run rather than
 		// leave it waiting forever.
-		if !a.finishing {
-			a.finish(fmt.Errorf("internal error: %v", m.Value))
-		}
+		a.stopExecution(fmt.Errorf("internal error: %v", m.Value), "")
 	}
 }
 
+// start builds the execution, or restores it from the record's
+// checkpoint, and commits the run's first record: a new run is created;
+// a resumed or recovered one records its progress and sends again the
+// calls its checkpoint lists as in flight.
 func (a *Actor) start() {
-	exec, err := workflow.NewExecution(a.spec.Plan, a.spec.Input)
-	if err != nil {
-		a.record.Status, a.record.Error = store.RunFailed, ptr(err.Error())
+	fresh := a.record.Checkpoint == nil
+	var err error
+	if fresh {
+		a.exec, err = workflow.NewExecution(a.spec.Program, a.record.Input, a.spec.Options)
+	} else {
+		a.exec, err = workflow.Restore(a.spec.Program, *a.record.Checkpoint, a.spec.Options)
 	}
-	a.exec = exec
-	a.record.CurrentStep = a.spec.Plan.Start
-	rec := a.record
-	a.persist(func(ctx context.Context) error { return a.spec.Store.CreateRun(ctx, rec) }, err != nil)
+	if err == nil && a.spec.Resume != nil {
+		if err = a.exec.Resume(a.spec.Resume.Outcome, a.spec.Resume.Payload); err != nil {
+			a.acknowledge(err)
+			a.engine.Poison(a.self)
+			return
+		}
+	}
+	if !a.spec.Deadline.IsZero() {
+		a.after(time.Until(a.spec.Deadline), deadlinePassed{})
+	}
+	switch {
+	case err != nil:
+		a.exec = nil
+		a.record.Status, a.record.Error = store.RunFailed, ptr(fmt.Sprintf("run %s cannot execute: %v", a.record.ID, err))
+		if fresh {
+			rec := a.checkpoint()
+			a.persist(func(ctx context.Context) error { return a.spec.Store.CreateRun(ctx, rec) }, true)
+			return
+		}
+		a.commit(true)
+	case fresh:
+		rec := a.checkpoint()
+		a.persist(func(ctx context.Context) error { return a.spec.Store.CreateRun(ctx, rec) }, false)
+	default:
+		a.ready = a.exec.Outstanding()
+		a.advance()
+	}
+}
+
+// statusOf maps an execution's status to a run's.
+func statusOf(e *workflow.Execution) string {
+	if e == nil {
+		return store.RunFailed
+	}
+	switch e.Status() {
+	case workflow.StatusCompleted:
+		return store.RunCompleted
+	case workflow.StatusFailed:
+		return store.RunFailed
+	case workflow.StatusInterrupted:
+		return store.RunInterrupted
+	case workflow.StatusCancelled:
+		return store.RunCancelled
+	}
+	return store.RunRunning
+}
+
+// advance runs the execution as far as it goes and commits what it did;
+// the calls it now waits on go out once that commit is done.
+func (a *Actor) advance() {
+	if a.exec == nil || a.writing {
+		return
+	}
+	p := a.exec.Advance()
+	a.unsaved = append(a.unsaved, p.Trace...)
+	a.ready = append(a.ready, p.Calls...)
+	if len(p.Trace) == 0 && len(a.ready) == 0 && a.exec.Status() == workflow.StatusRunning {
+		return // waiting on calls already out
+	}
+	a.commit(a.exec.Status() != workflow.StatusRunning)
+}
+
+// checkpoint brings the record up to date with the execution.
+func (a *Actor) checkpoint() store.Run {
+	r := &a.record
+	r.UpdatedAt = time.Now().UTC()
+	r.TraceCount += len(a.unsaved)
+	if a.exec == nil {
+		return *r
+	}
+	snap := a.exec.Snapshot()
+	r.Status = statusOf(a.exec)
+	r.Checkpoint = &snap
+	r.State = a.exec.State()
+	r.CurrentStep = ""
+	if out := a.exec.Outstanding(); len(out) > 0 {
+		r.CurrentStep = out[0].NodeID
+	}
+	r.Interrupt = a.exec.Interrupt()
+	r.ResumeReadiness = "not_applicable"
+	switch r.Status {
+	case store.RunCompleted:
+		r.Outcome, r.Output = ptr(a.exec.Outcome()), a.exec.Output()
+	case store.RunFailed, store.RunCancelled:
+		r.Error, r.Output = ptr(a.exec.Err()), nil
+	case store.RunInterrupted:
+		r.ResumeReadiness = "ready"
+	}
+	return *r
+}
+
+// commit writes the record and the unsaved trace entries in one
+// transaction. final is set when the run stops with this commit.
+func (a *Actor) commit(final bool) {
+	rec := a.checkpoint()
+	entries := a.unsaved
+	a.unsaved = nil
+	a.persist(func(ctx context.Context) error { return a.spec.Store.RecordProgress(ctx, rec, entries) }, final)
 }
 
 // persist runs write off the inbox and reports back.
 func (a *Actor) persist(write func(context.Context) error, final bool) {
+	a.writing = true
 	engine, self, timeout := a.engine, a.self, a.spec.StoreTimeout
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -126,10 +298,12 @@ func (a *Actor) persist(write func(context.Context) error, final bool) {
 }
 
 func (a *Actor) onPersisted(m persisted) {
+	a.writing = false
 	if m.err != nil {
 		slog.Error("run not persisted", "run", a.record.ID, "err", m.err)
 		a.acknowledge(fmt.Errorf("store run %s: %w", a.record.ID, m.err))
 		a.record.Status, a.record.Error = store.RunFailed, ptr(fmt.Sprintf("store: %v", m.err))
+		a.withdraw()
 		a.stop()
 		return
 	}
@@ -138,10 +312,20 @@ func (a *Actor) onPersisted(m persisted) {
 		a.stop()
 		return
 	}
-	a.step()
+	for _, c := range a.ready {
+		f := &inflight{call: c}
+		a.calls[c.ID] = f
+		a.send(f)
+	}
+	a.ready = nil
+	for _, r := range a.results {
+		a.onToolResult(r)
+	}
+	a.results = nil
+	a.advance()
 }
 
-// acknowledge tells Started, once, how the run's creation went.
+// acknowledge tells Started, once, how the run's first commit went.
 func (a *Actor) acknowledge(err error) {
 	if a.acknowledged {
 		return
@@ -152,114 +336,133 @@ func (a *Actor) acknowledge(err error) {
 	}
 }
 
-// step advances to the next call, or finishes.
-func (a *Actor) step() {
-	call, ok, err := a.exec.Next()
-	switch {
-	case err != nil:
-		a.finish(err)
-		return
-	case !ok:
-		a.finish(nil)
-		return
-	}
-	target, found := a.spec.Targets[call.Capability]
-	if !found {
-		a.finish(fmt.Errorf("step %q: capability %q is not bound", call.NodeID, call.Capability))
-		return
-	}
-	a.pending = &call
+// send sends one attempt of a call: to its built-in in place, or to the
+// session actor of its connection.
+func (a *Actor) send(f *inflight) {
+	f.attempts++
 	a.corr++
+	f.corr = a.corr
+	a.byCorr[f.corr] = f.call.ID
+	target, found := a.spec.Targets[f.call.Capability]
+	if !found {
+		a.engine.Send(a.self, session.ToolResult{CorrelationID: f.corr, Err: fmt.Errorf("capability %q is not bound", f.call.Capability)})
+		return
+	}
 	if target.Builtin != nil {
-		outcome, output, err := target.Builtin(call.Input)
-		if err != nil {
-			a.finish(err)
-			return
-		}
-		a.onToolResult(session.ToolResult{CorrelationID: a.corr, Outcome: outcome, Output: output})
+		outcome, output, err := target.Builtin(f.call.Input)
+		a.engine.Send(a.self, session.ToolResult{CorrelationID: f.corr, Outcome: outcome, Output: output, Err: err})
 		return
 	}
 	timeout := a.spec.CallTimeout
-	if call.TimeoutSeconds != nil && *call.TimeoutSeconds > 0 {
-		timeout = time.Duration(*call.TimeoutSeconds) * time.Second
+	if s := f.call.TimeoutSeconds; s != nil && *s > 0 {
+		timeout = time.Duration(*s) * time.Second
 	}
 	a.engine.Send(a.spec.Supervisor, session.CallTool{
-		CorrelationID: a.corr,
+		CorrelationID: f.corr,
 		Connection:    target.Connection,
 		Tool:          target.Tool,
-		Arguments:     call.Input,
+		Arguments:     f.call.Input,
 		Deadline:      time.Now().Add(timeout),
+		Owner:         a.record.ID,
 		Reply:         reply.Actor[session.ToolResult](a.engine, a.self),
 	})
 }
 
+// onToolResult hands a call's result to the execution, or retries a
+// failed attempt when the step allows more.
 func (a *Actor) onToolResult(m session.ToolResult) {
-	if a.pending == nil || m.CorrelationID != a.corr {
-		return // a late reply to a call this run no longer waits for
+	id, ok := a.byCorr[m.CorrelationID]
+	if !ok {
+		return // a late reply to an attempt this run no longer waits for
 	}
-	call := *a.pending
-	a.pending = nil
-	if m.Err != nil {
-		a.finish(fmt.Errorf("step %q: %w", call.NodeID, m.Err))
+	delete(a.byCorr, m.CorrelationID)
+	f := a.calls[id]
+	if f == nil || f.corr != m.CorrelationID || a.exec == nil {
 		return
 	}
-	entry, err := a.exec.Complete(call, m.Outcome, m.Output)
-	if err != nil {
-		a.finish(err)
+	if m.Err != nil && f.call.Retry != nil && f.attempts <= *f.call.Retry && !errors.Is(m.Err, session.ErrCancelled) {
+		backoff := min(retryBase<<(f.attempts-1), retryMax)
+		slog.Info("step retry", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.Err, "backoff", backoff)
+		a.after(backoff, retryDue{call: id})
 		return
 	}
-	if a.exec.Finished() {
-		a.finish(nil) // one commit: the last step with the run's end
-		return
+	delete(a.calls, id)
+	err := m.Err
+	if err != nil && f.attempts > 1 {
+		err = fmt.Errorf("after %d attempts: %w", f.attempts, err)
 	}
-	a.record.TraceCount++
-	a.record.CurrentStep = entry.NextNodeID
-	a.record.State = a.exec.State() // with CurrentStep, the run's checkpoint
-	a.record.UpdatedAt = time.Now().UTC()
-	rec := a.record
-	a.persist(func(ctx context.Context) error {
-		return a.spec.Store.RecordProgress(ctx, rec, []workflow.TraceEntry{entry})
-	}, false)
+	_ = a.exec.Complete(id, workflow.Result{Outcome: m.Outcome, Output: m.Output, Err: err, Attempts: f.attempts})
 }
 
-// finish records the run's end (failed when cause is set) and commits it
-// with any trace entries not yet stored (end steps).
-func (a *Actor) finish(cause error) {
-	a.finishing = true
-	a.pending = nil
-	if a.exec == nil {
-		a.record.Status, a.record.Error = store.RunFailed, ptr(fmt.Sprintf("run %s cannot execute: %v", a.record.ID, cause))
-		rec := a.record
-		a.persist(func(ctx context.Context) error { return a.spec.Store.RecordProgress(ctx, rec, nil) }, true)
+// cancel ends the run as cancelled: calls in flight are cancelled
+// upstream, queued ones withdrawn, and the trace keeps where it stopped.
+func (a *Actor) cancel(m Cancel) {
+	if m.Reply != nil {
+		a.cancelled = append(a.cancelled, m.Reply)
+	}
+	reason := "cancelled"
+	if m.Reason != "" {
+		reason = "cancelled: " + m.Reason
+	}
+	a.stopExecution(nil, reason)
+}
+
+// stopExecution ends a running execution from outside: failed with err,
+// or cancelled with reason.
+func (a *Actor) stopExecution(err error, reason string) {
+	if a.exec == nil || a.stopping {
 		return
 	}
-	trace := a.exec.Trace()
-	unsaved := trace[min(a.record.TraceCount, len(trace)):]
-	a.record.TraceCount = len(trace)
-	a.record.CurrentStep = ""
-	a.record.State = a.exec.State()
-	a.record.UpdatedAt = time.Now().UTC()
-	a.record.ResumeReadiness = "not_applicable"
-	if cause == nil {
-		output, err := a.exec.Output()
-		cause = err
-		a.record.Output = output
+	switch a.exec.Status() {
+	case workflow.StatusRunning, workflow.StatusInterrupted:
+	default:
+		return
 	}
-	if cause != nil {
-		a.record.Status, a.record.Error, a.record.Output = store.RunFailed, ptr(cause.Error()), nil
+	if err != nil {
+		a.exec.Stop(err)
 	} else {
-		a.record.Status, a.record.Outcome = store.RunCompleted, ptr(a.exec.Outcome())
+		a.exec.Cancel(reason)
 	}
-	rec := a.record
-	a.persist(func(ctx context.Context) error {
-		return a.spec.Store.RecordProgress(ctx, rec, unsaved)
-	}, true)
+	a.withdraw()
+	a.ready = nil
+	if !a.writing {
+		a.commit(true)
+	}
+	// else: the commit in progress is followed by advance, which commits
+	// the stopped execution as final.
+}
+
+// withdraw cancels every call out, upstream and in the session queues.
+func (a *Actor) withdraw() {
+	a.stopping = true
+	seen := map[string]bool{}
+	for _, f := range a.calls {
+		t := a.spec.Targets[f.call.Capability]
+		if t.Connection != "" && !seen[t.Connection] {
+			seen[t.Connection] = true
+			a.engine.Send(a.spec.Supervisor, session.CancelCalls{Connection: t.Connection, Owner: a.record.ID})
+		}
+	}
+	clear(a.calls)
+	clear(a.byCorr)
+}
+
+// after sends msg to the actor itself once d has passed.
+func (a *Actor) after(d time.Duration, msg any) {
+	engine, self := a.engine, a.self
+	a.timers = append(a.timers, time.AfterFunc(d, func() { engine.Send(self, msg) }))
 }
 
 // stop answers and ends the actor.
 func (a *Actor) stop() {
+	if !a.stopping {
+		a.withdraw()
+	}
 	if a.spec.Done != nil {
 		a.spec.Done(a.record)
+	}
+	for _, r := range a.cancelled {
+		r(a.record)
 	}
 	a.engine.Poison(a.self)
 }

@@ -105,7 +105,7 @@ func (w *world) start(t *testing.T, id string, plan workflow.Plan, input workflo
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	targets, err := run.Resolve(plan, nil, func(c string) bool { return c == "fake.one" })
+	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
 	is.NoErr(err) // resolve the plan's targets
 	now := time.Now().UTC()
 	started, done := reply.NewWaiter[run.Started](), reply.NewWaiter[store.Run]()
@@ -116,7 +116,7 @@ func (w *world) start(t *testing.T, id string, plan workflow.Plan, input workflo
 			Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input,
 			CreatedAt: now, UpdatedAt: now,
 		},
-		Plan: plan, Targets: targets, Input: input,
+		Program: workflow.Program{Root: plan}, Targets: targets,
 		Supervisor: w.sup.PID(), Store: w.writes,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second,
 		Started: started.To(), Done: done.To(),
@@ -195,14 +195,14 @@ func TestToolErrorRoutedToRuntimeErrorFailsTheRun(t *testing.T) {
 	ack, final := w.start(t, "run-fail", plan, workflow.Object{})
 	is.NoErr(ack.Err)
 	is.Equal(final.Status, store.RunFailed)
-	is.Equal(*final.Error, "Capability call failed")
+	is.Equal(*final.Error, `step "tool_error": Capability call failed`)
 	is.Equal(final.Outcome, nil)
 	is.Equal(final.Output, nil)
 
 	stored, err := w.store.GetRun(wait(t), "run-fail")
 	is.NoErr(err)
 	is.Equal(stored.Status, store.RunFailed)
-	is.Equal(*stored.Error, "Capability call failed")
+	is.Equal(*stored.Error, `step "tool_error": Capability call failed`)
 	trace, err := w.store.ReadTrace(wait(t), "run-fail", 0, 0)
 	is.NoErr(err)
 	is.Equal(len(trace), stored.TraceCount)
@@ -221,8 +221,8 @@ func TestCallThatCannotBeMadeFailsTheRun(t *testing.T) {
 	done := reply.NewWaiter[store.Run]()
 	now := time.Now().UTC()
 	w.engine.Spawn(run.New(run.Spec{
-		Record: store.Run{ID: "run-gone", Status: store.RunRunning, CreatedAt: now, UpdatedAt: now},
-		Plan:   plan, Targets: targets, Input: workflow.Object{"message": "hi"},
+		Record:  store.Run{ID: "run-gone", Status: store.RunRunning, Input: workflow.Object{"message": "hi"}, CreatedAt: now, UpdatedAt: now},
+		Program: workflow.Program{Root: plan}, Targets: targets,
 		Supervisor: w.sup.PID(), Store: w.store,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID("run-gone"))

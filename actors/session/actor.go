@@ -20,6 +20,7 @@ var (
 	ErrOverloaded  = errors.New("too many calls queued for this connection")
 	ErrUnavailable = errors.New("connection unavailable")
 	ErrDeadline    = errors.New("deadline passed before the call could start")
+	ErrCancelled   = errors.New("call cancelled by its owner")
 )
 
 // Internal messages, sent by the actor's own goroutines.
@@ -93,6 +94,7 @@ type Actor struct {
 	cancel     context.CancelFunc // cancels every in-flight call of this actor
 	ctx        context.Context
 	running    map[uint64]work // work in flight by run id; answered at shutdown if still running
+	cancels    map[uint64]context.CancelFunc
 	nextRun    uint64
 	queue      []work
 	failures   int
@@ -121,12 +123,15 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.admit(work{call: &m})
 	case ListCatalog:
 		a.admit(work{list: &m})
+	case CancelCalls:
+		a.cancelCalls(m.Owner)
 	case connected:
 		a.onConnected(m)
 	case closed:
 		a.onClosed(m)
 	case callDone:
 		delete(a.running, m.run)
+		delete(a.cancels, m.run)
 		if errors.Is(m.result.Err, mcp.ErrSessionMissing) && !m.work.replayed {
 			a.replay(m)
 			return
@@ -135,6 +140,7 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.drain()
 	case listDone:
 		delete(a.running, m.run)
+		delete(a.cancels, m.run)
 		a.refreshing = false
 		if m.req.Reply != nil {
 			m.req.Reply(m.result)
@@ -226,6 +232,29 @@ func (a *Actor) drain() {
 			continue
 		}
 		a.start(w)
+	}
+}
+
+// cancelCalls withdraws owner's queued calls and cancels its calls in
+// flight (their goroutines answer when the upstream call returns).
+func (a *Actor) cancelCalls(owner string) {
+	if owner == "" {
+		return
+	}
+	kept := a.queue[:0]
+	for _, w := range a.queue {
+		if w.call != nil && w.call.Owner == owner {
+			w.fail(fmt.Errorf("connection %q: %w", a.conn.ID, ErrCancelled))
+			continue
+		}
+		kept = append(kept, w)
+	}
+	clear(a.queue[len(kept):])
+	a.queue = kept
+	for run, w := range a.running {
+		if w.call != nil && w.call.Owner == owner {
+			a.cancels[run]()
+		}
 	}
 }
 
@@ -373,8 +402,12 @@ func (a *Actor) start(w work) {
 	engine, self, cs, ctx, connID, gen := a.engine, a.self, a.session, a.ctx, a.conn.ID, a.gen
 	if w.call != nil {
 		call := *w.call
+		ctx, cancel := context.WithDeadline(ctx, deadline)
+		if a.cancels == nil {
+			a.cancels = map[uint64]context.CancelFunc{}
+		}
+		a.cancels[run] = cancel
 		go func() {
-			ctx, cancel := context.WithDeadline(ctx, deadline)
 			defer cancel()
 			engine.Send(self, callDone{run: run, gen: gen, work: w, result: callTool(ctx, cs, call)})
 		}()

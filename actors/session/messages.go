@@ -15,7 +15,19 @@ type CallTool struct {
 	Arguments     map[string]any
 	// Deadline bounds the call, including any wait for the session to open.
 	Deadline time.Time
-	Reply    reply.To[ToolResult]
+	// Owner names who made the call (a run id), so that CancelCalls can
+	// withdraw it; "" for none.
+	Owner string
+	Reply reply.To[ToolResult]
+}
+
+// CancelCalls withdraws every call Owner made on Connection: queued calls
+// fail with ErrCancelled at once; calls in flight have their context
+// cancelled, which sends notifications/cancelled upstream, and fail when
+// the upstream call returns.
+type CancelCalls struct {
+	Connection string
+	Owner      string
 }
 
 // ToolResult answers a CallTool. Err is set when the call did not produce a

@@ -170,6 +170,7 @@ const (
 	RunCompleted   = "completed"
 	RunFailed      = "failed"
 	RunInterrupted = "interrupted"
+	RunCancelled   = "cancelled"
 )
 
 // Run is one execution of a deployment. Its checkpoint is CurrentStep with
@@ -177,23 +178,28 @@ const (
 // it committed. RecordProgress stores both with the trace entries that led
 // to them, in one transaction.
 type Run struct {
-	ID              string            `json:"run_id"`
-	DeploymentID    string            `json:"deployment_id"`
-	ArtifactID      string            `json:"artifact_id"`
-	ArtifactVersion int               `json:"artifact_version"`
-	Status          string            `json:"status"`
-	ResumeReadiness string            `json:"resume_readiness"`
-	CurrentStep     string            `json:"current_step,omitempty"` // node executing or next; "" before the first step and once finished
-	State           map[string]any    `json:"state,omitempty"`        // workflow state after the last committed step; an empty state reads back as nil
-	Outcome         *string           `json:"outcome"`
-	Error           *string           `json:"error"`
-	Output          workflow.Object   `json:"output"`
-	Diagnostics     []workflow.Object `json:"diagnostics"`
-	Input           workflow.Object   `json:"input"`
-	Deployment      Deployment        `json:"deployment"`
-	TraceCount      int               `json:"trace_count"`
-	CreatedAt       time.Time         `json:"created_at"`
-	UpdatedAt       time.Time         `json:"updated_at"`
+	ID              string         `json:"run_id"`
+	DeploymentID    string         `json:"deployment_id"`
+	ArtifactID      string         `json:"artifact_id"`
+	ArtifactVersion int            `json:"artifact_version"`
+	Status          string         `json:"status"`
+	ResumeReadiness string         `json:"resume_readiness"`
+	CurrentStep     string         `json:"current_step,omitempty"` // node executing or next; "" before the first step and once finished
+	State           map[string]any `json:"state,omitempty"`        // workflow state after the last committed step; an empty state reads back as nil
+	// Checkpoint is the execution's whole state after the last commit:
+	// frames, scopes and the calls in flight. A run resumes from it.
+	Checkpoint *workflow.Snapshot `json:"checkpoint,omitempty"`
+	// Interrupt is the pause an interrupted run waits in.
+	Interrupt   *workflow.Interrupt `json:"interrupt,omitempty"`
+	Outcome     *string             `json:"outcome"`
+	Error       *string             `json:"error"`
+	Output      workflow.Object     `json:"output"`
+	Diagnostics []workflow.Object   `json:"diagnostics"`
+	Input       workflow.Object     `json:"input"`
+	Deployment  Deployment          `json:"deployment"`
+	TraceCount  int                 `json:"trace_count"`
+	CreatedAt   time.Time           `json:"created_at"`
+	UpdatedAt   time.Time           `json:"updated_at"`
 }
 
 // RunQuery filters and pages runs (newest update first).

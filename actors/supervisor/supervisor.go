@@ -112,6 +112,11 @@ func (a *Actor) Receive(c *actor.Context) {
 			return
 		}
 		c.Send(pid, m)
+	case session.CancelCalls:
+		// Only a live session can have the owner's calls; none is spawned.
+		if ch := a.children[m.Connection]; ch != nil && ch.pid != nil {
+			c.Send(ch.pid, m)
+		}
 	case RefreshCatalog:
 		a.refresh(c, m)
 	case refreshListed:

@@ -1,240 +1,421 @@
 package workflow
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/workflow/std"
 )
 
-// rootFrame is the frame id of the top-level workflow scope.
-const rootFrame = "root"
+// DefaultMaxSteps is the step budget of a run that sets none.
+const DefaultMaxSteps = 10000
 
-// Call is the work an execution needs done before it can go on: invoke one
-// capability with a resolved input.
-type Call struct {
-	NodeID     string
-	Capability string
-	Input      Object
-	// Timeout of the call in seconds, when the step declares one.
-	TimeoutSeconds *int
+// ErrStepBudget means a run executed as many steps as its budget allows.
+var ErrStepBudget = errors.New("step budget exhausted")
+
+// Program is a root plan with every child plan its subgraphs reference,
+// by WorkflowRef key.
+type Program struct {
+	Root     Plan
+	Children map[string]Plan
 }
 
-// Execution evaluates one plan against one input, a step at a time. It is
-// not safe for concurrent use; the run actor owns it.
-type Execution struct {
-	plan    Plan
-	nodes   map[string]Node
-	routes  map[string]map[string]string
-	input   Object
-	state   Object
-	current string // node to execute next; "" once finished
-	outcome string
-	trace   []TraceEntry
+// Options tune an execution.
+type Options struct {
+	// MaxSteps is the step budget (DefaultMaxSteps when 0).
+	MaxSteps int
+	// Capability finds a capability's contract; its input and output
+	// schemas are enforced at each call step. Nil skips those checks.
+	Capability Lookup
+	// Validate checks an instance against a JSON Schema. Nil skips every
+	// schema check.
+	Validate func(schema Object, instance any) error
+	// Inline lists capabilities the execution runs itself, without a
+	// Call: pure platform node specs. Nil runs every std node spec inline.
+	Inline func(name string) (std.Func, bool)
 }
 
-// NewExecution checks the plan's structure and positions the execution at
-// its start node.
-func NewExecution(plan Plan, input Object) (*Execution, error) {
-	if diags := CheckPlan(plan); len(diags) > 0 {
-		return nil, fmt.Errorf("invalid plan: %s: %s", diags[0].Path, diags[0].Message)
+// Lookup finds a capability by qualified name.
+type Lookup func(name string) (catalog.Capability, bool)
+
+// compiled is a plan indexed for execution.
+type compiled struct {
+	plan   Plan
+	nodes  map[string]*Node
+	routes map[string]map[string]string
+}
+
+func compilePlan(p Plan) (*compiled, error) {
+	if diags := errorsOnly(CheckPlan(p)); len(diags) > 0 {
+		return nil, fmt.Errorf("invalid plan %q: %s: %s", p.Name, diags[0].Path, diags[0].Message)
 	}
-	e := &Execution{
-		plan:    plan,
-		nodes:   make(map[string]Node, len(plan.Nodes)),
-		routes:  make(map[string]map[string]string, len(plan.Nodes)),
-		input:   input,
-		state:   Object{},
-		current: plan.Start,
+	c := &compiled{plan: p, nodes: make(map[string]*Node, len(p.Nodes)), routes: make(map[string]map[string]string, len(p.Nodes))}
+	for i := range p.Nodes {
+		c.nodes[p.Nodes[i].ID] = &p.Nodes[i]
 	}
-	if e.input == nil {
-		e.input = Object{}
-	}
-	for _, n := range plan.Nodes {
-		e.nodes[n.ID] = n
-	}
-	for _, edge := range plan.Edges {
-		if e.routes[edge.From] == nil {
-			e.routes[edge.From] = map[string]string{}
+	for _, e := range p.Edges {
+		if c.routes[e.From] == nil {
+			c.routes[e.From] = map[string]string{}
 		}
-		e.routes[edge.From][edge.Outcome] = edge.To
+		c.routes[e.From][e.Outcome] = e.To
+	}
+	return c, nil
+}
+
+// Execution evaluates one program as a deterministic state machine. It
+// runs every ready frame until each waits on a call, a child, or a resume;
+// the driver performs the calls and hands their results back. It is not
+// safe for concurrent use; the run actor owns it.
+type Execution struct {
+	plans map[string]*compiled
+	opts  Options
+	snap  Snapshot
+	// trace and calls collect what Advance returns.
+	trace []TraceEntry
+	calls []Call
+}
+
+// NewExecution checks the program and its input, and queues the root
+// frame at the start node.
+func NewExecution(p Program, input Object, opts Options) (*Execution, error) {
+	e, err := newExecution(p, opts)
+	if err != nil {
+		return nil, err
+	}
+	if input == nil {
+		input = Object{}
+	}
+	if err := e.validate(p.Root.InputSchema, input, "workflow input"); err != nil {
+		return nil, err
+	}
+	e.snap = Snapshot{
+		Status: StatusRunning,
+		Scopes: map[string]*Scope{rootScope: {ID: rootScope, Input: input, State: Object{}}},
+		Frames: map[string]*Frame{rootFrame: {ID: rootFrame, Scope: rootScope, Node: p.Root.Start, Status: FrameReady, Lineage: rootFrame}},
+		Ready:  []string{rootFrame},
+		Calls:  map[string]Call{},
 	}
 	return e, nil
 }
 
-// Next returns the call the execution is waiting for. End steps are taken
-// on the way without a call. ok is false once the workflow has finished.
-func (e *Execution) Next() (call Call, ok bool, err error) {
-	for e.current != "" {
-		node := e.nodes[e.current]
-		if node.Type == NodeEnd {
-			e.finishAt(node)
-			continue
+// Restore continues an execution from a snapshot, such as a checkpoint.
+func Restore(p Program, snap Snapshot, opts Options) (*Execution, error) {
+	e, err := newExecution(p, opts)
+	if err != nil {
+		return nil, err
+	}
+	if snap.Scopes[rootScope] == nil || snap.Frames[rootFrame] == nil {
+		return nil, errors.New("restore: snapshot has no root frame")
+	}
+	if snap.Calls == nil {
+		snap.Calls = map[string]Call{}
+	}
+	e.snap = snap
+	return e, nil
+}
+
+func newExecution(p Program, opts Options) (*Execution, error) {
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = DefaultMaxSteps
+	}
+	if opts.Inline == nil {
+		opts.Inline = func(name string) (std.Func, bool) {
+			s, ok := std.Lookup(name)
+			return s.Run, ok
 		}
-		input, err := e.resolveInput(node)
+	}
+	e := &Execution{plans: map[string]*compiled{}, opts: opts}
+	root, err := compilePlan(p.Root)
+	if err != nil {
+		return nil, err
+	}
+	e.plans[""] = root
+	for key, child := range p.Children {
+		c, err := compilePlan(child)
 		if err != nil {
-			return Call{}, false, fmt.Errorf("step %q: %w", node.ID, err)
+			return nil, fmt.Errorf("subgraph %s: %w", key, err)
 		}
-		return Call{NodeID: node.ID, Capability: node.Node, Input: input, TimeoutSeconds: node.TimeoutSeconds}, true, nil
+		e.plans[key] = c
 	}
-	return Call{}, false, nil
+	return e, nil
 }
 
-// finishAt records an end step and stops.
-func (e *Execution) finishAt(node Node) {
-	outcome := node.Outcome
-	if outcome == "" {
-		outcome = OutcomeOK
-	}
-	e.trace = append(e.trace, TraceEntry{
-		FrameID: rootFrame, NodeID: node.ID, StepType: NodeEnd,
-		ResolvedInput: Object{}, Outcome: outcome, NextNodeID: End,
-		Output: Object{}, StateChanges: Object{},
-	})
-	e.outcome = outcome
-	e.current = ""
+// Progress is what one Advance produced: the trace entries of the steps it
+// executed and the calls it now waits on. Both must be committed before
+// the calls are made.
+type Progress struct {
+	Trace []TraceEntry
+	Calls []Call
 }
 
-// Complete applies the result of the pending call: on the ok outcome the
-// step's output bindings commit into state (a missing output field is an
-// error); other outcomes, such as a tool's "error", route without touching
-// state. The route for outcome selects the next step. The returned entry is
-// the step's trace record.
-func (e *Execution) Complete(call Call, outcome string, output Object) (TraceEntry, error) {
-	node, ok := e.nodes[e.current]
-	if !ok || node.ID != call.NodeID {
-		return TraceEntry{}, fmt.Errorf("step %q is not pending", call.NodeID)
+// Advance runs every ready frame as far as it goes.
+func (e *Execution) Advance() Progress {
+	for len(e.snap.Ready) > 0 && e.snap.Status == StatusRunning {
+		id := e.snap.Ready[0]
+		e.snap.Ready = e.snap.Ready[1:]
+		if f := e.snap.Frames[id]; f != nil && f.Status == FrameReady {
+			if err := e.run(f); err != nil {
+				e.fail(err)
+			}
+		}
 	}
-	next, ok := e.routes[node.ID][outcome]
+	if e.snap.Status == StatusRunning && len(e.snap.Calls) == 0 && e.pendingInterrupt() != nil {
+		e.snap.Status = StatusInterrupted
+	}
+	p := Progress{Trace: e.trace, Calls: e.calls}
+	e.trace, e.calls = nil, nil
+	return p
+}
+
+// Complete hands back the result of a call. The frame that waited on it
+// goes back to the ready queue; Advance goes on from there.
+func (e *Execution) Complete(callID string, r Result) error {
+	call, ok := e.snap.Calls[callID]
 	if !ok {
-		return TraceEntry{}, fmt.Errorf("step %q: outcome %q has no route", node.ID, outcome)
+		return fmt.Errorf("call %q is not outstanding", callID)
 	}
-	if output == nil {
-		output = Object{}
+	delete(e.snap.Calls, callID)
+	if e.snap.Status != StatusRunning {
+		return nil
 	}
-	changes := Object{}
-	if outcome == OutcomeOK {
-		if err := e.commit(node, output, changes); err != nil {
-			return TraceEntry{}, err
-		}
+	f := e.snap.Frames[call.FrameID]
+	node := e.node(f)
+	if r.Err != nil {
+		e.itemFailed(f, fmt.Errorf("step %q: %w", node.ID, r.Err))
+		return nil
 	}
-	entry := TraceEntry{
-		FrameID: rootFrame, NodeID: node.ID, StepType: NodeCall,
-		ResolvedInput: call.Input, Outcome: outcome, NextNodeID: next,
-		Output: output, StateChanges: changes,
-	}
-	e.trace = append(e.trace, entry)
-	if next == End {
-		e.outcome = outcome
-		e.current = ""
-	} else {
-		e.current = next
-	}
-	return entry, nil
-}
-
-// commit applies node's output bindings to state, recording each change.
-func (e *Execution) commit(node Node, output, changes Object) error {
-	for _, b := range node.Output {
-		src, err := parseLocalPath(b.Source)
-		if err != nil {
-			return fmt.Errorf("step %q: %w", node.ID, err)
-		}
-		v, found := lookup(any(output), src)
-		if !found {
-			return fmt.Errorf("step %q: output has no field %q for %s", node.ID, b.Source, b.Target)
-		}
-		dst, err := parseStatePath(b.Target)
-		if err != nil {
-			return fmt.Errorf("step %q: %w", node.ID, err)
-		}
-		if err := assign(e.state, dst, v); err != nil {
-			return fmt.Errorf("step %q: %w", node.ID, err)
-		}
-		changes[b.Target] = v
+	if err := e.finishCall(f, node, call, r); err != nil {
+		e.itemFailed(f, err)
 	}
 	return nil
 }
 
-// Finished reports whether the workflow reached its end.
-func (e *Execution) Finished() bool { return e.current == "" }
+// Cancel ends the execution as cancelled, with reason; outstanding calls
+// are dropped (the driver withdraws them).
+func (e *Execution) Cancel(reason string) {
+	if e.snap.Status == StatusRunning || e.snap.Status == StatusInterrupted {
+		e.snap.Status, e.snap.Error, e.snap.Ready = StatusCancelled, reason, nil
+		e.snap.Calls = map[string]Call{}
+	}
+}
 
-// Outcome is the workflow outcome once finished.
-func (e *Execution) Outcome() string { return e.outcome }
+// Stop ends the execution as failed, with err: a limit the driver
+// enforces, such as the run deadline.
+func (e *Execution) Stop(err error) {
+	e.fail(err)
+	e.snap.Calls = map[string]Call{}
+}
 
-// State is the workflow state committed so far. The caller must not
-// modify it, nor read it while the execution advances.
-func (e *Execution) State() Object { return e.state }
+// Outstanding lists the calls handed out and not yet completed.
+func (e *Execution) Outstanding() []Call {
+	out := make([]Call, 0, len(e.snap.Calls))
+	for _, id := range sortedKeys(e.snap.Calls) {
+		out = append(out, e.snap.Calls[id])
+	}
+	return out
+}
 
-// Trace returns the steps executed so far.
-func (e *Execution) Trace() []TraceEntry { return e.trace }
+// Snapshot returns the execution's state. It shares memory with the
+// execution: encode it before the execution advances again.
+func (e *Execution) Snapshot() Snapshot { return e.snap }
 
-// Output projects the workflow's public output from its state: the plan's
-// output bindings, or else the state fields named in the output schema.
-func (e *Execution) Output() (Object, error) {
-	out := Object{}
-	if len(e.plan.Output) == 0 {
-		for _, name := range catalog.Properties(e.plan.OutputSchema) {
-			if v, ok := e.state[name]; ok {
-				out[name] = v
+// Status is running, completed, failed or interrupted.
+func (e *Execution) Status() string { return e.snap.Status }
+
+// Outcome is the workflow outcome once completed.
+func (e *Execution) Outcome() string { return e.snap.Outcome }
+
+// Err is why the execution failed, once it has.
+func (e *Execution) Err() string { return e.snap.Error }
+
+// Output is the workflow's public output once completed.
+func (e *Execution) Output() Object { return e.snap.Output }
+
+// State is the root workflow state committed so far.
+func (e *Execution) State() Object { return e.snap.Scopes[rootScope].State }
+
+// Steps is how many steps have executed.
+func (e *Execution) Steps() int { return e.snap.Steps }
+
+// Interrupt is the pause the run waits in, once interrupted.
+func (e *Execution) Interrupt() *Interrupt {
+	if f := e.pendingInterrupt(); f != nil {
+		return f.Interrupt
+	}
+	return nil
+}
+
+// pendingInterrupt is the first interrupted frame, in frame id order.
+func (e *Execution) pendingInterrupt() *Frame {
+	for _, id := range sortedKeys(e.snap.Frames) {
+		if f := e.snap.Frames[id]; f.Status == FrameInterrupted {
+			return f
+		}
+	}
+	return nil
+}
+
+// fail ends the execution.
+func (e *Execution) fail(err error) {
+	if e.snap.Status != StatusRunning && e.snap.Status != StatusInterrupted {
+		return
+	}
+	e.snap.Status, e.snap.Error = StatusFailed, err.Error()
+	e.snap.Ready = nil
+}
+
+// plan is the compiled plan of frame f's scope.
+func (e *Execution) plan(f *Frame) *compiled { return e.plans[e.snap.Scopes[f.Scope].Plan] }
+
+// node is frame f's current node.
+func (e *Execution) node(f *Frame) *Node { return e.plan(f).nodes[f.Node] }
+
+// enqueue marks f ready.
+func (e *Execution) enqueue(f *Frame) {
+	f.Status = FrameReady
+	e.snap.Ready = append(e.snap.Ready, f.ID)
+}
+
+// run executes frame f's steps until it waits, blocks, pauses or ends.
+func (e *Execution) run(f *Frame) error {
+	for f.Status == FrameReady {
+		if e.snap.Steps >= e.opts.MaxSteps {
+			return fmt.Errorf("%w: %d steps executed, the next would be %q", ErrStepBudget, e.snap.Steps, f.Node)
+		}
+		node := e.node(f)
+		if node == nil {
+			return fmt.Errorf("frame %s: node %q does not exist", f.ID, f.Node)
+		}
+		e.snap.Steps++
+		var err error
+		switch node.Type {
+		case NodeCall:
+			err = e.startCall(f, node)
+		case NodeCondition:
+			err = e.runCondition(f, node)
+		case NodeForeach:
+			err = e.startLoop(f, node)
+		case NodeJoin:
+			e.record(f, node, Object{}, OutcomeDone, Object{}, Object{})
+			err = e.follow(f, node, OutcomeDone)
+		case NodeEnd:
+			if f.Item != nil {
+				err = fmt.Errorf("step %q: a foreach body ends by routing back to its foreach %q, not at an end step", node.ID, f.Item.Loop)
+				break
 			}
+			e.record(f, node, Object{}, node.Outcome, Object{}, Object{})
+			err = e.endFrame(f, node.Outcome)
+		case NodeInterrupt:
+			err = e.pause(f, node)
+		case NodeSubgraph:
+			err = e.startChild(f, node)
+		default:
+			err = fmt.Errorf("node %q has unknown type %q", node.ID, node.Type)
 		}
-		return out, nil
-	}
-	for _, b := range e.plan.Output {
-		if err := e.bind(out, b); err != nil {
-			return nil, fmt.Errorf("workflow output: %w", err)
+		if err != nil {
+			if f.Parent != "" {
+				e.itemFailed(f, err)
+				return nil
+			}
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
-// resolveInput builds a step's input payload from its bindings.
-func (e *Execution) resolveInput(node Node) (Object, error) {
-	in := Object{}
-	for _, b := range node.Input {
-		if err := e.bind(in, b); err != nil {
-			return nil, err
-		}
+// record appends a trace entry for f's node and returns it for amending.
+func (e *Execution) record(f *Frame, node *Node, input Object, outcome string, output, changes Object) *TraceEntry {
+	next := e.plan(f).routes[node.ID][outcome]
+	if node.Type == NodeEnd || next == "" {
+		next = End
 	}
-	return in, nil
+	e.trace = append(e.trace, TraceEntry{
+		FrameID: f.ID, NodeID: node.ID, StepType: node.Type, ResolvedInput: input,
+		Outcome: outcome, NextNodeID: next, Output: output, StateChanges: changes,
+	})
+	return &e.trace[len(e.trace)-1]
 }
 
-// bind evaluates one input binding into dst.
-func (e *Execution) bind(dst Object, b InputBinding) error {
-	target, err := parseLocalPath(b.Target)
+// follow moves f along the edge of outcome.
+func (e *Execution) follow(f *Frame, node *Node, outcome string) error {
+	next, ok := e.plan(f).routes[node.ID][outcome]
+	if !ok {
+		return fmt.Errorf("step %q: outcome %q has no route", node.ID, outcome)
+	}
+	f.Prior, f.Edge = outcome, node.ID
+	// A foreach item ends where its body routes back to its foreach.
+	if f.Item != nil {
+		switch next {
+		case f.Item.Loop:
+			return e.endFrame(f, OutcomeOK)
+		case End:
+			return fmt.Errorf("step %q: a foreach body ends by routing back to its foreach %q, not to %s", node.ID, f.Item.Loop, End)
+		}
+	}
+	if next == End {
+		return e.endFrame(f, OutcomeOK)
+	}
+	f.Node = next
+	return nil
+}
+
+// endFrame finishes frame f, which reached an end with outcome.
+func (e *Execution) endFrame(f *Frame, outcome string) error {
+	f.Status = FrameDone
+	if f.Parent != "" {
+		return e.itemDone(f)
+	}
+	scope := e.snap.Scopes[f.Scope]
+	scope.Outcome = outcome
+	output, err := e.scopeOutput(scope)
 	if err != nil {
 		return err
 	}
-	var v any
-	if b.Path != "" {
-		root, parts, err := parseGraphPath(b.Path)
-		if err != nil {
-			return err
-		}
-		var found bool
-		switch root {
-		case RootInput:
-			v, found = lookup(any(e.input), parts)
-		case RootState:
-			v, found = lookup(any(e.state), parts)
-		case RootContext:
-			v, found = lookup(any(e.context()), parts)
-		}
-		if !found {
-			return fmt.Errorf("path %q has no value", b.Path)
-		}
-	} else if err := json.Unmarshal(b.Value, &v); err != nil {
-		return fmt.Errorf("value for %q: %w", b.Target, err)
+	if scope.Caller != "" {
+		return e.childDone(scope, output)
 	}
-	return assign(dst, target, v)
+	e.snap.Status, e.snap.Outcome, e.snap.Output = StatusCompleted, outcome, output
+	return nil
 }
 
-// context is what "context.*" paths read.
-func (e *Execution) context() Object {
-	ctx := Object{"scope_id": rootFrame}
-	if n := len(e.trace); n > 0 {
-		ctx["prior_outcome"] = e.trace[n-1].Outcome
+// scopeOutput projects a scope's public output: the plan's output
+// bindings, or else the state fields its output schema names; then checks
+// it against the output schema.
+func (e *Execution) scopeOutput(scope *Scope) (Object, error) {
+	plan := e.plans[scope.Plan].plan
+	out := Object{}
+	if len(plan.Output) == 0 {
+		for _, name := range catalog.Properties(plan.OutputSchema) {
+			if v, ok := scope.State[name]; ok {
+				out[name] = v
+			}
+		}
+	} else {
+		read := func(p GraphPath) (any, bool) { return readScope(scope, nil, p) }
+		for _, b := range plan.Output {
+			if err := bindInput(out, b, read); err != nil {
+				return nil, fmt.Errorf("workflow output: %w", err)
+			}
+		}
 	}
-	return ctx
+	return out, e.validate(plan.OutputSchema, out, "workflow output")
+}
+
+// validate checks instance against schema, naming what is checked.
+func (e *Execution) validate(schema Object, instance any, what string) error {
+	if e.opts.Validate == nil || len(schema) == 0 {
+		return nil
+	}
+	if err := e.opts.Validate(schema, instance); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// newCallID allocates a call id.
+func (e *Execution) newCallID() string {
+	e.snap.NextCall++
+	return "c" + strconv.Itoa(e.snap.NextCall)
 }

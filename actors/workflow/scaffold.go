@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 
@@ -81,15 +80,21 @@ func HintsFor(c catalog.Capability) Hints {
 		MissingDecisions:         []MissingDecision{},
 		Notes:                    []string{},
 	}
+	// Every input property becomes a workflow input, and the required
+	// ones stay required: an optional input the caller leaves out is left
+	// out of the call too.
 	inProps, _ := c.InputSchema["properties"].(map[string]any)
 	required := catalog.Required(c.InputSchema)
 	sort.Strings(required)
 	inputProps := Object{}
-	for _, f := range required {
+	for _, f := range sortedKeys(inProps) {
 		h.InputMap[RootInput+"."+f] = f
 		inputProps[f] = schemaOrAny(inProps[f])
 	}
 	h.InputSchema = Object{"type": "object", "properties": inputProps, "required": stringsToAny(required)}
+	if closed, ok := c.InputSchema["additionalProperties"].(bool); ok && !closed {
+		h.InputSchema["additionalProperties"] = false
+	}
 
 	outProps, _ := c.OutputSchema["properties"].(map[string]any)
 	mapped := Object{}
@@ -147,12 +152,12 @@ func Scaffold(c catalog.Capability, opts ScaffoldOptions) (Draft, Hints) {
 	}
 	if call.Output == nil {
 		for _, src := range sortedKeys(firstMap(opts.OutputMap, h.OutputMap)) {
-			call.Output = append(call.Output, OutputBinding{Source: src, Target: firstMap(opts.OutputMap, h.OutputMap)[src]})
+			call.Output = append(call.Output, OutputTo(src, firstMap(opts.OutputMap, h.OutputMap)[src]))
 		}
 	}
 	for _, b := range call.Output {
-		if field, ok := strings.CutPrefix(b.Target, RootState+"."); ok && !strings.Contains(field, ".") {
-			d.Output = append(d.Output, InputBinding{Path: b.Target, Target: field})
+		if parts := b.Target.Parts; b.Target.Err() == nil && len(parts) == 1 {
+			d.Output = append(d.Output, PathBinding(parts[0], b.Target.String()))
 		}
 	}
 	d.Steps[CallStep] = call
@@ -161,9 +166,9 @@ func Scaffold(c catalog.Capability, opts ScaffoldOptions) (Draft, Hints) {
 		if o != OutcomeError {
 			continue
 		}
-		message := InputBinding{Target: "message", Value: json.RawMessage(`"Capability call failed"`)}
+		message := ValueBinding("message", "Capability call failed")
 		if opts.ErrorMessageSource != "" {
-			message = InputBinding{Target: "message", Path: opts.ErrorMessageSource}
+			message = PathBinding("message", opts.ErrorMessageSource)
 		}
 		d.Steps[ErrorStep] = DraftStep{Use: RuntimeError, Input: []InputBinding{message}}
 		d.Routes[CallStep][OutcomeError] = ErrorStep
@@ -175,7 +180,7 @@ func Scaffold(c catalog.Capability, opts ScaffoldOptions) (Draft, Hints) {
 func pathBindings(m map[string]string) []InputBinding {
 	var out []InputBinding
 	for _, path := range sortedKeys(m) {
-		out = append(out, InputBinding{Path: path, Target: m[path]})
+		out = append(out, PathBinding(m[path], path))
 	}
 	return out
 }

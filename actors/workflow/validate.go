@@ -2,159 +2,521 @@ package workflow
 
 import (
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 )
 
-// Lookup finds a capability by qualified name.
-type Lookup func(name string) (catalog.Capability, bool)
+// contextFields are the context.* keys every frame has; foreach items
+// also have loop_item, loop_index and their "as" alias.
+var contextFields = []string{"prior_outcome", "activated_incoming_edge", "scope_id", "lineage_id", "parent_lineage_id", "loop_item", "loop_index"}
 
-// CheckPlan validates a plan's structure: a known start, unique node ids,
-// and edges between known nodes.
-func CheckPlan(p Plan) []Diagnostic {
-	var diags []Diagnostic
-	ids := make(map[string]bool, len(p.Nodes))
-	for i, n := range p.Nodes {
-		path := fmt.Sprintf("nodes[%d]", i)
-		switch {
-		case n.ID == "" || n.ID == End:
-			diags = append(diags, diag("invalid_node_id", path+".id", fmt.Sprintf("node id %q is not allowed", n.ID)))
-		case ids[n.ID]:
-			diags = append(diags, diag("duplicate_node_id", path+".id", fmt.Sprintf("node id %q is used twice", n.ID)))
-		}
-		ids[n.ID] = true
-		switch n.Type {
-		case NodeCall:
-			if n.Node == "" {
-				diags = append(diags, diag("unknown_node_def", path+".node", fmt.Sprintf("node %q names no capability", n.ID)))
-			}
-		case NodeEnd:
-		default:
-			diags = append(diags, diag("unsupported_step_type", path+".type", fmt.Sprintf("node %q has unsupported type %q", n.ID, n.Type)))
-		}
-	}
-	if !ids[p.Start] {
-		diags = append(diags, diag("unknown_start", "start", fmt.Sprintf("start %q is not a node", p.Start)))
-	}
-	seen := map[[2]string]bool{}
-	for i, e := range p.Edges {
-		path := fmt.Sprintf("edges[%d]", i)
-		if !ids[e.From] {
-			diags = append(diags, diag("unknown_edge_source", path+".from", fmt.Sprintf("edge source %q is not a node", e.From)))
-		}
-		if e.To != End && !ids[e.To] {
-			diags = append(diags, diag("unknown_edge_destination", path+".to", fmt.Sprintf("edge destination %q is not a node", e.To)))
-		}
-		key := [2]string{e.From, e.Outcome}
-		if seen[key] {
-			diags = append(diags, diag("duplicate_edge", path, fmt.Sprintf("outcome %q of %q is routed twice", e.Outcome, e.From)))
-		}
-		seen[key] = true
-	}
-	return diags
+// CheckPlan validates a plan's structure without knowing any capability:
+// node and edge shapes, routes, outcomes, reachability and exits.
+func CheckPlan(p Plan) []Diagnostic { return ValidatePlan(p, nil) }
+
+// ValidatePlan validates a plan; with a lookup it also checks each call
+// node against its capability: that it exists, that its outcomes are
+// routed, and that its bindings name fields of its schemas.
+func ValidatePlan(p Plan, lookup Lookup) []Diagnostic {
+	return (&checker{plan: p, lookup: lookup, names: planNames{}}).run()
 }
 
-// ValidateDraft checks a draft against the language and the capabilities
-// lookup knows: steps use known capabilities, every declared outcome of a
-// step is routed, routes name known steps, paths are well formed.
+// ValidateDraft checks a draft: it lowers the steps as Compile does and
+// validates the result, reporting each finding at the draft step (or
+// route) it comes from.
 func ValidateDraft(d Draft, lookup Lookup) []Diagnostic {
 	var diags []Diagnostic
 	if d.Name == "" {
 		diags = append(diags, diag("draft_invalid", "name", "draft needs a name"))
 	}
-	if _, ok := d.Steps[d.Start]; !ok {
-		diags = append(diags, diag("unknown_start", "start", fmt.Sprintf("start %q is not a step", d.Start)))
+	p := Plan{Name: d.Name, InputSchema: d.InputSchema, StateSchema: d.StateSchema, OutputSchema: d.OutputSchema, Outcomes: d.Outcomes, Output: d.Output, Start: d.Start}
+	if len(p.Outcomes) == 0 {
+		p.Outcomes = []string{OutcomeOK}
 	}
-	outcomes := map[string]bool{}
-	for _, o := range d.Outcomes {
-		outcomes[o] = true
-	}
+	names := draftNames{nodes: map[string]string{}}
 	for _, id := range sortedKeys(d.Steps) {
-		diags = append(diags, validateStep(id, d.Steps[id], d, lookup, outcomes)...)
+		step := d.Steps[id]
+		if step.Kind() == "" {
+			diags = append(diags, stepDiag("draft_invalid", "steps."+id, id, "a step needs one kind key"))
+			continue
+		}
+		nodes, edges := lowerStep(id, step)
+		for _, n := range nodes {
+			names.nodes[n.ID] = id
+		}
+		p.Nodes = append(p.Nodes, nodes...)
+		p.Edges = append(p.Edges, edges...)
+		names.edges = append(names.edges, make([]string, len(edges))...)
+		for _, e := range edges {
+			names.edgeSteps = append(names.edgeSteps, e.From)
+		}
+		for _, outcome := range sortedKeys(d.Routes[id]) {
+			p.Edges = append(p.Edges, Edge{From: id, Outcome: outcome, To: d.Routes[id][outcome]})
+			names.edges = append(names.edges, "routes."+id+"."+outcome)
+			names.edgeSteps = append(names.edgeSteps, id)
+		}
 	}
 	for _, from := range sortedKeys(d.Routes) {
 		if _, ok := d.Steps[from]; !ok {
-			diags = append(diags, stepDiag("unknown_edge_source", "routes."+from, from, fmt.Sprintf("routes name unknown step %q", from)))
-			continue
-		}
-		for _, outcome := range sortedKeys(d.Routes[from]) {
-			to := d.Routes[from][outcome]
-			if _, ok := d.Steps[to]; !ok && to != End {
-				diags = append(diags, stepDiag("unknown_edge_destination", "routes."+from+"."+outcome, from, fmt.Sprintf("route %s.%s goes to unknown step %q", from, outcome, to)))
+			for _, outcome := range sortedKeys(d.Routes[from]) {
+				p.Edges = append(p.Edges, Edge{From: from, Outcome: outcome, To: d.Routes[from][outcome]})
+				names.edges = append(names.edges, "routes."+from+"."+outcome)
+				names.edgeSteps = append(names.edgeSteps, from)
 			}
 		}
 	}
-	for i, b := range d.Output {
-		diags = append(diags, checkInputBinding(b, fmt.Sprintf("output[%d]", i), "")...)
-	}
-	return diags
+	return append(diags, (&checker{plan: p, lookup: lookup, names: names}).run()...)
 }
 
-func validateStep(id string, s DraftStep, d Draft, lookup Lookup, workflowOutcomes map[string]bool) []Diagnostic {
-	path := "steps." + id
-	switch {
-	case s.End != nil && s.Use != "":
-		return []Diagnostic{stepDiag("draft_invalid", path, id, "a step has exactly one kind")}
-	case s.End != nil:
-		outcome := s.End.Outcome
-		if outcome == "" {
-			outcome = OutcomeOK
+// namer says where a finding stands: in plan terms (nodes[i], edges[i])
+// or in draft terms (steps.<id>, routes.<from>.<outcome>).
+type namer interface {
+	node(i int, n Node) (path, step string)
+	edge(i int, e Edge) (path, step string)
+}
+
+type planNames struct{}
+
+func (planNames) node(i int, n Node) (string, string) { return fmt.Sprintf("nodes[%d]", i), n.ID }
+func (planNames) edge(i int, e Edge) (string, string) { return fmt.Sprintf("edges[%d]", i), e.From }
+
+type draftNames struct {
+	nodes     map[string]string // node id -> step id
+	edges     []string          // per edge: its route path, "" for generated
+	edgeSteps []string
+}
+
+func (d draftNames) node(_ int, n Node) (string, string) {
+	step := d.nodes[n.ID]
+	return "steps." + step, step
+}
+
+func (d draftNames) edge(i int, e Edge) (string, string) {
+	if i < len(d.edges) && d.edges[i] != "" {
+		return d.edges[i], d.edgeSteps[i]
+	}
+	step := d.nodes[e.From]
+	return "steps." + step, step
+}
+
+// checker accumulates the findings on one plan.
+type checker struct {
+	plan   Plan
+	lookup Lookup
+	names  namer
+	diags  []Diagnostic
+	// outcomes are each node's declared outcomes; nil when unknown.
+	outcomes map[string][]string
+	aliases  []string
+}
+
+func (c *checker) add(code, path, step, message string) {
+	c.diags = append(c.diags, stepDiag(code, path, step, message))
+}
+
+func (c *checker) run() []Diagnostic {
+	p := c.plan
+	ids := map[string]bool{}
+	c.outcomes = map[string][]string{}
+	for _, n := range p.Nodes {
+		if n.Type == NodeForeach && n.As != "" {
+			c.aliases = append(c.aliases, n.As)
 		}
-		if !workflowOutcomes[outcome] {
-			return []Diagnostic{stepDiag("undeclared_workflow_outcome", path+".end.outcome", id, fmt.Sprintf("end outcome %q is not a workflow outcome", outcome))}
+	}
+	for i, n := range p.Nodes {
+		path, step := c.names.node(i, n)
+		switch {
+		case n.ID == "" || n.ID == End:
+			c.add("invalid_node_id", path+".id", step, fmt.Sprintf("node id %q is not allowed", n.ID))
+		case ids[n.ID]:
+			c.add("duplicate_node_id", path+".id", step, fmt.Sprintf("node id %q is used twice", n.ID))
 		}
+		ids[n.ID] = true
+		c.outcomes[n.ID] = c.checkNode(path, step, n)
+	}
+	if !ids[p.Start] {
+		c.add("unknown_start", "start", "", fmt.Sprintf("start %q is not a step", p.Start))
+	}
+	routed := map[[2]string]bool{}
+	for i, e := range p.Edges {
+		path, step := c.names.edge(i, e)
+		if !ids[e.From] {
+			c.add("unknown_edge_source", path, step, fmt.Sprintf("route from unknown step %q", e.From))
+			continue
+		}
+		if e.To != End && !ids[e.To] {
+			c.add("unknown_edge_destination", path, step, fmt.Sprintf("route %s.%s goes to unknown step %q", e.From, e.Outcome, e.To))
+		}
+		key := [2]string{e.From, e.Outcome}
+		if routed[key] {
+			c.add("duplicate_edge", path, step, fmt.Sprintf("outcome %q of %q is routed twice", e.Outcome, e.From))
+		}
+		routed[key] = true
+		if declared := c.outcomes[e.From]; declared != nil && !slices.Contains(declared, e.Outcome) {
+			c.add("undeclared_edge_outcome", path, step, fmt.Sprintf("step %q does not declare outcome %q (it declares %s)", e.From, e.Outcome, strings.Join(declared, ", ")))
+		}
+		if e.To == End && !slices.Contains(p.Outcomes, OutcomeOK) {
+			c.add("undeclared_workflow_outcome", path, step, fmt.Sprintf("route to %s finishes with outcome ok, which the workflow does not declare", End))
+		}
+	}
+	reachable := c.reachable(ids)
+	for i, n := range p.Nodes {
+		path, step := c.names.node(i, n)
+		if !reachable[n.ID] {
+			d := stepDiag("unreachable_step", path, step, fmt.Sprintf("step %q cannot be reached from the start", n.ID))
+			d.Severity = SeverityWarning
+			c.diags = append(c.diags, d)
+			continue
+		}
+		for _, o := range c.outcomes[n.ID] {
+			if o == OutcomeCompletedWithErrors && n.ItemError.action() == ItemFail {
+				continue
+			}
+			if !routed[[2]string{n.ID, o}] {
+				c.add("missing_outcome_edge", path, step, fmt.Sprintf("outcome %q of step %q has no route", o, n.ID))
+			}
+		}
+	}
+	c.checkExits(reachable)
+	c.checkWorkflowOutput()
+	return c.diags
+}
+
+// checkNode validates one node and returns its declared outcomes (nil
+// when they depend on a capability that is not known).
+func (c *checker) checkNode(path, step string, n Node) []string {
+	switch n.Type {
+	case NodeCall:
+		return c.checkCall(path, step, n)
+	case NodeCondition:
+		if n.Check == nil {
+			c.add("empty_condition_args", path+".check", step, "a condition needs a check")
+		} else if code, msg := n.Check.check(); code != "" {
+			c.add(code, path+".check", step, msg)
+		} else {
+			c.readPaths(path+".check", step, "invalid_condition_path", n.Check.paths())
+		}
+		return []string{OutcomeTrue, OutcomeFalse}
+	case NodeForeach:
+		c.checkForeach(path, step, n)
+		return []string{OutcomeLoop, OutcomeDone, OutcomeCompletedWithErrors}
+	case NodeJoin:
+		return []string{OutcomeDone}
+	case NodeEnd:
+		if !slices.Contains(c.plan.Outcomes, n.Outcome) {
+			c.add("undeclared_workflow_outcome", path+".end.outcome", step, fmt.Sprintf("end outcome %q is not a workflow outcome", n.Outcome))
+		}
+		return []string{}
+	case NodeInterrupt:
+		if n.Kind == "" {
+			c.add("draft_invalid", path+".interrupt.kind", step, "an interrupt needs a kind")
+		}
+		c.checkInputs(path+".interrupt.request", step, "invalid_interrupt_source", n.Request, nil)
+		c.checkOutputs(path+".interrupt.resume", step, "invalid_interrupt_destination", n.Resume, nil)
+		if len(n.Outcomes) == 0 {
+			return []string{OutcomeSubmitted}
+		}
+		return n.Outcomes
+	case NodeSubgraph:
+		if n.Workflow == nil || n.Workflow.Key() == "" {
+			c.add("draft_invalid", path+".subgraph.workflow", step, "a subgraph names a workflow: {artifact_id, version} or {name}")
+		}
+		c.checkInputs(path+".subgraph.input", step, "invalid_source_path", n.Input, n.InputSchema)
+		c.checkOutputs(path+".subgraph.output", step, "invalid_destination_path", n.Output, n.OutputSchema)
+		if len(n.Outcomes) == 0 {
+			return []string{OutcomeOK}
+		}
+		return n.Outcomes
+	}
+	c.add("unsupported_step_type", path+".type", step, fmt.Sprintf("node %q has unknown type %q", n.ID, n.Type))
+	return nil
+}
+
+// checkCall validates a call node against its capability.
+func (c *checker) checkCall(path, step string, n Node) []string {
+	if n.Node == "" {
+		c.add("unknown_node_def", path+".use", step, fmt.Sprintf("step %q names no capability", n.ID))
 		return nil
-	case s.Use == "":
-		return []Diagnostic{stepDiag("unsupported_step_type", path, id, "this version executes use and end steps only")}
 	}
-	var diags []Diagnostic
-	for i, b := range s.Input {
-		diags = append(diags, checkInputBinding(b, fmt.Sprintf("%s.input[%d]", path, i), id)...)
-	}
-	for i, b := range s.Output {
-		if _, err := parseLocalPath(b.Source); err != nil {
-			diags = append(diags, stepDiag("invalid_node_output_field", fmt.Sprintf("%s.output[%d].source", path, i), id, err.Error()))
-		}
-		if _, err := parseStatePath(b.Target); err != nil {
-			diags = append(diags, stepDiag("invalid_destination_path", fmt.Sprintf("%s.output[%d].target", path, i), id, err.Error()))
+	var in, out Object
+	var outcomes []string
+	if c.lookup != nil {
+		capability, ok := c.lookup(n.Node)
+		if !ok {
+			c.add("unknown_node_def", path+".use", step, fmt.Sprintf("unknown capability %q", n.Node))
+		} else {
+			in, out, outcomes = capability.InputSchema, capability.OutputSchema, capability.Outcomes
 		}
 	}
-	capability, ok := lookup(s.Use)
-	if !ok {
-		return append(diags, stepDiag("unknown_node_def", path+".use", id, fmt.Sprintf("unknown capability %q", s.Use)))
+	c.checkInputs(path+".input", step, "invalid_source_path", n.Input, in)
+	c.checkOutputs(path+".output", step, "invalid_destination_path", n.Output, out)
+	if n.Retry != nil && *n.Retry < 0 {
+		c.add("draft_invalid", path+".retry", step, "retry is a count of further attempts, 0 or more")
 	}
-	declared := map[string]bool{}
-	for _, o := range capability.Outcomes {
-		declared[o] = true
-		if _, ok := d.Routes[id][o]; !ok {
-			diags = append(diags, stepDiag("missing_outcome_edge", "routes."+id+"."+o, id, fmt.Sprintf("outcome %q of step %q has no route", o, id)))
-		}
+	if n.TimeoutSeconds != nil && *n.TimeoutSeconds <= 0 {
+		c.add("draft_invalid", path+".timeout_seconds", step, "timeout_seconds must be more than 0")
 	}
-	for _, o := range sortedKeys(d.Routes[id]) {
-		if !declared[o] {
-			diags = append(diags, stepDiag("undeclared_edge_outcome", "routes."+id+"."+o, id, fmt.Sprintf("%q does not declare outcome %q", s.Use, o)))
-		}
-	}
-	return diags
+	return outcomes
 }
 
-func checkInputBinding(b InputBinding, path, stepID string) []Diagnostic {
-	var diags []Diagnostic
-	if _, err := parseLocalPath(b.Target); err != nil || b.Target == "" {
-		diags = append(diags, stepDiag("invalid_node_input_field", path+".target", stepID, fmt.Sprintf("invalid target %q", b.Target)))
-	}
-	switch {
-	case b.Path != "" && b.Value != nil:
-		diags = append(diags, stepDiag("draft_invalid", path, stepID, "a binding has either a path or a value"))
-	case b.Path != "":
-		if _, _, err := parseGraphPath(b.Path); err != nil {
-			diags = append(diags, stepDiag("invalid_source_path", path+".path", stepID, err.Error()))
+func (c *checker) checkForeach(path, step string, n Node) {
+	if n.Over == nil || n.Over.Err() != nil {
+		msg := "foreach needs an over path"
+		if n.Over != nil {
+			msg = n.Over.Err().Error()
 		}
-	case b.Value == nil:
-		diags = append(diags, stepDiag("draft_invalid", path, stepID, "a binding needs a path or a value"))
+		c.add("invalid_foreach_source", path+".foreach.over", step, msg)
+	} else {
+		c.readPaths(path+".foreach.over", step, "invalid_foreach_source", []GraphPath{*n.Over})
 	}
-	return diags
+	if n.As == "" || slices.Contains(contextFields, n.As) {
+		c.add("draft_invalid", path+".foreach.as", step, fmt.Sprintf("foreach needs an alias (as) that is not a context field, not %q", n.As))
+	}
+	if n.Mode != "" && n.Mode != ModeSerial && n.Mode != ModeConcurrent {
+		c.add("draft_invalid", path+".foreach.mode", step, fmt.Sprintf("mode is serial or concurrent, not %q", n.Mode))
+	}
+	switch action := n.ItemError.action(); action {
+	case ItemFail, ItemSkip:
+	case ItemCollect:
+		p := n.ItemError.CollectTo
+		switch {
+		case p == nil:
+			c.add("invalid_foreach_collect_destination", path+".foreach.item_error", step, "item_error collect needs collect_to, a state path")
+		case p.Err() != nil:
+			c.add("invalid_foreach_collect_destination", path+".foreach.item_error.collect_to", step, p.Err().Error())
+		case !declares(c.plan.StateSchema, p.Parts[0]):
+			c.add("invalid_foreach_collect_destination", path+".foreach.item_error.collect_to", step, fmt.Sprintf("collect_to %s is not a field of the state schema", p))
+		}
+	default:
+		c.add("draft_invalid", path+".foreach.item_error", step, fmt.Sprintf("item_error is fail, skip or collect, not %q", action))
+	}
+}
+
+// checkInputs validates input bindings: each has one source, reads valid
+// paths, and fills distinct, non-overlapping targets that the schema (when
+// known) declares.
+func (c *checker) checkInputs(path, step, sourceCode string, bindings []InputBinding, schema Object) {
+	var targets [][]string
+	for i, b := range bindings {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		targetCode := "invalid_node_input_field"
+		if sourceCode == "invalid_interrupt_source" {
+			targetCode = sourceCode
+		}
+		if err := b.Target.Err(); err != nil || b.Target.Root == "" {
+			c.add(targetCode, at+".target", step, fmt.Sprintf("invalid target: %v", orMissing(err)))
+		} else {
+			if len(b.Target.Parts) > 0 && !declares(schema, b.Target.Parts[0]) {
+				c.add(targetCode, at+".target", step, fmt.Sprintf("%q is not an input field of this step", b.Target.Parts[0]))
+			}
+			if overlapsAny(targets, b.Target.Parts) {
+				c.add(targetCode, at+".target", step, fmt.Sprintf("target %s overlaps another target of this step", b.Target))
+			}
+			targets = append(targets, b.Target.Parts)
+		}
+		if b.kinds() != 1 {
+			c.add("draft_invalid", at, step, "a binding has exactly one of path, value and expression")
+			continue
+		}
+		if b.Expression != nil {
+			nodes := 0
+			if err := b.Expression.check(1, &nodes); err != nil {
+				c.add(sourceCode, at+".expression", step, err.Error())
+				continue
+			}
+		}
+		c.readPaths(at, step, sourceCode, b.sourcePaths())
+	}
+}
+
+// checkOutputs validates output bindings: valid local sources that the
+// schema (when known) declares, and distinct state targets the state
+// schema declares.
+func (c *checker) checkOutputs(path, step, targetCode string, bindings []OutputBinding, schema Object) {
+	var targets [][]string
+	for i, b := range bindings {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		if err := b.Source.Err(); err != nil || b.Source.Root == "" {
+			c.add("invalid_node_output_field", at+".source", step, fmt.Sprintf("invalid source: %v", orMissing(err)))
+		} else if len(b.Source.Parts) > 0 && !declares(schema, b.Source.Parts[0]) {
+			c.add("invalid_node_output_field", at+".source", step, fmt.Sprintf("%q is not an output field of this step", b.Source.Parts[0]))
+		}
+		switch err := b.Target.Err(); {
+		case err != nil || b.Target.Root == "":
+			c.add(targetCode, at+".target", step, fmt.Sprintf("invalid target: %v", orMissing(err)))
+		case !declares(c.plan.StateSchema, b.Target.Parts[0]):
+			c.add(targetCode, at+".target", step, fmt.Sprintf("%s is not a field of the state schema", b.Target))
+		case overlapsAny(targets, b.Target.Parts):
+			c.add(targetCode, at+".target", step, fmt.Sprintf("target %s overlaps another target of this step", b.Target))
+		default:
+			targets = append(targets, b.Target.Parts)
+		}
+	}
+}
+
+// readPaths checks that graph paths are well formed and name declared
+// fields: input.X of the input schema, state.X of the state schema,
+// context.X of the context.
+func (c *checker) readPaths(path, step, code string, paths []GraphPath) {
+	for _, p := range paths {
+		if err := p.Err(); err != nil {
+			c.add(code, path, step, err.Error())
+			continue
+		}
+		if len(p.Parts) == 0 {
+			continue
+		}
+		field := p.Parts[0]
+		switch p.Root {
+		case RootInput:
+			if !declares(c.plan.InputSchema, field) {
+				c.add(code, path, step, fmt.Sprintf("%s reads %q, which the input schema does not declare", p, field))
+			}
+		case RootState:
+			if !declares(c.plan.StateSchema, field) {
+				c.add(code, path, step, fmt.Sprintf("%s reads %q, which the state schema does not declare", p, field))
+			}
+		case RootContext:
+			if !slices.Contains(contextFields, field) && !slices.Contains(c.aliases, field) {
+				c.add(code, path, step, fmt.Sprintf("%s is not a context field (%s, or a foreach alias)", p, strings.Join(contextFields, ", ")))
+			}
+		}
+	}
+}
+
+// checkWorkflowOutput validates the workflow's output bindings: path or
+// value only, reading declared fields, into distinct declared targets.
+func (c *checker) checkWorkflowOutput() {
+	var targets [][]string
+	for i, b := range c.plan.Output {
+		at := fmt.Sprintf("output[%d]", i)
+		if err := b.Target.Err(); err != nil || b.Target.Root == "" {
+			c.add("invalid_workflow_output_field", at+".target", "", fmt.Sprintf("invalid target: %v", orMissing(err)))
+		} else if len(b.Target.Parts) > 0 && (!declares(c.plan.OutputSchema, b.Target.Parts[0]) || overlapsAny(targets, b.Target.Parts)) {
+			c.add("invalid_workflow_output_field", at+".target", "", fmt.Sprintf("target %s is not a distinct field of the output schema", b.Target))
+		} else {
+			targets = append(targets, b.Target.Parts)
+		}
+		switch {
+		case b.Expression != nil || b.kinds() != 1:
+			c.add("invalid_workflow_output_field", at, "", "a workflow output binding has a path or a value")
+		case b.Path != nil:
+			c.readPaths(at+".path", "", "invalid_source_path", []GraphPath{*b.Path})
+			if b.Path.Root == RootContext {
+				c.add("invalid_source_path", at+".path", "", "workflow output cannot read context: it has no frame once the workflow ends")
+			}
+		}
+	}
+}
+
+// reachable marks the nodes the start reaches.
+func (c *checker) reachable(ids map[string]bool) map[string]bool {
+	next := map[string][]string{}
+	for _, e := range c.plan.Edges {
+		next[e.From] = append(next[e.From], e.To)
+	}
+	seen := map[string]bool{}
+	var visit func(string)
+	visit = func(id string) {
+		if seen[id] || !ids[id] {
+			return
+		}
+		seen[id] = true
+		for _, to := range next[id] {
+			visit(to)
+		}
+	}
+	visit(c.plan.Start)
+	return seen
+}
+
+// checkExits finds reachable steps from which the workflow can never
+// end: a loop with no exit. Ends are routes to End, end nodes, and (for a
+// foreach body) the route back to its foreach, which then goes on.
+func (c *checker) checkExits(reachable map[string]bool) {
+	prev := map[string][]string{}
+	exits := map[string]bool{}
+	for _, n := range c.plan.Nodes {
+		if n.Type == NodeEnd {
+			exits[n.ID] = true
+		}
+	}
+	for _, e := range c.plan.Edges {
+		if e.To == End {
+			exits[e.From] = true
+		}
+		prev[e.To] = append(prev[e.To], e.From)
+	}
+	ends := map[string]bool{}
+	var visit func(string)
+	visit = func(id string) {
+		if ends[id] {
+			return
+		}
+		ends[id] = true
+		for _, from := range prev[id] {
+			visit(from)
+		}
+	}
+	for _, id := range sortedKeys(exits) {
+		visit(id)
+	}
+	for i, n := range c.plan.Nodes {
+		if reachable[n.ID] && !ends[n.ID] {
+			path, step := c.names.node(i, n)
+			c.add("loop_without_exit", path, step, fmt.Sprintf("from step %q no route ever reaches the end: a loop with no exit", n.ID))
+		}
+	}
+}
+
+// declares reports whether an object schema admits a top-level field:
+// it lists the field, or it lists no properties and is not closed.
+func declares(schema Object, field string) bool {
+	if len(schema) == 0 {
+		return true
+	}
+	props, listed := schema["properties"].(map[string]any)
+	if _, ok := props[field]; ok {
+		return true
+	}
+	if extra, ok := schema["additionalProperties"]; ok && extra != false {
+		return true
+	}
+	return !listed && schema["additionalProperties"] != false
+}
+
+// overlapsAny reports whether parts equals, contains or is inside one of
+// targets.
+func overlapsAny(targets [][]string, parts []string) bool {
+	for _, t := range targets {
+		if slices.Equal(t, parts) || isPrefix(t, parts) || isPrefix(parts, t) || len(t) == 0 || len(parts) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func orMissing(err error) error {
+	if err == nil {
+		return fmt.Errorf("missing")
+	}
+	return err
+}
+
+// Blocking keeps the diagnostics that are errors, dropping warnings.
+func Blocking(diags []Diagnostic) []Diagnostic { return errorsOnly(diags) }
+
+// errorsOnly drops warnings.
+func errorsOnly(diags []Diagnostic) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range diags {
+		if d.IsError() {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func diag(code, path, message string) Diagnostic {
@@ -169,11 +531,5 @@ func stepDiag(code, path, stepID, message string) Diagnostic {
 	return d
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+// Properties is re-exported for callers that project schemas.
+var _ = catalog.Properties

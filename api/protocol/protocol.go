@@ -438,7 +438,24 @@ const (
 	MethodWorkspaceValidate        = "workflow.draft_workspaces.validate"
 	MethodWorkspaceDelete          = "workflow.draft_workspaces.delete"
 	MethodRunsTrace                = "workflow.runs.trace"
+	MethodRunsResume               = "workflow.runs.resume"
+	// MethodRunsCancel is an extension to the reference contract.
+	MethodRunsCancel = "workflow.runs.cancel"
 )
+
+// ResumeRunParams are the params of workflow.runs.resume.
+type ResumeRunParams struct {
+	RunID         string      `json:"run_id"`
+	ResumePayload Object      `json:"resume_payload,omitempty"`
+	ResumeOutcome *string     `json:"resume_outcome,omitempty"`
+	TraceRange    *TraceRange `json:"trace_range,omitempty"`
+}
+
+// CancelRunParams are the params of workflow.runs.cancel.
+type CancelRunParams struct {
+	RunID  string  `json:"run_id"`
+	Reason *string `json:"reason,omitempty"`
+}
 
 // ListWorkspacesResult answers workflow.draft_workspaces.list.
 type ListWorkspacesResult struct {

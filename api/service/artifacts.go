@@ -27,11 +27,8 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 		return nil, storeErr(err, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
 	}
 	caps := s.capabilities()
-	draft, err := draftOf(ws.Draft)
-	if err != nil {
-		return nil, err
-	}
-	if diags := workflow.ValidateDraft(draft, lookup(caps)); len(diags) > 0 {
+	draft, diags := s.checkDraft(ws.Draft)
+	if diags = workflow.Blocking(diags); len(diags) > 0 {
 		return protocol.UnsavedArtifact{Saved: false, WorkspaceID: ws.ID, Revision: ws.Revision, Status: statusInvalid, Diagnostics: diags}, nil
 	}
 	plan, err := workflow.Compile(draft)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -21,11 +22,12 @@ func TestCapabilitiesListShowsBuiltinsAndEnabledToolsSortedByName(t *testing.T) 
 	is := is.New(t)
 	f := newFixture(t)
 	res := mustCall[protocol.ListCapabilitiesResult](t, f, protocol.MethodCapabilitiesList, `{}`)
-	is.Equal(names(res.Capabilities), []string{
-		"fake.one.counter", "fake.one.echo", "fake.one.fail", "web.main.search",
-		"wf.std.constant", "wf.std.runtime_error",
-	}) // built-ins and enabled connections' tools, never fake.off's
-	is.Equal(res.Total, 6)
+	want := []string{"fake.one.counter", "fake.one.echo", "fake.one.fail", "web.main.search"}
+	for _, c := range workflow.Builtins() {
+		want = append(want, c.Name)
+	}
+	is.Equal(names(res.Capabilities), want) // built-ins and enabled connections' tools, never fake.off's
+	is.Equal(res.Total, len(want))
 	is.True(res.NextCursor == nil) // everything fits the default page
 
 	byName := map[string]protocol.CapabilitySummary{}
@@ -58,7 +60,7 @@ func TestCapabilitiesListPagesWithCursorsUntilTheLastPage(t *testing.T) {
 			params = `{"limit":4,"cursor":"` + cursor + `"}`
 		}
 		res := mustCall[protocol.ListCapabilitiesResult](t, f, protocol.MethodCapabilitiesList, params)
-		is.Equal(res.Total, 6) // total counts every match, not the page
+		is.Equal(res.Total, 4+len(workflow.Builtins())) // total counts every match, not the page
 		is.True(len(res.Capabilities) <= 4)
 		seen = append(seen, names(res.Capabilities)...)
 		if res.NextCursor == nil {
@@ -74,7 +76,7 @@ func TestCapabilitiesListPagesWithCursorsUntilTheLastPage(t *testing.T) {
 	past := mustCall[protocol.ListCapabilitiesResult](t, f, protocol.MethodCapabilitiesList, `{"cursor":"99"}`)
 	is.Equal(len(past.Capabilities), 0) // a cursor past the end is an empty page
 	is.True(past.NextCursor == nil)
-	is.Equal(past.Total, 6)
+	is.Equal(past.Total, 4+len(workflow.Builtins()))
 }
 
 func TestCapabilitiesListFiltersByQueryAndSource(t *testing.T) {
@@ -94,7 +96,10 @@ func TestCapabilitiesListFiltersByQueryAndSource(t *testing.T) {
 	is.Equal(*bySource.NextCursor, "2")
 
 	std := mustCall[protocol.ListCapabilitiesResult](t, f, protocol.MethodCapabilitiesList, `{"source_id":"wf.std"}`)
-	is.Equal(names(std.Capabilities), []string{"wf.std.constant", "wf.std.runtime_error"}) // built-ins are listed by their source
+	is.Equal(len(std.Capabilities), len(workflow.Builtins())-1) // built-ins are listed by their source (wf.recipes is its own)
+	for _, c := range std.Capabilities {
+		is.Equal(c.SourceID, "wf.std")
+	}
 
 	both := mustCall[protocol.ListCapabilitiesResult](t, f, protocol.MethodCapabilitiesList, `{"source_id":"fake.one","query":"search"}`)
 	is.Equal(len(both.Capabilities), 0) // filters combine

@@ -56,11 +56,8 @@ func (s *Service) commitWorkspace(ctx context.Context, ws store.Workspace, expec
 // validateDocument checks a stored document against the language and the
 // live capabilities.
 func (s *Service) validateDocument(doc workflow.Object) []workflow.Diagnostic {
-	draft, err := draftOf(doc)
-	if err != nil {
-		return []workflow.Diagnostic{{Code: "draft_invalid", Path: "draft", Message: err.Error()}}
-	}
-	return workflow.ValidateDraft(draft, lookup(s.capabilities()))
+	_, diags := s.checkDraft(doc)
+	return diags
 }
 
 func conflictResult(ws store.Workspace, revision int) protocol.WorkspaceResult {

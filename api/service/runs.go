@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/run"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/actors/workflow/schema"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -32,35 +34,45 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 			Diagnostics: diags, NextActions: nextActions(true, nil, ptr("wf.workflow.validate_deployment"), "The deployment cannot run: fix its error diagnostics ("+first.Code+").", nil),
 		}, nil
 	}
-	if err := workflow.ValidateInput(a.InputSchema, p.WorkflowInput); err != nil {
-		return protocol.RunResult{}, invalidParams("invalid params: %v", err)
+	if err := schema.Default.Validate(a.InputSchema, orEmpty(p.WorkflowInput)); err != nil {
+		return protocol.RunResult{}, invalidParams("invalid params: workflow input does not match the input schema: %v", err)
 	}
-	targets, err := run.Resolve(a.Plan, d.Bindings, s.isConnection)
+	setup, err := s.setup(ctx, d, a)
 	if err != nil {
-		return protocol.RunResult{}, invalid("deployment %q: %v", d.ID, err)
+		return protocol.RunResult{}, err
 	}
 	rec, err := s.newRun(d, a, p.WorkflowInput, diags)
 	if err != nil {
 		return protocol.RunResult{}, err
 	}
+	return s.execute(ctx, rec, setup, nil, p.TraceRange)
+}
+
+// execute spawns the run actor of rec and answers once its first record
+// is committed and, up to RunWait, it has stopped (finished or
+// interrupted); a run still executing is answered as it stands and goes
+// on.
+func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, resume *run.Resume, tr *protocol.TraceRange) (protocol.RunResult, error) {
 	started, done := reply.NewWaiter[run.Started](), reply.NewWaiter[store.Run]()
 	engine := s.Engine
 	s.Engine.Spawn(run.New(run.Spec{
-		Record: rec, Plan: a.Plan, Targets: targets, Input: rec.Input,
+		Record: rec, Program: setup.program, Targets: setup.targets, Options: setup.options,
+		Resume: resume, Deadline: s.deadline(),
 		Supervisor: s.Supervisor.PID(), Store: s.Store,
 		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started.To(), Done: done.To(),
-	}), "run", actor.WithID(rec.ID), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+	}), runKind, actor.WithID(rec.ID), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 
 	// Nothing is acknowledged before the run's record is committed.
 	ack, err := started.Wait(ctx)
 	if err != nil {
 		return protocol.RunResult{}, fmt.Errorf("run %s: %w", rec.ID, err)
 	}
+	if errors.Is(ack.Err, workflow.ErrResume) {
+		return protocol.RunResult{}, invalidParams("invalid params: %v", ack.Err)
+	}
 	if ack.Err != nil {
 		return protocol.RunResult{}, upstream("%v", ack.Err)
 	}
-	// Then wait, up to RunWait, for it to finish; a run still executing is
-	// answered as it stands and goes on.
 	current := ack.Run
 	if s.RunWait > 0 {
 		wctx, cancel := context.WithTimeout(ctx, s.RunWait)
@@ -73,7 +85,66 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 			current = stored
 		}
 	}
-	return s.runResult(ctx, current, p.TraceRange)
+	return s.runResult(ctx, current, tr)
+}
+
+// runKind is the actor kind of run actors; their id is the run id.
+const runKind = "run"
+
+func (s *Service) resumeRun(ctx context.Context, p protocol.ResumeRunParams) (protocol.RunResult, error) {
+	if _, busy := s.resuming.LoadOrStore(p.RunID, true); busy {
+		return protocol.RunResult{}, invalid("workflow run %q is being resumed", p.RunID)
+	}
+	defer s.resuming.Delete(p.RunID)
+	r, err := s.Store.GetRun(ctx, p.RunID)
+	if err != nil {
+		return protocol.RunResult{}, storeErr(err, fmt.Sprintf("workflow run %q", p.RunID))
+	}
+	if r.Status != store.RunInterrupted || r.Checkpoint == nil {
+		return protocol.RunResult{}, invalid("workflow run %q is not interrupted", p.RunID)
+	}
+	a, err := s.Store.GetArtifact(ctx, r.ArtifactID, r.ArtifactVersion)
+	if err != nil {
+		return protocol.RunResult{}, storeErr(err, fmt.Sprintf("artifact %s v%d of run %q", r.ArtifactID, r.ArtifactVersion, r.ID))
+	}
+	// The run resumes in the environment it was pinned to.
+	setup, err := s.setup(ctx, r.Deployment, a)
+	if err != nil {
+		return protocol.RunResult{}, err
+	}
+	r.Status = store.RunRunning
+	return s.execute(ctx, r, setup, &run.Resume{Outcome: deref(p.ResumeOutcome), Payload: p.ResumePayload}, p.TraceRange)
+}
+
+// cancelRun ends a run as cancelled: a running one through its actor,
+// which cancels its calls upstream; an interrupted one in the store.
+func (s *Service) cancelRun(ctx context.Context, p protocol.CancelRunParams) (protocol.RunResult, error) {
+	if pid := s.Engine.Registry.GetPID(runKind, p.RunID); pid != nil {
+		done := reply.NewWaiter[store.Run]()
+		s.Engine.Send(pid, run.Cancel{Reason: deref(p.Reason), Reply: done.To()})
+		final, err := done.Wait(ctx)
+		if err != nil {
+			return protocol.RunResult{}, fmt.Errorf("cancel run %s: %w", p.RunID, err)
+		}
+		return s.runResult(ctx, final, nil)
+	}
+	r, err := s.Store.GetRun(ctx, p.RunID)
+	if err != nil {
+		return protocol.RunResult{}, storeErr(err, fmt.Sprintf("workflow run %q", p.RunID))
+	}
+	if r.Status != store.RunInterrupted {
+		return protocol.RunResult{}, invalid("workflow run %q is %s; only a running or interrupted run can be cancelled", p.RunID, r.Status)
+	}
+	reason := "cancelled"
+	if p.Reason != nil && *p.Reason != "" {
+		reason += ": " + *p.Reason
+	}
+	r.Status, r.Error, r.ResumeReadiness, r.Interrupt = store.RunCancelled, &reason, "not_applicable", nil
+	r.UpdatedAt = s.now().UTC()
+	if err := s.Store.RecordProgress(ctx, r, nil); err != nil {
+		return protocol.RunResult{}, storeErr(err, fmt.Sprintf("workflow run %q", p.RunID))
+	}
+	return s.runResult(ctx, r, nil)
 }
 
 // newRun builds the record of a run about to start.
@@ -140,6 +211,13 @@ func (s *Service) runResult(ctx context.Context, r store.Run, tr *protocol.Trace
 		Outcome: r.Outcome, Error: r.Error, Output: r.Output, Diagnostics: diags,
 		TraceCount: r.TraceCount, NextActions: afterRun(r),
 	}
+	if r.Interrupt != nil {
+		obj, err := toObject(r.Interrupt)
+		if err != nil {
+			return res, err
+		}
+		res.Interrupt = obj
+	}
 	if tr == nil {
 		return res, nil
 	}
@@ -166,6 +244,8 @@ func afterRun(r store.Run) protocol.NextActions {
 		return nextActions(true, nil, ptr("wf.workflow.read_run_trace"), "The run failed; read its trace to see which step failed and why.",
 			[]protocol.PatchExample{{Description: "Read the first trace entries.", Tool: "wf.workflow.read_run_trace",
 				Request: protocol.Object{"run_id": r.ID, "trace_range": protocol.Object{"start": 0, "limit": 25}}}})
+	case store.RunInterrupted:
+		return nextActions(true, nil, ptr("wf.workflow.resume_run"), "The run waits for a resume payload.", nil)
 	case store.RunRunning:
 		return nextActions(true, nil, ptr("wf.workflow.inspect_run"), "The run is still executing; inspect it again later.", nil)
 	default:

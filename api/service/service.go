@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -38,8 +39,14 @@ type Service struct {
 	RunWait time.Duration
 	// CallTimeout bounds a tool call whose step declares no timeout.
 	CallTimeout time.Duration
+	// MaxSteps is each run's step budget (workflow.DefaultMaxSteps when
+	// 0), and RunDeadline how long a run may take overall (none when 0).
+	MaxSteps    int
+	RunDeadline time.Duration
 	// Now is the clock (tests may fix it).
 	Now func() time.Time
+	// resuming holds the ids of runs being resumed, one resume at a time.
+	resuming sync.Map
 }
 
 // Methods returns the method table.
@@ -68,6 +75,8 @@ func (s *Service) Methods() map[string]Handler {
 		protocol.MethodRunsInspect:               handle(s.inspectRun),
 		protocol.MethodRunsList:                  handle(s.listRuns),
 		protocol.MethodRunsTrace:                 handle(s.readTrace),
+		protocol.MethodRunsResume:                handle(s.resumeRun),
+		protocol.MethodRunsCancel:                handle(s.cancelRun),
 		protocol.MethodConnectionsList:           handle(s.listConnections),
 		protocol.MethodConnectionStatusesList:    handle(s.listConnectionStatuses),
 		protocol.MethodConnectionsRefreshCatalog: handle(s.refreshCatalog),

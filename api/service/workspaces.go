@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -136,21 +135,21 @@ func summaryOf(doc workflow.Object) protocol.WorkspaceSummary {
 	return protocol.WorkspaceSummary{Name: doc["name"], Start: doc["start"], StepCount: len(ids), RouteCount: count, Steps: ids}
 }
 
-// draftOf decodes a stored draft document.
-func draftOf(doc workflow.Object) (workflow.Draft, error) {
-	data, err := json.Marshal(doc)
-	if err != nil {
-		return workflow.Draft{}, fmt.Errorf("encode draft: %w", err)
+// checkDraft decodes a draft document and validates it against the
+// language and the live capabilities: the parse findings first, then the
+// rest.
+func (s *Service) checkDraft(doc workflow.Object) (workflow.Draft, []workflow.Diagnostic) {
+	draft, diags := workflow.ParseDraft(doc)
+	for _, d := range diags {
+		if d.Path == "" { // the document itself is malformed
+			return draft, diags
+		}
 	}
-	var d workflow.Draft
-	if err := json.Unmarshal(data, &d); err != nil {
-		return workflow.Draft{}, invalid("draft is not a valid document: %v", err)
-	}
-	return d, nil
+	return draft, append(diags, workflow.ValidateDraft(draft, lookup(s.capabilities()))...)
 }
 
 func statusOf(diags []workflow.Diagnostic) string {
-	if len(diags) > 0 {
+	if len(workflow.Blocking(diags)) > 0 {
 		return statusInvalid
 	}
 	return statusValid

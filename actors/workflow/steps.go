@@ -1,0 +1,95 @@
+package workflow
+
+import (
+	"fmt"
+)
+
+// startCall resolves a call node's input and either runs it in place (a
+// pure platform node spec) or hands out a Call and waits.
+func (e *Execution) startCall(f *Frame, node *Node) error {
+	input, err := resolveInput(node.Input, e.reader(f))
+	if err != nil {
+		return fmt.Errorf("step %q: %w", node.ID, err)
+	}
+	if c, ok := e.capability(node.Node); ok {
+		if err := e.validate(c.InputSchema, input, fmt.Sprintf("step %q input", node.ID)); err != nil {
+			return err
+		}
+	}
+	if run, ok := e.opts.Inline(node.Node); ok && run != nil {
+		outcome, output, err := run(input)
+		if err != nil {
+			return fmt.Errorf("step %q: %w", node.ID, err)
+		}
+		return e.finishCall(f, node, Call{NodeID: node.ID, Input: input}, Result{Outcome: outcome, Output: output})
+	}
+	call := Call{
+		ID: e.newCallID(), FrameID: f.ID, NodeID: node.ID, Capability: node.Node, Input: input,
+		Retry: node.Retry, TimeoutSeconds: node.TimeoutSeconds,
+	}
+	e.snap.Calls[call.ID] = call
+	e.calls = append(e.calls, call)
+	f.Status = FrameWaiting
+	return nil
+}
+
+func (e *Execution) capability(name string) (capabilityContract, bool) {
+	if e.opts.Capability == nil {
+		return capabilityContract{}, false
+	}
+	c, ok := e.opts.Capability(name)
+	return capabilityContract{InputSchema: c.InputSchema, OutputSchema: c.OutputSchema, Outcomes: c.Outcomes}, ok
+}
+
+// capabilityContract is what the execution enforces of a capability.
+type capabilityContract struct {
+	InputSchema, OutputSchema Object
+	Outcomes                  []string
+}
+
+// finishCall applies a call's result: the outcome must be declared and
+// routed; on "ok" the output is checked against the capability's output
+// schema and its bindings commit into state. Other outcomes, such as a
+// tool's "error", route without touching state.
+func (e *Execution) finishCall(f *Frame, node *Node, call Call, r Result) error {
+	if r.Output == nil {
+		r.Output = Object{}
+	}
+	if r.Outcome == "" {
+		r.Outcome = OutcomeOK
+	}
+	changes := Object{}
+	if r.Outcome == OutcomeOK {
+		if c, ok := e.capability(node.Node); ok {
+			if err := e.validate(c.OutputSchema, r.Output, fmt.Sprintf("step %q output", node.ID)); err != nil {
+				return err
+			}
+		}
+		if err := e.commitOutput(f, node.Output, r.Output, changes); err != nil {
+			return fmt.Errorf("step %q: %w", node.ID, err)
+		}
+	}
+	if _, ok := e.plan(f).routes[node.ID][r.Outcome]; !ok {
+		return fmt.Errorf("step %q: outcome %q has no route", node.ID, r.Outcome)
+	}
+	entry := e.record(f, node, call.Input, r.Outcome, r.Output, changes)
+	entry.Attempts, entry.Generation = r.Attempts, r.Generation
+	if f.Status == FrameWaiting {
+		e.enqueue(f)
+	}
+	return e.follow(f, node, r.Outcome)
+}
+
+// runCondition evaluates a condition node and routes "true" or "false".
+func (e *Execution) runCondition(f *Frame, node *Node) error {
+	holds, err := node.Check.eval(e.reader(f))
+	if err != nil {
+		return fmt.Errorf("step %q: %w", node.ID, err)
+	}
+	outcome := OutcomeFalse
+	if holds {
+		outcome = OutcomeTrue
+	}
+	e.record(f, node, Object{}, outcome, Object{"predicate": holds}, Object{})
+	return e.follow(f, node, outcome)
+}

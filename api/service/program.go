@@ -1,0 +1,97 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/run"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/actors/workflow/schema"
+)
+
+// maxSubgraphArtifacts bounds the subgraph tree one run loads.
+const maxSubgraphArtifacts = 256
+
+// program loads an artifact's plan with every child plan its subgraphs
+// reference, recursively; a reference cycle or a missing child is an
+// error.
+func (s *Service) program(ctx context.Context, a store.Artifact) (workflow.Program, error) {
+	p := workflow.Program{Root: a.Plan, Children: map[string]workflow.Plan{}}
+	var load func(plan workflow.Plan, path []string) error
+	load = func(plan workflow.Plan, path []string) error {
+		for _, ref := range plan.Subgraphs() {
+			key := ref.Key()
+			for _, k := range path {
+				if k == key {
+					return invalid("subgraph cycle: %v -> %s", path, key)
+				}
+			}
+			if _, done := p.Children[key]; done {
+				continue
+			}
+			if ref.ArtifactID == nil || ref.Version == nil {
+				return invalid("subgraph %s: only saved artifacts ({artifact_id, version}) can run", key)
+			}
+			if len(p.Children) >= maxSubgraphArtifacts {
+				return invalid("more than %d subgraph artifacts", maxSubgraphArtifacts)
+			}
+			child, err := s.Store.GetArtifact(ctx, *ref.ArtifactID, *ref.Version)
+			if err != nil {
+				return storeErr(err, fmt.Sprintf("subgraph artifact %s", key))
+			}
+			p.Children[key] = child.Plan
+			if err := load(child.Plan, append(path, key)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return p, load(a.Plan, []string{a.ID + "@" + fmt.Sprint(a.Version)})
+}
+
+// runSetup is what a run actor needs beyond its record.
+type runSetup struct {
+	program workflow.Program
+	targets map[string]run.Target
+	options workflow.Options
+}
+
+// setup resolves a deployment's program: its targets under the
+// deployment's bindings, and the execution options that enforce each
+// capability's schemas.
+func (s *Service) setup(ctx context.Context, d store.Deployment, a store.Artifact) (runSetup, error) {
+	prog, err := s.program(ctx, a)
+	if err != nil {
+		return runSetup{}, err
+	}
+	targets, err := run.Resolve(prog, d.Bindings, s.isConnection)
+	if err != nil {
+		return runSetup{}, invalid("deployment %q: %v", d.ID, err)
+	}
+	find := lookup(s.capabilities())
+	contracts := func(name string) (catalog.Capability, bool) {
+		t, ok := targets[name]
+		if !ok {
+			return catalog.Capability{}, false
+		}
+		if t.Builtin != nil {
+			return find(name)
+		}
+		return find(t.Connection + "." + t.Tool)
+	}
+	return runSetup{
+		program: prog, targets: targets,
+		options: workflow.Options{MaxSteps: s.MaxSteps, Capability: contracts, Validate: schema.Default.Validate},
+	}, nil
+}
+
+// deadline is the run deadline from now, or zero when runs have none.
+func (s *Service) deadline() time.Time {
+	if s.RunDeadline <= 0 {
+		return time.Time{}
+	}
+	return s.now().Add(s.RunDeadline)
+}
