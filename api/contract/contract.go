@@ -19,8 +19,9 @@ type Contract struct {
 
 // method holds one method's compiled params and result schemas.
 type method struct {
-	params *validator // an object schema built from the param list
-	result *validator
+	params    *validator // an object schema built from the param list
+	result    *validator
+	extension bool
 }
 
 // Load parses the embedded manifest and compiles every method's params and result schemas.
@@ -52,7 +53,7 @@ func Load() (*Contract, error) {
 
 // compileMethod compiles one method's params and result schemas.
 func (c *Contract) compileMethod(op operation) (method, error) {
-	m := method{params: c.compiler.validator(paramsSchema(op.Params)), result: c.compiler.validator(op.Result.Schema)}
+	m := method{params: c.compiler.validator(paramsSchema(op.Params)), result: c.compiler.validator(op.Result.Schema), extension: op.Extension}
 	if _, err := m.params.compile(); err != nil {
 		return method{}, fmt.Errorf("compile params schema: %w", err)
 	}
@@ -73,6 +74,18 @@ func Default() *Contract {
 		panic(err)
 	}
 	return c
+}
+
+// Extensions lists, sorted, the methods mcpflow adds to the reference
+// contract.
+func (c *Contract) Extensions() []string {
+	var out []string
+	for _, name := range c.Methods() {
+		if c.methods[name].extension {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // Has reports whether the contract lists method.

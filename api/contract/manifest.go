@@ -22,9 +22,11 @@ type manifest struct {
 
 // operation is one JSON-RPC method.
 type operation struct {
-	Method string  `json:"method"`
-	Params []param `json:"params"`
-	Result struct {
+	Method string `json:"method"`
+	// Extension marks a method mcpflow adds to the reference contract.
+	Extension bool    `json:"extension"`
+	Params    []param `json:"params"`
+	Result    struct {
 		Schema any `json:"schema"`
 	} `json:"result"`
 }

@@ -104,8 +104,9 @@ func checkOutcomes(plan workflow.Plan, declared []string) error {
 		return invalidParams("invalid params: outcomes must not be empty")
 	}
 	for _, e := range plan.Edges {
-		if e.To == workflow.End && !set[e.Outcome] {
-			return invalid("step %q finishes the workflow with outcome %q, which outcomes does not declare", e.From, e.Outcome)
+		// A route to the end finishes the workflow with outcome ok.
+		if e.To == workflow.End && !set[workflow.OutcomeOK] {
+			return invalid("step %q finishes the workflow with outcome %q, which outcomes does not declare", e.From, workflow.OutcomeOK)
 		}
 	}
 	for _, n := range plan.Nodes {

@@ -19,8 +19,12 @@ import (
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
-// storeTimeout bounds each store write a run makes.
-const storeTimeout = 10 * time.Second
+// storeTimeout bounds each store write a run makes, and cancelWait how
+// long a cancel waits for a live run to commit its end.
+const (
+	storeTimeout = 10 * time.Second
+	cancelWait   = 10 * time.Second
+)
 
 func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (protocol.RunResult, error) {
 	d, a, err := s.deployment(ctx, p.DeploymentID)
@@ -55,12 +59,22 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, resume *run.Resume, tr *protocol.TraceRange) (protocol.RunResult, error) {
 	started, done := reply.NewWaiter[run.Started](), reply.NewWaiter[store.Run]()
 	engine := s.Engine
-	s.Engine.Spawn(run.New(run.Spec{
+	// Each incarnation of a run (its start, each resume) is its own
+	// actor, so that a new one never waits for the last one's name; live
+	// maps the run id to the incarnation running now.
+	incarnation := &liveRun{}
+	finished := func(r store.Run) {
+		s.live.CompareAndDelete(rec.ID, incarnation)
+		done.To()(r)
+	}
+	incarnation.pid = s.Engine.Spawn(run.New(run.Spec{
 		Record: rec, Program: setup.program, Targets: setup.targets, Options: setup.options,
 		Resume: resume, Deadline: s.deadline(),
 		Supervisor: s.Supervisor.PID(), Store: s.Store,
-		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started.To(), Done: done.To(),
-	}), runKind, actor.WithID(rec.ID), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started.To(), Done: finished,
+	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, s.incarnations.Add(1))),
+		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+	s.live.Store(rec.ID, incarnation)
 
 	// Nothing is acknowledged before the run's record is committed.
 	ack, err := started.Wait(ctx)
@@ -88,8 +102,12 @@ func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, re
 	return s.runResult(ctx, current, tr)
 }
 
-// runKind is the actor kind of run actors; their id is the run id.
+// runKind is the actor kind of run actors; their id is the run id and
+// an incarnation number.
 const runKind = "run"
+
+// liveRun is the actor of a run's current incarnation.
+type liveRun struct{ pid *actor.PID }
 
 func (s *Service) resumeRun(ctx context.Context, p protocol.ResumeRunParams) (protocol.RunResult, error) {
 	if _, busy := s.resuming.LoadOrStore(p.RunID, true); busy {
@@ -112,21 +130,46 @@ func (s *Service) resumeRun(ctx context.Context, p protocol.ResumeRunParams) (pr
 	if err != nil {
 		return protocol.RunResult{}, err
 	}
+	resume := &run.Resume{Outcome: deref(p.ResumeOutcome), Payload: p.ResumePayload}
+	if err := tryResume(setup, *r.Checkpoint, resume); err != nil {
+		return protocol.RunResult{}, err
+	}
 	r.Status = store.RunRunning
-	return s.execute(ctx, r, setup, &run.Resume{Outcome: deref(p.ResumeOutcome), Payload: p.ResumePayload}, p.TraceRange)
+	return s.execute(ctx, r, setup, resume, p.TraceRange)
+}
+
+// tryResume checks a resume against a copy of the checkpoint, so that a
+// refused one is answered -32602 before any actor starts.
+func tryResume(setup runSetup, cp workflow.Snapshot, resume *run.Resume) error {
+	var copied workflow.Snapshot
+	if err := remarshal(cp, &copied); err != nil {
+		return fmt.Errorf("copy checkpoint: %w", err)
+	}
+	exec, err := workflow.Restore(setup.program, copied, setup.options)
+	if err != nil {
+		return invalid("%v", err)
+	}
+	if err := exec.Resume(resume.Outcome, resume.Payload); err != nil {
+		return invalidParams("invalid params: %v", err)
+	}
+	return nil
 }
 
 // cancelRun ends a run as cancelled: a running one through its actor,
 // which cancels its calls upstream; an interrupted one in the store.
 func (s *Service) cancelRun(ctx context.Context, p protocol.CancelRunParams) (protocol.RunResult, error) {
-	if pid := s.Engine.Registry.GetPID(runKind, p.RunID); pid != nil {
+	if live, ok := s.live.Load(p.RunID); ok {
 		done := reply.NewWaiter[store.Run]()
-		s.Engine.Send(pid, run.Cancel{Reason: deref(p.Reason), Reply: done.To()})
-		final, err := done.Wait(ctx)
-		if err != nil {
+		s.Engine.Send(live.(*liveRun).pid, run.Cancel{Reason: deref(p.Reason), Reply: done.To()})
+		// A run that stopped as the request arrived never answers: its
+		// record then says how it ended.
+		wctx, cancel := context.WithTimeout(ctx, cancelWait)
+		defer cancel()
+		if final, err := done.Wait(wctx); err == nil {
+			return s.runResult(ctx, final, nil)
+		} else if ctx.Err() != nil {
 			return protocol.RunResult{}, fmt.Errorf("cancel run %s: %w", p.RunID, err)
 		}
-		return s.runResult(ctx, final, nil)
 	}
 	r, err := s.Store.GetRun(ctx, p.RunID)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -47,6 +48,9 @@ type Service struct {
 	Now func() time.Time
 	// resuming holds the ids of runs being resumed, one resume at a time.
 	resuming sync.Map
+	// live maps the id of each run whose actor is running to it.
+	live         sync.Map
+	incarnations atomic.Uint64
 }
 
 // Methods returns the method table.
