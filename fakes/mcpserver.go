@@ -16,6 +16,8 @@ import (
 //   - echo {message} → {message}.
 //   - sleep {ms} → {slept_ms}: waits ms milliseconds; a cancelled call ends at
 //     once with ctx.Err().
+//   - idle {ms} → {slept_ms}: sleep, annotated idempotentHint (safe to
+//     repeat).
 //   - fail {message?} → a tool error (CallToolResult.IsError).
 //   - crash {}: the upstream dies mid-call: the connection is cut, so the
 //     call fails and ClientSession.Wait returns. Only InMemory can cut its
@@ -24,8 +26,9 @@ func NewServer() *mcp.Server {
 	f := &fakeServer{}
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcpflow-fake", Version: "v0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "counter", Description: "Increment and return the session counter."}, f.counter)
-	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Return the message unchanged."}, echo)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Return the message unchanged.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, echo)
 	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "Wait ms milliseconds, or until the call is cancelled."}, sleep)
+	mcp.AddTool(s, &mcp.Tool{Name: "idle", Description: "Wait ms milliseconds; safe to repeat.", Annotations: &mcp.ToolAnnotations{IdempotentHint: true}}, sleep)
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Fail with a tool error."}, fail)
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Kill the connection mid-call, as a dying upstream would."}, crash)
 	return s

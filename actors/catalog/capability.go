@@ -23,6 +23,10 @@ type Capability struct {
 	OutputSchema Object
 	// Platform capabilities are built in and need no deployment binding.
 	Platform bool
+	// SafeToRepeat is set when calling the capability again after a call
+	// whose outcome is unknown does no harm: a pure built-in, or a tool
+	// annotated readOnlyHint or idempotentHint.
+	SafeToRepeat bool
 }
 
 // Capabilities turns a snapshot's tools into capabilities named
@@ -53,6 +57,7 @@ func (t Tool) Capability(connID string) Capability {
 		Outcomes:     append([]string(nil), ToolOutcomes...),
 		InputSchema:  in,
 		OutputSchema: out,
+		SafeToRepeat: t.ReadOnly || t.Idempotent,
 	}
 }
 

@@ -27,6 +27,10 @@ type Tool struct {
 	Description  string `json:"description,omitempty"`
 	InputSchema  Object `json:"input_schema"`
 	OutputSchema Object `json:"output_schema,omitempty"`
+	// ReadOnly and Idempotent are the tool's readOnlyHint and
+	// idempotentHint annotations: a call of such a tool is safe to repeat.
+	ReadOnly   bool `json:"read_only_hint,omitempty"`
+	Idempotent bool `json:"idempotent_hint,omitempty"`
 }
 
 // Resource is one upstream MCP resource.

@@ -544,8 +544,12 @@ func listCatalog(ctx context.Context, cs *mcp.ClientSession, connID string) (cat
 			return catalog.Snapshot{}, fmt.Errorf("list tools of %q: %w", connID, err)
 		}
 		tool := catalog.Tool{Name: t.Name, Title: t.Title, Description: t.Description}
-		if t.Annotations != nil && t.Annotations.Title != "" {
-			tool.Title = t.Annotations.Title
+		if a := t.Annotations; a != nil {
+			if a.Title != "" {
+				tool.Title = a.Title
+			}
+			tool.ReadOnly = a.ReadOnlyHint
+			tool.Idempotent = a.IdempotentHint
 		}
 		var err error
 		if tool.InputSchema, err = schemaObject(t.InputSchema); err != nil {

@@ -147,5 +147,5 @@ func TestRefreshCatalogListsTheUpstreamAndStoresTheSnapshot(t *testing.T) {
 	is.True(res.FetchedAtEpochMs > 0)
 	stored, err := f.store.GetCatalog(bounded(t), "fake.one")
 	is.NoErr(err) // the supervisor stored the snapshot
-	is.Equal(len(stored.Tools), 5)
+	is.Equal(len(stored.Tools), 6)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -58,23 +59,7 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 // on.
 func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, resume *run.Resume, tr *protocol.TraceRange) (protocol.RunResult, error) {
 	started, done := reply.NewWaiter[run.Started](), reply.NewWaiter[store.Run]()
-	engine := s.Engine
-	// Each incarnation of a run (its start, each resume) is its own
-	// actor, so that a new one never waits for the last one's name; live
-	// maps the run id to the incarnation running now.
-	incarnation := &liveRun{}
-	finished := func(r store.Run) {
-		s.live.CompareAndDelete(rec.ID, incarnation)
-		done.To()(r)
-	}
-	incarnation.pid = s.Engine.Spawn(run.New(run.Spec{
-		Record: rec, Program: setup.program, Targets: setup.targets, Options: setup.options,
-		Resume: resume, Deadline: s.deadline(),
-		Supervisor: s.Supervisor.PID(), Store: s.Store,
-		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started.To(), Done: finished,
-	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, s.incarnations.Add(1))),
-		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
-	s.live.Store(rec.ID, incarnation)
+	s.spawnRun(rec, setup, resume, started.To(), done.To())
 
 	// Nothing is acknowledged before the run's record is committed.
 	ack, err := started.Wait(ctx)
@@ -102,12 +87,42 @@ func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, re
 	return s.runResult(ctx, current, tr)
 }
 
+// launch continues a recovered run in the background.
+func (s *Service) launch(rec store.Run, setup runSetup) {
+	s.spawnRun(rec, setup, nil, nil, nil)
+}
+
+// spawnRun starts the actor of one incarnation of a run (its start, a
+// resume, a recovery). Each incarnation is its own actor, so that a new
+// one never waits for the last one's name; live maps the run id to the
+// incarnation running now.
+func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, started reply.To[run.Started], done reply.To[store.Run]) {
+	engine := s.Engine
+	incarnation := &liveRun{}
+	s.live.Store(rec.ID, incarnation)
+	finished := func(r store.Run) {
+		s.live.CompareAndDelete(rec.ID, incarnation)
+		if done != nil {
+			done(r)
+		}
+	}
+	pid := s.Engine.Spawn(run.New(run.Spec{
+		Record: rec, Program: setup.program, Targets: setup.targets, Options: setup.options,
+		Resume: resume, Deadline: s.deadline(),
+		Supervisor: s.Supervisor.PID(), Store: s.Store,
+		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: finished,
+	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, s.incarnations.Add(1))),
+		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+	incarnation.pid.Store(pid)
+}
+
 // runKind is the actor kind of run actors; their id is the run id and
 // an incarnation number.
 const runKind = "run"
 
-// liveRun is the actor of a run's current incarnation.
-type liveRun struct{ pid *actor.PID }
+// liveRun is the actor of a run's current incarnation; its pid is set
+// once spawned.
+type liveRun struct{ pid atomic.Pointer[actor.PID] }
 
 func (s *Service) resumeRun(ctx context.Context, p protocol.ResumeRunParams) (protocol.RunResult, error) {
 	if _, busy := s.resuming.LoadOrStore(p.RunID, true); busy {
@@ -158,9 +173,9 @@ func tryResume(setup runSetup, cp workflow.Snapshot, resume *run.Resume) error {
 // cancelRun ends a run as cancelled: a running one through its actor,
 // which cancels its calls upstream; an interrupted one in the store.
 func (s *Service) cancelRun(ctx context.Context, p protocol.CancelRunParams) (protocol.RunResult, error) {
-	if live, ok := s.live.Load(p.RunID); ok {
+	if live, ok := s.live.Load(p.RunID); ok && live.(*liveRun).pid.Load() != nil {
 		done := reply.NewWaiter[store.Run]()
-		s.Engine.Send(live.(*liveRun).pid, run.Cancel{Reason: deref(p.Reason), Reply: done.To()})
+		s.Engine.Send(live.(*liveRun).pid.Load(), run.Cancel{Reason: deref(p.Reason), Reply: done.To()})
 		// A run that stopped as the request arrived never answers: its
 		// record then says how it ended.
 		wctx, cancel := context.WithTimeout(ctx, cancelWait)

@@ -86,6 +86,7 @@ func newSpec(source, local, description string, outcomes []string, in, out Objec
 			InputSchema:  in,
 			OutputSchema: out,
 			Platform:     true,
+			SafeToRepeat: true, // pure: no side effects
 		},
 		Run: run,
 	}

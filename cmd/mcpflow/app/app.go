@@ -84,14 +84,6 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		}
 		a.store, a.ownsStore = s, true
 	}
-	recovered, err := a.store.RecoverRunning(ctx, time.Now().UTC())
-	if err != nil {
-		a.closeStore()
-		return nil, fmt.Errorf("recover runs: %w", err)
-	}
-	for _, r := range recovered {
-		slog.Warn("run cut off by a previous stop marked failed", "run", r.ID, "step", r.CurrentStep)
-	}
 	c, err := contract.Load()
 	if err != nil {
 		a.closeStore()
@@ -121,6 +113,14 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	svc := &service.Service{
 		Store: a.store, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Connections: conns,
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
+	}
+	// Runs a stop cut off resume, or fail, before anything is served.
+	recovered, err := svc.RecoverRuns(ctx)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("recover runs: %w", err), a.supervisor.Stop(ctx), a.closeStore())
+	}
+	if recovered.Resumed+recovered.Failed > 0 {
+		slog.Info("runs cut off by the last stop", "resumed", recovered.Resumed, "failed", recovered.Failed)
 	}
 	a.edge = edge.New(svc.Methods(), c, opts.Edge)
 	return a, nil
