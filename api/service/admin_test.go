@@ -143,7 +143,7 @@ func TestRefreshCatalogListsTheUpstreamAndStoresTheSnapshot(t *testing.T) {
 	f := newFixture(t)
 	res := mustCall[protocol.RefreshCatalogResult](t, f, protocol.MethodConnectionsRefreshCatalog, `{"connection_id":"fake.one"}`)
 	is.Equal(res.ConnectionID, "fake.one")
-	is.Equal(res.NodeCount, 5) // counter, echo, sleep, fail, crash
+	is.Equal(res.NodeCount, 6) // counter, echo, idle, sleep, fail, crash
 	is.True(res.FetchedAtEpochMs > 0)
 	stored, err := f.store.GetCatalog(bounded(t), "fake.one")
 	is.NoErr(err) // the supervisor stored the snapshot
