@@ -71,7 +71,7 @@ func TestServerTools(t *testing.T) {
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
 	}
-	is.Equal(len(names), 6) // counter, crash, echo, fail, idle, sleep
+	is.Equal(len(names), 7) // counter, crash, echo, fail, idle, overlap, sleep
 
 	type message struct {
 		Message string `json:"message"`

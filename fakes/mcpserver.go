@@ -18,6 +18,9 @@ import (
 //     once with ctx.Err().
 //   - idle {ms} → {slept_ms}: sleep, annotated idempotentHint (safe to
 //     repeat).
+//   - overlap {ms} → {in_flight}: waits ms milliseconds and reports how many
+//     overlap calls of this server were running when it started (itself
+//     included), so a test can see calls run at once.
 //   - fail {message?} → a tool error (CallToolResult.IsError).
 //   - crash {}: the upstream dies mid-call: the connection is cut, so the
 //     call fails and ClientSession.Wait returns. Only InMemory can cut its
@@ -29,14 +32,36 @@ func NewServer() *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Return the message unchanged.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, echo)
 	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "Wait ms milliseconds, or until the call is cancelled."}, sleep)
 	mcp.AddTool(s, &mcp.Tool{Name: "idle", Description: "Wait ms milliseconds; safe to repeat.", Annotations: &mcp.ToolAnnotations{IdempotentHint: true}}, sleep)
+	mcp.AddTool(s, &mcp.Tool{Name: "overlap", Description: "Wait ms milliseconds; report the overlap calls running at the start."}, f.overlap)
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Fail with a tool error."}, fail)
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Kill the connection mid-call, as a dying upstream would."}, crash)
 	return s
 }
 
 type fakeServer struct {
-	mu    sync.Mutex
-	count int
+	mu       sync.Mutex
+	count    int
+	inFlight int
+}
+
+type overlapOut struct {
+	InFlight int `json:"in_flight"`
+}
+
+func (f *fakeServer) overlap(ctx context.Context, req *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, overlapOut, error) {
+	f.mu.Lock()
+	f.inFlight++
+	seen := f.inFlight
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.inFlight--
+		f.mu.Unlock()
+	}()
+	if _, _, err := sleep(ctx, req, in); err != nil {
+		return nil, overlapOut{}, err
+	}
+	return nil, overlapOut{InFlight: seen}, nil
 }
 
 type countOut struct {

@@ -12,6 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -418,6 +421,13 @@ func (a *Actor) stopExecution(err error, reason string) {
 	default:
 		return
 	}
+	if steps := a.stepsInFlight(); steps != "" {
+		if err != nil {
+			err = fmt.Errorf("%w, while %s was running", err, steps)
+		} else {
+			reason = fmt.Sprintf("%s, while %s was running", reason, steps)
+		}
+	}
 	if err != nil {
 		a.exec.Stop(err)
 	} else {
@@ -430,6 +440,18 @@ func (a *Actor) stopExecution(err error, reason string) {
 	}
 	// else: the commit in progress is followed by advance, which commits
 	// the stopped execution as final.
+}
+
+// stepsInFlight names the steps whose calls are out, for the record of
+// where a stopped run stopped.
+func (a *Actor) stepsInFlight() string {
+	var names []string
+	for _, c := range a.exec.Outstanding() {
+		if q := strconv.Quote(c.NodeID); !slices.Contains(names, q) {
+			names = append(names, "step "+q)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // withdraw cancels every call out, upstream and in the session queues.

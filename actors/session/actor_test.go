@@ -273,7 +273,7 @@ func TestListCatalogReturnsToolsWithSchemas(t *testing.T) {
 		is.Equal(tool.InputSchema["type"], "object") // every tool has an input schema
 	}
 	slices.Sort(names)
-	is.Equal(names, []string{"counter", "crash", "echo", "fail", "idle", "sleep"})
+	is.Equal(names, []string{"counter", "crash", "echo", "fail", "idle", "overlap", "sleep"})
 
 	sleep := snap.Tools[slices.IndexFunc(snap.Tools, func(t catalog.Tool) bool { return t.Name == "sleep" })]
 	ms, ok := sleep.InputSchema["properties"].(map[string]any)["ms"].(map[string]any)
@@ -337,7 +337,7 @@ func TestToolListChangedSendsAFreshCatalogToTheParent(t *testing.T) {
 			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
-		is.Equal(names, []string{"counter", "echo", "fail", "idle", "sleep"})
+		is.Equal(names, []string{"counter", "echo", "fail", "idle", "overlap", "sleep"})
 	case <-time.After(patience):
 		is.Fail() // a catalog arrives after tools/list_changed
 	}

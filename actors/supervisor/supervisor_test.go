@@ -68,11 +68,11 @@ func TestRefreshCatalogStoresTheSnapshotAndReportsTheSessionOpen(t *testing.T) {
 	snap, err := s.handle.RefreshCatalog(ctx(t), "fake.one")
 	is.NoErr(err)
 	is.Equal(snap.ConnectionID, "fake.one")
-	is.Equal(len(snap.Tools), 6)
+	is.Equal(len(snap.Tools), 7)
 
 	stored, err := s.store.GetCatalog(ctx(t), "fake.one")
 	is.NoErr(err)
-	is.Equal(toolNames(stored), []string{"counter", "crash", "echo", "fail", "idle", "sleep"})
+	is.Equal(toolNames(stored), []string{"counter", "crash", "echo", "fail", "idle", "overlap", "sleep"})
 	is.Equal(stored.FetchedAtEpochMs, snap.FetchedAtEpochMs)
 
 	statuses, err := s.handle.Statuses(ctx(t))
@@ -106,8 +106,8 @@ func TestChangedToolsAreStoredWithoutARefresh(t *testing.T) {
 	for {
 		snap, err := s.store.GetCatalog(ctx(t), "fake.one")
 		is.NoErr(err)
-		if len(snap.Tools) == 5 {
-			is.Equal(toolNames(snap), []string{"counter", "echo", "fail", "idle", "sleep"})
+		if len(snap.Tools) == 6 {
+			is.Equal(toolNames(snap), []string{"counter", "echo", "fail", "idle", "overlap", "sleep"})
 			return
 		}
 		select {

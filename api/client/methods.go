@@ -84,6 +84,18 @@ func (c *Client) InspectRun(ctx context.Context, runID string) (p.RunResult, err
 	return call[p.RunResult](ctx, c, p.MethodRunsInspect, p.RunIDParams{RunID: runID})
 }
 
+// ResumeRun resumes an interrupted run with a payload (and an outcome,
+// the interrupt's first when empty).
+func (c *Client) ResumeRun(ctx context.Context, params p.ResumeRunParams) (p.RunResult, error) {
+	return call[p.RunResult](ctx, c, p.MethodRunsResume, params)
+}
+
+// CancelRun ends a running or interrupted run as cancelled (an mcpflow
+// extension).
+func (c *Client) CancelRun(ctx context.Context, params p.CancelRunParams) (p.RunResult, error) {
+	return call[p.RunResult](ctx, c, p.MethodRunsCancel, params)
+}
+
 // ListRuns pages through runs, newest first.
 func (c *Client) ListRuns(ctx context.Context, params p.ListRunsParams) (p.ListRunsResult, error) {
 	return call[p.ListRunsResult](ctx, c, p.MethodRunsList, params)

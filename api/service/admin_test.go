@@ -143,9 +143,9 @@ func TestRefreshCatalogListsTheUpstreamAndStoresTheSnapshot(t *testing.T) {
 	f := newFixture(t)
 	res := mustCall[protocol.RefreshCatalogResult](t, f, protocol.MethodConnectionsRefreshCatalog, `{"connection_id":"fake.one"}`)
 	is.Equal(res.ConnectionID, "fake.one")
-	is.Equal(res.NodeCount, 6) // counter, echo, idle, sleep, fail, crash
+	is.Equal(res.NodeCount, 7) // counter, echo, idle, overlap, sleep, fail, crash
 	is.True(res.FetchedAtEpochMs > 0)
 	stored, err := f.store.GetCatalog(bounded(t), "fake.one")
 	is.NoErr(err) // the supervisor stored the snapshot
-	is.Equal(len(stored.Tools), 6)
+	is.Equal(len(stored.Tools), 7)
 }
