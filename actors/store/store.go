@@ -149,6 +149,16 @@ type Deployment struct {
 	ArtifactVersion int       `json:"artifact_version"`
 	Bindings        []Binding `json:"bindings"`
 	DriftPolicy     string    `json:"drift_policy"` // block | warn | allow
+	// Limits override the server's run limits for this deployment (an
+	// mcpflow extension).
+	Limits *RunLimits `json:"limits,omitempty"`
+}
+
+// RunLimits bound each run of a deployment: its step budget and its
+// overall deadline. Nil fields keep the server's defaults.
+type RunLimits struct {
+	MaxSteps          *int `json:"max_steps,omitempty"`
+	RunTimeoutSeconds *int `json:"run_timeout_seconds,omitempty"`
 }
 
 // Deployments keeps deployments; saving replaces.

@@ -57,6 +57,8 @@ type runSetup struct {
 	program workflow.Program
 	targets map[string]run.Target
 	options workflow.Options
+	// timeout is each run's overall deadline from its start, 0 for none.
+	timeout time.Duration
 }
 
 // setup resolves a deployment's program: its targets under the
@@ -82,16 +84,25 @@ func (s *Service) setup(ctx context.Context, d store.Deployment, a store.Artifac
 		}
 		return find(t.Connection + "." + t.Tool)
 	}
-	return runSetup{
-		program: prog, targets: targets,
+	setup := runSetup{
+		program: prog, targets: targets, timeout: s.RunDeadline,
 		options: workflow.Options{MaxSteps: s.MaxSteps, Capability: contracts, Validate: schema.Default.Validate},
-	}, nil
+	}
+	if l := d.Limits; l != nil {
+		if l.MaxSteps != nil {
+			setup.options.MaxSteps = *l.MaxSteps
+		}
+		if l.RunTimeoutSeconds != nil {
+			setup.timeout = time.Duration(*l.RunTimeoutSeconds) * time.Second
+		}
+	}
+	return setup, nil
 }
 
 // deadline is the run deadline from now, or zero when runs have none.
-func (s *Service) deadline() time.Time {
-	if s.RunDeadline <= 0 {
+func (r runSetup) deadline(now time.Time) time.Time {
+	if r.timeout <= 0 {
 		return time.Time{}
 	}
-	return s.now().Add(s.RunDeadline)
+	return now.Add(r.timeout)
 }

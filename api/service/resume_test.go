@@ -70,3 +70,26 @@ func TestCancellingAnInterruptedRunEndsIt(t *testing.T) {
 	_, err := f.call(t, protocol.MethodRunsCancel, `{"run_id":"`+*r.RunID+`"}`)
 	domainError(t, err, "ValueError") // a cancelled run cannot be cancelled again
 }
+
+func TestADeploymentsStepBudgetEndsARunawayLoop(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	scaffold(t, f, "ws-loop", "wf.std.constant")
+	// The loop could exit on "falsey", but its value is always true.
+	mustCall[protocol.WorkspaceResult](t, f, protocol.MethodWorkspaceReplaceDocument, `{"workspace_id":"ws-loop","revision":1,"draft":{
+		"name":"spin","start":"again",
+		"steps":{"again":{"use":"wf.std.truthy","input":[{"target":"value","value":true}]}},
+		"routes":{"again":{"truthy":"again","falsey":"__end__"}}}}`)
+	saveArtifact(t, f, "ws-loop", "spin", "")
+	deploy(t, f, `{"id":"spin","artifact_id":"spin","artifact_version":1,"bindings":[],"limits":{"max_steps":25}}`)
+	d := mustCall[protocol.Deployment](t, f, protocol.MethodDeploymentsInspect, `{"deployment_id":"spin"}`)
+	is.Equal(*d.Limits.MaxSteps, 25) // the limits are kept with the deployment
+
+	r := startRun(t, f, `{"deployment_id":"spin"}`)
+	is.Equal(r.Status, "failed")
+	is.Equal(*r.Error, `step budget exhausted: 25 steps executed, the next would be "again"`)
+	is.Equal(r.TraceCount, 25) // every step ran to the budget, and is in the trace
+
+	_, err := f.call(t, protocol.MethodDeploymentsSave, `{"deployment":{"id":"x","artifact_id":"spin","artifact_version":1,"limits":{"max_steps":0}}}`)
+	invalidParams(t, err) // a budget is at least one step
+}

@@ -108,7 +108,7 @@ func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, st
 	}
 	pid := s.Engine.Spawn(run.New(run.Spec{
 		Record: rec, Program: setup.program, Targets: setup.targets, Options: setup.options,
-		Resume: resume, Deadline: s.deadline(),
+		Resume: resume, Deadline: setup.deadline(s.now()),
 		Supervisor: s.Supervisor.PID(), Store: s.Store,
 		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: finished,
 	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, s.incarnations.Add(1))),

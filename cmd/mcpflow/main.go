@@ -21,12 +21,13 @@ import (
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/demoserver"
 )
 
 const usage = `usage:
-  mcpflow serve [--config FILE] [--listen 127.0.0.1:8765] [--run-wait 2m] [--log-level info]
+  mcpflow serve [--config FILE] [--listen 127.0.0.1:8765] [--run-wait 2m] [--max-steps 10000] [--run-timeout 1h] [--log-level info]
   mcpflow demo-server`
 
 func main() {
@@ -58,6 +59,8 @@ func serve(ctx context.Context, args []string) error {
 	listen := fs.String("listen", "127.0.0.1:8765", "address to listen on")
 	level := fs.String("log-level", "info", "debug, info, warn or error")
 	runWait := fs.Duration("run-wait", 2*time.Minute, "how long workflow.runs.start waits for a run to finish before answering with its running state")
+	maxSteps := fs.Int("max-steps", workflow.DefaultMaxSteps, "step budget of each run, unless its deployment sets limits.max_steps")
+	runTimeout := fs.Duration("run-timeout", time.Hour, "overall deadline of each run from its start or resume (0: none), unless its deployment sets limits.run_timeout_seconds")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -72,7 +75,7 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	opts := app.DefaultOptions(cfg)
-	opts.RunWait = *runWait
+	opts.RunWait, opts.MaxSteps, opts.RunTimeout = *runWait, *maxSteps, *runTimeout
 	a, err := app.Start(ctx, opts)
 	if err != nil {
 		return err

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
+	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/service"
@@ -42,6 +43,10 @@ type Options struct {
 	Supervisor supervisor.Options
 	Edge       edge.Options
 	RunWait    time.Duration
+	// MaxSteps is each run's step budget and RunTimeout its overall
+	// deadline (none when 0), unless its deployment sets its own.
+	MaxSteps   int
+	RunTimeout time.Duration
 	// WarmUp is how long Start waits for the catalogs of connections that
 	// have none stored yet; 0 skips the warm-up (sessions open on first
 	// use).
@@ -50,7 +55,7 @@ type Options struct {
 
 // DefaultOptions are the production settings for cfg.
 func DefaultOptions(cfg *config.File) Options {
-	return Options{Config: cfg, Supervisor: supervisor.DefaultOptions(), Edge: edge.DefaultOptions(), RunWait: 2 * time.Minute, WarmUp: 10 * time.Second}
+	return Options{Config: cfg, Supervisor: supervisor.DefaultOptions(), Edge: edge.DefaultOptions(), RunWait: 2 * time.Minute, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour, WarmUp: 10 * time.Second}
 }
 
 // App is a running mcpflow, before or while it serves HTTP.
@@ -113,6 +118,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	svc := &service.Service{
 		Store: a.store, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Connections: conns,
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
+		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout,
 	}
 	// Runs a stop cut off resume, or fail, before anything is served.
 	recovered, err := svc.RecoverRuns(ctx)
