@@ -160,8 +160,8 @@ func (f *fixture) call(t *testing.T, method, params string) (any, error) {
 	return h(bounded(t), json.RawMessage(params))
 }
 
-// raw calls a method that must succeed and returns its JSON answer.
-func (f *fixture) raw(t *testing.T, method, params string) []byte {
+// succeed calls a method that must succeed and returns its answer.
+func (f *fixture) succeed(t *testing.T, method, params string) any {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
@@ -170,7 +170,15 @@ func (f *fixture) raw(t *testing.T, method, params string) []byte {
 		t.Logf("%s %s: %v", method, params, err)
 	}
 	is.NoErr(err) // the method succeeds
-	data, err := json.Marshal(res)
+	return res
+}
+
+// raw calls a method that must succeed and returns its JSON answer.
+func (f *fixture) raw(t *testing.T, method, params string) []byte {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	data, err := json.Marshal(f.succeed(t, method, params))
 	is.NoErr(err) // the answer encodes as JSON
 	return data
 }

@@ -84,6 +84,9 @@ func (s *Service) Methods() map[string]Handler {
 		protocol.MethodConnectionsList:           handle(s.listConnections),
 		protocol.MethodConnectionStatusesList:    handle(s.listConnectionStatuses),
 		protocol.MethodConnectionsRefreshCatalog: handle(s.refreshCatalog),
+		protocol.MethodWorkspaceCompile:          handle(s.compileWorkspace),
+		protocol.MethodDraftsValidate:            handle(s.validateDraft),
+		protocol.MethodArtifactsCreateFromPlan:   handle(s.createFromPlan),
 	}
 }
 

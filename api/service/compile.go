@@ -1,0 +1,190 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// compileWorkspace answers workflow.draft_workspaces.compile: a valid
+// workspace's raw plan and requirements, or its diagnostics. It reads the
+// workspace and changes nothing, not even its stored status.
+func (s *Service) compileWorkspace(ctx context.Context, p protocol.WorkspaceIDParams) (any, error) {
+	ws, err := s.Store.GetWorkspace(ctx, p.WorkspaceID)
+	if err != nil {
+		return nil, storeErr(err, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
+	}
+	plan, diags, err := s.compileDocument(ws.Draft)
+	switch {
+	case err != nil:
+		return nil, err
+	case plan == nil:
+		return protocol.InvalidDraft{Status: statusInvalid, Diagnostics: diags}, nil
+	}
+	reqs, err := s.requirements(*plan, nil, nil, lookup(s.capabilities()))
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]store.RequiredCapability, len(reqs))
+	for _, r := range reqs {
+		byName[r.Ref.Source+"."+r.Ref.CapabilityKey] = r
+	}
+	return protocol.CompiledWorkspace{CompiledPlan: *plan, RequiredCapabilities: byName}, nil
+}
+
+// validateDraft answers workflow.drafts.validate for a draft document
+// that is not stored anywhere.
+func (s *Service) validateDraft(_ context.Context, p protocol.ValidateDraftParams) (any, error) {
+	if p.Draft == nil {
+		return nil, invalidParams("invalid params: draft must be a JSON object")
+	}
+	plan, diags, err := s.compileDocument(p.Draft)
+	switch {
+	case err != nil:
+		return nil, err
+	case plan == nil:
+		return protocol.InvalidDraft{Status: statusInvalid, Diagnostics: diags}, nil
+	}
+	return protocol.ValidDraft{Status: statusValid, Diagnostics: diags, CompiledPlan: *plan}, nil
+}
+
+// compileDocument checks a draft document against the language and the
+// live capabilities and compiles it when no finding is an error. diags
+// are every finding (never nil); plan is nil when one of them blocks.
+func (s *Service) compileDocument(doc workflow.Object) (*workflow.Plan, []workflow.Diagnostic, error) {
+	draft, diags := s.checkDraft(doc)
+	if diags == nil {
+		diags = []workflow.Diagnostic{}
+	}
+	if len(workflow.Blocking(diags)) > 0 {
+		return nil, diags, nil
+	}
+	plan, err := workflow.Compile(draft)
+	if err != nil {
+		return nil, nil, invalid("%v", err)
+	}
+	return &plan, diags, nil
+}
+
+// createFromPlan answers workflow.artifacts.create_from_plan: it validates
+// a raw plan, rewrites bound concrete sources to logical ones, records
+// the requirements and saves the artifact as createArtifact does.
+func (s *Service) createFromPlan(ctx context.Context, p protocol.CreateFromPlanParams) (protocol.SaveArtifactResult, error) {
+	if err := checkArtifactHeader(p); err != nil {
+		return protocol.SaveArtifactResult{}, err
+	}
+	plan, err := decodePlan(p.Plan)
+	if err != nil {
+		return protocol.SaveArtifactResult{}, err
+	}
+	find := lookup(s.capabilities())
+	if diags := workflow.Blocking(workflow.ValidatePlan(plan, throughBindings(find, p.SourceBindings))); len(diags) > 0 {
+		return protocol.SaveArtifactResult{}, invalidPlan(plan.Name, diags)
+	}
+	if err := checkOutcomes(plan, p.Outcomes); err != nil {
+		return protocol.SaveArtifactResult{}, err
+	}
+	rewriteToLogical(&plan, p.SourceBindings)
+	required, err := s.requirements(plan, p.SourceBindings, p.RequiredCapabilities, find)
+	if err != nil {
+		return protocol.SaveArtifactResult{}, err
+	}
+	a := store.Artifact{
+		ID: p.ArtifactID, Version: p.Version, Title: p.Title, Kind: firstNonEmpty(deref(p.Kind), kindWorkflow), Description: p.Description,
+		InputSchema: orEmpty(plan.InputSchema), OutputSchema: orEmpty(plan.OutputSchema), Outcomes: p.Outcomes,
+		Plan: plan, RequiredCapabilities: required, WorkflowDependencies: map[string]int{},
+		CreatedFromCatalogVersion: p.CreatedFromCatalogVersion,
+	}
+	if err := s.saveArtifact(ctx, a); err != nil {
+		return protocol.SaveArtifactResult{}, err
+	}
+	return protocol.SaveArtifactResult{ArtifactID: a.ID, Version: a.Version, Saved: true}, nil
+}
+
+// checkArtifactHeader checks the params that name and describe the
+// artifact (the edge checks them against the contract too).
+func checkArtifactHeader(p protocol.CreateFromPlanParams) error {
+	if err := checkRecordID("artifact_id", p.ArtifactID); err != nil {
+		return err
+	}
+	switch kind := deref(p.Kind); {
+	case p.Version < 1:
+		return invalidParams("invalid params: version must be 1 or more, not %d", p.Version)
+	case p.Title == "":
+		return invalidParams("invalid params: title must not be empty")
+	case p.Plan == nil:
+		return invalidParams("invalid params: plan must be a JSON object")
+	case p.Kind != nil && kind != kindWorkflow && kind != kindWrapper:
+		return invalidParams("invalid params: kind is %q or %q, not %q", kindWorkflow, kindWrapper, kind)
+	}
+	return nil
+}
+
+// planKeys are the keys a raw plan must have, and whether they may be
+// null: the schemas may, as a draft without them compiles to null ones.
+// outcomes defaults to ["ok"] and output to none.
+var planKeys = []struct {
+	name     string
+	nullable bool
+}{{"name", false}, {"input_schema", true}, {"state_schema", true}, {"output_schema", true}, {"start", false}, {"nodes", false}, {"edges", false}}
+
+// decodePlan decodes a raw plan strictly: a missing key, a key of the
+// wrong type or an unknown key anywhere in it is invalid params, since a
+// plan that does not decode whole would be saved as something else than
+// what was sent.
+func decodePlan(raw workflow.Object) (workflow.Plan, error) {
+	for _, k := range planKeys {
+		if v, ok := raw[k.name]; !ok || (v == nil && !k.nullable) {
+			return workflow.Plan{}, invalidParams("invalid params: plan.%s is required", k.name)
+		}
+	}
+	var plan workflow.Plan
+	if err := remarshal(raw, &plan); err != nil {
+		return workflow.Plan{}, invalidParams("invalid params: plan: %v", err)
+	}
+	if plan.Outcomes == nil {
+		plan.Outcomes = []string{workflow.OutcomeOK}
+	}
+	return plan, nil
+}
+
+// throughBindings extends find to the logical names of bindings
+// {logical: concrete}: "<logical>.<tool>" resolves as "<concrete>.<tool>"
+// (the longest bound logical name wins), so a plan may name its sources
+// either way. Live names win over logical ones.
+func throughBindings(find workflow.Lookup, bindings map[string]string) workflow.Lookup {
+	if len(bindings) == 0 {
+		return find
+	}
+	return func(name string) (catalog.Capability, bool) {
+		if c, ok := find(name); ok {
+			return c, true
+		}
+		best := ""
+		for logical := range bindings {
+			if strings.HasPrefix(name, logical+".") && len(logical) > len(best) {
+				best = logical
+			}
+		}
+		if best == "" {
+			return catalog.Capability{}, false
+		}
+		return find(bindings[best] + strings.TrimPrefix(name, best))
+	}
+}
+
+// invalidPlan is the ValueError refusing a plan: its first blocking
+// finding, and how many more there are.
+func invalidPlan(name string, blocking []workflow.Diagnostic) error {
+	d := blocking[0]
+	msg := fmt.Sprintf("raw plan %q is invalid: %s: %s [%s]", name, d.Path, d.Message, d.Code)
+	if more := len(blocking) - 1; more > 0 {
+		msg += fmt.Sprintf(" (and %d more)", more)
+	}
+	return invalid("%s", msg)
+}
