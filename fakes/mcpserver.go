@@ -9,6 +9,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// GreetingURI is the one resource of the test server, whose text is
+// Greeting.
+const (
+	GreetingURI = "fake://greeting"
+	Greeting    = "hello from the fake server"
+)
+
 // NewServer returns an MCP test server with its own state. Connect each
 // instance once (InMemory does) and the state is session-local. Its tools:
 //
@@ -35,6 +42,10 @@ func NewServer() *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "overlap", Description: "Wait ms milliseconds; report the overlap calls running at the start."}, f.overlap)
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Fail with a tool error."}, fail)
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Kill the connection mid-call, as a dying upstream would."}, crash)
+	s.AddResource(&mcp.Resource{URI: GreetingURI, Name: "greeting", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: Greeting}}}, nil
+		})
 	return s
 }
 

@@ -24,6 +24,10 @@ func Resolve(p workflow.Program, bindings []store.Binding, isConnection func(str
 			targets[name] = Target{Builtin: fn}
 			continue
 		}
+		if name == workflow.ReadResource {
+			targets[name] = Target{Resource: true}
+			continue
+		}
 		t, err := resolveTool(name, bindings, isConnection)
 		if err != nil {
 			return nil, err

@@ -26,12 +26,14 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
-// Target is where a capability executes: a tool on a connection, or a
-// platform built-in.
+// Target is where a capability executes: a tool on a connection, a
+// platform built-in, or (Resource) a resource read on the connection the
+// call's input names by logical source.
 type Target struct {
 	Connection string
 	Tool       string
 	Builtin    workflow.BuiltinFunc
+	Resource   bool
 }
 
 // Spec is everything a run actor needs.
@@ -41,6 +43,9 @@ type Spec struct {
 	Record  store.Run
 	Program workflow.Program
 	Targets map[string]Target
+	// Sources resolves the logical source a resource read names to its
+	// connection.
+	Sources func(logical string) (connection string, ok bool)
 	// Options tune the execution (step budget, schema checks).
 	Options workflow.Options
 	// Resume, when set, resumes the interrupted Record with this outcome
@@ -356,6 +361,10 @@ func (a *Actor) send(f *inflight) {
 		a.engine.Send(a.self, session.ToolResult{CorrelationID: f.corr, Outcome: outcome, Output: output, Err: err})
 		return
 	}
+	if target.Resource {
+		a.readResource(f)
+		return
+	}
 	timeout := a.spec.CallTimeout
 	if s := f.call.TimeoutSeconds; s != nil && *s > 0 {
 		timeout = time.Duration(*s) * time.Second
@@ -390,6 +399,9 @@ func (a *Actor) onToolResult(m session.ToolResult) {
 		return
 	}
 	delete(a.calls, id)
+	if m.Err == nil && a.spec.Targets[f.call.Capability].Resource {
+		m.Output, m.Err = resourceOutput(f.call.Input, m.Output)
+	}
 	err := m.Err
 	if err != nil && f.attempts > 1 {
 		err = fmt.Errorf("after %d attempts: %w", f.attempts, err)

@@ -51,9 +51,11 @@ type (
 	sweep struct{}
 )
 
-// work is a call or a catalog listing waiting for the session.
+// work is a call, a resource read or a catalog listing waiting for the
+// session.
 type work struct {
 	call *CallTool
+	read *ReadResource
 	list *ListCatalog
 	// replayed is set on a call sent again after the server refused it
 	// for an unknown session; it is never sent a third time.
@@ -61,15 +63,42 @@ type work struct {
 }
 
 func (w work) deadline() time.Time {
-	if w.call != nil {
+	switch {
+	case w.call != nil:
 		return w.call.Deadline
+	case w.read != nil:
+		return w.read.Deadline
 	}
 	return w.list.Deadline
 }
 
-func (w work) fail(err error) {
+// owner is who made a call or read, "" for a listing.
+func (w work) owner() string {
+	switch {
+	case w.call != nil:
+		return w.call.Owner
+	case w.read != nil:
+		return w.read.Owner
+	}
+	return ""
+}
+
+// answer replies to a call or read.
+func (w work) answer(r ToolResult) {
 	if w.call != nil {
+		w.call.Reply(r)
+	} else {
+		w.read.Reply(r)
+	}
+}
+
+func (w work) fail(err error) {
+	switch {
+	case w.call != nil:
 		w.call.Reply(ToolResult{CorrelationID: w.call.CorrelationID, Err: err})
+		return
+	case w.read != nil:
+		w.read.Reply(ToolResult{CorrelationID: w.read.CorrelationID, Err: err})
 		return
 	}
 	if w.list.Reply != nil { // the actor's own re-list has no reply address
@@ -123,6 +152,8 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.admit(work{call: &m})
 	case ListCatalog:
 		a.admit(work{list: &m})
+	case ReadResource:
+		a.admit(work{read: &m})
 	case CancelCalls:
 		a.cancelCalls(m.Owner)
 	case connected:
@@ -136,7 +167,7 @@ func (a *Actor) Receive(c *actor.Context) {
 			a.replay(m)
 			return
 		}
-		m.work.call.Reply(m.result)
+		m.work.answer(m.result)
 		a.drain()
 	case listDone:
 		delete(a.running, m.run)
@@ -243,7 +274,7 @@ func (a *Actor) cancelCalls(owner string) {
 	}
 	kept := a.queue[:0]
 	for _, w := range a.queue {
-		if w.call != nil && w.call.Owner == owner {
+		if w.owner() == owner {
 			w.fail(fmt.Errorf("connection %q: %w", a.conn.ID, ErrCancelled))
 			continue
 		}
@@ -252,7 +283,7 @@ func (a *Actor) cancelCalls(owner string) {
 	clear(a.queue[len(kept):])
 	a.queue = kept
 	for run, w := range a.running {
-		if w.call != nil && w.call.Owner == owner {
+		if w.owner() == owner {
 			a.cancels[run]()
 		}
 	}
@@ -361,7 +392,7 @@ func (a *Actor) dropSession(cause error) {
 // whether they ran is unknown.
 func (a *Actor) replay(m callDone) {
 	if a.state == StateBackoff {
-		m.work.call.Reply(m.result) // no session to replay on until the backoff ends
+		m.work.answer(m.result) // no session to replay on until the backoff ends
 		return
 	}
 	w := m.work
@@ -400,8 +431,7 @@ func (a *Actor) start(w work) {
 		deadline = time.Now().Add(a.opts.CallTimeout)
 	}
 	engine, self, cs, ctx, connID, gen := a.engine, a.self, a.session, a.ctx, a.conn.ID, a.gen
-	if w.call != nil {
-		call := *w.call
+	if w.call != nil || w.read != nil {
 		ctx, cancel := context.WithDeadline(ctx, deadline)
 		if a.cancels == nil {
 			a.cancels = map[uint64]context.CancelFunc{}
@@ -409,7 +439,13 @@ func (a *Actor) start(w work) {
 		a.cancels[run] = cancel
 		go func() {
 			defer cancel()
-			engine.Send(self, callDone{run: run, gen: gen, work: w, result: callTool(ctx, cs, call)})
+			var result ToolResult
+			if w.call != nil {
+				result = callTool(ctx, cs, *w.call)
+			} else {
+				result = readResource(ctx, cs, *w.read)
+			}
+			engine.Send(self, callDone{run: run, gen: gen, work: w, result: result})
 		}()
 		return
 	}
@@ -499,6 +535,18 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool) ToolRes
 		return ToolResult{CorrelationID: call.CorrelationID, Err: fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err)}
 	}
 	return ToolResult{CorrelationID: call.CorrelationID, Outcome: outcome, Output: output}
+}
+
+// readResource reads one resource on an open session.
+func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource) ToolResult {
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.URI})
+	if err == nil {
+		var out map[string]any
+		if out, err = toObject(res); err == nil {
+			return ToolResult{CorrelationID: req.CorrelationID, Outcome: "ok", Output: out}
+		}
+	}
+	return ToolResult{CorrelationID: req.CorrelationID, Err: fmt.Errorf("read %s of %s: %w", req.URI, req.Connection, err)}
 }
 
 func projectOutput(res *mcp.CallToolResult) (map[string]any, error) {

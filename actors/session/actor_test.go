@@ -264,7 +264,7 @@ func TestListCatalogReturnsToolsWithSchemas(t *testing.T) {
 	snap := listed.Snapshot
 	is.Equal(snap.ConnectionID, connID)
 	is.True(snap.FetchedAtEpochMs > 0)
-	is.Equal(len(snap.Resources), 0)
+	is.Equal(snap.Resources, []catalog.Resource{{URI: fakes.GreetingURI, Name: "greeting", MIMEType: "text/plain"}}) // resources are listed too
 	is.Equal(len(snap.Prompts), 0)
 
 	var names []string

@@ -21,7 +21,20 @@ type CallTool struct {
 	Reply reply.To[ToolResult]
 }
 
-// CancelCalls withdraws every call Owner made on Connection: queued calls
+// ReadResource asks the session actor of Connection to read one resource.
+// It is answered with a ToolResult whose Output is the MCP
+// ReadResourceResult ({"contents": [...]}).
+type ReadResource struct {
+	CorrelationID uint64
+	Connection    string
+	URI           string
+	Deadline      time.Time
+	Owner         string
+	Reply         reply.To[ToolResult]
+}
+
+// CancelCalls withdraws every call (and resource read) Owner made on
+// Connection: queued calls
 // fail with ErrCancelled at once; calls in flight have their context
 // cancelled, which sends notifications/cancelled upstream, and fail when
 // the upstream call returns.

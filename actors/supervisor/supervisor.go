@@ -112,6 +112,13 @@ func (a *Actor) Receive(c *actor.Context) {
 			return
 		}
 		c.Send(pid, m)
+	case session.ReadResource:
+		pid, err := a.session(c, m.Connection)
+		if err != nil {
+			m.Reply(session.ToolResult{CorrelationID: m.CorrelationID, Err: err})
+			return
+		}
+		c.Send(pid, m)
 	case session.CancelCalls:
 		// Only a live session can have the owner's calls; none is spawned.
 		if ch := a.children[m.Connection]; ch != nil && ch.pid != nil {

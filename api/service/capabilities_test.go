@@ -96,7 +96,7 @@ func TestCapabilitiesListFiltersByQueryAndSource(t *testing.T) {
 	is.Equal(*bySource.NextCursor, "2")
 
 	std := mustCall[protocol.ListCapabilitiesResult](t, f, protocol.MethodCapabilitiesList, `{"source_id":"wf.std"}`)
-	is.Equal(len(std.Capabilities), len(workflow.Builtins())-1) // built-ins are listed by their source (wf.recipes is its own)
+	is.Equal(len(std.Capabilities), len(workflow.Builtins())-2) // built-ins are listed by their source (wf.recipes and wf.source are their own)
 	for _, c := range std.Capabilities {
 		is.Equal(c.SourceID, "wf.std")
 	}

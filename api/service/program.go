@@ -56,6 +56,7 @@ func (s *Service) program(ctx context.Context, a store.Artifact) (workflow.Progr
 type runSetup struct {
 	program workflow.Program
 	targets map[string]run.Target
+	sources func(logical string) (string, bool)
 	options workflow.Options
 	// timeout is each run's overall deadline from its start, 0 for none.
 	timeout time.Duration
@@ -79,13 +80,23 @@ func (s *Service) setup(ctx context.Context, d store.Deployment, a store.Artifac
 		if !ok {
 			return catalog.Capability{}, false
 		}
-		if t.Builtin != nil {
+		if t.Builtin != nil || t.Resource {
 			return find(name)
 		}
 		return find(t.Connection + "." + t.Tool)
 	}
+	bound := map[string]string{}
+	for _, b := range d.Bindings {
+		bound[b.LogicalSource] = b.ConcreteSource
+	}
+	sources := func(logical string) (string, bool) {
+		if conn, ok := bound[logical]; ok {
+			return conn, true
+		}
+		return logical, s.isConnection(logical)
+	}
 	setup := runSetup{
-		program: prog, targets: targets, timeout: s.RunDeadline,
+		program: prog, targets: targets, sources: sources, timeout: s.RunDeadline,
 		options: workflow.Options{MaxSteps: s.MaxSteps, Capability: contracts, Validate: schema.Default.Validate},
 	}
 	if l := d.Limits; l != nil {

@@ -107,7 +107,7 @@ func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, st
 		}
 	}
 	pid := s.Engine.Spawn(run.New(run.Spec{
-		Record: rec, Program: setup.program, Targets: setup.targets, Options: setup.options,
+		Record: rec, Program: setup.program, Targets: setup.targets, Sources: setup.sources, Options: setup.options,
 		Resume: resume, Deadline: setup.deadline(s.now()),
 		Supervisor: s.Supervisor.PID(), Store: s.Store,
 		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: finished,
