@@ -315,11 +315,9 @@ func (e *Execution) run(f *Frame) error {
 			err = fmt.Errorf("node %q has unknown type %q", node.ID, node.Type)
 		}
 		if err != nil {
-			if f.Parent != "" {
-				e.itemFailed(f, err)
-				return nil
-			}
-			return err
+			// A foreach item's policy decides, else the run fails.
+			e.itemFailed(f, err)
+			return nil
 		}
 	}
 	return nil

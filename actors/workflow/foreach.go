@@ -31,13 +31,16 @@ func (e *Execution) startLoop(f *Frame, node *Node) error {
 }
 
 // admit starts as many items as the loop's mode allows: one at a time
-// when serial; up to max_active running at once when concurrent.
+// when serial; up to max_active running at once when concurrent. Finished
+// items wait for the barrier without holding a slot: counting them would
+// stall any loop longer than max_outstanding, as nothing commits before
+// every item is through.
 func (e *Execution) admit(f *Frame, node *Node) {
 	loop := f.Loop
 	limit := 1
 	if node.Mode == ModeConcurrent {
 		active, outstanding := node.Concurrent.limits()
-		limit = min(active, outstanding-len(loop.Finished))
+		limit = min(active, outstanding)
 	}
 	body := e.plan(f).routes[node.ID][OutcomeLoop]
 	for loop.Active < limit && loop.Next < len(loop.Items) {
@@ -84,13 +87,14 @@ func (e *Execution) itemDone(item *Frame) error {
 }
 
 // itemFailed handles a step failure in frame f. Outside a foreach item it
-// fails the run. Inside one, the loop's item_error policy decides: "fail"
-// fails the run; "skip" drops the item's buffered writes; "collect" drops
-// them too and keeps {index, item, error} for collect_to.
+// fails the run. Inside one (also inside a child workflow that an item's
+// subgraph step runs), the loop's item_error policy decides: "fail" fails
+// the run; "skip" drops the item's buffered writes; "collect" drops them
+// too and keeps {index, item, error} for collect_to.
 func (e *Execution) itemFailed(f *Frame, cause error) {
 	item := f
 	for item != nil && item.Item == nil {
-		item = e.snap.Frames[item.Parent]
+		item = e.up(item)
 	}
 	if item == nil {
 		e.fail(cause)
@@ -115,16 +119,37 @@ func (e *Execution) itemFailed(f *Frame, cause error) {
 	}
 }
 
-// dropFrames removes the frames nested in item (its own loops' items),
-// and withdraws their calls.
+// up is the frame f runs under: its foreach parent, or for the main
+// frame of a child workflow the subgraph step's frame that called it; nil
+// for the root frame.
+func (e *Execution) up(f *Frame) *Frame {
+	if f.Parent != "" {
+		return e.snap.Frames[f.Parent]
+	}
+	if s := e.snap.Scopes[f.Scope]; s != nil && s.Caller != "" {
+		return e.snap.Frames[s.Caller]
+	}
+	return nil
+}
+
+// dropFrames removes what runs inside item (its own loops' items and the
+// child workflows its subgraph steps started), and withdraws their calls.
 func (e *Execution) dropFrames(item *Frame) {
+	var drop []string
 	for _, id := range sortedKeys(e.snap.Frames) {
-		g := e.snap.Frames[id]
-		for a := g; a != nil && a.Parent != ""; a = e.snap.Frames[a.Parent] {
-			if a.Parent == item.ID {
-				delete(e.snap.Frames, id)
+		for a := e.up(e.snap.Frames[id]); a != nil; a = e.up(a) {
+			if a.ID == item.ID {
+				drop = append(drop, id)
 				break
 			}
+		}
+	}
+	for _, id := range drop {
+		delete(e.snap.Frames, id)
+	}
+	for id, s := range e.snap.Scopes {
+		if _, live := e.snap.Frames[s.Caller]; s.Caller != "" && (!live || s.Caller == item.ID) {
+			delete(e.snap.Scopes, id)
 		}
 	}
 	for id, c := range e.snap.Calls {
@@ -145,26 +170,38 @@ func (e *Execution) loopDone(f *Frame, node *Node) error {
 	if err := e.checkSiblingWrites(f, node); err != nil {
 		return err
 	}
+	// The barrier commits all or nothing.
+	var tops []string
+	for _, item := range loop.Finished {
+		for _, w := range item.Overlay {
+			tops = append(tops, w.Path[0])
+		}
+	}
+	collect := node.ItemError
+	if collect.action() == ItemCollect && collect.CollectTo != nil {
+		tops = append(tops, collect.CollectTo.Parts[0])
+	}
+	undo := e.savepoint(f, tops)
 	changes := Object{}
-	committed := 0
 	for i := range len(loop.Items) {
 		item, ok := loop.Finished[i]
 		if !ok {
 			continue
 		}
-		committed++
 		for _, w := range item.Overlay {
 			if err := e.write(f, StatePath{fieldOf(Path{Root: RootState, Parts: w.Path}, statePath)}, w.Value, changes); err != nil {
+				undo()
 				return fmt.Errorf("foreach %q item %d: %w", node.ID, i, err)
 			}
 		}
 	}
-	if p := node.ItemError; p.action() == ItemCollect && p.CollectTo != nil {
+	if collect.action() == ItemCollect && collect.CollectTo != nil {
 		records := make([]any, len(loop.Errors))
 		for i, r := range loop.Errors {
 			records[i] = r
 		}
-		if err := e.write(f, *p.CollectTo, records, changes); err != nil {
+		if err := e.write(f, *collect.CollectTo, records, changes); err != nil {
+			undo()
 			return fmt.Errorf("foreach %q: collect_to: %w", node.ID, err)
 		}
 	}
@@ -172,6 +209,9 @@ func (e *Execution) loopDone(f *Frame, node *Node) error {
 	if len(loop.Errors) > 0 {
 		outcome = OutcomeCompletedWithErrors
 	}
+	// Serial items commit as they go, concurrent ones above: either way
+	// every item that did not fail is committed.
+	committed := len(loop.Items) - len(loop.Errors)
 	input := Object{"count": float64(len(loop.Items)), "committed_items": float64(committed), "failed_items": float64(len(loop.Errors))}
 	f.Loop = nil
 	e.record(f, node, input, outcome, Object{}, changes)

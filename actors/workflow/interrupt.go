@@ -101,24 +101,14 @@ func (e *Execution) Resume(outcome string, payload Object) error {
 	if payload == nil {
 		payload = Object{}
 	}
-	if err := e.validate(in.ResumeSchema, payload, "resume payload"); err != nil {
+	node := e.node(f)
+	if err := e.validate(in.ResumeSchema, payload, fmt.Sprintf("step %q resume payload", node.ID)); err != nil {
 		return fmt.Errorf("%w: %w", ErrResume, err)
 	}
-	node := e.node(f)
-	// Check the resume bindings on a scratch copy first, so that a bad
-	// payload leaves the run as it was.
-	scope := e.snap.Scopes[f.Scope]
-	saved := deepCopy(scope.State).(map[string]any)
-	var overlay []Write
-	if b := e.buffered(f); b != nil {
-		overlay = slices.Clone(b.Overlay)
-	}
+	// The commit is all or nothing, so a bad payload leaves the run as it
+	// was.
 	changes := Object{}
 	if err := e.commitOutput(f, node.Resume, payload, changes); err != nil {
-		scope.State = saved
-		if b := e.buffered(f); b != nil {
-			b.Overlay = overlay
-		}
 		return fmt.Errorf("%w: step %q: %w", ErrResume, node.ID, err)
 	}
 	e.snap.Status = StatusRunning

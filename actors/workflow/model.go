@@ -144,7 +144,10 @@ func (p *ItemErrorPolicy) UnmarshalJSON(data []byte) error {
 }
 
 // ConcurrentPolicy bounds a concurrent foreach: at most MaxActive items
-// running and MaxOutstanding admitted but not yet committed.
+// running, and at most MaxOutstanding admitted and not yet finished (an
+// item paused at an interrupt still counts). Finished items wait for the
+// loop's barrier without holding a slot. MaxOutstanding below MaxActive
+// is raised to it.
 type ConcurrentPolicy struct {
 	MaxActive      int    `json:"max_active,omitempty"`
 	MaxOutstanding int    `json:"max_outstanding,omitempty"`

@@ -269,9 +269,13 @@ func evalExpression(x Expression, read resolver) (any, error) {
 }
 
 // commitOutput applies output bindings: each reads a node-local path of
-// output and writes it to a state path.
+// output and writes it to a state path. The commit is all or nothing: a
+// missing source, a reducer error or a state schema violation leaves the
+// state as it was.
 func (e *Execution) commitOutput(f *Frame, bindings []OutputBinding, output Object, changes Object) error {
-	for _, b := range bindings {
+	values := make([]any, len(bindings))
+	tops := make([]string, 0, len(bindings))
+	for i, b := range bindings {
 		if err := b.Source.Err(); err != nil {
 			return err
 		}
@@ -282,11 +286,43 @@ func (e *Execution) commitOutput(f *Frame, bindings []OutputBinding, output Obje
 		if err := b.Target.Err(); err != nil {
 			return err
 		}
-		if err := e.write(f, b.Target, deepCopy(v), changes); err != nil {
+		values[i] = deepCopy(v)
+		tops = append(tops, b.Target.Parts[0])
+	}
+	undo := e.savepoint(f, tops)
+	for i, b := range bindings {
+		if err := e.write(f, b.Target, values[i], changes); err != nil {
+			undo()
 			return err
 		}
 	}
 	return nil
+}
+
+// savepoint saves what writes from frame f to the top-level state fields
+// tops may change, and returns the func that puts it back: the fields of
+// the scope's state, or the writes buffered in f's concurrent item.
+func (e *Execution) savepoint(f *Frame, tops []string) (undo func()) {
+	if b := e.buffered(f); b != nil {
+		n := len(b.Overlay)
+		return func() { b.Overlay = b.Overlay[:n] }
+	}
+	state := e.snap.Scopes[f.Scope].State
+	saved := make(map[string]any, len(tops))
+	for _, top := range tops {
+		if v, ok := state[top]; ok {
+			saved[top] = deepCopy(v)
+		}
+	}
+	return func() {
+		for _, top := range tops {
+			if v, ok := saved[top]; ok {
+				state[top] = v
+			} else {
+				delete(state, top)
+			}
+		}
+	}
 }
 
 // deepCopy copies a decoded JSON value, so that state never aliases a

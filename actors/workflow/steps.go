@@ -48,9 +48,11 @@ type capabilityContract struct {
 }
 
 // finishCall applies a call's result: the outcome must be declared and
-// routed; on "ok" the output is checked against the capability's output
-// schema and its bindings commit into state. Other outcomes, such as a
-// tool's "error", route without touching state.
+// routed; the output is checked against the capability's output schema
+// and its bindings commit into state. A tool's "error" outcome routes
+// without touching state: its output is the tool's error report, not the
+// declared output. Every other outcome commits, so that the output of a
+// routing spec such as wf.std.first_item_maybe ("found") can be bound.
 func (e *Execution) finishCall(f *Frame, node *Node, call Call, r Result) error {
 	if r.Output == nil {
 		r.Output = Object{}
@@ -58,8 +60,11 @@ func (e *Execution) finishCall(f *Frame, node *Node, call Call, r Result) error 
 	if r.Outcome == "" {
 		r.Outcome = OutcomeOK
 	}
+	if _, ok := e.plan(f).routes[node.ID][r.Outcome]; !ok {
+		return fmt.Errorf("step %q: outcome %q has no route", node.ID, r.Outcome)
+	}
 	changes := Object{}
-	if r.Outcome == OutcomeOK {
+	if r.Outcome != OutcomeError {
 		if c, ok := e.capability(node.Node); ok {
 			if err := e.validate(c.OutputSchema, r.Output, fmt.Sprintf("step %q output", node.ID)); err != nil {
 				return err
@@ -68,9 +73,6 @@ func (e *Execution) finishCall(f *Frame, node *Node, call Call, r Result) error 
 		if err := e.commitOutput(f, node.Output, r.Output, changes); err != nil {
 			return fmt.Errorf("step %q: %w", node.ID, err)
 		}
-	}
-	if _, ok := e.plan(f).routes[node.ID][r.Outcome]; !ok {
-		return fmt.Errorf("step %q: outcome %q has no route", node.ID, r.Outcome)
 	}
 	entry := e.record(f, node, call.Input, r.Outcome, r.Output, changes)
 	entry.Attempts, entry.Generation = r.Attempts, r.Generation

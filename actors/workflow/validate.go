@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,20 +36,29 @@ func ValidateDraft(d Draft, lookup Lookup) []Diagnostic {
 	if len(p.Outcomes) == 0 {
 		p.Outcomes = []string{OutcomeOK}
 	}
-	names := draftNames{nodes: map[string]string{}}
+	names := draftNames{nodes: map[string]string{}, checks: map[string]string{}}
 	for _, id := range sortedKeys(d.Steps) {
 		step := d.Steps[id]
-		if step.Kind() == "" {
+		switch {
+		case step.Kind() == "":
 			diags = append(diags, stepDiag("draft_invalid", "steps."+id, id, "a step needs one kind key"))
 			continue
+		case step.Choose != nil && len(step.Choose.Clauses) == 0:
+			diags = append(diags, stepDiag("draft_invalid", "steps."+id+".choose.clauses", id, "a choose step needs at least one clause"))
+		case step.Match != nil && len(step.Match.Cases) == 0:
+			diags = append(diags, stepDiag("draft_invalid", "steps."+id+".match.cases", id, "a match step needs at least one case"))
 		}
 		nodes, edges := lowerStep(id, step)
 		for _, n := range nodes {
 			names.nodes[n.ID] = id
 		}
+		checks, edgePaths := decisionPaths(id, step)
+		for nid, at := range checks {
+			names.checks[nid] = at
+		}
 		p.Nodes = append(p.Nodes, nodes...)
 		p.Edges = append(p.Edges, edges...)
-		names.edges = append(names.edges, make([]string, len(edges))...)
+		names.edges = append(names.edges, edgePaths...)
 		for _, e := range edges {
 			names.edgeSteps = append(names.edgeSteps, e.From)
 		}
@@ -71,26 +81,100 @@ func ValidateDraft(d Draft, lookup Lookup) []Diagnostic {
 }
 
 // namer says where a finding stands: in plan terms (nodes[i], edges[i])
-// or in draft terms (steps.<id>, routes.<from>.<outcome>).
+// or in draft terms (steps.<id>, routes.<from>.<outcome>). The checker
+// writes the fields below a node in draft terms (".use", ".foreach.over");
+// field turns them into the namer's terms.
 type namer interface {
 	node(i int, n Node) (path, step string)
+	// id is where node i's id is written; check, where its condition is.
+	id(i int, n Node) string
+	check(i int, n Node) string
 	edge(i int, e Edge) (path, step string)
+	field(path string) string
 }
 
 type planNames struct{}
 
 func (planNames) node(i int, n Node) (string, string) { return fmt.Sprintf("nodes[%d]", i), n.ID }
+func (planNames) id(i int, _ Node) string             { return fmt.Sprintf("nodes[%d].id", i) }
+func (planNames) check(i int, _ Node) string          { return fmt.Sprintf("nodes[%d].check", i) }
 func (planNames) edge(i int, e Edge) (string, string) { return fmt.Sprintf("edges[%d]", i), e.From }
+
+// field maps a draft-style field of a node to the plan's: a plan node
+// holds its kind's fields at top level, and names its capability "node".
+func (planNames) field(path string) string {
+	end := strings.IndexByte(path, ']')
+	if !strings.HasPrefix(path, "nodes[") || end < 0 {
+		return path
+	}
+	head, rest := path[:end+1], path[end+1:]
+	if rest == ".use" {
+		return head + ".node"
+	}
+	for _, kind := range []string{".foreach.", ".interrupt.", ".subgraph.", ".end."} {
+		if strings.HasPrefix(rest, kind) {
+			return head + rest[len(kind)-1:]
+		}
+	}
+	return path
+}
 
 type draftNames struct {
 	nodes     map[string]string // node id -> step id
-	edges     []string          // per edge: its route path, "" for generated
+	checks    map[string]string // condition node id -> where its condition is written
+	edges     []string          // per edge: where it is written
 	edgeSteps []string
 }
 
 func (d draftNames) node(_ int, n Node) (string, string) {
 	step := d.nodes[n.ID]
 	return "steps." + step, step
+}
+
+// id is the step's key: a draft step has no id field.
+func (d draftNames) id(_ int, n Node) string { return "steps." + d.nodes[n.ID] }
+
+func (d draftNames) check(_ int, n Node) string {
+	if at, ok := d.checks[n.ID]; ok {
+		return at
+	}
+	return "steps." + d.nodes[n.ID]
+}
+
+func (draftNames) field(path string) string { return path }
+
+// decisionPaths says where the conditions and the edges that a when,
+// choose or match step lowers to are written in the draft: the checks by
+// node id, the edge paths in lowerStep's edge order.
+func decisionPaths(id string, s DraftStep) (checks map[string]string, edges []string) {
+	at := "steps." + id
+	checks = map[string]string{}
+	switch {
+	case s.When != nil:
+		checks[id] = at + ".when.if"
+		return checks, []string{at + ".when.then", at + ".when.otherwise"}
+	case s.Choose != nil:
+		for i := range s.Choose.Clauses {
+			clause := fmt.Sprintf("%s.choose.clauses[%d]", at, i)
+			checks[ClauseID(id, i)] = clause + ".if"
+			next := clause
+			if i == len(s.Choose.Clauses)-1 {
+				next = at + ".choose.default"
+			}
+			edges = append(edges, clause+".then", next)
+		}
+	case s.Match != nil:
+		for i := range s.Match.Cases {
+			c := fmt.Sprintf("%s.match.cases[%d]", at, i)
+			checks[ClauseID(id, i)] = c
+			next := c
+			if i == len(s.Match.Cases)-1 {
+				next = at + ".match.default"
+			}
+			edges = append(edges, c+".then", next)
+		}
+	}
+	return checks, edges
 }
 
 func (d draftNames) edge(i int, e Edge) (string, string) {
@@ -113,7 +197,7 @@ type checker struct {
 }
 
 func (c *checker) add(code, path, step, message string) {
-	c.diags = append(c.diags, stepDiag(code, path, step, message))
+	c.diags = append(c.diags, stepDiag(code, c.names.field(path), step, message))
 }
 
 func (c *checker) run() []Diagnostic {
@@ -129,12 +213,12 @@ func (c *checker) run() []Diagnostic {
 		path, step := c.names.node(i, n)
 		switch {
 		case n.ID == "" || n.ID == End:
-			c.add("invalid_node_id", path+".id", step, fmt.Sprintf("node id %q is not allowed", n.ID))
+			c.add("invalid_node_id", c.names.id(i, n), step, fmt.Sprintf("node id %q is not allowed", n.ID))
 		case ids[n.ID]:
-			c.add("duplicate_node_id", path+".id", step, fmt.Sprintf("node id %q is used twice", n.ID))
+			c.add("duplicate_node_id", c.names.id(i, n), step, fmt.Sprintf("node id %q is used twice", n.ID))
 		}
 		ids[n.ID] = true
-		c.outcomes[n.ID] = c.checkNode(path, step, n)
+		c.outcomes[n.ID] = c.checkNode(i, path, step, n)
 	}
 	if !ids[p.Start] {
 		c.add("unknown_start", "start", "", fmt.Sprintf("start %q is not a step", p.Start))
@@ -186,17 +270,18 @@ func (c *checker) run() []Diagnostic {
 
 // checkNode validates one node and returns its declared outcomes (nil
 // when they depend on a capability that is not known).
-func (c *checker) checkNode(path, step string, n Node) []string {
+func (c *checker) checkNode(i int, path, step string, n Node) []string {
 	switch n.Type {
 	case NodeCall:
 		return c.checkCall(path, step, n)
 	case NodeCondition:
+		at := c.names.check(i, n)
 		if n.Check == nil {
-			c.add("empty_condition_args", path+".check", step, "a condition needs a check")
+			c.add("empty_condition_args", at, step, "a condition needs a check")
 		} else if code, msg := n.Check.check(); code != "" {
-			c.add(code, path+".check", step, msg)
+			c.add(code, at, step, msg)
 		} else {
-			c.readPaths(path+".check", step, "invalid_condition_path", n.Check.paths())
+			c.readPaths(at, step, "invalid_condition_path", n.Check.paths())
 		}
 		return []string{OutcomeTrue, OutcomeFalse}
 	case NodeForeach:
@@ -276,6 +361,17 @@ func (c *checker) checkForeach(path, step string, n Node) {
 	}
 	if n.Mode != "" && n.Mode != ModeSerial && n.Mode != ModeConcurrent {
 		c.add("draft_invalid", path+".foreach.mode", step, fmt.Sprintf("mode is serial or concurrent, not %q", n.Mode))
+	}
+	if p := n.Concurrent; p != nil {
+		active, outstanding := cmp.Or(p.MaxActive, DefaultMaxActive), cmp.Or(p.MaxOutstanding, DefaultMaxOutstanding)
+		switch {
+		case p.MaxActive < 0 || p.MaxOutstanding < 0:
+			c.add("draft_invalid", path+".foreach.concurrent", step, "max_active and max_outstanding are at least 1")
+		case outstanding < active:
+			c.add("draft_invalid", path+".foreach.concurrent", step, fmt.Sprintf("max_outstanding (%d) must be at least max_active (%d)", outstanding, active))
+		case p.Interrupt != "" && p.Interrupt != "quiesce":
+			c.add("draft_invalid", path+".foreach.concurrent.interrupt", step, fmt.Sprintf("interrupt is quiesce, not %q", p.Interrupt))
+		}
 	}
 	switch action := n.ItemError.action(); action {
 	case ItemFail, ItemSkip:
