@@ -3,6 +3,7 @@ package run_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -260,4 +261,51 @@ func TestDuplicateRunIDIsNotAcknowledged(t *testing.T) {
 	stored, err := w.store.GetRun(wait(t), "run-dup")
 	is.NoErr(err)
 	is.Equal(stored.Status, store.RunCompleted) // the first run's record is untouched
+}
+
+// spawnPlan spawns a run actor of plan with targets and returns its final
+// record.
+func (w *world) spawnPlan(t *testing.T, id string, plan workflow.Plan, targets map[string]run.Target, input workflow.Object, deadline time.Time) store.Run {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	done := reply.NewWaiter[store.Run]()
+	now := time.Now().UTC()
+	w.engine.Spawn(run.New(run.Spec{
+		Record:  store.Run{ID: id, Status: store.RunRunning, Input: input, CreatedAt: now, UpdatedAt: now},
+		Program: workflow.Program{Root: plan}, Targets: targets, Deadline: deadline,
+		Supervisor: w.sup.PID(), Store: w.store,
+		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
+	}), "run", actor.WithID(id))
+	final, err := done.Wait(wait(t))
+	is.NoErr(err) // the run ends
+	return final
+}
+
+func TestAFailingStepIsRetriedAsOftenAsItSays(t *testing.T) {
+	is := is.New(t)
+	w := newWorld(t)
+	plan := w.plan(t, "echo")
+	two := 2
+	plan.Nodes[0].Retry = &two
+	// The step's connection does not exist: every attempt fails.
+	targets := map[string]run.Target{"fake.one.echo": {Connection: "fake.gone", Tool: "echo"}}
+	final := w.spawnPlan(t, "run-retry", plan, targets, workflow.Object{"message": "hi"}, time.Time{})
+	is.Equal(final.Status, store.RunFailed)
+	is.True(strings.Contains(*final.Error, "after 3 attempts")) // the first attempt and two retries
+}
+
+func TestTheRunDeadlineStopsARunAndItsCallUpstream(t *testing.T) {
+	is := is.New(t)
+	w := newWorld(t)
+	plan := w.plan(t, "sleep")
+	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
+	is.NoErr(err)
+	final := w.spawnPlan(t, "run-late", plan, targets, workflow.Object{"ms": 60_000}, time.Now().Add(100*time.Millisecond))
+	is.Equal(final.Status, store.RunFailed)
+	is.True(strings.HasPrefix(*final.Error, "run deadline "))
+	is.True(strings.HasSuffix(*final.Error, `passed, while step "call" was running`)) // it says where the run stopped
+	stored, err := w.store.GetRun(wait(t), "run-late")
+	is.NoErr(err)
+	is.Equal(stored.Status, store.RunFailed) // committed
 }

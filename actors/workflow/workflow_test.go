@@ -121,10 +121,12 @@ func TestScaffoldKeepsOptionalInputs(t *testing.T) {
 	is := is.New(t)
 	tool := catalog.Tool{Name: "long", InputSchema: catalog.Object{"type": "object",
 		"properties": catalog.Object{"duration": catalog.Object{"type": "number"}, "steps": catalog.Object{"type": "number"}},
-		"required":   []any{"duration"}}}.Capability("everything.default")
+		"required":   []any{"duration"}, "additionalProperties": false}}.Capability("everything.default")
 	draft, _ := workflow.Scaffold(tool, workflow.ScaffoldOptions{Name: "w"})
 	is.Equal(len(draft.Steps["call"].Input), 2)
 	is.Equal(draft.InputSchema["required"], []any{"duration"})
+	// The tool's input schema is closed, so the workflow's is too.
+	is.True(schema.Default.Validate(draft.InputSchema, map[string]any{"duration": 4.0, "bogus": 1.0}) != nil)
 	plan, err := workflow.Compile(draft)
 	is.NoErr(err)
 	for _, tc := range []struct {
