@@ -384,18 +384,28 @@ func TestForeachItemErrorPolicies(t *testing.T) {
 
 func TestForeachBodyEndsByRoutingBackToItsForeach(t *testing.T) {
 	for _, tc := range []struct {
-		name, body, routes, err string
+		name, body, routes, path string
 	}{
-		{"an end step inside the body", `"stop":{"end":{}}`, `"each":{"loop":"stop","done":"__end__"}`,
-			`foreach "each" item 0: step "stop": a foreach body ends by routing back to its foreach "each", not at an end step`},
-		{"a route to __end__ inside the body", `"j":{"join":{}}`, `"each":{"loop":"j","done":"__end__"},"j":{"done":"__end__"}`,
-			`foreach "each" item 0: step "j": a foreach body ends by routing back to its foreach "each", not to __end__`},
+		{"an end step inside the body", `"stop":{"end":{}}`, `"each":{"loop":"stop","done":"__end__"}`, "steps.stop"},
+		{"a route to __end__ inside the body", `"j":{"join":{}}`, `"each":{"loop":"j","done":"__end__"},"j":{"done":"__end__"}`, "routes.j.done"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e, _ := runDraft(t, `{"name":"w","start":"each",
-				"steps":{"each":{"foreach":{"over":"input.items","as":"x"}},`+tc.body+`},
-				"routes":{`+tc.routes+`}}`, workflow.Object{"items": []any{1.0}}, noCalls(t))
-			errHas(t, e, tc.err)
+			is := is.New(t)
+			doc := `{"name":"w","start":"each",
+				"steps":{"each":{"foreach":{"over":"input.items","as":"x"}},` + tc.body + `},
+				"routes":{` + tc.routes + `}}`
+			d, diags := parse(t, doc)
+			is.Equal(diags, nil)
+			var found []string
+			for _, dg := range workflow.ValidateDraft(d, fixtures) {
+				if dg.Code == "invalid_foreach_return" {
+					found = append(found, dg.Path)
+				}
+			}
+			is.Equal(found, []string{tc.path}) // refused where it stands
+			p, err := workflow.Compile(d)
+			is.True(err != nil) // and it does not compile
+			is.Equal(p.Nodes, nil)
 		})
 	}
 }

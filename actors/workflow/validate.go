@@ -264,6 +264,7 @@ func (c *checker) run() []Diagnostic {
 		}
 	}
 	c.checkExits(reachable)
+	c.checkForeachBodies()
 	c.checkWorkflowOutput()
 	return c.diags
 }
@@ -526,6 +527,61 @@ func (c *checker) reachable(ids map[string]bool) map[string]bool {
 	}
 	visit(c.plan.Start)
 	return seen
+}
+
+// checkForeachBodies reports a foreach body that ends the workflow: from
+// the step its "loop" outcome routes to, every route must come back to the
+// foreach, never go to the end or through an end step.
+func (c *checker) checkForeachBodies() {
+	out := map[string][]int{}
+	for i, e := range c.plan.Edges {
+		out[e.From] = append(out[e.From], i)
+	}
+	nodes := map[string]Node{}
+	index := map[string]int{}
+	for i, n := range c.plan.Nodes {
+		nodes[n.ID], index[n.ID] = n, i
+	}
+	reported := map[string]bool{}
+	for _, loop := range c.plan.Nodes {
+		if loop.Type != NodeForeach {
+			continue
+		}
+		seen := map[string]bool{loop.ID: true}
+		var queue []string
+		for _, i := range out[loop.ID] {
+			if e := c.plan.Edges[i]; e.Outcome == OutcomeLoop && e.To != End {
+				queue = append(queue, e.To)
+			}
+		}
+		for len(queue) > 0 {
+			id := queue[0]
+			queue = queue[1:]
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			n, ok := nodes[id]
+			if !ok {
+				continue
+			}
+			if n.Type == NodeEnd && !reported[id] {
+				reported[id] = true
+				path, step := c.names.node(index[id], n)
+				c.add("invalid_foreach_return", path, step, fmt.Sprintf("step %q is an end step inside the body of foreach %q, whose items end by routing back to it", id, loop.ID))
+			}
+			for _, i := range out[id] {
+				e := c.plan.Edges[i]
+				if e.To == End && !reported[fmt.Sprint(i)] {
+					reported[fmt.Sprint(i)] = true
+					path, step := c.names.edge(i, e)
+					c.add("invalid_foreach_return", path, step, fmt.Sprintf("route %s.%s goes to %s inside the body of foreach %q, whose items end by routing back to it", e.From, e.Outcome, End, loop.ID))
+					continue
+				}
+				queue = append(queue, e.To)
+			}
+		}
+	}
 }
 
 // checkExits finds reachable steps from which the workflow can never
