@@ -247,14 +247,15 @@ func (e *Execution) Interrupt() *Interrupt {
 	return nil
 }
 
-// pendingInterrupt is the first interrupted frame, in frame id order.
+// pendingInterrupt is the interrupted frame that paused first.
 func (e *Execution) pendingInterrupt() *Frame {
-	for _, id := range sortedKeys(e.snap.Frames) {
-		if f := e.snap.Frames[id]; f.Status == FrameInterrupted {
-			return f
+	var first *Frame
+	for _, f := range e.snap.Frames {
+		if f.Status == FrameInterrupted && (first == nil || f.PausedAt < first.PausedAt) {
+			first = f
 		}
 	}
-	return nil
+	return first
 }
 
 // fail ends the execution.

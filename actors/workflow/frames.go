@@ -72,8 +72,11 @@ type Frame struct {
 	Overlay []Write `json:"overlay,omitempty"`
 	// Loop is the foreach this frame is blocked in.
 	Loop *Loop `json:"loop,omitempty"`
-	// Interrupt is the pause this frame waits in.
+	// Interrupt is the pause this frame waits in; PausedAt is the step
+	// count when it paused, so that pauses are resumed in the order they
+	// happened.
 	Interrupt *Interrupt `json:"interrupt,omitempty"`
+	PausedAt  int        `json:"paused_at,omitempty"`
 }
 
 // ItemContext is what a foreach item frame sees as context.loop_item,

@@ -53,7 +53,7 @@ func (e *Execution) pause(f *Frame, node *Node) error {
 		}
 		in.ID, in.FrameID, in.NodeID = "interrupt:"+caller.Node, caller.ID, caller.Node
 	}
-	f.Interrupt, f.Status = in, FrameInterrupted
+	f.Interrupt, f.Status, f.PausedAt = in, FrameInterrupted, e.snap.Steps
 	entry := e.record(f, node, payload, OutcomeInterrupt, payload, Object{})
 	entry.NextNodeID = node.ID
 	return nil

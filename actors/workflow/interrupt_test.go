@@ -310,3 +310,23 @@ func TestAFailingChildIsTheFailureOfItsForeachItem(t *testing.T) {
 		})
 	}
 }
+
+func TestPausedItemsResumeInTheOrderTheyPaused(t *testing.T) {
+	is := is.New(t)
+	items := make([]any, 12)
+	for i := range items {
+		items[i] = float64(i)
+	}
+	e, _ := runDraft(t, `{"name":"w","start":"each",
+		"steps":{"each":{"foreach":{"over":"input.items","as":"x","mode":"concurrent","concurrent":{"max_active":12}}},
+		  "ask":{"interrupt":{"kind":"approval","request":[{"target":"item","path":"context.x"}]}}},
+		"routes":{"each":{"loop":"ask","done":"__end__"},"ask":{"submitted":"each"}}}`, workflow.Object{"items": items}, noCalls(t))
+	var order []any
+	for e.Status() == workflow.StatusInterrupted {
+		order = append(order, e.Interrupt().Payload["item"])
+		is.NoErr(e.Resume("", nil))
+		e.Advance()
+	}
+	is.Equal(e.Status(), workflow.StatusCompleted)
+	is.Equal(order, items) // item 10 does not jump ahead of item 2
+}
