@@ -178,6 +178,12 @@ func (a *Actor) Receive(c *actor.Context) {
 	case guard.Panic:
 		// Our own code panicked on a message: fail the run rather than
 		// leave it waiting forever.
+		if a.exec == nil && !a.stopping {
+			a.record.Status, a.record.Error = store.RunFailed, ptr(fmt.Sprintf("internal error: %v", m.Value))
+			a.acknowledge(errors.New(*a.record.Error))
+			a.stop()
+			return
+		}
 		a.stopExecution(fmt.Errorf("internal error: %v", m.Value), "")
 	}
 }
@@ -196,8 +202,10 @@ func (a *Actor) start() {
 	}
 	if err == nil && a.spec.Resume != nil {
 		if err = a.exec.Resume(a.spec.Resume.Outcome, a.spec.Resume.Payload); err != nil {
+			// Refused: nothing changed, the run stays as it was.
 			a.acknowledge(err)
-			a.engine.Poison(a.self)
+			a.stopping = true
+			a.stop()
 			return
 		}
 	}

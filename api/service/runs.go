@@ -149,7 +149,6 @@ func (s *Service) resumeRun(ctx context.Context, p protocol.ResumeRunParams) (pr
 	if err := tryResume(setup, *r.Checkpoint, resume); err != nil {
 		return protocol.RunResult{}, err
 	}
-	r.Status = store.RunRunning
 	return s.execute(ctx, r, setup, resume, p.TraceRange)
 }
 
