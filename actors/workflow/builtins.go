@@ -19,8 +19,7 @@ type BuiltinFunc = std.Func
 
 // Builtin returns the in-process implementation of a platform node spec.
 func Builtin(name string) (BuiltinFunc, bool) {
-	s, ok := std.Lookup(name)
-	return s.Run, ok
+	return std.Runner(name)
 }
 
 // Builtins lists the platform capabilities sorted by name: the wf.std and

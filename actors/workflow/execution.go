@@ -121,10 +121,7 @@ func newExecution(p Program, opts Options) (*Execution, error) {
 		opts.MaxSteps = DefaultMaxSteps
 	}
 	if opts.Inline == nil {
-		opts.Inline = func(name string) (std.Func, bool) {
-			s, ok := std.Lookup(name)
-			return s.Run, ok
-		}
+		opts.Inline = std.Runner
 	}
 	e := &Execution{plans: map[string]*compiled{}, opts: opts}
 	root, err := compilePlan(p.Root)

@@ -48,6 +48,13 @@ func Lookup(name string) (Spec, bool) {
 	return Spec{Capability: copyCapability(s.Capability), Run: s.Run}, true
 }
 
+// Runner returns the body of a node spec, without copying its contract:
+// what an execution needs on every inline step.
+func Runner(name string) (Func, bool) {
+	s, ok := registry[name]
+	return s.Run, ok
+}
+
 // Specs lists the capabilities of all node specs sorted by name.
 func Specs() []catalog.Capability {
 	out := make([]catalog.Capability, 0, len(registry))
