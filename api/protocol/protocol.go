@@ -437,6 +437,7 @@ const (
 	MethodWorkspaceReplaceDocument = "workflow.draft_workspaces.replace_document"
 	MethodWorkspaceValidate        = "workflow.draft_workspaces.validate"
 	MethodWorkspaceDelete          = "workflow.draft_workspaces.delete"
+	MethodWorkspacePatch           = "workflow.draft_workspaces.patch"
 	MethodRunsTrace                = "workflow.runs.trace"
 	MethodRunsResume               = "workflow.runs.resume"
 	// MethodRunsCancel is an extension to the reference contract.

@@ -142,10 +142,10 @@ func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDep
 	if p.LiveCheck {
 		diags = append(diags, s.liveCheck(ctx, d, a)...)
 	}
-	status, next := "runnable", nextActions(true, nil, ptr("wf.workflow.run_deployment"), "The deployment's dependencies resolve; run it.", nil)
+	status, next := "runnable", nextActions(true, nil, ptr(protocol.MethodRunsStart), "The deployment's dependencies resolve; run it.", nil)
 	if first, failed := firstError(diags); failed {
 		status = "unrunnable"
-		next = nextActions(true, nil, ptr("wf.workflow.validate_deployment"), "Fix the error diagnostics ("+first.Code+"), then validate again.", nil)
+		next = nextActions(true, nil, ptr(protocol.MethodDeploymentsValidate), "Fix the error diagnostics ("+first.Code+"), then validate again.", nil)
 	}
 	return protocol.ValidateDeploymentResult{
 		DeploymentID: d.ID, ArtifactID: d.ArtifactID, ArtifactVersion: d.ArtifactVersion,

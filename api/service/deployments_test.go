@@ -136,7 +136,7 @@ func TestDeploymentsValidateReportsEachBrokenDependency(t *testing.T) {
 		is.True(dg.Message != "")
 		is.Equal(res.DeploymentID, tc.name)
 		is.Equal(res.ArtifactID, "echo")
-		is.Equal(*res.NextActions.RecommendedNextTool, "wf.workflow.validate_deployment")
+		is.Equal(*res.NextActions.RecommendedNextTool, protocol.MethodDeploymentsValidate)
 	}
 }
 
@@ -154,7 +154,7 @@ func TestDeploymentsValidateWarnsButRunsWhenTheCatalogIsMissing(t *testing.T) {
 	clean := validate(t, f, ok.DeploymentID)
 	is.Equal(clean.Status, "runnable")
 	is.Equal(len(clean.Diagnostics), 0) // a sound deployment has no diagnostics
-	is.Equal(*clean.NextActions.RecommendedNextTool, "wf.workflow.run_deployment")
+	is.Equal(*clean.NextActions.RecommendedNextTool, protocol.MethodRunsStart)
 }
 
 func TestDeploymentsValidateAppliesTheDriftPolicyWhenAToolSchemaChanged(t *testing.T) {

@@ -35,7 +35,7 @@ func TestAnInterruptedRunResumesOnlyWithAPayloadThatFitsItsSchema(t *testing.T) 
 	is.Equal(*r.ResumeReadiness, "ready")
 	is.Equal(r.Interrupt["id"], "interrupt:ask")
 	is.Equal(r.Interrupt["payload"], map[string]any{"message": "Ship it?"})
-	is.Equal(*r.NextActions.RecommendedNextTool, "wf.workflow.resume_run")
+	is.Equal(*r.NextActions.RecommendedNextTool, protocol.MethodRunsResume)
 	id := *r.RunID
 
 	_, err := f.call(t, protocol.MethodRunsResume, `{"run_id":"`+id+`","resume_payload":{"approved":"yes"}}`)

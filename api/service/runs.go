@@ -36,7 +36,7 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 	if first, failed := firstError(diags); failed {
 		return protocol.RunResult{
 			DeploymentID: d.ID, ArtifactID: a.ID, ArtifactVersion: a.Version, Status: "unrunnable",
-			Diagnostics: diags, NextActions: nextActions(true, nil, ptr("wf.workflow.validate_deployment"), "The deployment cannot run: fix its error diagnostics ("+first.Code+").", nil),
+			Diagnostics: diags, NextActions: nextActions(true, nil, ptr(protocol.MethodDeploymentsValidate), "The deployment cannot run: fix its error diagnostics ("+first.Code+").", nil),
 		}, nil
 	}
 	if err := schema.Default.Validate(a.InputSchema, orEmpty(p.WorkflowInput)); err != nil {
@@ -298,13 +298,13 @@ func (s *Service) runResult(ctx context.Context, r store.Run, tr *protocol.Trace
 func afterRun(r store.Run) protocol.NextActions {
 	switch r.Status {
 	case store.RunFailed:
-		return nextActions(true, nil, ptr("wf.workflow.read_run_trace"), "The run failed; read its trace to see which step failed and why.",
-			[]protocol.PatchExample{{Description: "Read the first trace entries.", Tool: "wf.workflow.read_run_trace",
+		return nextActions(true, nil, ptr(protocol.MethodRunsTrace), "The run failed; read its trace to see which step failed and why.",
+			[]protocol.PatchExample{{Description: "Read the first trace entries.", Tool: protocol.MethodRunsTrace,
 				Request: protocol.Object{"run_id": r.ID, "trace_range": protocol.Object{"start": 0, "limit": 25}}}})
 	case store.RunInterrupted:
-		return nextActions(true, nil, ptr("wf.workflow.resume_run"), "The run waits for a resume payload.", nil)
+		return nextActions(true, nil, ptr(protocol.MethodRunsResume), "The run waits for a resume payload.", nil)
 	case store.RunRunning:
-		return nextActions(true, nil, ptr("wf.workflow.inspect_run"), "The run is still executing; inspect it again later.", nil)
+		return nextActions(true, nil, ptr(protocol.MethodRunsInspect), "The run is still executing; inspect it again later.", nil)
 	default:
 		return nextActions(false, nil, nil, "The run "+r.Status+".", nil)
 	}

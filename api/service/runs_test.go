@@ -58,7 +58,7 @@ func TestRunsStartOfAnUnrunnableDeploymentStoresNoRun(t *testing.T) {
 	is.Equal(v, nil) // and null when no run started
 	res := startRun(t, f, `{"deployment_id":"d","workflow_input":{"message":"hi"}}`)
 	is.Equal(diagCodes(res.Diagnostics), []string{"error:source_disabled"}) // the answer says why
-	is.Equal(*res.NextActions.RecommendedNextTool, "wf.workflow.validate_deployment")
+	is.Equal(*res.NextActions.RecommendedNextTool, protocol.MethodDeploymentsValidate)
 
 	list := mustCall[protocol.ListRunsResult](t, f, protocol.MethodRunsList, `{}`)
 	is.Equal(list.Total, 0) // no run was stored
@@ -139,7 +139,7 @@ func TestRunsStartWithoutRunWaitAnswersRunningWithAStoredRun(t *testing.T) {
 	res := startRun(t, f, `{"deployment_id":"count"}`)
 	is.Equal(res.Status, "running") // answered once committed, not finished
 	is.True(res.RunID != nil)
-	is.Equal(*res.NextActions.RecommendedNextTool, "wf.workflow.inspect_run")
+	is.Equal(*res.NextActions.RecommendedNextTool, protocol.MethodRunsInspect)
 	stored, err := f.store.GetRun(bounded(t), *res.RunID)
 	is.NoErr(err) // the run is already in the store
 	is.Equal(stored.DeploymentID, "count")
@@ -174,7 +174,7 @@ func TestRunsListFiltersByStatusAndPages(t *testing.T) {
 	failed := startRun(t, f, `{"deployment_id":"fail"}`)
 	is.Equal(failed.Status, "failed") // a tool error routes to tool_error, which fails the run
 	is.Equal(*failed.Error, `step "tool_error": Capability call failed`)
-	is.Equal(*failed.NextActions.RecommendedNextTool, "wf.workflow.read_run_trace")
+	is.Equal(*failed.NextActions.RecommendedNextTool, protocol.MethodRunsTrace)
 
 	all := mustCall[protocol.ListRunsResult](t, f, protocol.MethodRunsList, `{}`)
 	is.Equal(all.Total, 4)

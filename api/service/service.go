@@ -53,8 +53,31 @@ type Service struct {
 	incarnations atomic.Uint64
 }
 
-// Methods returns the method table.
+// Methods returns the method table: each area of the API contributes its
+// own part.
 func (s *Service) Methods() map[string]Handler {
+	table := map[string]Handler{}
+	for _, part := range []map[string]Handler{
+		s.coreMethods(),
+		s.documentEditMethods(),
+		s.stepEditMethods(),
+		s.recordMethods(),
+		s.registryMethods(),
+		s.authMethods(),
+	} {
+		for name, h := range part {
+			if _, dup := table[name]; dup {
+				panic("service: method " + name + " registered twice")
+			}
+			table[name] = h
+		}
+	}
+	return table
+}
+
+// coreMethods are health, capabilities, workspaces, artifacts,
+// deployments, runs and connections.
+func (s *Service) coreMethods() map[string]Handler {
 	return map[string]Handler{
 		protocol.MethodHealth:                    handle(s.health),
 		protocol.MethodCapabilitiesList:          handle(s.listCapabilities),

@@ -79,14 +79,14 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 func afterScaffold(ws store.Workspace, h workflow.Hints) protocol.NextActions {
 	valid := ws.Status == statusValid
 	if valid && h.Confidence == "high" && len(h.MissingDecisions) == 0 {
-		return nextActions(true, &valid, ptr("wf.workflow.validate_draft_workspace"),
+		return nextActions(true, &valid, ptr(protocol.MethodWorkspaceValidate),
 			"The scaffold maps the capability's declared inputs and outputs; validate it, then save it as an artifact.", nil)
 	}
-	return nextActions(true, &valid, ptr("wf.workflow.patch_draft_workspace"),
+	return nextActions(true, &valid, ptr(protocol.MethodWorkspacePatch),
 		"The scaffold needs decisions before it is a useful wrapper.",
 		[]protocol.PatchExample{{
 			Description: "Choose which capability output fields reach workflow state.",
-			Tool:        "wf.workflow.patch_draft_workspace",
+			Tool:        protocol.MethodWorkspacePatch,
 			Request: protocol.Object{"workspace_id": ws.ID, "revision": ws.Revision, "patch": []any{
 				protocol.Object{"op": "replace", "path": "/steps/call/output", "value": []any{}},
 			}},
