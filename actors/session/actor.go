@@ -47,6 +47,11 @@ type (
 		result CatalogListed
 	}
 	toolsChanged struct{ gen int }
+	// reconnect retries a failed connect once its backoff has passed,
+	// while the connection has never been listed.
+	reconnect struct{ gen int }
+	// catalogStale re-lists the catalog once it is CatalogMaxAge old.
+	catalogStale struct{ gen int }
 	// sweep fails queued work whose deadline has passed.
 	sweep struct{}
 )
@@ -132,6 +137,12 @@ type Actor struct {
 	opened     int
 	refreshing bool
 	refreshDue bool
+	// listedAt is when the catalog was last listed; zero before the
+	// first listing.
+	listedAt time.Time
+	// reconnectTimer and staleTimer are the pending background reconnect
+	// and catalog re-list.
+	reconnectTimer, staleTimer *time.Timer
 	sweepAt    time.Time // when the next sweep of the queue is due; zero if none
 }
 
@@ -173,6 +184,12 @@ func (a *Actor) Receive(c *actor.Context) {
 		delete(a.running, m.run)
 		delete(a.cancels, m.run)
 		a.refreshing = false
+		if m.result.Err == nil {
+			a.listedAt = time.Now()
+			if a.opts.CatalogMaxAge > 0 {
+				a.schedule(&a.staleTimer, a.opts.CatalogMaxAge, catalogStale{gen: a.gen})
+			}
+		}
 		if m.req.Reply != nil {
 			m.req.Reply(m.result)
 		} else if m.result.Err == nil {
@@ -187,9 +204,22 @@ func (a *Actor) Receive(c *actor.Context) {
 		if m.gen == a.gen {
 			a.onToolsChanged()
 		}
+	case reconnect:
+		if m.gen == a.gen && a.state == StateBackoff {
+			a.connect()
+		}
+	case catalogStale:
+		if m.gen == a.gen && time.Since(a.listedAt) >= a.opts.CatalogMaxAge {
+			a.onToolsChanged()
+		}
 	case sweep:
 		a.sweepQueue()
 	case actor.Stopped:
+		for _, t := range []*time.Timer{a.reconnectTimer, a.staleTimer} {
+			if t != nil {
+				t.Stop()
+			}
+		}
 		a.shutdown()
 	}
 }
@@ -215,6 +245,26 @@ func (a *Actor) admit(w work) {
 	if a.state == StateIdle || a.state == StateBackoff {
 		a.connect()
 	}
+}
+
+// listQueued reports whether a catalog listing waits in the queue.
+func (a *Actor) listQueued() bool {
+	for _, w := range a.queue {
+		if w.list != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// schedule replaces the timer *t with one that sends msg to the actor
+// once d has passed; the timers stop with the actor.
+func (a *Actor) schedule(t **time.Timer, d time.Duration, msg any) {
+	if *t != nil {
+		(*t).Stop()
+	}
+	engine, self := a.engine, a.self
+	*t = time.AfterFunc(d, func() { engine.Send(self, msg) })
 }
 
 // scheduleSweep makes sure the queue is swept by deadline d, so queued
@@ -349,6 +399,11 @@ func (a *Actor) onConnected(m connected) {
 		a.retryAt = time.Now().Add(a.opts.backoff(a.failures))
 		a.setState(StateBackoff, m.err)
 		a.failQueue(fmt.Errorf("connection %q: %w: %v", a.conn.ID, ErrUnavailable, m.err))
+		if a.listedAt.IsZero() && a.opts.CatalogMaxAge > 0 {
+			// Never listed: keep trying in the background, so that a
+			// source down at start gets its catalog once it is up.
+			a.schedule(&a.reconnectTimer, time.Until(a.retryAt), reconnect{gen: a.gen})
+		}
 		slog.Warn("mcp connect failed", "connection", a.conn.ID, "attempt", a.failures, "err", m.err)
 		return
 	}
@@ -357,6 +412,9 @@ func (a *Actor) onConnected(m connected) {
 	a.opened++
 	a.setState(StateOpen, nil)
 	slog.Info("mcp session open", "connection", a.conn.ID, "session", a.opened)
+	if a.opts.CatalogMaxAge > 0 && time.Since(a.listedAt) >= a.opts.CatalogMaxAge && !a.listQueued() {
+		a.onToolsChanged() // never listed, or stale: list it now
+	}
 	engine, self, gen, cs := a.engine, a.self, a.gen, m.session
 	go func() { engine.Send(self, closed{gen: gen, err: cs.Wait()}) }()
 	a.drain()

@@ -375,3 +375,44 @@ func TestUnrunnableCatalogRefreshDoesNotPanic(t *testing.T) {
 	default:
 	}
 }
+
+func TestASourceDownAtStartListsItsCatalogOnceItIsUp(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.CatalogMaxAge = time.Minute
+	factory := &flakyFactory{inner: fakes.NewInMemory(nil), failures: 2}
+	h := spawnWithParent(t, factory, opts)
+
+	// The first listing (a warm-up) fails: the source is down.
+	w := reply.NewWaiter[session.CatalogListed]()
+	h.engine.Send(h.pid, session.ListCatalog{Deadline: time.Now().Add(patience), Reply: w.To()})
+	first := await(t, w)
+	is.True(errors.Is(first.Err, session.ErrUnavailable))
+
+	// Nobody asks again, yet the catalog arrives once the source is up.
+	select {
+	case listed := <-h.catalogs:
+		is.NoErr(listed.Err)
+		is.True(len(listed.Snapshot.Tools) > 0)
+		is.Equal(factory.attempts.Load(), int32(3)) // two refused connects, then one that worked
+	case <-time.After(patience):
+		is.Fail() // the background retry lists the catalog
+	}
+}
+
+func TestAnOpenSessionListsItsCatalogAgainOnceItIsStale(t *testing.T) {
+	is := is.New(t)
+	opts := testOptions()
+	opts.CatalogMaxAge = 50 * time.Millisecond
+	h := spawnWithParent(t, fakes.NewInMemory(nil), opts)
+	mustCall(t, h.engine, h.pid, "counter", nil)
+	for i := range 2 { // listed when the session opens, then again when stale
+		select {
+		case listed := <-h.catalogs:
+			is.NoErr(listed.Err)
+		case <-time.After(patience):
+			t.Logf("listing %d did not arrive", i+1)
+			is.Fail() // the catalog is listed again once stale
+		}
+	}
+}

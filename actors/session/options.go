@@ -1,6 +1,10 @@
 package session
 
-import "time"
+import (
+	"time"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+)
 
 // Options bound a session actor. Every wait has a deadline and every queue
 // has a bound.
@@ -23,6 +27,10 @@ type Options struct {
 	KeepAlive time.Duration
 	// MinBackoff and MaxBackoff bound the wait after a failed connect.
 	MinBackoff, MaxBackoff time.Duration
+	// CatalogMaxAge is how long a listed catalog stays fresh: an open
+	// session re-lists it then, and a session that opens re-lists a
+	// catalog older than this.
+	CatalogMaxAge time.Duration
 }
 
 // DefaultOptions are the production bounds.
@@ -37,6 +45,7 @@ func DefaultOptions() Options {
 		KeepAlive:       30 * time.Second,
 		MinBackoff:      250 * time.Millisecond,
 		MaxBackoff:      30 * time.Second,
+		CatalogMaxAge:   catalog.DefaultMaxAgeSeconds * time.Second,
 	}
 }
 

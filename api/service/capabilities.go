@@ -51,6 +51,9 @@ func (s *Service) listCapabilities(_ context.Context, p protocol.ListCapabilitie
 	if err != nil {
 		return protocol.ListCapabilitiesResult{}, err
 	}
+	if p.SourceID != nil && !s.isSource(*p.SourceID) {
+		return protocol.ListCapabilitiesResult{}, notFound("unknown source %q", *p.SourceID)
+	}
 	caps := s.capabilities()
 	query := strings.ToLower(deref(p.Query))
 	rows := []protocol.CapabilitySummary{}
@@ -65,6 +68,20 @@ func (s *Service) listCapabilities(_ context.Context, p protocol.ListCapabilitie
 	}
 	page, next := pageOf(rows, offset, limit)
 	return protocol.ListCapabilitiesResult{Capabilities: page, NextCursor: next, Total: len(rows)}, nil
+}
+
+// isSource reports whether id names a source: a platform source or a
+// configured connection (enabled or not).
+func (s *Service) isSource(id string) bool {
+	if _, ok := s.connection(id); ok {
+		return true
+	}
+	for _, c := range workflow.Builtins() {
+		if c.SourceID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func summarize(c catalog.Capability) protocol.CapabilitySummary {

@@ -152,3 +152,12 @@ func TestCapabilitiesInspectOfAnUnknownOrHiddenNameIsAKeyError(t *testing.T) {
 	_, err = f.call(t, protocol.MethodCapabilitiesInspect, `{"qualified_name":"fake.off.hidden_tool"}`)
 	domainError(t, err, "KeyError") // a disabled connection's tool does not exist for workflows
 }
+
+func TestCapabilitiesListOfAnUnknownSourceIsAKeyError(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	_, err := f.call(t, protocol.MethodCapabilitiesList, `{"source_id":"nope.nope"}`)
+	is.True(strings.Contains(domainError(t, err, "KeyError"), "nope.nope")) // not an empty list
+	off := mustCall[protocol.ListCapabilitiesResult](t, f, protocol.MethodCapabilitiesList, `{"source_id":"fake.off"}`)
+	is.Equal(off.Total, 0) // a known, disabled source lists nothing
+}
