@@ -143,7 +143,7 @@ type Actor struct {
 	// reconnectTimer and staleTimer are the pending background reconnect
 	// and catalog re-list.
 	reconnectTimer, staleTimer *time.Timer
-	sweepAt    time.Time // when the next sweep of the queue is due; zero if none
+	sweepAt                    time.Time // when the next sweep of the queue is due; zero if none
 }
 
 // New returns a producer of the session actor for conn.
