@@ -140,7 +140,7 @@ type Actor struct {
 	// listedAt is when the catalog was last listed; zero before the
 	// first listing.
 	listedAt time.Time
-	sweepAt    time.Time // when the next sweep of the queue is due; zero if none
+	sweepAt  time.Time // when the next sweep of the queue is due; zero if none
 	// reconnectTimer and staleTimer are the pending background reconnect
 	// and catalog re-list.
 	reconnectTimer, staleTimer *time.Timer
