@@ -17,7 +17,7 @@ func TestTheManifestListsSeventyMethods(t *testing.T) {
 	is.NoErr(err)
 	methods := c.Methods()
 	is.Equal(len(methods), 70+len(c.Extensions())) // the reference's 70 and mcpflow's extensions
-	is.Equal(c.Extensions(), []string{"workflow.runs.cancel"})
+	is.Equal(c.Extensions(), []string{"workflow.admin.connections.refresh_catalog", "workflow.runs.cancel"})
 	is.True(slices.IsSorted(methods))
 	is.True(c.Has("workflow.runs.start"))
 	is.True(c.Has("workflow.admin.source_registry.apply"))

@@ -272,7 +272,7 @@ func TestWebSocketUnknownMethodEchoesID(t *testing.T) {
 			is.Equal(code(r), jsonrpc.MethodNotFound)
 		})
 	}
-	is.New(t).Equal(code(c.call(`8`, "rpc.discover", "")), jsonrpc.MethodNotFound) // reserved
+	is.New(t).Equal(code(c.call(`8`, "rpc.other", "")), jsonrpc.MethodNotFound) // reserved
 }
 
 func TestWebSocketInvalidParams(t *testing.T) {

@@ -7,9 +7,14 @@ package edge
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
+	"runtime/debug"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpflow/mcpflow/api/contract"
@@ -88,8 +93,25 @@ type Server struct {
 // their defaults.
 func New(methods map[string]service.Handler, c *contract.Contract, opts Options) *Server {
 	opts = opts.withDefaults()
+	served := make(map[string]service.Handler, len(methods)+1)
+	for name, h := range methods {
+		served[name] = h
+	}
+	// rpc.discover describes exactly the table the edge dispatches on.
+	discover := sync.OnceValues(func() (any, error) {
+		return contract.OpenRPC(slices.Collect(maps.Keys(methods)), contract.Info{Title: "mcpflow workflow API", Version: version()})
+	})
+	served[jsonrpc.MethodDiscover] = func(context.Context, json.RawMessage) (any, error) { return discover() }
 	base, cancel := context.WithCancel(context.Background())
-	return &Server{methods: methods, contract: c, opts: opts, base: base, close: cancel}
+	return &Server{methods: served, contract: c, opts: opts, base: base, close: cancel}
+}
+
+// version is the binary's module version, "devel" when it has none.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
 }
 
 // Close ends every WebSocket connection; in-flight handlers see their

@@ -29,7 +29,8 @@ type Frame struct {
 //     maxBatch < 1 rejects every batch;
 //   - an entry that is not an object, or whose jsonrpc, id, method or params is malformed:
 //     a -32600 for that entry, echoing its id when the id itself was readable, else null;
-//   - a call to a reserved "rpc." method: a -32601 (a notification to one is dropped);
+//   - a call to a reserved "rpc." method other than rpc.discover: a -32601 (a notification to
+//     one is dropped);
 //   - calls sharing an id within one batch: a -32600 for each of them.
 //
 // A "params": null member is treated as absent. Valid entries are kept, so one bad entry
@@ -127,7 +128,7 @@ func decodeEntry(data []byte) (*Request, *Response) {
 		}
 		req.Params = raw
 	}
-	if strings.HasPrefix(req.Method, "rpc.") {
+	if strings.HasPrefix(req.Method, "rpc.") && req.Method != MethodDiscover {
 		if req.IsNotification() {
 			return nil, nil // a well-formed notification: dropped unanswered
 		}

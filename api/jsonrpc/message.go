@@ -81,3 +81,7 @@ func encode(v any) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
+
+// MethodDiscover is the one reserved "rpc." method served: OpenRPC's
+// service discovery.
+const MethodDiscover = "rpc.discover"
