@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
@@ -10,11 +11,14 @@ import (
 )
 
 // HTTP reaches MCP servers over streamable HTTP, sending the connection's
-// configured headers with every request.
+// configured headers with every request, and its credentials, which win
+// over a configured header of the same name.
 type HTTP struct {
 	// Client is the base HTTP client; nil uses http.DefaultClient's
 	// transport.
 	Client *http.Client
+	// Credentials authorize the requests; nil sends none.
+	Credentials Credentials
 }
 
 // NewTransport returns a streamable HTTP client transport for conn.
@@ -26,6 +30,16 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 	if h.Client != nil && h.Client.Transport != nil {
 		base = h.Client.Transport
 	}
+	if h.Credentials != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+		defer cancel()
+		authorized, err := h.Credentials.HTTP(ctx, conn, base)
+		if err != nil {
+			return nil, err
+		}
+		base = authorized
+	}
+	// The configured headers are set first, the credentials after them.
 	client := &http.Client{Transport: headerTransport{base: base, headers: conn.Transport.Headers}}
 	return &mcp.StreamableClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client}, nil
 }

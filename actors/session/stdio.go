@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,6 +26,10 @@ type Stdio struct {
 	// TerminateDuration is how long a close waits after closing stdin
 	// before it sends SIGTERM.
 	TerminateDuration time.Duration
+	// Credentials add environment variables, which win over the
+	// transport's own; nil adds none. Their values are redacted from the
+	// logged stderr.
+	Credentials Credentials
 }
 
 // NewTransport builds the command of conn; it starts on Connect.
@@ -33,15 +38,24 @@ func (s Stdio) NewTransport(conn config.Connection) (mcp.Transport, error) {
 	if t.Command == "" {
 		return nil, fmt.Errorf("connection %q: stdio transport needs a command", conn.ID)
 	}
+	var authEnv map[string]string
+	if s.Credentials != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+		defer cancel()
+		var err error
+		if authEnv, err = s.Credentials.Env(ctx, conn); err != nil {
+			return nil, err
+		}
+	}
 	cmd := exec.Command(t.Command, t.Args...)
 	cmd.Dir = t.Cwd
-	cmd.Env = mergeEnv(os.Environ(), t.Env)
+	cmd.Env = mergeEnv(mergeEnv(os.Environ(), t.Env), authEnv)
 	cmd.SysProcAttr = processGroupAttr()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, fmt.Errorf("connection %q: stderr pipe: %w", conn.ID, err)
 	}
-	go logLines(stderr, slog.With("connection", conn.ID, "stream", "stderr"))
+	go logLines(stderr, slog.With("connection", conn.ID, "stream", "stderr"), redactor(authEnv))
 	return &stdioTransport{
 		CommandTransport: mcp.CommandTransport{Command: cmd, TerminateDuration: s.TerminateDuration},
 		cmd:              cmd,
@@ -90,13 +104,31 @@ func mergeEnv(base []string, extra map[string]string) []string {
 	return out
 }
 
-// logLines logs each line of r at debug level until r ends. A bounded
-// scanner buffer keeps a runaway child from growing memory.
-func logLines(r io.Reader, log *slog.Logger) {
+// logLines logs each line of r at debug level until r ends, with every
+// secret replaced by redact. A bounded scanner buffer keeps a runaway
+// child from growing memory.
+func logLines(r io.Reader, log *slog.Logger, redact *strings.Replacer) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 64*1024)
 	for sc.Scan() {
-		log.Debug(sc.Text())
+		log.Debug(redact.Replace(sc.Text()))
 	}
 	_, _ = io.Copy(io.Discard, r)
+}
+
+// redactor replaces the values of secret, longest first, with
+// "[redacted]".
+func redactor(secret map[string]string) *strings.Replacer {
+	vals := make([]string, 0, len(secret))
+	for _, v := range secret {
+		if v != "" {
+			vals = append(vals, v)
+		}
+	}
+	sort.Slice(vals, func(i, j int) bool { return len(vals[i]) > len(vals[j]) })
+	pairs := make([]string, 0, 2*len(vals))
+	for _, v := range vals {
+		pairs = append(pairs, v, "[redacted]")
+	}
+	return strings.NewReplacer(pairs...)
 }

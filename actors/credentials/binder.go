@@ -1,0 +1,163 @@
+package credentials
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+)
+
+// Binder binds connections to their auth records. The session transports
+// ask it at every new session, so a saved, changed or deleted record takes
+// effect on a connection's next session. It keeps each oauth_refresh_token
+// record's access token in memory across sessions.
+type Binder struct {
+	lookup Lookup
+	// Client posts to token endpoints; nil uses a client with a 30 s
+	// timeout. Redirects are never followed: a refresh token goes to the
+	// token_url and nowhere else.
+	Client *http.Client
+	// Now is the clock that decides when an access token is due; nil is
+	// time.Now.
+	Now func() time.Time
+
+	mu     sync.Mutex
+	tokens map[string]*tokenSource // by auth id
+}
+
+// NewBinder returns a Binder that finds records with lookup.
+func NewBinder(lookup Lookup) *Binder {
+	return &Binder{lookup: lookup, tokens: map[string]*tokenSource{}}
+}
+
+// resolve finds and parses conn's record; false when it has none.
+func (b *Binder) resolve(ctx context.Context, conn config.Connection) (Credential, bool, error) {
+	rec, ok, err := b.lookup(ctx, conn)
+	if err != nil || !ok {
+		return Credential{}, false, err
+	}
+	c, err := Parse(rec)
+	if err != nil {
+		return Credential{}, false, fmt.Errorf("connection %q: %w", conn.ID, err)
+	}
+	return c, true, nil
+}
+
+// Check reports whether conn's auth record binds to its transport, with
+// the error binding would fail with (ErrNotFound, ErrNotSupported,
+// ErrInvalid or a store error), without reaching any server.
+func (b *Binder) Check(ctx context.Context, conn config.Connection) error {
+	c, ok, err := b.resolve(ctx, conn)
+	if err != nil || !ok {
+		return err
+	}
+	return supports(conn, c)
+}
+
+// supports reports whether conn's transport takes c's scheme.
+func supports(conn config.Connection, c Credential) error {
+	switch conn.Transport.Kind {
+	case config.TransportHTTP:
+		switch c.Scheme {
+		case SchemeBearer, SchemeHeaders, SchemeOAuthRefreshToken:
+			return nil
+		}
+		return fmt.Errorf("connection %q: auth record %q has scheme %q; an http transport takes bearer, headers or oauth_refresh_token: %w",
+			conn.ID, c.ID, c.Scheme, ErrNotSupported)
+	case config.TransportStdio:
+		if c.Scheme == SchemeEnv {
+			return nil
+		}
+		return fmt.Errorf("connection %q: auth record %q has scheme %q; a stdio transport takes env only: %w",
+			conn.ID, c.ID, c.Scheme, ErrNotSupported)
+	}
+	return fmt.Errorf("connection %q: auth record %q: transport kind %q takes no credentials: %w", conn.ID, c.ID, conn.Transport.Kind, ErrNotSupported)
+}
+
+// HTTP returns the round tripper that authorizes conn's requests over
+// base: base itself when conn has no auth record. Requests to another
+// origin than conn's URL (a redirect) go out without credentials.
+func (b *Binder) HTTP(ctx context.Context, conn config.Connection, base http.RoundTripper) (http.RoundTripper, error) {
+	c, ok, err := b.resolve(ctx, conn)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return base, nil
+	}
+	if err := supports(conn, c); err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(conn.Transport.URL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("connection %q: http transport needs an http(s) url", conn.ID)
+	}
+	rt := &roundTripper{base: base, authID: c.ID, scheme: c.Scheme, urlScheme: u.Scheme, host: u.Host, secrets: c.secrets()}
+	switch c.Scheme {
+	case SchemeBearer:
+		rt.headers = map[string]string{"Authorization": "Bearer " + c.bearer}
+	case SchemeHeaders:
+		rt.headers = maps.Clone(c.headers)
+	case SchemeOAuthRefreshToken:
+		rt.tokens = b.tokenSource(c)
+	}
+	return rt, nil
+}
+
+// Env returns the variables conn's auth record adds to a stdio server's
+// environment (nil when it has none); they win over the transport's own.
+func (b *Binder) Env(ctx context.Context, conn config.Connection) (map[string]string, error) {
+	c, ok, err := b.resolve(ctx, conn)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if err := supports(conn, c); err != nil {
+		return nil, err
+	}
+	return maps.Clone(c.env), nil
+}
+
+// tokenSource returns the cached token source of c's record, or a new one
+// when there is none or the record changed since.
+func (b *Binder) tokenSource(c Credential) *tokenSource {
+	fp := fingerprint(c.oauth)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t, ok := b.tokens[c.ID]; ok && t.fingerprint == fp {
+		return t
+	}
+	t := newTokenSource(c.ID, *c.oauth, fp, b.client(), b.now)
+	b.tokens[c.ID] = t
+	return t
+}
+
+func (b *Binder) now() time.Time {
+	if b.Now != nil {
+		return b.Now()
+	}
+	return time.Now()
+}
+
+// client is the token endpoint client: Client (or a 30 s default) that
+// follows no redirect.
+func (b *Binder) client() *http.Client {
+	c := &http.Client{Timeout: 30 * time.Second}
+	if b.Client != nil {
+		copied := *b.Client
+		c = &copied
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return c
+}
+
+// fingerprint identifies an oauth configuration without keeping it.
+func fingerprint(o *oauthConfig) [32]byte {
+	return sha256.Sum256([]byte(strings.Join(append([]string{o.clientID, o.clientSecret, o.refreshToken, o.tokenURL}, o.scopes...), "\x00")))
+}
