@@ -42,7 +42,8 @@ type Connection struct {
 	Enabled   *bool          `json:"enabled,omitempty"`
 	Provider  string         `json:"provider,omitempty"`
 	Account   string         `json:"account,omitempty"`
-	Ownership string         `json:"ownership,omitempty"`
+	Profile   *string        `json:"profile,omitempty"`
+	Ownership string         `json:"ownership,omitempty"` // "locked" (default) | "seed"
 	Transport Transport      `json:"transport"`
 	AuthRef   *string        `json:"auth_ref,omitempty"`
 	Metadata  map[string]any `json:"metadata,omitempty"`
@@ -104,11 +105,15 @@ func ValidateID(id string) error {
 	if !ok || provider == "" || account == "" || strings.Contains(id, "..") || strings.HasSuffix(id, ".") {
 		return fmt.Errorf("connection id %q must be <provider>.<account>, with no empty part", id)
 	}
-	if reservedIDs[id] {
+	if IsReserved(id) {
 		return fmt.Errorf("connection id %q is reserved", id)
 	}
 	return nil
 }
+
+// IsReserved reports whether id belongs to a built-in source and so can
+// name no connection.
+func IsReserved(id string) bool { return reservedIDs[id] }
 
 // Validate checks one connection.
 func (c Connection) Validate() error {
@@ -118,18 +123,38 @@ func (c Connection) Validate() error {
 	if err := ValidateID(c.ID); err != nil {
 		return err
 	}
-	switch c.Transport.Kind {
+	switch c.Ownership {
+	case "", OwnershipLocked, OwnershipSeed:
+	default:
+		return fmt.Errorf("source %q: ownership must be %q or %q, got %q", c.ID, OwnershipLocked, OwnershipSeed, c.Ownership)
+	}
+	if err := c.Transport.Validate(); err != nil {
+		return fmt.Errorf("source %q: %w", c.ID, err)
+	}
+	return nil
+}
+
+// Validate checks a transport: its kind, what that kind needs, and no
+// field of the other kind.
+func (t Transport) Validate() error {
+	switch t.Kind {
 	case TransportStdio:
-		if c.Transport.Command == "" {
-			return fmt.Errorf("source %q: stdio transport needs a command", c.ID)
+		if t.Command == "" {
+			return errors.New("stdio transport needs a command")
+		}
+		if t.URL != "" || len(t.Headers) > 0 {
+			return errors.New("stdio transport takes no url or headers")
 		}
 	case TransportHTTP:
-		u, err := url.Parse(c.Transport.URL)
+		u, err := url.Parse(t.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("source %q: http transport needs an http(s) url, got %q", c.ID, c.Transport.URL)
+			return fmt.Errorf("http transport needs an http(s) url, got %q", t.URL)
+		}
+		if t.Command != "" || len(t.Args) > 0 || len(t.Env) > 0 || t.Cwd != "" {
+			return errors.New("http transport takes no command, args, env or cwd")
 		}
 	default:
-		return fmt.Errorf("source %q: transport kind must be stdio or http, got %q", c.ID, c.Transport.Kind)
+		return fmt.Errorf("transport kind must be stdio or http, got %q", t.Kind)
 	}
 	return nil
 }

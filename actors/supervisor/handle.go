@@ -18,8 +18,9 @@ import (
 // Handle is how code outside the actor system talks to the supervisor:
 // each method is one message and a bounded wait for its reply.
 type Handle struct {
-	engine *actor.Engine
-	pid    *actor.PID
+	engine   *actor.Engine
+	pid      *actor.PID
+	authHash AuthHash
 }
 
 // Spawn starts the supervisor of conns on engine.
@@ -27,7 +28,21 @@ func Spawn(engine *actor.Engine, conns []config.Connection, factory session.Tran
 	pid := engine.Spawn(New(conns, factory, catalogs, opts), "supervisor",
 		actor.WithID("mcp"),
 		actor.WithMiddleware(guard.Recover(nil)))
-	return &Handle{engine: engine, pid: pid}
+	return &Handle{engine: engine, pid: pid, authHash: opts.AuthHash}
+}
+
+// Reconcile makes conns, the complete effective set, the supervisor's
+// connections (see Reconcile). It fingerprints them here, off the actor,
+// and returns once removed, disabled and replaced sessions are closed.
+func (h *Handle) Reconcile(ctx context.Context, conns []config.Connection) (Reconciled, error) {
+	fps := fingerprints(ctx, conns, h.authHash)
+	w := reply.NewWaiter[Reconciled]()
+	h.engine.Send(h.pid, Reconcile{Connections: conns, Fingerprints: fps, Reply: w.To()})
+	r, err := w.Wait(ctx)
+	if err != nil {
+		return Reconciled{}, fmt.Errorf("reconcile connections: %w", err)
+	}
+	return r, nil
 }
 
 // PID is where tool calls are sent.

@@ -1,8 +1,10 @@
 // Package supervisor owns the supervisor actor: it spawns one session actor
 // per MCP source connection on first use, routes tool calls and catalog
 // refreshes to it, stores catalog snapshots, keeps each connection's status,
-// and applies mcpflow's own restart policy when a session actor panics
-// (hollywood's is never reached: every actor runs behind guard.Recover).
+// reconciles its set of connections when the source registry is applied
+// (starting, stopping and replacing session actors), and applies mcpflow's
+// own restart policy when a session actor panics (hollywood's is never
+// reached: every actor runs behind guard.Recover).
 package supervisor
 
 import (
@@ -56,6 +58,10 @@ type Options struct {
 	PanicLimit  int
 	PanicWindow time.Duration
 	Cooldown    time.Duration
+	// AuthHash digests a connection's auth record for its session
+	// fingerprint, so that a changed record means a fresh session on the
+	// next reconcile; nil leaves auth records out of fingerprints.
+	AuthHash AuthHash
 }
 
 // DefaultOptions are the production settings.
@@ -65,18 +71,21 @@ func DefaultOptions() Options {
 
 type child struct {
 	pid           *actor.PID
-	spawned       int // session actors spawned so far; names each incarnation
+	made          *transports // what the live incarnation's transports started
+	spawned       int         // session actors spawned so far; names each incarnation
 	panics        []time.Time
 	degradedUntil time.Time
 }
 
 // Actor is the supervisor.
 type Actor struct {
-	conns    map[string]config.Connection
-	order    []string
-	factory  session.TransportFactory
-	catalogs store.Catalogs
-	opts     Options
+	conns map[string]config.Connection
+	// fingerprints are the session fingerprints of conns, by id.
+	fingerprints map[string]string
+	order        []string
+	factory      session.TransportFactory
+	catalogs     store.Catalogs
+	opts         Options
 
 	engine   *actor.Engine
 	self     *actor.PID
@@ -84,15 +93,19 @@ type Actor struct {
 	statuses map[string]session.Status
 }
 
-// New returns a producer of the supervisor for conns.
+// New returns a producer of the supervisor for conns. It fingerprints
+// them here, on the caller's goroutine, looking auth records up with
+// opts.AuthHash.
 func New(conns []config.Connection, factory session.TransportFactory, catalogs store.Catalogs, opts Options) actor.Producer {
+	fps := fingerprints(context.Background(), conns, opts.AuthHash)
 	return func() actor.Receiver {
 		a := &Actor{
-			conns: map[string]config.Connection{}, factory: factory, catalogs: catalogs, opts: opts,
+			conns: map[string]config.Connection{}, fingerprints: map[string]string{}, factory: factory, catalogs: catalogs, opts: opts,
 			children: map[string]*child{}, statuses: map[string]session.Status{},
 		}
 		for _, c := range conns {
 			a.conns[c.ID] = c
+			a.fingerprints[c.ID] = fps[c.ID]
 			a.order = append(a.order, c.ID)
 			a.statuses[c.ID] = session.Status{Connection: c.ID, State: session.StateIdle}
 		}
@@ -143,8 +156,18 @@ func (a *Actor) Receive(c *actor.Context) {
 			out = append(out, a.statuses[id])
 		}
 		m.Reply(out)
+	case Reconcile:
+		a.reconcile(c, m)
+	case reconciled:
+		a.finishReconcile(c, m)
 	case guard.Panic:
-		a.onPanic(c, m)
+		a.onPanic(m)
+	case actor.Stopped:
+		// hollywood stopped every child before this; end what their stdio
+		// servers may have left behind.
+		for _, ch := range a.children {
+			ch.made.kill()
+		}
 	}
 }
 
@@ -176,7 +199,8 @@ func (a *Actor) session(c *actor.Context, id string) (*actor.PID, error) {
 			childID = fmt.Sprintf("%s#%d", id, ch.spawned)
 		}
 		engine, self := a.engine, a.self
-		ch.pid = c.SpawnChild(session.New(conn, a.factory, a.opts.Session), "session",
+		ch.made = &transports{inner: a.factory}
+		ch.pid = c.SpawnChild(session.New(conn, ch.made, a.opts.Session), "session",
 			actor.WithID(childID),
 			actor.WithInboxSize(256),
 			actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(self, p) })))
@@ -223,9 +247,10 @@ func (a *Actor) storeSnapshot(listed session.CatalogListed, answer reply.To[Cata
 }
 
 // onPanic applies the restart policy: the panicking session actor is
-// stopped (closing its upstream session) and respawned on next use; too
-// many panics in a window degrade the connection for a cooldown.
-func (a *Actor) onPanic(c *actor.Context, p guard.Panic) {
+// stopped (closing its upstream session, ending its process group) and
+// respawned on next use; too many panics in a window degrade the
+// connection for a cooldown.
+func (a *Actor) onPanic(p guard.Panic) {
 	for id, ch := range a.children {
 		if ch.pid == nil || !ch.pid.Equals(p.PID) {
 			continue
@@ -238,8 +263,9 @@ func (a *Actor) onPanic(c *actor.Context, p guard.Panic) {
 			}
 		}
 		ch.panics = append(recent, now)
-		c.Engine().Poison(ch.pid)
-		ch.pid = nil
+		if s, ok := a.stopChild(id); ok {
+			a.awaitStops([]stopping{s}, nil)
+		}
 		st := a.statuses[id]
 		st.State, st.LastError, st.ChangedAt = session.StateIdle, p.Error(), now
 		if len(ch.panics) >= a.opts.PanicLimit {

@@ -1,0 +1,312 @@
+package supervisor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/session"
+)
+
+// Reconcile replaces the supervisor's connections with Connections, the
+// complete effective set. A new connection gets a session actor; a removed
+// or disabled one has its session actor stopped (its upstream session
+// closed, its stdio process group ended); one whose session fingerprint
+// changed (transport, env, headers, auth_ref, auth record) gets a fresh
+// session actor. New, replaced and re-enabled connections list their
+// catalog at once, which the supervisor stores.
+type Reconcile struct {
+	Connections []config.Connection
+	// Fingerprints are the session fingerprints by connection id (see
+	// Fingerprint); a connection missing here is fingerprinted without
+	// its auth record. Handle.Reconcile fills them.
+	Fingerprints map[string]string
+	Reply        reply.To[Reconciled]
+}
+
+// Reconciled answers Reconcile once every session actor it stopped is gone
+// (or its CloseTimeout and a grace period have passed) and the process
+// groups of their stdio servers were killed. The lists are sorted.
+type Reconciled struct {
+	// Registered are the ids of new connections.
+	Registered []string
+	// Updated are the ids of connections whose definition, enabled flag
+	// or session fingerprint changed.
+	Updated []string
+	// Removed are the ids of connections no longer in the set.
+	Removed []string
+	// Replaced are the updated ids whose session fingerprint changed:
+	// they get a fresh session.
+	Replaced []string
+	// Stopped are the ids whose live session actor was stopped (removed,
+	// disabled or replaced).
+	Stopped []string
+}
+
+// AuthHash returns a digest of the auth record conn's sessions would bind
+// (which record, and its content), "" when there is none. The app
+// provides it; the supervisor only compares digests.
+type AuthHash func(ctx context.Context, conn config.Connection) string
+
+// authHashTimeout bounds the auth lookups of one fingerprinting.
+const authHashTimeout = 10 * time.Second
+
+// stopGrace is how long, beyond the session's CloseTimeout, a reconcile
+// waits for a stopped session actor before it kills the process groups
+// anyway and answers.
+const stopGrace = 2 * time.Second
+
+// Fingerprint digests what a connection's upstream session is made of: its
+// transport (kind, command, args, env, cwd, url, headers), its auth_ref and
+// authHash, the digest of its auth record's content. Two connections with
+// the same fingerprint can share a session; a change means a fresh one.
+// Enabled, provider, account, profile and metadata are not part of it.
+func Fingerprint(c config.Connection, authHash string) string {
+	data, err := json.Marshal(struct {
+		Transport config.Transport `json:"transport"`
+		AuthRef   *string          `json:"auth_ref"`
+		Auth      string           `json:"auth"`
+	}{c.Transport, c.AuthRef, authHash})
+	if err != nil { // a Transport of strings and string maps always encodes
+		panic("supervisor: fingerprint: " + err.Error())
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// fingerprints computes the fingerprint of every connection, looking auth
+// records up with hash (none when nil), within authHashTimeout.
+func fingerprints(ctx context.Context, conns []config.Connection, hash AuthHash) map[string]string {
+	ctx, cancel := context.WithTimeout(ctx, authHashTimeout)
+	defer cancel()
+	out := make(map[string]string, len(conns))
+	for _, c := range conns {
+		auth := ""
+		if hash != nil {
+			auth = hash(ctx, c)
+		}
+		out[c.ID] = Fingerprint(c, auth)
+	}
+	return out
+}
+
+// Internal messages of a reconcile.
+type (
+	// reconciled arrives once the session actors a reconcile stopped are
+	// gone; the supervisor then warms the connections and answers.
+	reconciled struct {
+		result Reconciled
+		warm   []string
+		reply  reply.To[Reconciled]
+	}
+)
+
+// stopping is a session actor being stopped and the transports it made.
+type stopping struct {
+	done context.Context
+	made *transports
+}
+
+func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
+	next := make(map[string]config.Connection, len(m.Connections))
+	for _, conn := range m.Connections {
+		next[conn.ID] = conn
+	}
+	var (
+		res   Reconciled
+		stops []stopping
+		warm  []string
+	)
+	stop := func(id string) {
+		if s, ok := a.stopChild(id); ok {
+			stops = append(stops, s)
+			res.Stopped = append(res.Stopped, id)
+		}
+	}
+	order := a.order[:0:0]
+	for _, id := range a.order {
+		if _, ok := next[id]; ok {
+			order = append(order, id)
+			continue
+		}
+		res.Removed = append(res.Removed, id)
+		stop(id)
+		delete(a.conns, id)
+		delete(a.fingerprints, id)
+		delete(a.statuses, id)
+	}
+	for _, conn := range m.Connections {
+		id := conn.ID
+		fp, ok := m.Fingerprints[id]
+		if !ok {
+			fp = Fingerprint(conn, "")
+		}
+		old, had := a.conns[id]
+		switch {
+		case !had:
+			res.Registered = append(res.Registered, id)
+			order = append(order, id)
+			a.statuses[id] = session.Status{Connection: id, State: session.StateIdle, ChangedAt: time.Now()}
+			if conn.IsEnabled() {
+				warm = append(warm, id)
+			}
+		case a.fingerprints[id] != fp:
+			res.Updated = append(res.Updated, id)
+			res.Replaced = append(res.Replaced, id)
+			stop(id)
+			if ch := a.children[id]; ch != nil {
+				ch.panics, ch.degradedUntil = nil, time.Time{} // a new definition starts afresh
+			}
+			if conn.IsEnabled() {
+				warm = append(warm, id)
+			}
+		case !reflect.DeepEqual(old, conn):
+			res.Updated = append(res.Updated, id)
+			switch {
+			case old.IsEnabled() && !conn.IsEnabled():
+				stop(id)
+			case !old.IsEnabled() && conn.IsEnabled():
+				warm = append(warm, id)
+			}
+		}
+		a.conns[id] = conn
+		a.fingerprints[id] = fp
+	}
+	a.order = order
+	for _, l := range [][]string{res.Registered, res.Updated, res.Removed, res.Replaced, res.Stopped} {
+		slices.Sort(l)
+	}
+	done := reconciled{result: res, warm: warm, reply: m.Reply}
+	if len(stops) == 0 {
+		a.finishReconcile(c, done)
+		return
+	}
+	a.awaitStops(stops, done)
+}
+
+// stopChild stops the live session actor of id, if any: it closes its
+// upstream session within CloseTimeout. The caller waits on the returned
+// stopping (off the inbox) and then ends the process groups.
+func (a *Actor) stopChild(id string) (stopping, bool) {
+	ch := a.children[id]
+	if ch == nil || ch.pid == nil {
+		return stopping{}, false
+	}
+	s := stopping{done: a.engine.Poison(ch.pid), made: ch.made}
+	ch.pid, ch.made = nil, nil
+	if st, ok := a.statuses[id]; ok {
+		st.State, st.CallsInFlight, st.ChangedAt = session.StateIdle, 0, time.Now()
+		a.statuses[id] = st
+	}
+	return s, true
+}
+
+// awaitStops waits, in a goroutine bounded by CloseTimeout plus stopGrace,
+// until the stopped session actors are gone, kills the process groups of
+// what they started, and then sends then (if any) to the supervisor.
+func (a *Actor) awaitStops(stops []stopping, then any) {
+	engine, self := a.engine, a.self
+	limit := a.opts.Session.CloseTimeout + stopGrace
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
+		defer cancel()
+		for _, s := range stops {
+			select {
+			case <-s.done.Done():
+			case <-ctx.Done():
+			}
+		}
+		if ctx.Err() != nil {
+			slog.Warn("session actors still stopping; killing their process groups", "waited", limit)
+		}
+		for _, s := range stops {
+			s.made.kill()
+		}
+		if then != nil {
+			engine.Send(self, then)
+		}
+	}()
+}
+
+// finishReconcile starts, and lists the catalogs of, the connections the
+// reconcile (re)started and that are still enabled, then answers.
+func (a *Actor) finishReconcile(c *actor.Context, m reconciled) {
+	for _, id := range m.warm {
+		conn, ok := a.conns[id]
+		if !ok || !conn.IsEnabled() {
+			continue
+		}
+		pid, err := a.session(c, id)
+		if err != nil {
+			slog.Warn("reconcile: no session", "connection", id, "err", err)
+			continue
+		}
+		// No reply address: the listed catalog comes back unasked, as a
+		// CatalogListed, and is stored like a tools/list_changed one.
+		sess := a.opts.Session
+		c.Send(pid, session.ListCatalog{Deadline: time.Now().Add(sess.ConnectTimeout + sess.CallTimeout)})
+	}
+	if m.reply != nil {
+		m.reply(m.result)
+	}
+}
+
+// transports is the transport factory of one session actor incarnation:
+// it remembers the transports it made, so that once the actor has stopped
+// the supervisor can end what they started (a stdio server's whole process
+// group). Safe for concurrent use.
+type transports struct {
+	inner session.TransportFactory
+
+	mu   sync.Mutex
+	made []mcp.Transport
+}
+
+// maxRemembered bounds the transports an incarnation remembers: only the
+// latest can still be open, older ones were closed when their session
+// ended; a few more cover closes still in progress.
+const maxRemembered = 4
+
+// NewTransport implements session.TransportFactory.
+func (t *transports) NewTransport(conn config.Connection) (mcp.Transport, error) {
+	tr, err := t.inner.NewTransport(conn)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.made = append(t.made, tr)
+	if len(t.made) > maxRemembered {
+		t.made = slices.Delete(t.made, 0, len(t.made)-maxRemembered)
+	}
+	t.mu.Unlock()
+	return tr, nil
+}
+
+// kill ends the peer of every remembered transport that can be killed: a
+// stdio server's process group, anything it started included. A transport
+// whose process already exited, or never started, is left alone.
+func (t *transports) kill() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	made := t.made
+	t.made = nil
+	t.mu.Unlock()
+	for _, tr := range made {
+		if k, ok := tr.(session.Killer); ok {
+			_ = k.Kill()
+		}
+	}
+}
