@@ -30,8 +30,8 @@ type process struct {
 }
 
 // startProcess runs `mcpflow serve` on cfgPath with runs answered at once
-// (--run-wait 0s) and waits until it answers /healthz.
-func startProcess(t *testing.T, cfgPath, logName string) *process {
+// (--run-wait 0s) and any extra flags, and waits until it answers /healthz.
+func startProcess(t *testing.T, cfgPath, logName string, extra ...string) *process {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
@@ -40,7 +40,7 @@ func startProcess(t *testing.T, cfgPath, logName string) *process {
 	out, err := os.Create(logs)
 	is.NoErr(err)
 	defer out.Close()
-	cmd := exec.Command(binary, "serve", "--config", cfgPath, "--listen", addr, "--run-wait", "0s")
+	cmd := exec.Command(binary, append([]string{"serve", "--config", cfgPath, "--listen", addr, "--run-wait", "0s"}, extra...)...)
 	cmd.Stdout, cmd.Stderr = out, out
 	is.NoErr(cmd.Start())
 	exited := make(chan struct{})

@@ -10,8 +10,9 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
-// resourceRef is the "ref" input of wf.source.read_resource.
-func resourceRef(input workflow.Object) (logical, uri string) {
+// ResourceRef reads the "ref" input of wf.source.read_resource: the
+// logical source and the URI to read.
+func ResourceRef(input workflow.Object) (logical, uri string) {
 	ref, _ := input["ref"].(map[string]any)
 	logical, _ = ref["logical_source"].(string)
 	uri, _ = ref["uri"].(string)
@@ -21,7 +22,7 @@ func resourceRef(input workflow.Object) (logical, uri string) {
 // readResource sends one attempt of a wf.source.read_resource call to the
 // session actor of the connection its logical source is bound to.
 func (a *Actor) readResource(f *inflight) {
-	logical, uri := resourceRef(f.call.Input)
+	logical, uri := ResourceRef(f.call.Input)
 	conn, ok := "", false
 	if a.spec.Sources != nil {
 		conn, ok = a.spec.Sources(logical)
@@ -41,11 +42,11 @@ func (a *Actor) readResource(f *inflight) {
 	})
 }
 
-// resourceOutput projects an MCP ReadResourceResult to the output of
+// ResourceOutput projects an MCP ReadResourceResult to the output of
 // wf.source.read_resource: the first content's text ("" for binary
 // content), truncated to max_chars characters.
-func resourceOutput(input, read workflow.Object) (workflow.Object, error) {
-	logical, uri := resourceRef(input)
+func ResourceOutput(input, read workflow.Object) (workflow.Object, error) {
+	logical, uri := ResourceRef(input)
 	limit := workflow.DefaultResourceChars
 	if n, ok := input["max_chars"].(float64); ok && n >= 1 {
 		limit = min(int(n), workflow.MaxResourceChars)

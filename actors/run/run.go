@@ -408,7 +408,7 @@ func (a *Actor) onToolResult(m session.ToolResult) {
 	}
 	delete(a.calls, id)
 	if m.Err == nil && a.spec.Targets[f.call.Capability].Resource {
-		m.Output, m.Err = resourceOutput(f.call.Input, m.Output)
+		m.Output, m.Err = ResourceOutput(f.call.Input, m.Output)
 	}
 	err := m.Err
 	if err != nil && f.attempts > 1 {

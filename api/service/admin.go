@@ -12,8 +12,9 @@ import (
 )
 
 func (s *Service) listConnections(context.Context, protocol.Empty) (protocol.ListConnectionsResult, error) {
-	out := make([]protocol.Connection, 0, len(s.Connections))
-	for _, c := range s.Connections {
+	conns := s.connections()
+	out := make([]protocol.Connection, 0, len(conns))
+	for _, c := range conns {
 		out = append(out, protocol.Connection{
 			ID: c.ID, Server: c.Server(), Account: c.AccountName(), Enabled: c.IsEnabled(),
 			Metadata: connectionMetadata(c), SourceConfigOwnership: firstNonEmpty(c.Ownership, "locked"),
@@ -49,8 +50,9 @@ func (s *Service) listConnectionStatuses(ctx context.Context, _ protocol.Empty) 
 	for _, st := range live {
 		byID[st.Connection] = st
 	}
-	out := make([]protocol.ConnectionStatus, 0, len(s.Connections))
-	for _, c := range s.Connections {
+	conns := s.connections()
+	out := make([]protocol.ConnectionStatus, 0, len(conns))
+	for _, c := range conns {
 		st := byID[c.ID]
 		row := protocol.ConnectionStatus{
 			ConnectionID: c.ID, Server: c.Server(), Account: c.AccountName(), Enabled: c.IsEnabled(),
@@ -72,7 +74,9 @@ func (s *Service) refreshCatalog(ctx context.Context, p protocol.RefreshCatalogP
 	if !s.isConnection(p.ConnectionID) {
 		return protocol.RefreshCatalogResult{}, notFound("unknown connection %q", p.ConnectionID)
 	}
+	before := s.recordRefreshStarted(ctx, p.ConnectionID)
 	snap, err := s.Supervisor.RefreshCatalog(ctx, p.ConnectionID)
+	s.recordRefreshEnded(ctx, p.ConnectionID, before, snap, err)
 	if err != nil {
 		return protocol.RefreshCatalogResult{}, upstream("refresh catalog of %q: %v", p.ConnectionID, err)
 	}

@@ -56,6 +56,7 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 	if err := s.saveArtifact(ctx, a); err != nil {
 		return nil, err
 	}
+	s.recordArtifactSaved(ctx, a, protocol.Object{"created_from_draft": true})
 	logical := logicalSources(required)
 	suggested := map[string]string{}
 	for _, src := range logical {

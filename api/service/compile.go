@@ -103,6 +103,7 @@ func (s *Service) createFromPlan(ctx context.Context, p protocol.CreateFromPlanP
 	if err := s.saveArtifact(ctx, a); err != nil {
 		return protocol.SaveArtifactResult{}, err
 	}
+	s.recordArtifactSaved(ctx, a, protocol.Object{"created_from_plan": true})
 	return protocol.SaveArtifactResult{ArtifactID: a.ID, Version: a.Version, Saved: true}, nil
 }
 

@@ -110,6 +110,7 @@ func (s *Service) saveDeployment(ctx context.Context, p protocol.SaveDeploymentP
 	if err := s.Store.SaveDeployment(ctx, d); err != nil {
 		return protocol.SaveDeploymentResult{}, storeErr(err, fmt.Sprintf("deployment %q", d.ID))
 	}
+	s.recordDeploymentSaved(ctx, d)
 	return protocol.SaveDeploymentResult{DeploymentID: d.ID, ArtifactID: d.ArtifactID, ArtifactVersion: d.ArtifactVersion, Saved: true}, nil
 }
 

@@ -128,7 +128,7 @@ func newFixture(t *testing.T) *fixture {
 	})
 	reg := catalog.NewRegistry(snapshots())
 	svc := &service.Service{
-		Store: st, Catalogs: reg, Engine: e, Supervisor: sup, Connections: conns,
+		Store: st, Catalogs: reg, Engine: e, Supervisor: sup, Connections: config.NewView(conns),
 		StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second,
 	}
 	return &fixture{svc: svc, store: st, registry: reg, methods: svc.Methods()}

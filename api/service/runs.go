@@ -72,6 +72,7 @@ func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, re
 	if ack.Err != nil {
 		return protocol.RunResult{}, upstream("%v", ack.Err)
 	}
+	s.recordRunStarted(ctx, ack.Run, resume != nil)
 	current := ack.Run
 	if s.RunWait > 0 {
 		wctx, cancel := context.WithTimeout(ctx, s.RunWait)
@@ -89,6 +90,7 @@ func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, re
 
 // launch continues a recovered run in the background.
 func (s *Service) launch(rec store.Run, setup runSetup) {
+	s.recordRunStarted(context.Background(), rec, true)
 	s.spawnRun(rec, setup, nil, nil, nil)
 }
 
@@ -102,6 +104,7 @@ func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, st
 	s.live.Store(rec.ID, incarnation)
 	finished := func(r store.Run) {
 		s.live.CompareAndDelete(rec.ID, incarnation)
+		s.recordRunEnded(r)
 		if done != nil {
 			done(r)
 		}

@@ -32,8 +32,10 @@ type Service struct {
 	Catalogs   *catalog.Registry
 	Engine     *actor.Engine
 	Supervisor *supervisor.Handle
-	// Connections are the configured MCP sources, sorted by id.
-	Connections []config.Connection
+	// Connections is the live view of the effective MCP sources: the
+	// config merged with the source registry, replaced by each apply.
+	// Handlers read it through connections and connection.
+	Connections *config.View
 	StoreRoot   string
 	// RunWait bounds how long runs.start waits for a run to finish before
 	// answering with its current, still running, state.
@@ -51,6 +53,8 @@ type Service struct {
 	// live maps the id of each run whose actor is running to it.
 	live         sync.Map
 	incarnations atomic.Uint64
+	// registryMu runs source registry mutations and applies one at a time.
+	registryMu sync.Mutex
 }
 
 // Methods returns the method table: each area of the API contributes its
@@ -140,14 +144,21 @@ func (s *Service) health(context.Context, protocol.Empty) (protocol.HealthResult
 	return protocol.HealthResult{Status: "ok", StoreRoot: s.StoreRoot}, nil
 }
 
-// connection finds a configured connection.
-func (s *Service) connection(id string) (config.Connection, bool) {
-	for _, c := range s.Connections {
-		if c.ID == id {
-			return c, true
-		}
+// connections returns the effective connections now, sorted by id: one
+// snapshot that a concurrent apply does not change. Do not modify it.
+func (s *Service) connections() []config.Connection {
+	if s.Connections == nil {
+		return nil
 	}
-	return config.Connection{}, false
+	return s.Connections.All()
+}
+
+// connection finds an effective connection.
+func (s *Service) connection(id string) (config.Connection, bool) {
+	if s.Connections == nil {
+		return config.Connection{}, false
+	}
+	return s.Connections.Get(id)
 }
 
 // isEnabledConnection reports whether id names an enabled connection.

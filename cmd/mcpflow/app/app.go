@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
@@ -68,11 +69,12 @@ type App struct {
 	http       *http.Server
 }
 
-// DefaultTransports reach stdio subprocesses and streamable HTTP servers.
-func DefaultTransports() session.TransportFactory {
+// DefaultTransports reach stdio subprocesses and streamable HTTP servers,
+// with the credentials creds binds (nil: none).
+func DefaultTransports(creds session.Credentials) session.TransportFactory {
 	return session.Factories{
-		config.TransportStdio: session.Stdio{TerminateDuration: 2 * time.Second},
-		config.TransportHTTP:  session.HTTP{},
+		config.TransportStdio: session.Stdio{TerminateDuration: 2 * time.Second, Credentials: creds},
+		config.TransportHTTP:  session.HTTP{Credentials: creds},
 	}
 }
 
@@ -101,7 +103,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	}
 	transports := opts.Transports
 	if transports == nil {
-		transports = DefaultTransports()
+		transports = DefaultTransports(credentials.NewBinder(credentials.FromStore(a.store)))
 	}
 	snaps, err := a.store.ListCatalogs(ctx)
 	if err != nil {
@@ -109,14 +111,23 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		return nil, fmt.Errorf("load catalogs: %w", err)
 	}
 	registry := catalog.NewRegistry(snaps)
-	conns := opts.Config.Connections()
+	// The effective sources: the config merged with the source registry.
+	sources, err := service.LoadSources(ctx, a.store, opts.Config.Connections())
+	if err != nil {
+		a.closeStore()
+		return nil, fmt.Errorf("load sources: %w", err)
+	}
+	conns := sources.All()
+	if opts.Supervisor.AuthHash == nil {
+		opts.Supervisor.AuthHash = authDigest(a.store)
+	}
 	a.supervisor = supervisor.Spawn(a.engine, conns, transports, liveCatalogs{Catalogs: a.store, registry: registry}, opts.Supervisor)
 	if opts.WarmUp > 0 {
 		sess := opts.Supervisor.Session
 		warmUp(a.supervisor, conns, registry, opts.WarmUp, sess.ConnectTimeout+sess.CallTimeout)
 	}
 	svc := &service.Service{
-		Store: a.store, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Connections: conns,
+		Store: a.store, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Connections: sources,
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
 		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout,
 	}

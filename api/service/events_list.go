@@ -1,0 +1,196 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// listEvents answers workflow.admin.events.list: every event the store
+// keeps (the newest store.MaxEvents), oldest first. Each has its
+// timestamp: the recorder always sets one (the reference's local server
+// did not, Appendix C.9).
+func (s *Service) listEvents(ctx context.Context, _ protocol.Empty) (protocol.ListAdminEventsResult, error) {
+	evs, err := s.Store.ListEvents(ctx, 0, 0)
+	if err != nil {
+		return protocol.ListAdminEventsResult{}, storeErr(err, "admin events")
+	}
+	out := make([]protocol.AdminEvent, 0, len(evs))
+	for _, e := range evs {
+		payload := e.Payload
+		if payload == nil {
+			payload = protocol.Object{}
+		}
+		out = append(out, protocol.AdminEvent{
+			Kind: e.Kind, TimestampEpochMs: e.TimestampEpochMs,
+			ConnectionID: e.ConnectionID, CapabilityID: e.CapabilityID, WorkflowName: e.WorkflowName,
+			Payload: payload,
+		})
+	}
+	return protocol.ListAdminEventsResult{Events: out, Total: len(out)}, nil
+}
+
+// recordArtifactSaved records workflow_artifact_saved; how tells how it
+// was made (created_from_plan, created_from_draft), if not given whole.
+func (s *Service) recordArtifactSaved(ctx context.Context, a store.Artifact, how protocol.Object) {
+	payload := protocol.Object{"artifact_id": a.ID, "version": a.Version, "kind": a.Kind}
+	for k, v := range how {
+		payload[k] = v
+	}
+	s.record(ctx, Event{Kind: EventArtifactSaved, CapabilityID: artifactCapability(a.ID, a.Version), WorkflowName: a.ID, Payload: payload})
+}
+
+// recordDeploymentSaved records workflow_deployment_saved.
+func (s *Service) recordDeploymentSaved(ctx context.Context, d store.Deployment) {
+	s.record(ctx, Event{Kind: EventDeploymentSaved, CapabilityID: "deployment." + d.ID, WorkflowName: d.ArtifactID,
+		Payload: protocol.Object{"deployment_id": d.ID, "artifact_id": d.ArtifactID, "artifact_version": d.ArtifactVersion, "binding_count": len(d.Bindings)}})
+}
+
+// recordRunStarted records workflow_run_started for a new run, or
+// workflow_run_resumed for a run that continues (a resume, or a recovery
+// after a stop).
+func (s *Service) recordRunStarted(ctx context.Context, r store.Run, resumed bool) {
+	kind := EventRunStarted
+	if resumed {
+		kind = EventRunResumed
+	}
+	s.record(ctx, runEvent(kind, r))
+}
+
+// recordRunEnded records how an incarnation of a run stopped:
+// workflow_run_completed, or workflow_run_failed (a cancelled run is
+// failed too, its payload says cancelled). A pause records nothing: the
+// run waits for its resume. The payload never holds the run's error
+// text, which may quote an upstream; workflow.runs.inspect shows it.
+func (s *Service) recordRunEnded(r store.Run) {
+	var kind string
+	switch r.Status {
+	case store.RunCompleted:
+		kind = EventRunCompleted
+	case store.RunFailed, store.RunCancelled:
+		kind = EventRunFailed
+	default:
+		return
+	}
+	s.record(context.Background(), runEvent(kind, r))
+}
+
+func runEvent(kind string, r store.Run) Event {
+	payload := protocol.Object{
+		"run_id": r.ID, "deployment_id": r.DeploymentID, "artifact_id": r.ArtifactID, "artifact_version": r.ArtifactVersion,
+		"status": r.Status, "trace_count": r.TraceCount,
+	}
+	if r.Outcome != nil {
+		payload["outcome"] = *r.Outcome
+	}
+	return Event{Kind: kind, CapabilityID: artifactCapability(r.ArtifactID, r.ArtifactVersion), WorkflowName: r.ArtifactID, Payload: payload}
+}
+
+// recordRefreshStarted records catalog_refresh_started and returns the
+// snapshot the refresh replaces, for recordRefreshEnded.
+func (s *Service) recordRefreshStarted(ctx context.Context, connectionID string) *catalog.Snapshot {
+	s.record(ctx, Event{Kind: EventCatalogRefreshStarted, ConnectionID: connectionID, Payload: protocol.Object{"connection_id": connectionID}})
+	if before, ok := s.Catalogs.Get(connectionID); ok {
+		return &before
+	}
+	return nil
+}
+
+// recordRefreshEnded records catalog_refresh_failed, or
+// catalog_refresh_completed after one tools_changed, resources_changed
+// and prompts_changed event for each list that differs from the snapshot
+// before (names added, removed or changed).
+func (s *Service) recordRefreshEnded(ctx context.Context, connectionID string, before *catalog.Snapshot, after catalog.Snapshot, err error) {
+	if err != nil {
+		s.record(ctx, Event{Kind: EventCatalogRefreshFailed, ConnectionID: connectionID,
+			Payload: protocol.Object{"connection_id": connectionID, "error": redactURLQueries(err.Error())}})
+		return
+	}
+	var old catalog.Snapshot
+	if before != nil {
+		old = *before
+	}
+	for _, c := range []struct {
+		kind             string
+		before, after    map[string]string
+		countKey, prefix string
+	}{
+		{EventToolsChanged, indexByKey(old.Tools, func(t catalog.Tool) string { return t.Name }), indexByKey(after.Tools, func(t catalog.Tool) string { return t.Name }), "node_count", after.ConnectionID + "."},
+		{EventResourcesChanged, indexByKey(old.Resources, func(r catalog.Resource) string { return r.URI }), indexByKey(after.Resources, func(r catalog.Resource) string { return r.URI }), "resource_count", ""},
+		{EventPromptsChanged, indexByKey(old.Prompts, func(p catalog.Prompt) string { return p.Name }), indexByKey(after.Prompts, func(p catalog.Prompt) string { return p.Name }), "prompt_count", after.ConnectionID + "."},
+	} {
+		added, removed, changed := diffNamed(c.before, c.after)
+		if len(added)+len(removed)+len(changed) == 0 {
+			continue
+		}
+		s.record(ctx, Event{Kind: c.kind, ConnectionID: connectionID, Payload: protocol.Object{
+			"connection_id": connectionID, c.countKey: len(c.after),
+			"added": withPrefix(c.prefix, added), "removed": withPrefix(c.prefix, removed), "changed": withPrefix(c.prefix, changed),
+		}})
+	}
+	s.record(ctx, Event{Kind: EventCatalogRefreshCompleted, ConnectionID: connectionID, Payload: protocol.Object{
+		"connection_id": connectionID, "fetched_at_epoch_ms": after.FetchedAtEpochMs,
+		"node_count": len(after.Tools), "resource_count": len(after.Resources), "prompt_count": len(after.Prompts),
+	}})
+}
+
+// byName indexes items by key, as their JSON (so a changed schema or
+// description shows as changed).
+func indexByKey[T any](items []T, key func(T) string) map[string]string {
+	out := make(map[string]string, len(items))
+	for _, it := range items {
+		data, err := json.Marshal(it)
+		if err != nil {
+			data = []byte(fmt.Sprintf("%#v", it))
+		}
+		out[key(it)] = string(data)
+	}
+	return out
+}
+
+// diffNamed compares two indexes: the names only in after, only in
+// before, and in both with different content, each sorted.
+func diffNamed(before, after map[string]string) (added, removed, changed []string) {
+	added, removed, changed = []string{}, []string{}, []string{}
+	for name, v := range after {
+		old, ok := before[name]
+		switch {
+		case !ok:
+			added = append(added, name)
+		case old != v:
+			changed = append(changed, name)
+		}
+	}
+	for name := range before {
+		if _, ok := after[name]; !ok {
+			removed = append(removed, name)
+		}
+	}
+	sort.Strings(added)
+	sort.Strings(removed)
+	sort.Strings(changed)
+	return added, removed, changed
+}
+
+func withPrefix(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
+}
+
+// urlQuery matches the query of a URL in a message.
+var urlQuery = regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^\s?#"'<>]*)\?[^\s#"'<>]*`)
+
+// redactURLQueries removes URL queries from a message that leaves the
+// server (an event, a call diagnostic): a query may carry a key or token.
+func redactURLQueries(msg string) string {
+	return urlQuery.ReplaceAllString(msg, "$1?[redacted]")
+}
