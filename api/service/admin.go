@@ -74,9 +74,9 @@ func (s *Service) refreshCatalog(ctx context.Context, p protocol.RefreshCatalogP
 	if !s.isConnection(p.ConnectionID) {
 		return protocol.RefreshCatalogResult{}, notFound("unknown connection %q", p.ConnectionID)
 	}
-	before := s.recordRefreshStarted(ctx, p.ConnectionID)
+	s.recordRefreshStarted(ctx, p.ConnectionID)
 	snap, err := s.Supervisor.RefreshCatalog(ctx, p.ConnectionID)
-	s.recordRefreshEnded(ctx, p.ConnectionID, before, snap, err)
+	s.recordRefreshEnded(ctx, p.ConnectionID, snap, err)
 	if err != nil {
 		return protocol.RefreshCatalogResult{}, upstream("refresh catalog of %q: %v", p.ConnectionID, err)
 	}

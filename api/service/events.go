@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -48,19 +49,22 @@ type Event struct {
 	Payload      protocol.Object
 }
 
-// record appends an event to the admin event log. Recording is best
-// effort: a failure is logged and never fails the operation that caused
-// the event.
-func (s *Service) record(ctx context.Context, e Event) {
+// record appends an event to the admin event log.
+func (s *Service) record(ctx context.Context, e Event) { appendEvent(ctx, s.Store, s.now(), e) }
+
+// appendEvent appends an event to the admin event log of st, stamped now.
+// Recording is best effort: a failure is logged and never fails the
+// operation that caused the event.
+func appendEvent(ctx context.Context, st store.Events, now time.Time, e Event) {
 	payload := e.Payload
 	if payload == nil {
 		payload = protocol.Object{}
 	}
-	ev := store.Event{Kind: e.Kind, TimestampEpochMs: s.now().UnixMilli(), Payload: payload,
+	ev := store.Event{Kind: e.Kind, TimestampEpochMs: now.UnixMilli(), Payload: payload,
 		ConnectionID: optional(e.ConnectionID), CapabilityID: optional(e.CapabilityID), WorkflowName: optional(e.WorkflowName)}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
-	if _, err := s.Store.AppendEvent(ctx, ev); err != nil {
+	if _, err := st.AppendEvent(ctx, ev); err != nil {
 		slog.Warn("admin event not recorded", "kind", e.Kind, "err", err)
 	}
 }

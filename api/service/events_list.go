@@ -92,47 +92,18 @@ func runEvent(kind string, r store.Run) Event {
 	return Event{Kind: kind, CapabilityID: artifactCapability(r.ArtifactID, r.ArtifactVersion), WorkflowName: r.ArtifactID, Payload: payload}
 }
 
-// recordRefreshStarted records catalog_refresh_started and returns the
-// snapshot the refresh replaces, for recordRefreshEnded.
-func (s *Service) recordRefreshStarted(ctx context.Context, connectionID string) *catalog.Snapshot {
+// recordRefreshStarted records catalog_refresh_started.
+func (s *Service) recordRefreshStarted(ctx context.Context, connectionID string) {
 	s.record(ctx, Event{Kind: EventCatalogRefreshStarted, ConnectionID: connectionID, Payload: protocol.Object{"connection_id": connectionID}})
-	if before, ok := s.Catalogs.Get(connectionID); ok {
-		return &before
-	}
-	return nil
 }
 
-// recordRefreshEnded records catalog_refresh_failed, or
-// catalog_refresh_completed after one tools_changed, resources_changed
-// and prompts_changed event for each list that differs from the snapshot
-// before (names added, removed or changed).
-func (s *Service) recordRefreshEnded(ctx context.Context, connectionID string, before *catalog.Snapshot, after catalog.Snapshot, err error) {
+// recordRefreshEnded records catalog_refresh_failed or
+// catalog_refresh_completed; what changed is recorded by CatalogStored.
+func (s *Service) recordRefreshEnded(ctx context.Context, connectionID string, after catalog.Snapshot, err error) {
 	if err != nil {
 		s.record(ctx, Event{Kind: EventCatalogRefreshFailed, ConnectionID: connectionID,
 			Payload: protocol.Object{"connection_id": connectionID, "error": redactURLQueries(err.Error())}})
 		return
-	}
-	var old catalog.Snapshot
-	if before != nil {
-		old = *before
-	}
-	for _, c := range []struct {
-		kind             string
-		before, after    map[string]string
-		countKey, prefix string
-	}{
-		{EventToolsChanged, indexByKey(old.Tools, func(t catalog.Tool) string { return t.Name }), indexByKey(after.Tools, func(t catalog.Tool) string { return t.Name }), "node_count", after.ConnectionID + "."},
-		{EventResourcesChanged, indexByKey(old.Resources, func(r catalog.Resource) string { return r.URI }), indexByKey(after.Resources, func(r catalog.Resource) string { return r.URI }), "resource_count", ""},
-		{EventPromptsChanged, indexByKey(old.Prompts, func(p catalog.Prompt) string { return p.Name }), indexByKey(after.Prompts, func(p catalog.Prompt) string { return p.Name }), "prompt_count", after.ConnectionID + "."},
-	} {
-		added, removed, changed := diffNamed(c.before, c.after)
-		if len(added)+len(removed)+len(changed) == 0 {
-			continue
-		}
-		s.record(ctx, Event{Kind: c.kind, ConnectionID: connectionID, Payload: protocol.Object{
-			"connection_id": connectionID, c.countKey: len(c.after),
-			"added": withPrefix(c.prefix, added), "removed": withPrefix(c.prefix, removed), "changed": withPrefix(c.prefix, changed),
-		}})
 	}
 	s.record(ctx, Event{Kind: EventCatalogRefreshCompleted, ConnectionID: connectionID, Payload: protocol.Object{
 		"connection_id": connectionID, "fetched_at_epoch_ms": after.FetchedAtEpochMs,

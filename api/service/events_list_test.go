@@ -142,3 +142,21 @@ func TestDirectToolCallsAreEvents(t *testing.T) {
 	is.True(!strings.Contains(jsonOf(evs), "private words"))
 	is.Equal(evs[1].Payload["outcome"], "ok")
 }
+
+func TestAChangedToolADeploymentBindsIsRecordedAsDrift(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	counterDeployment(t, f) // saved against the seeded snapshot of fake.one
+	before := mustCall[protocol.ValidateDeploymentResult](t, f, protocol.MethodDeploymentsValidate, `{"deployment_id":"count"}`)
+	is.Equal(before.Status, "runnable")
+
+	// The live server's counter differs from the seeded one.
+	mustCall[protocol.RefreshCatalogResult](t, f, protocol.MethodConnectionsRefreshCatalog, `{"connection_id":"fake.one"}`)
+	drift := eventsOfKind(adminEvents(t, f), "capability_drift")
+	is.Equal(len(drift), 1)
+	is.Equal(*drift[0].CapabilityID, "fake.one.counter")
+	is.Equal(drift[0].Payload["deployments"], []any{"count"})
+	after := mustCall[protocol.ValidateDeploymentResult](t, f, protocol.MethodDeploymentsValidate, `{"deployment_id":"count"}`)
+	is.Equal(after.Status, "unrunnable") // drift policy block
+	is.Equal(after.Diagnostics[0].Code, "schema_changed")
+}

@@ -119,14 +119,17 @@ func newFixture(t *testing.T) *fixture {
 	st := store.NewMemory()
 	opts := supervisor.DefaultOptions()
 	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 5*time.Second, 5*time.Second, time.Second
+	// The seeded snapshots stand for the catalogs: sessions do not list
+	// their own when they open, only refresh_catalog does.
+	opts.Session.CatalogMaxAge = 0
 	conns := connections()
-	sup := supervisor.Spawn(e, conns, fakes.NewInMemory(nil), st, opts)
+	reg := catalog.NewRegistry(snapshots())
+	sup := supervisor.Spawn(e, conns, fakes.NewInMemory(nil), service.NewCatalogSink(st, reg), opts)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
 		is.NoErr(sup.Stop(ctx)) // stop the supervisor
 	})
-	reg := catalog.NewRegistry(snapshots())
 	svc := &service.Service{
 		Store: st, Catalogs: reg, Engine: e, Supervisor: sup, Connections: config.NewView(conns),
 		StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second,

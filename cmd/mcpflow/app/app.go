@@ -121,7 +121,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	if opts.Supervisor.AuthHash == nil {
 		opts.Supervisor.AuthHash = authDigest(a.store)
 	}
-	a.supervisor = supervisor.Spawn(a.engine, conns, transports, liveCatalogs{Catalogs: a.store, registry: registry}, opts.Supervisor)
+	a.supervisor = supervisor.Spawn(a.engine, conns, transports, service.NewCatalogSink(a.store, registry), opts.Supervisor)
 	if opts.WarmUp > 0 {
 		sess := opts.Supervisor.Session
 		warmUp(a.supervisor, conns, registry, opts.WarmUp, sess.ConnectTimeout+sess.CallTimeout)
@@ -177,22 +177,6 @@ func (a *App) closeStore() error {
 	if err := a.store.Close(); err != nil {
 		return fmt.Errorf("close store: %w", err)
 	}
-	return nil
-}
-
-// liveCatalogs stores each snapshot, then publishes it to the registry
-// that request handlers read.
-type liveCatalogs struct {
-	store.Catalogs
-	registry *catalog.Registry
-}
-
-// SaveCatalog stores s and publishes it.
-func (l liveCatalogs) SaveCatalog(ctx context.Context, s catalog.Snapshot) error {
-	if err := l.Catalogs.SaveCatalog(ctx, s); err != nil {
-		return err
-	}
-	l.registry.Put(s)
 	return nil
 }
 
