@@ -329,10 +329,12 @@ func TestCloseWhileWriteBlocked(t *testing.T) {
 	big := map[string]string{"pad": strings.Repeat("x", 16<<20)}
 	callErr := make(chan error, 1)
 	go func() { callErr <- c.Call(context.Background(), "x", big, nil) }()
-	// Wait (bounded) until the call holds the write lock for a while.
+	// Wait (bounded) until the call holds the write lock for a while. The
+	// bound covers encoding 16 MiB twice first, which takes seconds under
+	// the race detector.
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
-	giveUp := time.After(wait)
+	giveUp := time.After(6 * wait)
 	for held := 0; held < 50; {
 		select {
 		case <-tick.C:
