@@ -36,10 +36,8 @@ func testOptions() session.Options {
 		CloseTimeout:    time.Second,
 		MaxInFlight:     32,
 		MaxQueued:       64,
-		Policy: session.Policy{
-			MinBackoff: 50 * time.Millisecond, MaxBackoff: 400 * time.Millisecond,
-			StablePeriod: time.Minute, ProbeInterval: 100 * time.Millisecond,
-		},
+		MinBackoff:      50 * time.Millisecond,
+		MaxBackoff:      400 * time.Millisecond,
 	}
 }
 

@@ -87,8 +87,6 @@ type Server struct {
 	// connections.
 	base  context.Context
 	close context.CancelFunc
-	// track counts requests and WebSocket connections for Shutdown.
-	track tracker
 }
 
 // New returns a server of methods checked against c. Zero options take
@@ -117,8 +115,7 @@ func version() string {
 }
 
 // Close ends every WebSocket connection; in-flight handlers see their
-// context cancelled. Shutdown does the same after a grace period, and
-// waits.
+// context cancelled.
 func (s *Server) Close() { s.close() }
 
 // Handler routes /ws, /rpc and /healthz.

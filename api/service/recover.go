@@ -29,9 +29,7 @@ func (s *Service) RecoverRuns(ctx context.Context) (Recovered, error) {
 	for _, r := range running {
 		setup, why := s.resumable(ctx, r)
 		if why == "" {
-			if err := s.launch(r, setup); err != nil {
-				return got, fmt.Errorf("resume run %s: %w", r.ID, err)
-			}
+			s.launch(r, setup)
 			got.Resumed++
 			slog.Info("run resumed after a stop", "run", r.ID, "step", r.CurrentStep)
 			continue
