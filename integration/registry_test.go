@@ -140,7 +140,7 @@ func (pr *process) stop(t *testing.T) {
 }
 
 // upstreams returns the pids of the running fakemcp processes whose parent
-// is pid.
+// is pid, or whose parent's parent is (a stdio server runs under a reaper).
 func upstreams(t *testing.T, pid int) []int {
 	t.Helper()
 	dirs, err := os.ReadDir("/proc")
@@ -152,7 +152,10 @@ func upstreams(t *testing.T, pid int) []int {
 			continue
 		}
 		ppid, state, ok := procStat(child)
-		if !ok || ppid != pid || state == "Z" {
+		if !ok || state == "Z" {
+			continue
+		}
+		if grand, _, ok := procStat(ppid); ppid != pid && (!ok || grand != pid) {
 			continue
 		}
 		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -27,6 +28,8 @@ type File struct {
 type Server struct {
 	Store   Store        `json:"store"`
 	Sources []Connection `json:"sources"`
+	// Supervision is every source's default supervision policy.
+	Supervision *Supervision `json:"supervision,omitempty"`
 }
 
 // Store says where records are kept.
@@ -47,24 +50,36 @@ type Connection struct {
 	Transport Transport      `json:"transport"`
 	AuthRef   *string        `json:"auth_ref,omitempty"`
 	Metadata  map[string]any `json:"metadata,omitempty"`
+	// Supervision overrides the server's supervision policy for this
+	// source.
+	Supervision *Supervision `json:"supervision,omitempty"`
 }
 
 // Transport says how to reach an MCP server: a stdio subprocess or a
 // streamable HTTP endpoint.
 type Transport struct {
-	Kind    string            `json:"kind"` // "stdio" | "http"
+	Kind    string            `json:"kind"` // "stdio" | "http" | "sse"
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
 	Cwd     string            `json:"cwd,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// ProtocolVersion is the MCP version the session asks for; empty keeps
+	// the server-wide default (session.Options.ProtocolVersion).
+	ProtocolVersion string `json:"protocol_version,omitempty"`
 }
+
+// ProtocolVersions are the MCP versions a source may ask for.
+var ProtocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 // Transport kinds.
 const (
 	TransportStdio = "stdio"
 	TransportHTTP  = "http"
+	// TransportSSE is the legacy HTTP+SSE transport (MCP 2024-11-05) of
+	// older servers.
+	TransportSSE = "sse"
 )
 
 // DefaultStoreRoot is where records live when the config names no root.
@@ -131,12 +146,18 @@ func (c Connection) Validate() error {
 	if err := c.Transport.Validate(); err != nil {
 		return fmt.Errorf("source %q: %w", c.ID, err)
 	}
+	if err := c.Supervision.Validate(); err != nil {
+		return fmt.Errorf("source %q: %w", c.ID, err)
+	}
 	return nil
 }
 
 // Validate checks a transport: its kind, what that kind needs, and no
 // field of the other kind.
 func (t Transport) Validate() error {
+	if t.ProtocolVersion != "" && !slices.Contains(ProtocolVersions, t.ProtocolVersion) {
+		return fmt.Errorf("protocol_version %q is not one of %v", t.ProtocolVersion, ProtocolVersions)
+	}
 	switch t.Kind {
 	case TransportStdio:
 		if t.Command == "" {
@@ -145,16 +166,16 @@ func (t Transport) Validate() error {
 		if t.URL != "" || len(t.Headers) > 0 {
 			return errors.New("stdio transport takes no url or headers")
 		}
-	case TransportHTTP:
+	case TransportHTTP, TransportSSE:
 		u, err := url.Parse(t.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("http transport needs an http(s) url, got %q", t.URL)
+			return fmt.Errorf("%s transport needs an http(s) url", t.Kind)
 		}
 		if t.Command != "" || len(t.Args) > 0 || len(t.Env) > 0 || t.Cwd != "" {
-			return errors.New("http transport takes no command, args, env or cwd")
+			return fmt.Errorf("%s transport takes no command, args, env or cwd", t.Kind)
 		}
 	default:
-		return fmt.Errorf("transport kind must be stdio or http, got %q", t.Kind)
+		return fmt.Errorf("transport kind must be stdio, http or sse, got %q", t.Kind)
 	}
 	return nil
 }
@@ -166,6 +187,9 @@ func (f *File) Validate() error {
 	}
 	seen := make(map[string]bool, len(f.Server.Sources))
 	var errs []error
+	if err := f.Server.Supervision.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	for _, c := range f.Server.Sources {
 		if err := c.Validate(); err != nil {
 			errs = append(errs, err)

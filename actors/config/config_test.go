@@ -139,7 +139,8 @@ func TestParseRejectsIncompleteTransports(t *testing.T) {
 		{`{"kind":"http","url":"https://"}`, "http(s) url"},
 		{`{"kind":"http","url":"not a url"}`, "http(s) url"},
 		{`{"kind":"http"}`, "http(s) url"},
-		{`{"kind":"websocket","url":"ws://x.test"}`, "stdio or http"},
+		{`{"kind":"websocket","url":"ws://x.test"}`, "stdio, http or sse"},
+		{`{"kind":"sse","url":"ftp://x.test/sse"}`, "sse transport needs an http(s) url"},
 	} {
 		_, err := config.Parse([]byte(withSource(`{"kind":"mcp","id":"a.b","transport":` + tc.transport + `}`)))
 		is.True(err != nil) // an incomplete transport is rejected
@@ -189,4 +190,14 @@ func TestLoadReadsAndNamesTheFile(t *testing.T) {
 
 	_, err = config.Load(filepath.Join(dir, "missing.json"))
 	is.True(err != nil) // a missing file
+}
+
+func TestASourceMayAskForAProtocolVersion(t *testing.T) {
+	is := is.New(t)
+	f, err := config.Parse([]byte(withSource(`{"kind":"mcp","id":"a.b","transport":{"kind":"stdio","command":"x","protocol_version":"2026-07-28"}}`)))
+	is.NoErr(err)
+	is.Equal(f.Connections()[0].Transport.ProtocolVersion, "2026-07-28")
+	_, err = config.Parse([]byte(withSource(`{"kind":"mcp","id":"a.b","transport":{"kind":"stdio","command":"x","protocol_version":"1999-01-01"}}`)))
+	is.True(err != nil) // an unknown version is refused
+	is.True(strings.Contains(err.Error(), "1999-01-01"))
 }

@@ -89,6 +89,15 @@ type Cancel struct {
 	Reply  reply.To[store.Run]
 }
 
+// Halt stops a run, for a shutdown, at its next commit boundary without
+// ending it: no further call goes out, a commit in progress is finished
+// (and the results that arrived during it are committed too, rather than
+// lost), and the actor stops. The run stays running in the store, its
+// checkpoint listing the calls it had out, so the next start recovers it
+// by the usual rules: it resumes when those calls are safe to repeat and
+// is failed otherwise. Done is told the record as committed.
+type Halt struct{}
+
 // Internal messages.
 type (
 	persisted struct {
@@ -108,11 +117,17 @@ const (
 	retryMax  = 10 * time.Second
 )
 
+// sessionLostRetries bounds how many times a call safe to repeat is sent
+// again because its session died under it.
+const sessionLostRetries = 8
+
 // inflight is a call out to a session actor (or waiting for its retry).
 type inflight struct {
 	call     workflow.Call
 	corr     uint64
 	attempts int
+	// lost counts the attempts whose session died under them.
+	lost int
 }
 
 // Actor executes one run.
@@ -135,6 +150,9 @@ type Actor struct {
 	results  []session.ToolResult
 	writing  bool
 	stopping bool
+	// halting is set by Halt: the actor stops after the commit in
+	// progress, if any.
+	halting bool
 	// cancelled holds who asked to cancel, answered once committed.
 	cancelled    []reply.To[store.Run]
 	acknowledged bool
@@ -164,13 +182,15 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.onToolResult(m)
 		a.advance()
 	case retryDue:
-		if f := a.calls[m.call]; f != nil && !a.stopping {
+		if f := a.calls[m.call]; f != nil && !a.stopping && !a.halting {
 			a.send(f)
 		}
 	case deadlinePassed:
 		a.stopExecution(fmt.Errorf("run deadline %s passed", a.spec.Deadline.UTC().Format(time.RFC3339)), "")
 	case Cancel:
 		a.cancel(m)
+	case Halt:
+		a.halt()
 	case actor.Stopped:
 		for _, t := range a.timers {
 			t.Stop()
@@ -328,6 +348,10 @@ func (a *Actor) onPersisted(m persisted) {
 		a.stop()
 		return
 	}
+	if a.halting {
+		a.finishHalt()
+		return
+	}
 	for _, c := range a.ready {
 		f := &inflight{call: c}
 		a.calls[c.ID] = f
@@ -400,7 +424,22 @@ func (a *Actor) onToolResult(m session.ToolResult) {
 	if f == nil || f.corr != m.CorrelationID || a.exec == nil {
 		return
 	}
-	if m.Err != nil && f.call.Retry != nil && f.attempts <= *f.call.Retry && !errors.Is(m.Err, session.ErrCancelled) {
+	lost := errors.Is(m.Err, session.ErrSessionLost)
+	switch {
+	case lost && a.safeToRepeat(f.call) && f.lost < sessionLostRetries:
+		// Safe to repeat: sent again at once; the session actor holds it
+		// until its new session is open.
+		f.lost++
+		if a.halting || a.stopping {
+			return // stays outstanding: a restart repeats it
+		}
+		slog.Info("call sent again on a new session", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.Err)
+		a.send(f)
+		return
+	case lost:
+		// Not safe to repeat (it may have run): the step's own retry does
+		// not apply; the workflow routes session_lost, or the step fails.
+	case m.Err != nil && f.call.Retry != nil && f.attempts <= *f.call.Retry && !errors.Is(m.Err, session.ErrCancelled):
 		backoff := min(retryBase<<(f.attempts-1), retryMax)
 		slog.Info("step retry", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.Err, "backoff", backoff)
 		a.after(backoff, retryDue{call: id})
@@ -410,11 +449,31 @@ func (a *Actor) onToolResult(m session.ToolResult) {
 	if m.Err == nil && a.spec.Targets[f.call.Capability].Resource {
 		m.Output, m.Err = ResourceOutput(f.call.Input, m.Output)
 	}
-	err := m.Err
-	if err != nil && f.attempts > 1 {
-		err = fmt.Errorf("after %d attempts: %w", f.attempts, err)
+	r := workflow.Result{Outcome: m.Outcome, Output: m.Output, Err: m.Err, Attempts: f.attempts, Generation: m.Generation}
+	switch {
+	case lost && a.exec.Routes(id, workflow.OutcomeSessionLost):
+		r.Outcome, r.Output, r.Err = workflow.OutcomeSessionLost, workflow.Object{"error": m.Err.Error()}, nil
+	case lost && f.attempts > 1:
+		// The error keeps starting with "session_lost:".
+		r.Err = fmt.Errorf("%w (after %d attempts)", m.Err, f.attempts)
+	case m.Err != nil && f.attempts > 1:
+		r.Err = fmt.Errorf("after %d attempts: %w", f.attempts, m.Err)
 	}
-	_ = a.exec.Complete(id, workflow.Result{Outcome: m.Outcome, Output: m.Output, Err: err, Attempts: f.attempts})
+	_ = a.exec.Complete(id, r)
+}
+
+// safeToRepeat reports whether call may be sent again after an attempt
+// whose outcome is unknown: a built-in, a resource read, or a tool
+// annotated readOnlyHint or idempotentHint.
+func (a *Actor) safeToRepeat(call workflow.Call) bool {
+	if t := a.spec.Targets[call.Capability]; t.Builtin != nil || t.Resource {
+		return true
+	}
+	if a.spec.Options.Capability == nil {
+		return false
+	}
+	c, ok := a.spec.Options.Capability(call.Capability)
+	return ok && c.SafeToRepeat
 }
 
 // cancel ends the run as cancelled: calls in flight are cancelled
@@ -430,10 +489,49 @@ func (a *Actor) cancel(m Cancel) {
 	a.stopExecution(nil, reason)
 }
 
+// halt starts a Halt: at once when no commit is in progress, else once
+// it is done (onPersisted). A run already stopping finishes as it was.
+func (a *Actor) halt() {
+	if a.exec == nil || a.stopping || a.halting {
+		return
+	}
+	a.halting = true
+	if !a.writing {
+		a.stop()
+	}
+}
+
+// finishHalt ends a Halt once no commit is in progress. The results of
+// calls that returned during the commit are known outcomes: they are
+// committed, with what the execution did with them, before the actor
+// stops (a call the execution now wants stays listed, unsent). A call
+// that failed without a result (its session closing, for one) stays
+// listed as in flight: its step is neither failed nor retried here. With
+// nothing to commit, the actor stops now.
+func (a *Actor) finishHalt() {
+	known := 0
+	for _, r := range a.results {
+		if r.Err == nil {
+			a.onToolResult(r)
+			known++
+		}
+	}
+	a.results = nil
+	if known == 0 {
+		a.stop()
+		return
+	}
+	p := a.exec.Advance()
+	a.unsaved = append(a.unsaved, p.Trace...)
+	a.ready = append(a.ready, p.Calls...)
+	a.commit(true)
+}
+
 // stopExecution ends a running execution from outside: failed with err,
-// or cancelled with reason.
+// or cancelled with reason. A halting run is left as its last commit has
+// it: the next start recovers it.
 func (a *Actor) stopExecution(err error, reason string) {
-	if a.exec == nil || a.stopping {
+	if a.exec == nil || a.stopping || a.halting {
 		return
 	}
 	switch a.exec.Status() {

@@ -37,6 +37,7 @@ type world struct {
 	sup    *supervisor.Handle
 	store  *store.Memory
 	rec    *fakes.Recording
+	mem    *fakes.InMemory
 	writes *progressLog
 }
 
@@ -66,7 +67,8 @@ func newWorld(t *testing.T) *world {
 	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err) // new engine
-	w := &world{engine: e, store: store.NewMemory(), rec: fakes.NewRecording(fakes.NewInMemory(nil))}
+	mem := fakes.NewInMemory(nil)
+	w := &world{engine: e, store: store.NewMemory(), rec: fakes.NewRecording(mem), mem: mem}
 	w.writes = &progressLog{Memory: w.store}
 	opts := supervisor.DefaultOptions()
 	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 2*time.Second, 2*time.Second, time.Second
@@ -104,6 +106,12 @@ func (w *world) plan(t *testing.T, tool string) workflow.Plan {
 // start acknowledgement and its final record.
 func (w *world) start(t *testing.T, id string, plan workflow.Plan, input workflow.Object) (run.Started, store.Run) {
 	t.Helper()
+	return w.startWith(t, id, plan, input, workflow.Options{})
+}
+
+// startWith is start with execution options.
+func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input workflow.Object, opts workflow.Options) (run.Started, store.Run) {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
@@ -117,7 +125,7 @@ func (w *world) start(t *testing.T, id string, plan workflow.Plan, input workflo
 			Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input,
 			CreatedAt: now, UpdatedAt: now,
 		},
-		Program: workflow.Program{Root: plan}, Targets: targets,
+		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts,
 		Supervisor: w.sup.PID(), Store: w.writes,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second,
 		Started: started.To(), Done: done.To(),

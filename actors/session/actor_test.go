@@ -170,7 +170,7 @@ func TestStoppingAnswersInFlightAndQueuedCalls(t *testing.T) {
 	}
 }
 
-func TestUpstreamDeathReconnectsOnNextCall(t *testing.T) {
+func TestUpstreamDeathReopensTheSessionAfterABackoff(t *testing.T) {
 	is := is.New(t)
 	inMemory := fakes.NewInMemory(nil)
 	rec := fakes.NewRecording(inMemory)
@@ -178,11 +178,16 @@ func TestUpstreamDeathReconnectsOnNextCall(t *testing.T) {
 
 	mustCall(t, h.engine, h.pid, "counter", nil)
 	h.waitState(t, session.StateConnecting)
-	h.waitState(t, session.StateOpen)
+	is.Equal(h.waitState(t, session.StateOpen).Generation, int64(1))
 
 	inMemory.KillAll()
-	st := h.waitState(t, session.StateIdle)
+	st := h.waitState(t, session.StateBackoff)
 	is.True(st.LastError != "") // the death is reported
+	is.Equal(st.Restarts, 1)
+	is.True(!st.NextAttemptAt.IsZero())
+	// Nobody calls: the supervision policy reopens it by itself.
+	h.waitState(t, session.StateConnecting)
+	is.Equal(h.waitState(t, session.StateOpen).Generation, int64(2))
 
 	out := mustCall(t, h.engine, h.pid, "counter", nil)
 	is.Equal(out["count"], 1.0) // a fresh upstream
@@ -198,47 +203,25 @@ func TestCrashingToolFailsAndTheNextCallReconnects(t *testing.T) {
 	h.waitState(t, session.StateOpen)
 
 	r := call(t, h.engine, h.pid, "crash", nil)
-	is.True(r.Err != nil) // the call died with its connection
-	h.waitState(t, session.StateIdle)
+	is.True(errors.Is(r.Err, session.ErrSessionLost)) // the call died with its connection
+	is.True(strings.HasPrefix(r.Err.Error(), "session_lost: "))
+	is.Equal(r.Generation, int64(1))
+	h.waitState(t, session.StateBackoff)
 
 	is.Equal(mustCall(t, h.engine, h.pid, "counter", nil)["count"], 1.0)
 	is.Equal(rec.SessionsCreated(), 2)
 }
 
-func TestFailedConnectBacksOffThenRetries(t *testing.T) {
+func TestACallWaitsThroughAFailedConnectForTheRetry(t *testing.T) {
 	is := is.New(t)
-	opts := testOptions()
-	opts.MinBackoff = 250 * time.Millisecond // wide enough to fail fast within
-	factory := &flakyFactory{inner: fakes.NewInMemory(nil), failures: 1}
-	e, pid := spawn(t, factory, opts)
+	factory := &flakyFactory{inner: fakes.NewInMemory(nil), failures: 2}
+	e, pid := spawn(t, factory, testOptions())
 
-	r := call(t, e, pid, "counter", nil)
-	is.True(errors.Is(r.Err, session.ErrUnavailable))
-	is.True(strings.Contains(r.Err.Error(), "upstream refused")) // the cause is kept
-
-	r = call(t, e, pid, "counter", nil)
-	is.True(errors.Is(r.Err, session.ErrUnavailable)) // in backoff: fails fast
-	is.Equal(factory.attempts.Load(), int32(1))       // without another attempt
-
-	// After the backoff a call retries the connect, and it succeeds.
-	deadline := time.After(patience)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		r = call(t, e, pid, "counter", nil)
-		if r.Err == nil {
-			break
-		}
-		is.True(errors.Is(r.Err, session.ErrUnavailable))
-		select {
-		case <-tick.C:
-		case <-deadline:
-			t.Logf("last call failed: %v", r.Err)
-			is.Fail() // a call succeeds after the backoff
-		}
-	}
+	r := call(t, e, pid, "counter", nil) // waits through two refused connects
+	is.NoErr(r.Err)
 	is.Equal(r.Output["count"], 1.0)
-	is.Equal(factory.attempts.Load(), int32(2)) // exactly one retry
+	is.Equal(r.Generation, int64(1))
+	is.Equal(factory.attempts.Load(), int32(3)) // two refused, one that worked
 }
 
 func TestFailedConnectReportsBackoffStatus(t *testing.T) {
@@ -246,11 +229,17 @@ func TestFailedConnectReportsBackoffStatus(t *testing.T) {
 	h := spawnWithParent(t, &flakyFactory{inner: fakes.NewInMemory(nil), failures: 1}, testOptions())
 
 	r := call(t, h.engine, h.pid, "counter", nil)
-	is.True(errors.Is(r.Err, session.ErrUnavailable))
+	is.NoErr(r.Err) // it waited for the retry
 	h.waitState(t, session.StateConnecting)
 	st := h.waitState(t, session.StateBackoff)
 	is.True(strings.Contains(st.LastError, "upstream refused"))
 	is.Equal(st.SessionsOpened, 0)
+	is.Equal(st.Restarts, 1)
+	h.waitState(t, session.StateConnecting)
+	st = h.waitState(t, session.StateOpen)
+	is.Equal(st.SessionsOpened, 1)
+	is.True(strings.Contains(st.LastError, "upstream refused")) // the last error stays, with its time
+	is.True(!st.LastSuccessAt.Before(st.LastErrorAt))
 }
 
 func TestListCatalogReturnsToolsWithSchemas(t *testing.T) {
@@ -309,11 +298,11 @@ func TestStatusesReachTheParent(t *testing.T) {
 	is.Equal(st.LastError, "")
 
 	inMemory.KillAll()
-	h.waitState(t, session.StateIdle)
-	mustCall(t, h.engine, h.pid, "counter", nil)
+	h.waitState(t, session.StateBackoff)
 	h.waitState(t, session.StateConnecting)
 	st = h.waitState(t, session.StateOpen)
 	is.Equal(st.SessionsOpened, 2)
+	is.Equal(st.Generation, int64(2))
 }
 
 func TestToolListChangedSendsAFreshCatalogToTheParent(t *testing.T) {
@@ -383,11 +372,13 @@ func TestASourceDownAtStartListsItsCatalogOnceItIsUp(t *testing.T) {
 	factory := &flakyFactory{inner: fakes.NewInMemory(nil), failures: 2}
 	h := spawnWithParent(t, factory, opts)
 
-	// The first listing (a warm-up) fails: the source is down.
+	// The first listing (a warm-up) fails with the connect: the source is
+	// down.
 	w := reply.NewWaiter[session.CatalogListed]()
 	h.engine.Send(h.pid, session.ListCatalog{Deadline: time.Now().Add(patience), Reply: w.To()})
 	first := await(t, w)
 	is.True(errors.Is(first.Err, session.ErrUnavailable))
+	is.True(strings.Contains(first.Err.Error(), "upstream refused")) // at once, with the cause
 
 	// Nobody asks again, yet the catalog arrives once the source is up.
 	select {

@@ -36,8 +36,10 @@ func testOptions() session.Options {
 		CloseTimeout:    time.Second,
 		MaxInFlight:     32,
 		MaxQueued:       64,
-		MinBackoff:      50 * time.Millisecond,
-		MaxBackoff:      400 * time.Millisecond,
+		Policy: session.Policy{
+			MinBackoff: 50 * time.Millisecond, MaxBackoff: 400 * time.Millisecond,
+			StablePeriod: time.Minute, ProbeInterval: 100 * time.Millisecond,
+		},
 	}
 }
 

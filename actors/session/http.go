@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/config"
 )
 
-// HTTP reaches MCP servers over streamable HTTP, sending the connection's
+// HTTP reaches MCP servers over streamable HTTP (or, for kind "sse", the
+// legacy HTTP+SSE transport), sending the connection's
 // configured headers with every request, and its credentials, which win
 // over a configured header of the same name.
 type HTTP struct {
@@ -21,7 +23,7 @@ type HTTP struct {
 	Credentials Credentials
 }
 
-// NewTransport returns a streamable HTTP client transport for conn.
+// NewTransport returns a streamable HTTP or SSE client transport for conn.
 func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 	if conn.Transport.URL == "" {
 		return nil, fmt.Errorf("connection %q: http transport needs a url", conn.ID)
@@ -40,8 +42,56 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 		base = authorized
 	}
 	// The configured headers are set first, the credentials after them.
-	client := &http.Client{Transport: headerTransport{base: base, headers: conn.Transport.Headers}}
-	return &mcp.StreamableClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client}, nil
+	expired := &atomic.Bool{}
+	client := &http.Client{Transport: expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers}, expired: expired}}
+	if conn.Transport.Kind == config.TransportSSE {
+		return &sseTransport{SSEClientTransport: &mcp.SSEClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client}, expired: expired}, nil
+	}
+	return &httpTransport{StreamableClientTransport: &mcp.StreamableClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client}, expired: expired}, nil
+}
+
+// httpTransport is a streamable HTTP client transport that notices when
+// the server no longer knows its session: it answers a request that
+// carries the session id with 404 (as the spec says) or 400 (as some
+// servers do). go-sdk reports only a 404 without a JSON-RPC body, as
+// mcp.ErrSessionMissing; the session actor asks SessionExpired for the
+// rest.
+type httpTransport struct {
+	*mcp.StreamableClientTransport
+	expired *atomic.Bool
+}
+
+// SessionExpired reports whether the server refused a request of the
+// session with 400 or 404.
+func (t *httpTransport) SessionExpired() bool { return t.expired.Load() }
+
+// sseTransport is the legacy HTTP+SSE client transport, noticing an
+// expired session as httpTransport does.
+type sseTransport struct {
+	*mcp.SSEClientTransport
+	expired *atomic.Bool
+}
+
+// SessionExpired reports whether the server refused a request of the
+// session with 400 or 404.
+func (t *sseTransport) SessionExpired() bool { return t.expired.Load() }
+
+// expiryWatch flags a 400 or 404 answer to a POST that belongs to a
+// session: one that carries an Mcp-Session-Id header (streamable HTTP) or
+// a sessionid query parameter (HTTP+SSE).
+type expiryWatch struct {
+	base    http.RoundTripper
+	expired *atomic.Bool
+}
+
+func (w expiryWatch) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := w.base.RoundTrip(r)
+	inSession := r.Header.Get("Mcp-Session-Id") != "" || r.URL.Query().Get("sessionid") != ""
+	if err == nil && r.Method == http.MethodPost && inSession &&
+		(resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusBadRequest) {
+		w.expired.Store(true)
+	}
+	return resp, err
 }
 
 // headerTransport adds fixed headers to every request.

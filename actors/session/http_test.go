@@ -55,3 +55,19 @@ func TestRestartedHTTPServerIsReachedThroughAFreshSession(t *testing.T) {
 	is.NoErr(r.Err)
 	is.Equal(r.Output["count"], float64(1)) // a new upstream session, with fresh state
 }
+
+func TestALegacySSEServerKeepsItsSessionAcrossCalls(t *testing.T) {
+	is := is.New(t)
+	server := fakes.NewServer()
+	upstream := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	t.Cleanup(upstream.Close)
+	conn := config.Connection{Kind: "mcp", ID: connID, Transport: config.Transport{Kind: config.TransportSSE, URL: upstream.URL}}
+	opts := testOptions()
+	opts.ProtocolVersion = "2024-11-05" // the HTTP+SSE era
+	e := newEngine(t)
+	pid := e.Spawn(session.New(conn, session.HTTP{}, opts), "session")
+	t.Cleanup(func() { stop(t, e, pid) })
+
+	is.Equal(mustCall(t, e, pid, "counter", nil)["count"], float64(1))
+	is.Equal(mustCall(t, e, pid, "counter", nil)["count"], float64(2)) // one session, its state kept
+}

@@ -45,12 +45,27 @@ type CancelCalls struct {
 
 // ToolResult answers a CallTool. Err is set when the call did not produce a
 // tool result (session down, deadline, protocol error); a tool that reports
-// an error is Outcome "error" with a nil Err.
+// an error is Outcome "error" with a nil Err. A call in flight when its
+// session died fails with an Err that wraps ErrSessionLost.
 type ToolResult struct {
 	CorrelationID uint64
 	Outcome       string
 	Output        map[string]any
 	Err           error
+	// Generation is the generation of the session the call was sent on
+	// (the last one, if it was replayed); 0 when it was never sent.
+	Generation int64
+}
+
+// SetPolicy changes a session actor's supervision policy (its connection's
+// config changed); it applies from the next failure on.
+type SetPolicy struct {
+	Policy Policy
+}
+
+// GetStatus asks a session actor for its live status.
+type GetStatus struct {
+	Reply reply.To[Status]
 }
 
 // ListCatalog asks the session actor for a fresh catalog snapshot.
@@ -71,19 +86,61 @@ type State string
 
 // Session states.
 const (
-	StateIdle       State = "idle"       // no session yet, or closed; opens on next use
-	StateConnecting State = "connecting" // connect and initialize in flight
+	StateIdle       State = "idle"       // never used yet; opens on first use
+	StateConnecting State = "connecting" // connect and initialize in flight (or waiting for a connect slot)
 	StateOpen       State = "open"       // session ready
-	StateBackoff    State = "backoff"    // last connect failed; calls fail fast until retry
+	StateBackoff    State = "backoff"    // the session died or a connect failed; reconnects at NextAttemptAt, calls wait
+	StateDegraded   State = "degraded"   // too many restarts: calls fail fast until a background probe connects
+	StateClosed     State = "closed"     // no session actor: stopped, removed or disabled (reported by the supervisor)
 )
 
 // Status is what a session actor reports to its parent whenever its state
-// changes.
+// changes, and answers GetStatus with. LastError never holds a secret (see
+// Redact).
 type Status struct {
-	Connection     string
-	State          State
-	LastError      string
+	Connection string
+	State      State
+	// Generation numbers the connection's sessions: each new session
+	// increments it, across session actor restarts. It is the generation
+	// of the open session, or of the last one.
+	Generation int64
+	// SessionsOpened counts the sessions opened, across session actor
+	// restarts.
 	SessionsOpened int
-	CallsInFlight  int
-	ChangedAt      time.Time
+	// Restarts counts reconnects after a session died or a connect
+	// failed, and session actor crashes.
+	Restarts int
+	// CallsInFlight are the calls and reads sent on the session now;
+	// CallsQueued wait for the session or a free slot.
+	CallsInFlight int
+	CallsQueued   int
+	LastError     string
+	LastErrorAt   time.Time
+	// LastSuccessAt is when a session last opened or a call last got an
+	// answer from the server.
+	LastSuccessAt time.Time
+	// NextAttemptAt is when the next reconnect (backoff) or probe
+	// (degraded) is due; zero otherwise.
+	NextAttemptAt time.Time
+	ChangedAt     time.Time
+	// RecentRestarts are the restart times within the policy's window,
+	// carried to the next incarnation so the intensity limit survives a
+	// crash.
+	RecentRestarts []time.Time
+}
+
+// Incarnation is what a session actor continues from when the supervisor
+// replaces a predecessor that crashed (or starts a probe of a connection
+// degraded by crashes).
+type Incarnation struct {
+	// Previous is the predecessor's last status: the generation, the
+	// counters and the restart window continue from it.
+	Previous Status
+	// Restart asks the new actor to reopen the session after a backoff
+	// (or to degrade the connection when the restart limit is reached),
+	// for Cause.
+	Restart bool
+	Cause   string
+	// Probe starts the actor degraded, probing at once.
+	Probe bool
 }

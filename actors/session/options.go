@@ -23,14 +23,32 @@ type Options struct {
 	MaxInFlight int
 	// MaxQueued caps calls waiting for a session or a free slot.
 	MaxQueued int
-	// KeepAlive pings an idle session at this interval (0 disables).
+	// KeepAlive pings the session at this interval, each ping bounded by
+	// half of it; a failed ping ends the session (0 disables).
 	KeepAlive time.Duration
-	// MinBackoff and MaxBackoff bound the wait after a failed connect.
-	MinBackoff, MaxBackoff time.Duration
+	// Policy is how the session is reopened after it dies or a connect
+	// fails: backoff, restart limit, probes.
+	Policy Policy
+	// Clock times the policy, the keepalive and queued deadlines; nil is
+	// the wall clock.
+	Clock Clock
+	// Limiter bounds concurrent connects across the session actors that
+	// share it; nil does not bound them.
+	Limiter *Limiter
 	// CatalogMaxAge is how long a listed catalog stays fresh: an open
 	// session re-lists it then, and a session that opens re-lists a
 	// catalog older than this.
 	CatalogMaxAge time.Duration
+	// StdioCloseGrace is how long a stopping stdio server has to exit
+	// after its stdin closes before its process group gets SIGTERM, and
+	// StdioTermGrace how long the group has after SIGTERM before SIGKILL.
+	// Their sum, plus a little, should stay below CloseTimeout.
+	StdioCloseGrace, StdioTermGrace time.Duration
+	// StdioReaper is the command each stdio server runs under (the
+	// mcpflow binary's `reap` subcommand, reap.Self()), so that nothing a
+	// server starts outlives its session or mcpflow. Empty, or off Linux,
+	// servers run directly under mcpflow. See Stdio.
+	StdioReaper []string
 }
 
 // DefaultOptions are the production bounds.
@@ -43,18 +61,9 @@ func DefaultOptions() Options {
 		MaxInFlight:     32,
 		MaxQueued:       1024,
 		KeepAlive:       30 * time.Second,
-		MinBackoff:      250 * time.Millisecond,
-		MaxBackoff:      30 * time.Second,
+		Policy:          DefaultPolicy(),
 		CatalogMaxAge:   catalog.DefaultMaxAgeSeconds * time.Second,
+		StdioCloseGrace: time.Second,
+		StdioTermGrace:  time.Second,
 	}
-}
-
-// backoff is the wait after n consecutive connect failures (n >= 1):
-// exponential from MinBackoff, capped at MaxBackoff.
-func (o Options) backoff(n int) time.Duration {
-	d := o.MinBackoff
-	for i := 1; i < n && d < o.MaxBackoff; i++ {
-		d *= 2
-	}
-	return min(d, o.MaxBackoff)
 }

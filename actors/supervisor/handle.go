@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -21,6 +22,9 @@ type Handle struct {
 	engine   *actor.Engine
 	pid      *actor.PID
 	authHash AuthHash
+	// stopped is set by the first Stop: a later one only waits for the
+	// supervisor to be gone.
+	stopped atomic.Bool
 }
 
 // Spawn starts the supervisor of conns on engine.
@@ -72,7 +76,19 @@ func (h *Handle) Statuses(ctx context.Context) ([]session.Status, error) {
 
 // Stop stops the supervisor and its session actors, which close their
 // upstream sessions; it returns when they are gone or ctx ends.
+//
+// The sessions close in parallel. Poisoned, hollywood stops a parent's
+// children one at a time, and each session actor takes up to its
+// CloseTimeout to close a hung upstream: n hung servers would take n
+// times as long. So Stop first reconciles the supervisor to no
+// connections, which stops every session actor at once and ends their
+// stdio process groups (see Reconcile), and only then poisons it.
 func (h *Handle) Stop(ctx context.Context) error {
+	if !h.stopped.Swap(true) {
+		if _, err := h.Reconcile(ctx, nil); err != nil {
+			return fmt.Errorf("stop supervisor: %w", err)
+		}
+	}
 	select {
 	case <-h.engine.Poison(h.pid).Done():
 		return nil

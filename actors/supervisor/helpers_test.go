@@ -40,12 +40,12 @@ func testOptions() supervisor.Options {
 			CloseTimeout:    time.Second,
 			MaxInFlight:     32,
 			MaxQueued:       64,
-			MinBackoff:      50 * time.Millisecond,
-			MaxBackoff:      400 * time.Millisecond,
+			Policy: session.Policy{
+				MinBackoff: 50 * time.Millisecond, MaxBackoff: 400 * time.Millisecond, StablePeriod: time.Minute,
+				MaxRestarts: 2, RestartWindow: time.Minute, ProbeInterval: time.Minute,
+			},
 		},
-		PanicLimit:  3,
-		PanicWindow: time.Minute,
-		Cooldown:    time.Minute,
+		MaxConcurrentConnects: 4,
 	}
 }
 

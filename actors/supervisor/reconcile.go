@@ -157,7 +157,10 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 		case !had:
 			res.Registered = append(res.Registered, id)
 			order = append(order, id)
-			a.statuses[id] = session.Status{Connection: id, State: session.StateIdle, ChangedAt: time.Now()}
+			a.statuses[id] = session.Status{Connection: id, State: session.StateIdle, ChangedAt: a.clock.Now()}
+			if !conn.IsEnabled() {
+				a.setState(id, session.StateClosed)
+			}
 			if conn.IsEnabled() {
 				warm = append(warm, id)
 			}
@@ -165,19 +168,27 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 			res.Updated = append(res.Updated, id)
 			res.Replaced = append(res.Replaced, id)
 			stop(id)
-			if ch := a.children[id]; ch != nil {
-				ch.panics, ch.degradedUntil = nil, time.Time{} // a new definition starts afresh
-			}
+			a.afresh(id) // a new definition starts afresh; its counters go on
+			a.setState(id, session.StateIdle)
 			if conn.IsEnabled() {
 				warm = append(warm, id)
+			} else {
+				a.setState(id, session.StateClosed)
 			}
 		case !reflect.DeepEqual(old, conn):
 			res.Updated = append(res.Updated, id)
 			switch {
 			case old.IsEnabled() && !conn.IsEnabled():
 				stop(id)
+				a.afresh(id)
+				a.setState(id, session.StateClosed)
 			case !old.IsEnabled() && conn.IsEnabled():
+				a.setState(id, session.StateIdle)
 				warm = append(warm, id)
+			case !reflect.DeepEqual(old.Supervision, conn.Supervision):
+				if ch := a.children[id]; ch != nil && ch.pid != nil {
+					c.Send(ch.pid, session.SetPolicy{Policy: a.sessionOptions(conn).Policy})
+				}
 			}
 		}
 		a.conns[id] = conn
@@ -205,11 +216,33 @@ func (a *Actor) stopChild(id string) (stopping, bool) {
 	}
 	s := stopping{done: a.engine.Poison(ch.pid), made: ch.made}
 	ch.pid, ch.made = nil, nil
+	return s, true
+}
+
+// afresh forgets the restarts and crashes of id (a new or disabled
+// definition): its next session actor starts with a clean restart window.
+func (a *Actor) afresh(id string) {
+	if ch := a.children[id]; ch != nil {
+		ch.panics, ch.degraded = nil, false
+		ch.probeToken++
+		if ch.probe != nil {
+			ch.probe.Stop()
+		}
+	}
 	if st, ok := a.statuses[id]; ok {
-		st.State, st.CallsInFlight, st.ChangedAt = session.StateIdle, 0, time.Now()
+		st.RecentRestarts, st.NextAttemptAt = nil, time.Time{}
 		a.statuses[id] = st
 	}
-	return s, true
+}
+
+// setState records that id, with no session actor, is in state s.
+func (a *Actor) setState(id string, s session.State) {
+	st, ok := a.statuses[id]
+	if !ok {
+		st = session.Status{Connection: id}
+	}
+	st.State, st.CallsInFlight, st.CallsQueued, st.ChangedAt = s, 0, 0, a.clock.Now()
+	a.statuses[id] = st
 }
 
 // awaitStops waits, in a goroutine bounded by CloseTimeout plus stopGrace,

@@ -183,7 +183,7 @@ func TestReconcileDisablesAConnectionClosingItsSession(t *testing.T) {
 	res := s.call(t, "fake.two", "counter", nil)
 	is.True(res.Err != nil)
 	is.True(strings.Contains(res.Err.Error(), "disabled"))
-	is.Equal(s.status(t, "fake.two").State, session.StateIdle)
+	is.Equal(s.status(t, "fake.two").State, session.StateClosed)
 
 	// Enabled again, it gets a fresh session.
 	r = s.reconcile(t, conns())

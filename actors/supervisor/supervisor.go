@@ -4,7 +4,10 @@
 // reconciles its set of connections when the source registry is applied
 // (starting, stopping and replacing session actors), and applies mcpflow's
 // own restart policy when a session actor panics (hollywood's is never
-// reached: every actor runs behind guard.Recover).
+// reached: every actor runs behind guard.Recover). Each connection's
+// counters (session generation, sessions opened, restarts) and restart
+// window outlive its session actors: a successor continues from its
+// predecessor's last status.
 package supervisor
 
 import (
@@ -48,16 +51,39 @@ type (
 		req    RefreshCatalog
 		result session.CatalogListed
 	}
+	// probeDue respawns a connection degraded by panics, as a probe.
+	probeDue struct {
+		connection string
+		token      int
+	}
 )
+
+// Admin event kinds the supervisor records.
+const (
+	EventConnectionDegraded  = "connection_degraded"
+	EventConnectionRecovered = "connection_recovered"
+)
+
+// statusTimeout bounds the wait for a session actor's live status; one
+// that does not answer in time is shown as it last reported.
+const statusTimeout = 500 * time.Millisecond
 
 // Options configure the supervisor.
 type Options struct {
+	// Session bounds every session actor; its Policy is the default
+	// supervision policy of every connection, which a connection's own
+	// config (Connection.Supervision) overrides field by field.
 	Session session.Options
-	// PanicLimit panics of one session actor within PanicWindow mark the
-	// connection degraded for Cooldown; calls fail fast meanwhile.
-	PanicLimit  int
-	PanicWindow time.Duration
-	Cooldown    time.Duration
+	// MaxConcurrentConnects bounds the connects in progress across every
+	// connection, so that many failing together do not reconnect in a
+	// storm; 0 does not bound them.
+	MaxConcurrentConnects int
+	// Clock times the panic policy (and, unless Session.Clock is set,
+	// the session actors); nil is the wall clock.
+	Clock session.Clock
+	// Events records admin events (a connection degraded or recovered);
+	// nil records none.
+	Events store.Events
 	// AuthHash digests a connection's auth record for its session
 	// fingerprint, so that a changed record means a fresh session on the
 	// next reconcile; nil leaves auth records out of fingerprints.
@@ -66,15 +92,20 @@ type Options struct {
 
 // DefaultOptions are the production settings.
 func DefaultOptions() Options {
-	return Options{Session: session.DefaultOptions(), PanicLimit: 3, PanicWindow: time.Minute, Cooldown: 30 * time.Second}
+	return Options{Session: session.DefaultOptions(), MaxConcurrentConnects: 8}
 }
 
 type child struct {
-	pid           *actor.PID
-	made          *transports // what the live incarnation's transports started
-	spawned       int         // session actors spawned so far; names each incarnation
-	panics        []time.Time
-	degradedUntil time.Time
+	pid     *actor.PID
+	made    *transports // what the live incarnation's transports started
+	spawned int         // session actors spawned so far; names each incarnation
+	// panics are the session actor's recent crashes; past the policy's
+	// limit (see panicLimit) the connection is degraded here, with no
+	// session actor, until probeDue.
+	panics     *session.Intensity
+	degraded   bool
+	probe      session.Timer
+	probeToken int
 }
 
 // Actor is the supervisor.
@@ -89,7 +120,12 @@ type Actor struct {
 
 	engine   *actor.Engine
 	self     *actor.PID
+	clock    session.Clock
+	limiter  *session.Limiter
 	children map[string]*child
+	// statuses are each connection's last reported status: what
+	// GetStatuses shows when no session actor answers, and what a new
+	// session actor continues from.
 	statuses map[string]session.Status
 }
 
@@ -102,6 +138,13 @@ func New(conns []config.Connection, factory session.TransportFactory, catalogs s
 		a := &Actor{
 			conns: map[string]config.Connection{}, fingerprints: map[string]string{}, factory: factory, catalogs: catalogs, opts: opts,
 			children: map[string]*child{}, statuses: map[string]session.Status{},
+			clock: opts.Clock,
+		}
+		if a.clock == nil {
+			a.clock = session.SystemClock()
+		}
+		if opts.MaxConcurrentConnects > 0 {
+			a.limiter = session.NewLimiter(opts.MaxConcurrentConnects)
 		}
 		for _, c := range conns {
 			a.conns[c.ID] = c
@@ -148,27 +191,132 @@ func (a *Actor) Receive(c *actor.Context) {
 		// Only the live session actor of a connection reports its status; a
 		// stopping one (after a panic) must not overwrite its successor's.
 		if ch := a.children[m.Connection]; ch != nil && ch.pid != nil && ch.pid.Equals(c.Sender()) {
-			a.statuses[m.Connection] = m
+			a.setStatus(m)
 		}
 	case GetStatuses:
-		out := make([]session.Status, 0, len(a.order))
-		for _, id := range a.order {
-			out = append(out, a.statuses[id])
-		}
-		m.Reply(out)
+		a.getStatuses(m)
 	case Reconcile:
 		a.reconcile(c, m)
 	case reconciled:
 		a.finishReconcile(c, m)
 	case guard.Panic:
-		a.onPanic(m)
+		a.onPanic(c, m)
+	case probeDue:
+		a.onProbeDue(c, m)
 	case actor.Stopped:
 		// hollywood stopped every child before this; end what their stdio
 		// servers may have left behind.
 		for _, ch := range a.children {
+			if ch.probe != nil {
+				ch.probe.Stop()
+			}
 			ch.made.kill()
 		}
 	}
+}
+
+// setStatus keeps st as its connection's status and records an admin event
+// when the connection becomes degraded or recovers.
+func (a *Actor) setStatus(st session.Status) {
+	prev := a.statuses[st.Connection]
+	a.statuses[st.Connection] = st
+	switch {
+	case st.State == session.StateDegraded && prev.State != session.StateDegraded:
+		p := a.sessionOptions(a.conns[st.Connection]).Policy
+		a.event(EventConnectionDegraded, st, map[string]any{
+			"max_restarts": p.MaxRestarts, "restart_window_ms": p.RestartWindow.Milliseconds(),
+			"probe_interval_ms": p.ProbeInterval.Milliseconds(),
+		})
+	case prev.State == session.StateDegraded && st.State == session.StateOpen:
+		a.event(EventConnectionRecovered, st, nil)
+	}
+}
+
+// event records an admin event about st's connection, off the inbox.
+func (a *Actor) event(kind string, st session.Status, extra map[string]any) {
+	if kind == EventConnectionDegraded {
+		slog.Error("connection degraded", "connection", st.Connection, "restarts", st.Restarts, "err", st.LastError)
+	} else {
+		slog.Info("connection recovered", "connection", st.Connection, "generation", st.Generation)
+	}
+	if a.opts.Events == nil {
+		return
+	}
+	payload := map[string]any{"state": string(st.State), "restarts": st.Restarts, "session_generation": st.Generation}
+	if st.LastError != "" {
+		payload["last_error"] = st.LastError // redacted by the session actor
+	}
+	for k, v := range extra {
+		payload[k] = v
+	}
+	id := st.Connection
+	ev := store.Event{Kind: kind, TimestampEpochMs: a.clock.Now().UnixMilli(), ConnectionID: &id, Payload: payload}
+	events := a.opts.Events
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := events.AppendEvent(ctx, ev); err != nil {
+			slog.Warn("admin event not recorded", "kind", kind, "err", err)
+		}
+	}()
+}
+
+// getStatuses answers with every connection's status: the live one of each
+// session actor (asked off the inbox, each within statusTimeout), else the
+// last one known.
+func (a *Actor) getStatuses(m GetStatuses) {
+	type row struct {
+		status session.Status
+		pid    *actor.PID
+	}
+	rows := make([]row, 0, len(a.order))
+	for _, id := range a.order {
+		st, ok := a.statuses[id]
+		if !ok || st.Connection == "" {
+			st = session.Status{Connection: id, State: session.StateIdle}
+		}
+		r := row{status: st}
+		if ch := a.children[id]; ch != nil && ch.pid != nil {
+			r.pid = ch.pid
+		} else if conn, ok := a.conns[id]; ok && !conn.IsEnabled() {
+			r.status.State = session.StateClosed
+		}
+		rows = append(rows, r)
+	}
+	engine := a.engine
+	go func() {
+		waiters := make([]*reply.Waiter[session.Status], len(rows))
+		for i, r := range rows {
+			if r.pid != nil {
+				waiters[i] = reply.NewWaiter[session.Status]()
+				engine.Send(r.pid, session.GetStatus{Reply: waiters[i].To()})
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), statusTimeout)
+		defer cancel()
+		out := make([]session.Status, len(rows))
+		for i, r := range rows {
+			out[i] = r.status
+			if waiters[i] != nil {
+				if live, err := waiters[i].Wait(ctx); err == nil {
+					out[i] = live
+				}
+			}
+		}
+		m.Reply(out)
+	}()
+}
+
+// sessionOptions are the options of conn's session actors: the policy its
+// config sets over the default, the shared connect limiter and the clock.
+func (a *Actor) sessionOptions(conn config.Connection) session.Options {
+	o := a.opts.Session
+	o.Policy = PolicyFor(o.Policy, conn.Supervision)
+	o.Limiter = a.limiter
+	if o.Clock == nil {
+		o.Clock = a.opts.Clock
+	}
+	return o
 }
 
 // session returns the session actor of id, spawning it on first use.
@@ -181,31 +329,41 @@ func (a *Actor) session(c *actor.Context, id string) (*actor.PID, error) {
 		return nil, fmt.Errorf("connection %q is disabled", id)
 	}
 	ch := a.children[id]
-	if ch != nil && time.Now().Before(ch.degradedUntil) {
-		return nil, fmt.Errorf("connection %q: %w: degraded after repeated failures, retry after %s", id, session.ErrUnavailable, ch.degradedUntil.Format(time.RFC3339))
+	if ch != nil && ch.degraded {
+		st := a.statuses[id]
+		return nil, fmt.Errorf("connection %q: %w: its session actor crashed %d times; calls fail fast until a probe at %s; last error: %s",
+			id, session.ErrDegraded, len(ch.panics.Recent(a.clock.Now())), st.NextAttemptAt.Format(time.RFC3339), st.LastError)
 	}
+	if ch == nil || ch.pid == nil {
+		a.spawn(c, id, session.Incarnation{Previous: a.statuses[id]})
+		ch = a.children[id]
+	}
+	return ch.pid, nil
+}
+
+// spawn starts a session actor for id that continues as inc says.
+func (a *Actor) spawn(c *actor.Context, id string, inc session.Incarnation) {
+	ch := a.children[id]
 	if ch == nil {
 		ch = &child{}
 		a.children[id] = ch
 	}
-	if ch.pid == nil {
-		// Each incarnation gets its own actor id: a panicked predecessor
-		// may still be registered while it stops, and hollywood silently
-		// refuses to spawn a duplicate id (messages would reach the dying
-		// actor, then nobody).
-		ch.spawned++
-		childID := id
-		if ch.spawned > 1 {
-			childID = fmt.Sprintf("%s#%d", id, ch.spawned)
-		}
-		engine, self := a.engine, a.self
-		ch.made = &transports{inner: a.factory}
-		ch.pid = c.SpawnChild(session.New(conn, ch.made, a.opts.Session), "session",
-			actor.WithID(childID),
-			actor.WithInboxSize(256),
-			actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(self, p) })))
+	conn := a.conns[id]
+	// Each incarnation gets its own actor id: a panicked predecessor may
+	// still be registered while it stops, and hollywood silently refuses
+	// to spawn a duplicate id (messages would reach the dying actor, then
+	// nobody).
+	ch.spawned++
+	childID := id
+	if ch.spawned > 1 {
+		childID = fmt.Sprintf("%s#%d", id, ch.spawned)
 	}
-	return ch.pid, nil
+	engine, self := a.engine, a.self
+	ch.made = &transports{inner: a.factory}
+	ch.pid = c.SpawnChild(session.Continue(conn, ch.made, a.sessionOptions(conn), inc), "session",
+		actor.WithID(childID),
+		actor.WithInboxSize(256),
+		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(self, p) })))
 }
 
 func (a *Actor) refresh(c *actor.Context, m RefreshCatalog) {
@@ -246,34 +404,68 @@ func (a *Actor) storeSnapshot(listed session.CatalogListed, answer reply.To[Cata
 	}()
 }
 
-// onPanic applies the restart policy: the panicking session actor is
-// stopped (closing its upstream session, ending its process group) and
-// respawned on next use; too many panics in a window degrade the
-// connection for a cooldown.
-func (a *Actor) onPanic(p guard.Panic) {
+// onPanic applies the restart policy to a crashed session actor: it is
+// stopped (closing its upstream session, ending its process group) and a
+// successor continues from its last status, reopening the session after a
+// backoff, or degrading the connection when the policy's restart limit is
+// reached (the successor counts the crash as a restart). A connection
+// whose session actors keep crashing beyond that (panicLimit) gets no
+// successor until a probe, ProbeInterval later: calls fail fast here.
+func (a *Actor) onPanic(c *actor.Context, p guard.Panic) {
 	for id, ch := range a.children {
 		if ch.pid == nil || !ch.pid.Equals(p.PID) {
 			continue
 		}
-		now := time.Now()
-		recent := ch.panics[:0]
-		for _, t := range ch.panics {
-			if now.Sub(t) < a.opts.PanicWindow {
-				recent = append(recent, t)
-			}
+		now := a.clock.Now()
+		policy := a.sessionOptions(a.conns[id]).Policy
+		if ch.panics == nil {
+			ch.panics = session.NewIntensity(session.Policy{MaxRestarts: panicLimit(policy), RestartWindow: policy.RestartWindow}, nil)
 		}
-		ch.panics = append(recent, now)
 		if s, ok := a.stopChild(id); ok {
 			a.awaitStops([]stopping{s}, nil)
 		}
-		st := a.statuses[id]
-		st.State, st.LastError, st.ChangedAt = session.StateIdle, p.Error(), now
-		if len(ch.panics) >= a.opts.PanicLimit {
-			ch.degradedUntil = now.Add(a.opts.Cooldown)
-			st.State = session.StateBackoff
-			slog.Error("connection degraded", "connection", id, "panics", len(ch.panics), "until", ch.degradedUntil)
+		cause := "session actor panicked: " + p.Error()
+		prev := a.statuses[id]
+		if !ch.panics.Allow(now) {
+			ch.degraded = true
+			ch.probeToken++
+			st := prev
+			st.Connection, st.State, st.LastError, st.LastErrorAt = id, session.StateDegraded, cause, now
+			st.CallsInFlight, st.CallsQueued, st.ChangedAt = 0, 0, now
+			st.Restarts++
+			st.NextAttemptAt = now.Add(policy.ProbeInterval)
+			a.setStatus(st)
+			engine, self, msg := a.engine, a.self, probeDue{connection: id, token: ch.probeToken}
+			ch.probe = a.clock.AfterFunc(policy.ProbeInterval, func() { engine.Send(self, msg) })
+			return
 		}
-		a.statuses[id] = st
+		a.spawn(c, id, session.Incarnation{Previous: prev, Restart: true, Cause: cause})
 		return
 	}
+}
+
+// panicLimit is how many session actor crashes within the policy's window
+// the supervisor replaces at once: one more than the session restarts the
+// policy allows (so the session's own limit degrades first), or 10 when
+// the policy never degrades.
+func panicLimit(p session.Policy) int {
+	if p.MaxRestarts == 0 {
+		return 10
+	}
+	return p.MaxRestarts + 1
+}
+
+// onProbeDue respawns a connection degraded by crashes, as a probe: the
+// session actor starts degraded and connects at once.
+func (a *Actor) onProbeDue(c *actor.Context, m probeDue) {
+	ch := a.children[m.connection]
+	if ch == nil || !ch.degraded || ch.probeToken != m.token {
+		return
+	}
+	if conn, ok := a.conns[m.connection]; !ok || !conn.IsEnabled() {
+		return
+	}
+	ch.degraded = false
+	st := a.statuses[m.connection]
+	a.spawn(c, m.connection, session.Incarnation{Previous: st, Probe: true, Cause: st.LastError})
 }

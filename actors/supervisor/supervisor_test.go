@@ -14,8 +14,10 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/guard"
+	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/fakes"
 )
 
@@ -84,7 +86,7 @@ func TestRefreshCatalogStoresTheSnapshotAndReportsTheSessionOpen(t *testing.T) {
 	is.Equal(statuses[1].Connection, "fake.two")
 	is.Equal(statuses[1].State, session.StateIdle) // never used
 	is.Equal(statuses[2].Connection, "fake.off")
-	is.Equal(statuses[2].State, session.StateIdle)
+	is.Equal(statuses[2].State, session.StateClosed) // disabled
 }
 
 func TestChangedToolsAreStoredWithoutARefresh(t *testing.T) {
@@ -125,11 +127,13 @@ func (s *sup) panicSession(t *testing.T, connection string) {
 	before := s.status(t, connection)
 	s.engine.Send(s.handle.PID(), session.CallTool{Connection: connection, Tool: "counter", Deadline: time.Now().Add(2 * time.Second)})
 	s.waitStatus(t, connection, func(st session.Status) bool {
-		return strings.Contains(st.LastError, "panicked") && st.ChangedAt.After(before.ChangedAt)
+		// The successor counts the crash as a restart, or degrades.
+		return strings.Contains(st.LastError, "panicked") &&
+			(st.Restarts > before.Restarts || (st.State == session.StateDegraded && before.State != session.StateDegraded))
 	})
 }
 
-func TestPanickingSessionIsStoppedAndReplacedOnNextCall(t *testing.T) {
+func TestAPanickedSessionActorIsReplacedAndItsCountersGoOn(t *testing.T) {
 	is := is.New(t)
 	observer := fakes.ObserveCloses(fakes.NewInMemory(nil))
 	rec := fakes.NewRecording(observer)
@@ -138,12 +142,15 @@ func TestPanickingSessionIsStoppedAndReplacedOnNextCall(t *testing.T) {
 
 	s.panicSession(t, "fake.one")
 	observer.WaitClosed(t, 1, patience) // the panicked actor was stopped, closing its session
-	st := s.status(t, "fake.one")
-	is.Equal(st.State, session.StateIdle)
+	// Its successor reopens the session by itself, after a backoff.
+	st := s.waitStatus(t, "fake.one", func(st session.Status) bool { return st.State == session.StateOpen })
+	is.Equal(st.Generation, int64(2))
+	is.Equal(st.SessionsOpened, 2) // counted on from the predecessor, not from 0
+	is.Equal(st.Restarts, 1)
+	is.True(strings.Contains(st.LastError, "panicked"))
 
 	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 1.0) // a fresh upstream
 	is.Equal(rec.SessionsCreated(), 2)
-	is.Equal(s.status(t, "fake.one").State, session.StateOpen)
 }
 
 // The supervisor stops a panicked child asynchronously; a call it handles
@@ -161,65 +168,135 @@ func TestCallRightAfterAPanicReachesAFreshSession(t *testing.T) {
 	s.engine.Send(s.handle.PID(), guard.Panic{PID: child, Message: "test", Value: "injected"})
 	first := s.send("fake.one", "counter", nil)
 	r, err := first.Wait(ctx(t))
-	is.NoErr(err) // the call is answered
+	is.NoErr(err) // the call is answered: it waited for the new session
 	is.NoErr(r.Err)
 	is.Equal(r.Output["count"], 1.0)                                  // by a fresh upstream
 	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 2.0) // which later calls reach too
 	is.Equal(rec.SessionsCreated(), 2)
 }
 
-func TestRepeatedPanicsDegradeTheConnection(t *testing.T) {
+func TestRepeatedPanicsDegradeTheConnectionAndRecordAnEvent(t *testing.T) {
 	is := is.New(t)
 	rec := fakes.NewRecording(fakes.NewInMemory(nil))
-	s := start(t, rec, testOptions()) // PanicLimit 3 in a minute
+	st := store.NewMemory()
+	opts := testOptions() // two restarts a minute
+	opts.Events = st
+	s := startWith(t, rec, st, opts)
 
 	for i := range 3 {
 		s.mustCall(t, "fake.one", "counter", nil)
 		s.panicSession(t, "fake.one")
 		if i < 2 {
-			is.Equal(s.status(t, "fake.one").State, session.StateIdle) // not yet degraded
+			is.True(s.status(t, "fake.one").State != session.StateDegraded) // not yet degraded
 		}
 	}
-	st := s.status(t, "fake.one")
-	is.Equal(st.State, session.StateBackoff)
+	status := s.status(t, "fake.one")
+	is.Equal(status.State, session.StateDegraded)
+	is.Equal(status.Restarts, 2)
 
 	began := time.Now()
 	r := s.call(t, "fake.one", "counter", nil)
-	is.True(errors.Is(r.Err, session.ErrUnavailable)) // fails fast while degraded
+	is.True(errors.Is(r.Err, session.ErrDegraded))    // fails fast while degraded
+	is.True(errors.Is(r.Err, session.ErrUnavailable)) // a kind of unavailable
 	is.True(time.Since(began) < time.Second)
 	_, err := s.handle.RefreshCatalog(ctx(t), "fake.one")
 	is.True(errors.Is(err, session.ErrUnavailable))
 	is.Equal(rec.SessionsCreated(), 3) // no session was opened for them
 
 	is.Equal(s.mustCall(t, "fake.two", "counter", nil)["count"], 1.0) // other connections are unaffected
-}
 
-func TestDegradedConnectionRecoversAfterTheCooldown(t *testing.T) {
-	is := is.New(t)
-	opts := testOptions()
-	opts.PanicLimit, opts.Cooldown = 1, 200*time.Millisecond
-	s := start(t, fakes.NewInMemory(nil), opts)
-	s.mustCall(t, "fake.one", "counter", nil)
-	s.panicSession(t, "fake.one")
-	is.True(errors.Is(s.call(t, "fake.one", "counter", nil).Err, session.ErrUnavailable))
-
+	var events []store.Event
 	deadline := time.After(patience)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		r := s.call(t, "fake.one", "counter", nil)
-		if r.Err == nil {
-			is.Equal(r.Output["count"], 1.0)
-			return
+	for len(events) == 0 {
+		all, err := st.ListEvents(ctx(t), 0, 100)
+		is.NoErr(err)
+		for _, e := range all {
+			if e.Kind == supervisor.EventConnectionDegraded {
+				events = append(events, e)
+			}
 		}
-		is.True(errors.Is(r.Err, session.ErrUnavailable))
 		select {
-		case <-tick.C:
 		case <-deadline:
-			t.Logf("last call failed: %v", r.Err)
-			is.Fail() // the connection recovers after the cooldown
+			is.Fail() // a connection_degraded event is recorded
+		case <-time.After(5 * time.Millisecond):
 		}
 	}
+	is.Equal(*events[0].ConnectionID, "fake.one")
+	is.Equal(events[0].Payload["max_restarts"], float64(2))
+}
+
+func TestADegradedConnectionRecoversWhenAProbeConnects(t *testing.T) {
+	is := is.New(t)
+	clock := session.NewManualClock(time.Now())
+	opts := testOptions()
+	opts.Clock = clock
+	opts.Session.Policy.MaxRestarts = 1
+	opts.Session.Policy.MinBackoff, opts.Session.Policy.MaxBackoff = time.Second, time.Second
+	s := start(t, fakes.NewInMemory(nil), opts)
+	s.mustCall(t, "fake.one", "counter", nil)
+
+	s.panicSession(t, "fake.one") // restart 1 of 1: reopens after a second
+	s.waitStatus(t, "fake.one", func(st session.Status) bool { return st.State == session.StateBackoff })
+	advance(t, clock, time.Second)
+	s.waitStatus(t, "fake.one", func(st session.Status) bool { return st.State == session.StateOpen })
+	s.panicSession(t, "fake.one") // one too many
+	st := s.waitStatus(t, "fake.one", func(st session.Status) bool { return st.State == session.StateDegraded })
+	is.Equal(st.NextAttemptAt, clock.Now().Add(time.Minute))
+	is.True(errors.Is(s.call(t, "fake.one", "counter", nil).Err, session.ErrDegraded))
+
+	advance(t, clock, time.Minute) // the probe
+	st = s.waitStatus(t, "fake.one", func(st session.Status) bool { return st.State == session.StateOpen })
+	is.Equal(st.Generation, int64(3))
+	r := s.callAt(t, clock, "fake.one", "counter")
+	is.NoErr(r.Err)
+	is.Equal(r.Output["count"], 1.0)
+}
+
+func TestSessionActorsThatKeepCrashingGetNoSuccessorUntilAProbe(t *testing.T) {
+	is := is.New(t)
+	clock := session.NewManualClock(time.Now())
+	opts := testOptions()
+	opts.Clock = clock
+	opts.Session.Policy.MaxRestarts = 1 // so the supervisor replaces 2 crashes a minute at once
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	s := start(t, rec, opts)
+	s.mustCall(t, "fake.one", "counter", nil)
+
+	s.panicSession(t, "fake.one") // replaced: reopens after a backoff
+	advance(t, clock, 50*time.Millisecond)
+	s.waitStatus(t, "fake.one", func(st session.Status) bool { return st.State == session.StateOpen })
+	s.panicSession(t, "fake.one") // replaced, degraded by its own restart limit
+	s.panicSession(t, "fake.one") // a third crash within the minute: no successor
+	st := s.status(t, "fake.one")
+	is.Equal(st.State, session.StateDegraded)
+	is.True(strings.Contains(st.LastError, "panicked"))
+	is.Equal(s.engine.Registry.GetPID("supervisor/mcp/session", "fake.one#4"), nil) // no successor
+	r := s.call(t, "fake.one", "counter", nil)
+	is.True(errors.Is(r.Err, session.ErrDegraded))
+	is.True(strings.Contains(r.Err.Error(), "crashed"))
+
+	advance(t, clock, time.Minute) // the probe: a successor that connects at once
+	s.waitStatus(t, "fake.one", func(st session.Status) bool { return st.State == session.StateOpen })
+	is.NoErr(s.callAt(t, clock, "fake.one", "counter").Err)
+}
+
+func TestStatusesShowCallsInFlightLive(t *testing.T) {
+	is := is.New(t)
+	rec := fakes.NewRecording(fakes.NewInMemory(nil))
+	s := start(t, rec, testOptions())
+	s.mustCall(t, "fake.one", "counter", nil)
+	w := s.send("fake.one", "sleep", map[string]any{"ms": 500})
+	is.True(rec.WaitForToolCalls(2, patience)) // the sleep is at the server
+
+	st := s.status(t, "fake.one")
+	is.Equal(st.CallsInFlight, 1) // no state changed: the status is asked live
+	is.Equal(st.State, session.StateOpen)
+	is.Equal(st.Generation, int64(1))
+	_, err := w.Wait(ctx(t))
+	is.NoErr(err)
+	is.Equal(s.status(t, "fake.one").CallsInFlight, 0)
+	is.Equal(s.status(t, "fake.off").State, session.StateClosed) // disabled
+	is.Equal(s.status(t, "fake.two").State, session.StateIdle)   // never used
 }
 
 func TestPanicOfAnUnknownActorIsIgnored(t *testing.T) {
@@ -274,4 +351,29 @@ func toolNames(s catalog.Snapshot) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// advance waits until the clock has a timer of d pending, then moves it
+// by d.
+func advance(t *testing.T, clock *session.ManualClock, d time.Duration) {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	waitCtx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	is.True(clock.WaitFor(waitCtx, func(p []time.Duration) bool { return slices.Contains(p, d) })) // the timer is armed
+	clock.Advance(d)
+}
+
+// callAt calls tool with a deadline on clock, which tests move ahead of
+// the wall clock.
+func (s *sup) callAt(t *testing.T, clock session.Clock, connection, tool string) session.ToolResult {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	w := reply.NewWaiter[session.ToolResult]()
+	s.engine.Send(s.handle.PID(), session.CallTool{Connection: connection, Tool: tool, Deadline: clock.Now().Add(2 * time.Second), Reply: w.To()})
+	r, err := w.Wait(ctx(t))
+	is.NoErr(err) // the supervisor replies to the call
+	return r
 }

@@ -189,6 +189,22 @@ func (e *Execution) Complete(callID string, r Result) error {
 	return nil
 }
 
+// Routes reports whether the step that made outstanding call callID
+// routes outcome: a driver asks it before it completes a call with an
+// outcome the step may not route, such as OutcomeSessionLost.
+func (e *Execution) Routes(callID, outcome string) bool {
+	call, ok := e.snap.Calls[callID]
+	if !ok {
+		return false
+	}
+	f := e.snap.Frames[call.FrameID]
+	if f == nil {
+		return false
+	}
+	_, ok = e.plan(f).routes[f.Node][outcome]
+	return ok
+}
+
 // Cancel ends the execution as cancelled, with reason; outstanding calls
 // are dropped (the driver withdraws them).
 func (e *Execution) Cancel(reason string) {

@@ -18,6 +18,12 @@ const (
 	OutcomeOK = "ok"
 	// OutcomeError is the outcome of a tool call whose result is an error.
 	OutcomeError = "error"
+	// OutcomeSessionLost is the outcome of an MCP tool call whose session
+	// died while it was in flight (whether it ran is unknown), when the
+	// step routes it; a step that does not fails with an error that
+	// starts "session_lost:". Every MCP tool step may route it; none has
+	// to. Like "error", it commits no output.
+	OutcomeSessionLost = "session_lost"
 )
 
 // Object is a JSON object.

@@ -64,7 +64,7 @@ func (e *Execution) finishCall(f *Frame, node *Node, call Call, r Result) error 
 		return fmt.Errorf("step %q: outcome %q has no route", node.ID, r.Outcome)
 	}
 	changes := Object{}
-	if r.Outcome != OutcomeError {
+	if r.Outcome != OutcomeError && r.Outcome != OutcomeSessionLost {
 		if c, ok := e.capability(node.Node); ok {
 			if err := e.validate(c.OutputSchema, r.Output, fmt.Sprintf("step %q output", node.ID)); err != nil {
 				return err

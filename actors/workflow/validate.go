@@ -193,7 +193,10 @@ type checker struct {
 	diags  []Diagnostic
 	// outcomes are each node's declared outcomes; nil when unknown.
 	outcomes map[string][]string
-	aliases  []string
+	// sessionful are the call steps of an MCP tool: they may also route
+	// OutcomeSessionLost, which they do not declare.
+	sessionful map[string]bool
+	aliases    []string
 }
 
 func (c *checker) add(code, path, step, message string) {
@@ -238,7 +241,8 @@ func (c *checker) run() []Diagnostic {
 			c.add("duplicate_edge", path, step, fmt.Sprintf("outcome %q of %q is routed twice", e.Outcome, e.From))
 		}
 		routed[key] = true
-		if declared := c.outcomes[e.From]; declared != nil && !slices.Contains(declared, e.Outcome) {
+		if declared := c.outcomes[e.From]; declared != nil && !slices.Contains(declared, e.Outcome) &&
+			(e.Outcome != OutcomeSessionLost || !c.sessionful[e.From]) {
 			c.add("undeclared_edge_outcome", path, step, fmt.Sprintf("step %q does not declare outcome %q (it declares %s)", e.From, e.Outcome, strings.Join(declared, ", ")))
 		}
 		if e.To == End && !slices.Contains(p.Outcomes, OutcomeOK) {
@@ -334,6 +338,12 @@ func (c *checker) checkCall(path, step string, n Node) []string {
 			c.add("unknown_node_def", path+".use", step, fmt.Sprintf("unknown capability %q", n.Node))
 		} else {
 			in, out, outcomes = capability.InputSchema, capability.OutputSchema, capability.Outcomes
+			if !capability.Platform {
+				if c.sessionful == nil {
+					c.sessionful = map[string]bool{}
+				}
+				c.sessionful[n.ID] = true
+			}
 		}
 	}
 	c.checkInputs(path+".input", step, "invalid_source_path", n.Input, in)

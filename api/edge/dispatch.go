@@ -57,6 +57,9 @@ func (s *Server) mapError(ctx context.Context, method string, err error) *jsonrp
 	if e, ok := errors.AsType[*jsonrpc.Error](err); ok {
 		return e
 	}
+	if errors.Is(err, context.Canceled) && s.base.Err() != nil {
+		return jsonrpc.Errorf(jsonrpc.Overloaded, "%s was cut short: mcpflow is shutting down", method)
+	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return jsonrpc.Errorf(jsonrpc.RequestTimeout, "%s did not finish within %s", method, s.opts.RequestTimeout)
 	}

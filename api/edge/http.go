@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -29,8 +30,22 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	frame := jsonrpc.DecodeFrame(body, s.opts.MaxBatch)
-	responses := s.answerFrame(r.Context(), frame, make(slots, s.opts.MaxInFlight))
-	out, err := jsonrpc.EncodeReply(frame.Batch, responses)
+	if !s.track.enter(&s.track.requests) {
+		writeReply(w, frame.Batch, refuse(frame))
+		return
+	}
+	defer s.track.requests.Done()
+	// Shutdown (s.close) cancels the handlers of /rpc as well as those of
+	// /ws: http.Server.Shutdown would wait for them.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	defer context.AfterFunc(s.base, cancel)()
+	writeReply(w, frame.Batch, s.answerFrame(ctx, frame, make(slots, s.opts.MaxInFlight)))
+}
+
+// writeReply writes the responses to one POSTed frame.
+func writeReply(w http.ResponseWriter, batch bool, responses []jsonrpc.Response) {
+	out, err := jsonrpc.EncodeReply(batch, responses)
 	switch {
 	case err != nil:
 		slog.Error("encode reply", "err", err)

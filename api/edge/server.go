@@ -87,6 +87,8 @@ type Server struct {
 	// connections.
 	base  context.Context
 	close context.CancelFunc
+	// track counts requests and WebSocket connections for Shutdown.
+	track tracker
 }
 
 // New returns a server of methods checked against c. Zero options take
@@ -115,7 +117,8 @@ func version() string {
 }
 
 // Close ends every WebSocket connection; in-flight handlers see their
-// context cancelled.
+// context cancelled. Shutdown does the same after a grace period, and
+// waits.
 func (s *Server) Close() { s.close() }
 
 // Handler routes /ws, /rpc and /healthz.

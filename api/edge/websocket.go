@@ -14,6 +14,11 @@ import (
 
 // serveWebSocket upgrades and serves one JSON-RPC connection.
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
+	if !s.track.enter(&s.track.conns) {
+		http.Error(w, "mcpflow is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.track.conns.Done()
 	up := websocket.Upgrader{CheckOrigin: s.checkOrigin, HandshakeTimeout: 10 * time.Second}
 	ws, err := up.Upgrade(w, r, nil)
 	if err != nil {
@@ -89,9 +94,15 @@ func (c *wsConn) serve(parent context.Context) {
 // handleFrame answers a frame: a single request as soon as it finishes, a
 // batch as one array once all its entries have.
 func (c *wsConn) handleFrame(ctx context.Context, f jsonrpc.Frame, handlers *sync.WaitGroup) {
+	track := &c.server.track
+	if !track.enter(&track.requests) {
+		c.send(ctx, f.Batch, refuse(f))
+		return
+	}
 	if !f.Batch && len(f.Requests) == 1 {
 		req := f.Requests[0]
 		if !c.slots.acquire() {
+			track.requests.Done()
 			if !req.IsNotification() {
 				c.send(ctx, false, []jsonrpc.Response{c.server.overloaded(req.ID)})
 			}
@@ -100,6 +111,7 @@ func (c *wsConn) handleFrame(ctx context.Context, f jsonrpc.Frame, handlers *syn
 		handlers.Add(1)
 		go func() {
 			defer handlers.Done()
+			defer track.requests.Done()
 			resp, ok := c.server.dispatch(ctx, req)
 			if !ok {
 				c.slots.release()
@@ -110,12 +122,14 @@ func (c *wsConn) handleFrame(ctx context.Context, f jsonrpc.Frame, handlers *syn
 		return
 	}
 	if len(f.Requests) == 0 {
+		track.requests.Done()
 		c.send(ctx, f.Batch, f.Rejected)
 		return
 	}
 	handlers.Add(1)
 	go func() {
 		defer handlers.Done()
+		defer track.requests.Done()
 		c.send(ctx, f.Batch, c.server.answerFrame(ctx, f, c.slots))
 	}()
 }
@@ -139,6 +153,14 @@ func (c *wsConn) sendHolding(ctx context.Context, batch bool, responses []jsonrp
 		}
 		return
 	}
+	// out always has room (see wsConn), so a reply is queued even as the
+	// connection closes; in a shutdown the writer flushes it before the
+	// goodbye.
+	select {
+	case c.out <- reply{data: data, slot: slot}:
+		return
+	default:
+	}
 	select {
 	case c.out <- reply{data: data, slot: slot}:
 	case <-ctx.Done():
@@ -156,12 +178,7 @@ func (c *wsConn) write(ctx context.Context) {
 	for {
 		select {
 		case r := <-c.out:
-			if r.slot {
-				c.slots.release() // before the peer can see the reply
-			}
-			_ = c.ws.SetWriteDeadline(time.Now().Add(opts.WriteTimeout))
-			if err := c.ws.WriteMessage(websocket.TextMessage, r.data); err != nil {
-				_ = c.ws.Close() // unblocks the reader
+			if !c.writeReply(r) {
 				return
 			}
 		case <-ping.C:
@@ -170,11 +187,37 @@ func (c *wsConn) write(ctx context.Context) {
 				return
 			}
 		case <-ctx.Done():
-			// Say goodbye, then close: that also unblocks the reader when
-			// the server, not the peer, ends the connection.
+			// In a shutdown, replies already queued go out first: it has
+			// let their requests finish. Say goodbye, then close: that also
+			// unblocks the reader when the server, not the peer, ends the
+			// connection.
+			for flushed := !c.server.track.isClosed(); !flushed; {
+				select {
+				case r := <-c.out:
+					if !c.writeReply(r) {
+						return
+					}
+				default:
+					flushed = true
+				}
+			}
 			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "server closing"), time.Now().Add(time.Second))
 			_ = c.ws.Close()
 			return
 		}
 	}
+}
+
+// writeReply writes one queued reply; on failure it closes the socket
+// (which unblocks the reader) and reports false.
+func (c *wsConn) writeReply(r reply) bool {
+	if r.slot {
+		c.slots.release() // before the peer can see the reply
+	}
+	_ = c.ws.SetWriteDeadline(time.Now().Add(c.server.opts.WriteTimeout))
+	if err := c.ws.WriteMessage(websocket.TextMessage, r.data); err != nil {
+		_ = c.ws.Close()
+		return false
+	}
+	return true
 }

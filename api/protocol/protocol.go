@@ -377,12 +377,21 @@ type ListConnectionsResult struct {
 }
 
 // SessionStatus is mcpflow's extension of a connection status row: the
-// live state of the connection's upstream session.
+// live state of the connection's upstream session. State is idle, open,
+// connecting, backoff, degraded or closed; Generation numbers the
+// connection's sessions (each new one increments it); LastError never
+// holds a secret. Times are epoch milliseconds, null when none.
 type SessionStatus struct {
-	State          string  `json:"state"`
-	SessionsOpened int     `json:"sessions_opened"`
-	CallsInFlight  int     `json:"calls_in_flight"`
-	LastError      *string `json:"last_error"`
+	State                string  `json:"state"`
+	Generation           int64   `json:"generation"`
+	SessionsOpened       int     `json:"sessions_opened"`
+	Restarts             int     `json:"restarts"`
+	CallsInFlight        int     `json:"calls_in_flight"`
+	CallsQueued          int     `json:"calls_queued"`
+	LastError            *string `json:"last_error"`
+	LastErrorAtEpochMs   *int64  `json:"last_error_at_epoch_ms"`
+	LastSuccessAtEpochMs *int64  `json:"last_success_at_epoch_ms"`
+	NextAttemptAtEpochMs *int64  `json:"next_attempt_at_epoch_ms"`
 }
 
 // ConnectionStatus is one row of workflow.admin.connection_statuses.list.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
@@ -34,7 +35,7 @@ func connectionMetadata(c config.Connection) protocol.Object {
 	switch c.Transport.Kind {
 	case config.TransportStdio:
 		t["command"], t["args"], t["env_keys"] = c.Transport.Command, nonNil(c.Transport.Args), keys(c.Transport.Env)
-	case config.TransportHTTP:
+	case config.TransportHTTP, config.TransportSSE:
 		t["url"], t["header_keys"] = c.Transport.URL, keys(c.Transport.Headers)
 	}
 	m["transport"] = t
@@ -56,7 +57,7 @@ func (s *Service) listConnectionStatuses(ctx context.Context, _ protocol.Empty) 
 		st := byID[c.ID]
 		row := protocol.ConnectionStatus{
 			ConnectionID: c.ID, Server: c.Server(), Account: c.AccountName(), Enabled: c.IsEnabled(),
-			Session: protocol.SessionStatus{State: firstNonEmpty(string(st.State), string(session.StateIdle)), SessionsOpened: st.SessionsOpened, CallsInFlight: st.CallsInFlight, LastError: optional(st.LastError)},
+			Session: sessionStatus(c, st),
 		}
 		if snap, ok := s.Catalogs.Get(c.ID); ok {
 			row.HasSnapshot, row.FetchedAtEpochMs, row.MaxAgeSeconds = true, &snap.FetchedAtEpochMs, &snap.MaxAgeSeconds
@@ -65,6 +66,25 @@ func (s *Service) listConnectionStatuses(ctx context.Context, _ protocol.Empty) 
 		out = append(out, row)
 	}
 	return protocol.ListConnectionStatusesResult{Statuses: out, Total: len(out)}, nil
+}
+
+// sessionStatus is the session part of a connection status row. The
+// session actor has already redacted the last error; it is redacted here
+// once more, against the connection's current definition.
+func sessionStatus(c config.Connection, st session.Status) protocol.SessionStatus {
+	ms := func(t time.Time) *int64 {
+		if t.IsZero() {
+			return nil
+		}
+		v := t.UnixMilli()
+		return &v
+	}
+	return protocol.SessionStatus{
+		State: firstNonEmpty(string(st.State), string(session.StateIdle)), Generation: st.Generation,
+		SessionsOpened: st.SessionsOpened, Restarts: st.Restarts, CallsInFlight: st.CallsInFlight, CallsQueued: st.CallsQueued,
+		LastError: optional(session.Redact(c, st.LastError)), LastErrorAtEpochMs: ms(st.LastErrorAt),
+		LastSuccessAtEpochMs: ms(st.LastSuccessAt), NextAttemptAtEpochMs: ms(st.NextAttemptAt),
+	}
 }
 
 func (s *Service) refreshCatalog(ctx context.Context, p protocol.RefreshCatalogParams) (protocol.RefreshCatalogResult, error) {

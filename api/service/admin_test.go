@@ -111,7 +111,7 @@ func TestConnectionStatusesCountAFreshSnapshotAndAnOpenedSession(t *testing.T) {
 	fresh.FetchedAtEpochMs++
 	f.registry.Put(fresh)
 
-	res := mustCall[protocol.ListConnectionStatusesResult](t, f, protocol.MethodConnectionStatusesList, `{}`)
+	res := conforming[protocol.ListConnectionStatusesResult](t, f, protocol.MethodConnectionStatusesList, `{}`) // the session fields keep the manifest's shape
 	for _, st := range res.Statuses {
 		if st.ConnectionID != "fake.one" {
 			continue
@@ -120,6 +120,11 @@ func TestConnectionStatusesCountAFreshSnapshotAndAnOpenedSession(t *testing.T) {
 		is.Equal(*st.FetchedAtEpochMs, fresh.FetchedAtEpochMs)
 		is.Equal(st.Session.SessionsOpened, 1) // the run opened the upstream session
 		is.Equal(st.Session.State, "open")
+		is.Equal(st.Session.Generation, int64(1))
+		is.Equal(st.Session.Restarts, 0)
+		is.Equal(st.Session.CallsInFlight, 0)
+		is.True(st.Session.LastSuccessAtEpochMs != nil) // the run's call
+		is.True(st.Session.NextAttemptAtEpochMs == nil)
 		return
 	}
 	is.Fail() // fake.one has a status row

@@ -29,7 +29,9 @@ func (s *Service) RecoverRuns(ctx context.Context) (Recovered, error) {
 	for _, r := range running {
 		setup, why := s.resumable(ctx, r)
 		if why == "" {
-			s.launch(r, setup)
+			if err := s.launch(r, setup); err != nil {
+				return got, fmt.Errorf("resume run %s: %w", r.ID, err)
+			}
 			got.Resumed++
 			slog.Info("run resumed after a stop", "run", r.ID, "step", r.CurrentStep)
 			continue

@@ -127,7 +127,7 @@ func orEmptyObject(m map[string]any) map[string]any {
 
 // transportAliases are the legacy names of the http transport kind the
 // reference accepted (its sse mapped to streamable HTTP as well).
-var transportAliases = map[string]string{"streamable_http": config.TransportHTTP, "streamable-http": config.TransportHTTP, "sse": config.TransportHTTP}
+var transportAliases = map[string]string{"streamable_http": config.TransportHTTP, "streamable-http": config.TransportHTTP}
 
 // entryDoc is the accepted form of a registry entry; unknown keys, here
 // and in the transport, are invalid params.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -59,7 +60,9 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 // on.
 func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, resume *run.Resume, tr *protocol.TraceRange) (protocol.RunResult, error) {
 	started, done := reply.NewWaiter[run.Started](), reply.NewWaiter[store.Run]()
-	s.spawnRun(rec, setup, resume, started.To(), done.To())
+	if err := s.spawnRun(rec, setup, resume, started.To(), done.To()); err != nil {
+		return protocol.RunResult{}, err
+	}
 
 	// Nothing is acknowledged before the run's record is committed.
 	ack, err := started.Wait(ctx)
@@ -77,6 +80,8 @@ func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, re
 	if s.RunWait > 0 {
 		wctx, cancel := context.WithTimeout(ctx, s.RunWait)
 		defer cancel()
+		// A shutdown ends the wait too: the answer is the run as it stands.
+		defer context.AfterFunc(s.life.stopping(), cancel)()
 		if final, err := done.Wait(wctx); err == nil {
 			current = final
 		} else if ctx.Err() != nil {
@@ -89,20 +94,27 @@ func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, re
 }
 
 // launch continues a recovered run in the background.
-func (s *Service) launch(rec store.Run, setup runSetup) {
+func (s *Service) launch(rec store.Run, setup runSetup) error {
 	s.recordRunStarted(context.Background(), rec, true)
-	s.spawnRun(rec, setup, nil, nil, nil)
+	return s.spawnRun(rec, setup, nil, nil, nil)
 }
 
 // spawnRun starts the actor of one incarnation of a run (its start, a
 // resume, a recovery). Each incarnation is its own actor, so that a new
 // one never waits for the last one's name; live maps the run id to the
-// incarnation running now.
-func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, started reply.To[run.Started], done reply.To[store.Run]) {
+// incarnation running now. Once the service stops accepting runs it
+// spawns nothing and refuses with -32000.
+func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, started reply.To[run.Started], done reply.To[store.Run]) error {
+	if !s.life.admit() {
+		return errShuttingDown()
+	}
 	engine := s.Engine
 	incarnation := &liveRun{}
 	s.live.Store(rec.ID, incarnation)
+	var stopped sync.Once
 	finished := func(r store.Run) {
+		// Counted out last: once every run is, none writes the store.
+		defer stopped.Do(s.life.runs.Done)
 		s.live.CompareAndDelete(rec.ID, incarnation)
 		s.recordRunEnded(r)
 		if done != nil {
@@ -117,6 +129,7 @@ func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, st
 	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, s.incarnations.Add(1))),
 		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 	incarnation.pid.Store(pid)
+	return nil
 }
 
 // runKind is the actor kind of run actors; their id is the run id and

@@ -53,6 +53,8 @@ type Service struct {
 	// live maps the id of each run whose actor is running to it.
 	live         sync.Map
 	incarnations atomic.Uint64
+	// life admits run actors until the service stops (see StopRuns).
+	life lifecycle
 	// registryMu runs source registry mutations and applies one at a time.
 	registryMu sync.Mutex
 }

@@ -260,7 +260,7 @@ func transportConfigured(t config.Transport) bool {
 	switch t.Kind {
 	case config.TransportStdio:
 		return t.Command != ""
-	case config.TransportHTTP:
+	case config.TransportHTTP, config.TransportSSE:
 		return t.URL != ""
 	}
 	return false
@@ -301,7 +301,7 @@ func schemeSupported(transport, scheme string) bool {
 	switch transport {
 	case config.TransportStdio:
 		return scheme == "env"
-	case config.TransportHTTP:
+	case config.TransportHTTP, config.TransportSSE:
 		return scheme == "bearer" || scheme == "headers" || scheme == "oauth_refresh_token"
 	}
 	return false

@@ -21,16 +21,22 @@ import (
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/session/reap"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/demoserver"
 )
 
 const usage = `usage:
-  mcpflow serve [--config FILE] [--listen 127.0.0.1:8765] [--run-wait 2m] [--max-steps 10000] [--run-timeout 1h] [--log-level info]
+  mcpflow serve [--config FILE] [--listen 127.0.0.1:8765] [--run-wait 2m] [--max-steps 10000] [--run-timeout 1h] [--shutdown-timeout 10s] [--log-level info]
   mcpflow demo-server`
 
 func main() {
+	// Hidden: the reaper serve puts between itself and each stdio server
+	// (package reap), dispatched before any signal handling is set up.
+	if len(os.Args) > 1 && os.Args[1] == reap.Subcommand {
+		os.Exit(reap.Main(os.Args[2:]))
+	}
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "mcpflow:", err)
 		os.Exit(1)
@@ -61,8 +67,12 @@ func serve(ctx context.Context, args []string) error {
 	runWait := fs.Duration("run-wait", 2*time.Minute, "how long workflow.runs.start waits for a run to finish before answering with its running state")
 	maxSteps := fs.Int("max-steps", workflow.DefaultMaxSteps, "step budget of each run, unless its deployment sets limits.max_steps")
 	runTimeout := fs.Duration("run-timeout", time.Hour, "overall deadline of each run from its start or resume (0: none), unless its deployment sets limits.run_timeout_seconds")
+	shutdownTimeout := fs.Duration("shutdown-timeout", app.DefaultShutdownTimeout, "how long a stop on SIGTERM or SIGINT may take; steps in flight get most of it to finish (a second signal stops at once)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *shutdownTimeout <= 0 {
+		return errors.New("--shutdown-timeout must be positive")
 	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
@@ -76,14 +86,17 @@ func serve(ctx context.Context, args []string) error {
 	}
 	opts := app.DefaultOptions(cfg)
 	opts.RunWait, opts.MaxSteps, opts.RunTimeout = *runWait, *maxSteps, *runTimeout
-	a, err := app.Start(ctx, opts)
-	if err != nil {
-		return err
-	}
+	opts.Supervisor.Session.StdioReaper = reap.Self()
+	stopAtSecondSignal()
+	// Bound first: a serve that cannot listen touches no store.
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
-		_ = a.Shutdown(context.Background())
 		return fmt.Errorf("listen: %w", err)
+	}
+	a, err := app.Start(ctx, opts)
+	if err != nil {
+		_ = l.Close()
+		return err
 	}
 	served := make(chan error, 1)
 	go func() { served <- a.Serve(l) }()
@@ -92,9 +105,23 @@ func serve(ctx context.Context, args []string) error {
 	case <-ctx.Done():
 		slog.Info("shutting down")
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
 	defer cancel()
 	return errors.Join(err, a.Shutdown(sctx))
+}
+
+// stopAtSecondSignal exits at once on the second SIGTERM or SIGINT: the
+// first one begins the graceful shutdown (through run's context), and the
+// store keeps whatever was committed.
+func stopAtSecondSignal() {
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-signals
+		sig := <-signals
+		slog.Error("second signal: stopping at once, without finishing the shutdown", "signal", sig.String())
+		os.Exit(1)
+	}()
 }
 
 func loadConfig(path string) (*config.File, error) {

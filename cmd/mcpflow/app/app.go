@@ -56,25 +56,36 @@ type Options struct {
 
 // DefaultOptions are the production settings for cfg.
 func DefaultOptions(cfg *config.File) Options {
-	return Options{Config: cfg, Supervisor: supervisor.DefaultOptions(), Edge: edge.DefaultOptions(), RunWait: 2 * time.Minute, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour, WarmUp: 10 * time.Second}
+	sup := supervisor.DefaultOptions()
+	if cfg != nil {
+		sup = sup.WithConfig(cfg.Server.Supervision) // the config's default supervision policy
+	}
+	return Options{Config: cfg, Supervisor: sup, Edge: edge.DefaultOptions(), RunWait: 2 * time.Minute, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour, WarmUp: 10 * time.Second}
 }
 
 // App is a running mcpflow, before or while it serves HTTP.
 type App struct {
 	store      store.Store
 	ownsStore  bool
+	lock       *StoreLock
+	service    *service.Service
 	engine     *actor.Engine
 	supervisor *supervisor.Handle
 	edge       *edge.Server
 	http       *http.Server
+	// closeTimeout is each session's CloseTimeout, which Shutdown keeps
+	// for stopping the sessions.
+	closeTimeout time.Duration
 }
 
-// DefaultTransports reach stdio subprocesses and streamable HTTP servers,
-// with the credentials creds binds (nil: none).
-func DefaultTransports(creds session.Credentials) session.TransportFactory {
+// DefaultTransports reach stdio subprocesses (stopped and reaped as sess
+// says) and streamable HTTP servers, with the credentials creds binds
+// (nil: none).
+func DefaultTransports(creds session.Credentials, sess session.Options) session.TransportFactory {
 	return session.Factories{
-		config.TransportStdio: session.Stdio{TerminateDuration: 2 * time.Second, Credentials: creds},
+		config.TransportStdio: session.NewStdio(sess, creds),
 		config.TransportHTTP:  session.HTTP{Credentials: creds},
+		config.TransportSSE:   session.HTTP{Credentials: creds},
 	}
 }
 
@@ -82,14 +93,20 @@ func DefaultTransports(creds session.Credentials) session.TransportFactory {
 // system and warms up the catalogs of new connections. Serve it with Handler or ListenAndServe; stop it with
 // Shutdown.
 func Start(ctx context.Context, opts Options) (*App, error) {
-	a := &App{store: opts.Store}
+	a := &App{store: opts.Store, closeTimeout: opts.Supervisor.Session.CloseTimeout}
 	if a.store == nil {
+		// One owner per store: nothing is opened, migrated or recovered
+		// before the lock is ours.
 		root := opts.Config.StoreRoot()
+		lock, err := LockStore(root)
+		if err != nil {
+			return nil, err
+		}
 		s, err := sqlite.Open(ctx, filepath.Join(root, DatabaseFile))
 		if err != nil {
-			return nil, fmt.Errorf("open store under %s: %w", root, err)
+			return nil, errors.Join(fmt.Errorf("open store under %s: %w", root, err), lock.Release())
 		}
-		a.store, a.ownsStore = s, true
+		a.store, a.ownsStore, a.lock = s, true, lock
 	}
 	c, err := contract.Load()
 	if err != nil {
@@ -103,7 +120,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	}
 	transports := opts.Transports
 	if transports == nil {
-		transports = DefaultTransports(credentials.NewBinder(credentials.FromStore(a.store)))
+		transports = DefaultTransports(credentials.NewBinder(credentials.FromStore(a.store)), opts.Supervisor.Session)
 	}
 	snaps, err := a.store.ListCatalogs(ctx)
 	if err != nil {
@@ -121,6 +138,9 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	if opts.Supervisor.AuthHash == nil {
 		opts.Supervisor.AuthHash = authDigest(a.store)
 	}
+	if opts.Supervisor.Events == nil {
+		opts.Supervisor.Events = a.store // connection_degraded and connection_recovered
+	}
 	a.supervisor = supervisor.Spawn(a.engine, conns, transports, service.NewCatalogSink(a.store, registry), opts.Supervisor)
 	if opts.WarmUp > 0 {
 		sess := opts.Supervisor.Session
@@ -131,6 +151,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
 		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout,
 	}
+	a.service = svc
 	// Runs a stop cut off resume, or fail, before anything is served.
 	recovered, err := svc.RecoverRuns(ctx)
 	if err != nil {
@@ -156,28 +177,99 @@ func (a *App) Serve(l net.Listener) error {
 	return nil
 }
 
-// Shutdown stops accepting requests, closes WebSocket connections, stops
-// the actors (closing every upstream session and reaping stdio servers) and
-// closes the store, all within ctx.
+// DefaultShutdownTimeout bounds Shutdown when its context has no
+// deadline; `mcpflow serve --shutdown-timeout` sets it.
+const DefaultShutdownTimeout = 10 * time.Second
+
+// Shares of the shutdown budget: requests in flight get up to edgeGrace
+// to be answered; haltReserve is kept after the runs' drain for halted
+// runs to finish the commit in progress, and sessionReserve beyond each
+// session's CloseTimeout for its stop.
+const (
+	edgeGrace      = time.Second
+	haltReserve    = time.Second
+	sessionReserve = time.Second
+)
+
+// Shutdown stops the service within ctx's deadline (DefaultShutdownTimeout
+// when it has none), in this order:
+//
+//  1. No new runs: runs.start, runs.resume and workflow capability calls
+//     are refused (-32000), and the requests waiting for their run answer
+//     at once with its current, committed state.
+//  2. The edge: the listener closes; requests in flight get edgeGrace to
+//     be answered, then their contexts are cancelled and every WebSocket
+//     is closed (1001).
+//  3. The runs drain: live runs go on, so a step in flight may finish and
+//     be committed, until only what steps 4 and 5 need is left of the
+//     budget; the rest halt at a commit boundary and stay running in the
+//     store, for the next start to recover (resumed, or failed when a call
+//     they had out is not safe to repeat). Nothing committed is lost.
+//  4. The supervisor stops every session actor at once: each closes its
+//     upstream within its CloseTimeout, or has its process group killed.
+//  5. The store closes, once no actor can write it, and its lock is
+//     released.
 func (a *App) Shutdown(ctx context.Context) error {
-	var errs []error
-	if a.http != nil {
-		errs = append(errs, a.http.Shutdown(ctx))
+	start := time.Now()
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultShutdownTimeout)
+		defer cancel()
 	}
-	a.edge.Close()
-	errs = append(errs, a.supervisor.Stop(ctx))
-	errs = append(errs, a.closeStore())
-	return errors.Join(errs...)
+	deadline, _ := ctx.Deadline()
+	var errs []error
+	a.service.StopAccepting()
+
+	grace := min(edgeGrace, time.Until(deadline)/4)
+	served := make(chan error, 1)
+	if a.http != nil {
+		go func() { served <- a.http.Shutdown(ctx) }()
+	} else {
+		served <- nil
+	}
+	errs = append(errs, a.edge.Shutdown(ctx, grace))
+	// Every handler has returned; what http.Server.Shutdown may still wait
+	// for is a client stalled mid-request: it gets a grace, then is cut.
+	select {
+	case err := <-served:
+		errs = append(errs, err)
+	case <-time.After(grace):
+		if a.http != nil {
+			_ = a.http.Close()
+		}
+	}
+
+	// The sessions' share of the budget is kept from the runs.
+	sessions := deadline.Add(-(a.closeTimeout + sessionReserve))
+	rctx, cancel := context.WithDeadline(ctx, sessions)
+	runs, err := a.service.StopRuns(rctx, sessions.Add(-haltReserve))
+	cancel()
+	errs = append(errs, err)
+	if runs.Finished+runs.Halted > 0 {
+		slog.Info("runs stopped", "finished", runs.Finished, "halted", runs.Halted)
+	}
+	errs = append(errs, a.supervisor.Stop(ctx), a.closeStore())
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	slog.Info("mcpflow stopped", "took", time.Since(start).Round(time.Millisecond))
+	return nil
 }
 
+// closeStore closes the store if the app opened it, then releases its
+// lock.
 func (a *App) closeStore() error {
 	if !a.ownsStore {
 		return nil
 	}
+	var errs []error
 	if err := a.store.Close(); err != nil {
-		return fmt.Errorf("close store: %w", err)
+		errs = append(errs, fmt.Errorf("close store: %w", err))
 	}
-	return nil
+	if err := a.lock.Release(); err != nil {
+		errs = append(errs, fmt.Errorf("release store lock: %w", err))
+	}
+	return errors.Join(errs...)
 }
 
 // DemoConfig is the embedded default: records under ./.mcpflow and one

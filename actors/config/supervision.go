@@ -1,0 +1,54 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Supervision tunes how mcpflow reopens a connection's session after it
+// dies or a connect fails (see session.Policy): a capped, jittered
+// exponential backoff, reset after a stable period, and a restart limit
+// that degrades the connection (calls fail fast) until a background probe
+// connects. Set on the server it is the default of every source; set on a
+// source it overrides the fields it names. Durations are milliseconds; an
+// absent field keeps the default.
+type Supervision struct {
+	MinBackoffMS   int      `json:"min_backoff_ms,omitempty"`
+	MaxBackoffMS   int      `json:"max_backoff_ms,omitempty"`
+	Jitter         *float64 `json:"jitter,omitempty"` // 0 to 1, the fraction of each wait drawn at random
+	StablePeriodMS int      `json:"stable_period_ms,omitempty"`
+	// MaxRestarts restarts within RestartWindowMS are allowed; 0 never
+	// degrades.
+	MaxRestarts     *int `json:"max_restarts,omitempty"`
+	RestartWindowMS int  `json:"restart_window_ms,omitempty"`
+	ProbeIntervalMS int  `json:"probe_interval_ms,omitempty"`
+	// MaxConcurrentConnects bounds the connects in progress across every
+	// source at once; server level only.
+	MaxConcurrentConnects int `json:"max_concurrent_connects,omitempty"`
+}
+
+// Validate checks the values a supervision block sets.
+func (s *Supervision) Validate() error {
+	if s == nil {
+		return nil
+	}
+	var errs []error
+	for name, v := range map[string]int{
+		"min_backoff_ms": s.MinBackoffMS, "max_backoff_ms": s.MaxBackoffMS, "stable_period_ms": s.StablePeriodMS,
+		"restart_window_ms": s.RestartWindowMS, "probe_interval_ms": s.ProbeIntervalMS, "max_concurrent_connects": s.MaxConcurrentConnects,
+	} {
+		if v < 0 {
+			errs = append(errs, fmt.Errorf("supervision: %s must not be negative", name))
+		}
+	}
+	if s.MinBackoffMS > 0 && s.MaxBackoffMS > 0 && s.MinBackoffMS > s.MaxBackoffMS {
+		errs = append(errs, errors.New("supervision: min_backoff_ms must not exceed max_backoff_ms"))
+	}
+	if s.Jitter != nil && (*s.Jitter < 0 || *s.Jitter > 1) {
+		errs = append(errs, errors.New("supervision: jitter must be between 0 and 1"))
+	}
+	if s.MaxRestarts != nil && *s.MaxRestarts < 0 {
+		errs = append(errs, errors.New("supervision: max_restarts must not be negative"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,99 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"net"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Errors a call can fail with before reaching the upstream server, or
+// because its session died.
+var (
+	ErrOverloaded  = errors.New("too many calls queued for this connection")
+	ErrUnavailable = errors.New("connection unavailable")
+	ErrDeadline    = errors.New("deadline passed before the call could start")
+	ErrCancelled   = errors.New("call cancelled by its owner")
+	// ErrDegraded means the connection restarted too often within the
+	// policy's window: calls fail fast until a background probe
+	// connects. It wraps ErrUnavailable.
+	ErrDegraded error = &childError{msg: "connection degraded", parent: ErrUnavailable}
+	// ErrSessionLost means the session died while the call was in flight
+	// (the server process exited, the HTTP session expired under it, a
+	// keepalive failed, the connection broke): whether the server ran the
+	// call is unknown. Its text, "session_lost", starts the error.
+	ErrSessionLost = errors.New("session_lost")
+)
+
+// childError is a sentinel that is also its parent.
+type childError struct {
+	msg    string
+	parent error
+}
+
+func (e *childError) Error() string { return e.msg }
+func (e *childError) Unwrap() error { return e.parent }
+
+// failure is how a request on a session failed.
+type failure int
+
+const (
+	// failNone: the server answered (a tool error is an answer too).
+	failNone failure = iota
+	// failDeadline: the call's own deadline passed, or its owner
+	// cancelled it; the session is not to blame.
+	failDeadline
+	// failProtocol: the server answered with a JSON-RPC error; the
+	// session works.
+	failProtocol
+	// failUnsent: the server never ran the request: it no longer knows
+	// the session (HTTP 404 or 400), or the request never reached it (the
+	// connection was refused). The session is over; the request may be
+	// sent again on a new one.
+	failUnsent
+	// failLost: the session broke under the request (EOF, connection
+	// closed or reset): the outcome is unknown and the session is over.
+	failLost
+)
+
+// Codes go-sdk's JSON-RPC layer uses for its own failures, never a
+// server's answer: the client or server is closing, or the transport
+// rejected the message.
+var transportCodes = []int64{-32003, -32004, -32005}
+
+// expiring is implemented by transports that notice an expired session
+// (httpTransport).
+type expiring interface{ SessionExpired() bool }
+
+// classify tells how err, returned by a request on a session made with
+// transport t, failed.
+func classify(err error, t mcp.Transport) failure {
+	if err == nil {
+		return failNone
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return failDeadline
+	}
+	if errors.Is(err, mcp.ErrSessionMissing) {
+		return failUnsent
+	}
+	if e, ok := t.(expiring); ok && e.SessionExpired() {
+		return failUnsent
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return failUnsent
+	}
+	for _, code := range transportCodes {
+		if errors.Is(err, &jsonrpc.Error{Code: code}) {
+			return failLost
+		}
+	}
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) {
+		return failProtocol
+	}
+	return failLost
+}

@@ -1,0 +1,159 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+)
+
+// closeSession closes cs gracefully, or kills the transport's peer when the
+// close does not finish within timeout; then it ends the session's
+// transport context (end, if not nil).
+func closeSession(cs *mcp.ClientSession, t mcp.Transport, end context.CancelFunc, timeout time.Duration) {
+	if end != nil {
+		defer end()
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cs.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		if k, ok := t.(Killer); ok {
+			_ = k.Kill()
+		}
+		<-done
+	}
+}
+
+// callTool performs one call and projects its result: structuredContent
+// when the tool returns an object, else {"content": [...]}. rpcErr is the
+// request's own error, for classify; a result that cannot be projected
+// fails the call with rpcErr nil.
+func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool) (r ToolResult, rpcErr error) {
+	args := call.Arguments
+	if args == nil {
+		args = map[string]any{}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.Tool, Arguments: args})
+	if err != nil {
+		return ToolResult{CorrelationID: call.CorrelationID, Err: fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err)}, err
+	}
+	outcome := "ok"
+	if res.IsError {
+		outcome = "error"
+	}
+	output, err := projectOutput(res)
+	if err != nil {
+		return ToolResult{CorrelationID: call.CorrelationID, Err: fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err)}, nil
+	}
+	return ToolResult{CorrelationID: call.CorrelationID, Outcome: outcome, Output: output}, nil
+}
+
+// readResource reads one resource on an open session; rpcErr as for
+// callTool.
+func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource) (r ToolResult, rpcErr error) {
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.URI})
+	if err != nil {
+		rpcErr = err
+	} else {
+		var out map[string]any
+		if out, err = toObject(res); err == nil {
+			return ToolResult{CorrelationID: req.CorrelationID, Outcome: "ok", Output: out}, nil
+		}
+	}
+	return ToolResult{CorrelationID: req.CorrelationID, Err: fmt.Errorf("read %s of %s: %w", req.URI, req.Connection, err)}, rpcErr
+}
+
+func projectOutput(res *mcp.CallToolResult) (map[string]any, error) {
+	if res.StructuredContent != nil {
+		if m, err := toObject(res.StructuredContent); err == nil {
+			return m, nil
+		}
+	}
+	content := res.Content
+	if content == nil {
+		content = []mcp.Content{}
+	}
+	// Encode through JSON (not a map holding SDK types), so that the output
+	// is plain JSON values like structured content.
+	return toObject(struct {
+		Content []mcp.Content `json:"content"`
+	}{content})
+}
+
+// toObject normalises v to a JSON object.
+func toObject(v any) (map[string]any, error) {
+	if m, ok := v.(map[string]any); ok {
+		return m, nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode tool output: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("tool output is not an object: %w", err)
+	}
+	return m, nil
+}
+
+// listCatalog lists tools, and resources and prompts where the server
+// offers them.
+func listCatalog(ctx context.Context, cs *mcp.ClientSession, connID string) (catalog.Snapshot, error) {
+	snap := catalog.Snapshot{ConnectionID: connID, FetchedAtEpochMs: time.Now().UnixMilli(), MaxAgeSeconds: catalog.DefaultMaxAgeSeconds,
+		Tools: []catalog.Tool{}, Resources: []catalog.Resource{}, Prompts: []catalog.Prompt{}}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return catalog.Snapshot{}, fmt.Errorf("list tools of %q: %w", connID, err)
+		}
+		tool := catalog.Tool{Name: t.Name, Title: t.Title, Description: t.Description}
+		if a := t.Annotations; a != nil {
+			if a.Title != "" {
+				tool.Title = a.Title
+			}
+			tool.ReadOnly = a.ReadOnlyHint
+			tool.Idempotent = a.IdempotentHint
+		}
+		var err error
+		if tool.InputSchema, err = schemaObject(t.InputSchema); err != nil {
+			return catalog.Snapshot{}, fmt.Errorf("tool %q input schema: %w", t.Name, err)
+		}
+		if tool.OutputSchema, err = schemaObject(t.OutputSchema); err != nil {
+			return catalog.Snapshot{}, fmt.Errorf("tool %q output schema: %w", t.Name, err)
+		}
+		snap.Tools = append(snap.Tools, tool)
+	}
+	caps := cs.InitializeResult().Capabilities
+	if caps != nil && caps.Resources != nil {
+		for r, err := range cs.Resources(ctx, nil) {
+			if err != nil {
+				return catalog.Snapshot{}, fmt.Errorf("list resources of %q: %w", connID, err)
+			}
+			snap.Resources = append(snap.Resources, catalog.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+		}
+	}
+	if caps != nil && caps.Prompts != nil {
+		for p, err := range cs.Prompts(ctx, nil) {
+			if err != nil {
+				return catalog.Snapshot{}, fmt.Errorf("list prompts of %q: %w", connID, err)
+			}
+			snap.Prompts = append(snap.Prompts, catalog.Prompt{Name: p.Name, Title: p.Title, Description: p.Description})
+		}
+	}
+	return snap, nil
+}
+
+func schemaObject(s any) (map[string]any, error) {
+	if s == nil {
+		return nil, nil
+	}
+	return toObject(s)
+}

@@ -1,0 +1,49 @@
+package supervisor_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
+)
+
+func TestPolicyForOverridesOnlyWhatTheConfigSets(t *testing.T) {
+	is := is.New(t)
+	base := session.DefaultPolicy()
+	is.Equal(supervisor.PolicyFor(base, nil), base)
+
+	zero, restarts := 0.0, 0
+	p := supervisor.PolicyFor(base, &config.Supervision{MinBackoffMS: 10, MaxBackoffMS: 500, Jitter: &zero, MaxRestarts: &restarts, ProbeIntervalMS: 2000})
+	is.Equal(p.MinBackoff, 10*time.Millisecond)
+	is.Equal(p.MaxBackoff, 500*time.Millisecond)
+	is.True(p.Jitter < 0)      // an explicit 0: no jitter
+	is.Equal(p.MaxRestarts, 0) // an explicit 0: never degrade
+	is.Equal(p.ProbeInterval, 2*time.Second)
+	is.Equal(p.StablePeriod, base.StablePeriod) // not set: the default
+	is.Equal(p.RestartWindow, base.RestartWindow)
+	is.NoErr(p.Validate())
+}
+
+func TestOptionsWithConfigSetTheDefaultPolicyAndTheConnectBound(t *testing.T) {
+	is := is.New(t)
+	n := 3
+	o := supervisor.DefaultOptions().WithConfig(&config.Supervision{MaxRestarts: &n, MaxConcurrentConnects: 2})
+	is.Equal(o.Session.Policy.MaxRestarts, 3)
+	is.Equal(o.MaxConcurrentConnects, 2)
+	is.Equal(supervisor.DefaultOptions().WithConfig(nil), supervisor.DefaultOptions())
+}
+
+func TestConfigRefusesABadSupervisionBlock(t *testing.T) {
+	is := is.New(t)
+	_, err := config.Parse([]byte(`{"version":1,"server":{"supervision":{"jitter":2},"sources":[]}}`))
+	is.True(err != nil)
+	_, err = config.Parse([]byte(`{"version":1,"server":{"sources":[{"kind":"mcp","id":"a.b","transport":{"kind":"stdio","command":"x"},"supervision":{"min_backoff_ms":500,"max_backoff_ms":10}}]}}`))
+	is.True(err != nil)
+	f, err := config.Parse([]byte(`{"version":1,"server":{"supervision":{"max_concurrent_connects":4},"sources":[{"kind":"mcp","id":"a.b","transport":{"kind":"stdio","command":"x"},"supervision":{"max_restarts":100}}]}}`))
+	is.NoErr(err)
+	is.Equal(*f.Server.Sources[0].Supervision.MaxRestarts, 100)
+}

@@ -1,0 +1,333 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/client"
+	"github.com/mcpflow/mcpflow/api/contract"
+	p "github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// lostAwareDraft calls the non-idempotent sleep and routes session_lost
+// to an end of its own: a workflow that decides what a lost call means.
+const lostAwareDraft = `{"name":"lost_aware","start":"call","outcomes":["ok","lost"],
+	"input_schema":{"type":"object","properties":{"ms":{"type":"integer"}},"required":["ms"]},
+	"state_schema":{"type":"object","properties":{"slept_ms":{"type":"integer"}}},
+	"steps":{
+		"call":{"use":"flaky.default.sleep","input":[{"target":"ms","path":"input.ms"}],"output":[{"source":"slept_ms","target":"state.slept_ms"}]},
+		"gone":{"end":{"outcome":"lost"}}},
+	"routes":{"call":{"ok":"__end__","error":"gone","session_lost":"gone"}}}`
+
+// faultUpstreams lists the fakemcp processes that carry marker in their
+// environment, by pid.
+func faultUpstreams(marker string) map[int]bool {
+	out := map[int]bool{}
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(dir))
+		if err != nil {
+			continue
+		}
+		if exe, err := os.Readlink(filepath.Join(dir, "exe")); err != nil || exe != fakeMCP {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join(dir, "environ"))
+		if err != nil || !bytes.Contains(env, []byte(marker)) {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join(dir, "stat")); err == nil && strings.Contains(string(stat), ") Z ") {
+			continue // a zombie is already dead
+		}
+		out[pid] = true
+	}
+	return out
+}
+
+// TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind runs 500 runs
+// through the real binary against a stdio upstream killed 50 times, some
+// kills landing while a new session initializes. Runs of an idempotent
+// tool complete (a call lost with its session is sent again on the next);
+// runs of a non-idempotent one complete or fail with session_lost, or, when
+// the workflow routes session_lost, end with its own outcome. Every run
+// ends, and after shutdown no upstream process is left.
+func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault injection: starts the real binary and kills its upstream 50 times")
+	}
+	is := is.New(t)
+	const runs, kills, clients = 500, 50, 10
+	marker := fmt.Sprintf("MCPFLOW_FAULT_TEST=%d", time.Now().UnixNano())
+	name, value, _ := strings.Cut(marker, "=")
+
+	dir := t.TempDir()
+	restarts := 10_000 // the limit is tested elsewhere; here every kill is reopened
+	source := stdioSource("flaky.default", fakeMCP)
+	source.Transport.Env = map[string]string{name: value}
+	source.Supervision = &config.Supervision{MinBackoffMS: 20, MaxBackoffMS: 200, StablePeriodMS: 500, MaxRestarts: &restarts, RestartWindowMS: 60_000}
+	cfg := config.File{Version: 1, Server: config.Server{
+		Store:       config.Store{Root: filepath.Join(dir, "store")},
+		Sources:     []config.Connection{source},
+		Supervision: &config.Supervision{MaxConcurrentConnects: 4},
+	}}
+	data, err := json.Marshal(cfg)
+	is.NoErr(err)
+	cfgPath := filepath.Join(dir, "mcpflow.json")
+	is.NoErr(os.WriteFile(cfgPath, data, 0o600))
+
+	proc := startProcess(t, cfgPath, "faults.log", "--log-level", "info")
+	c := dialURL(t, proc.url)
+	ctx := testContext(t)
+	deployments := map[string]string{
+		"idle":  buildToolDeploymentFor(t, c, "flaky.default", "idle"),
+		"sleep": buildToolDeploymentFor(t, c, "flaky.default", "sleep"),
+	}
+	saveArtifact(t, c, "lost_aware", lostAwareDraft, []string{"ok", "lost"})
+	_, err = c.SaveDeployment(ctx, p.Object{"id": "lost_aware.default", "artifact_id": "lost_aware", "artifact_version": 1,
+		"bindings": []any{p.Object{"logical_source": "flaky.default", "concrete_source": "flaky.default"}}})
+	is.NoErr(err)
+	deployments["routed"] = "lost_aware.default"
+
+	// The killer: 50 SIGKILLs of the upstream, spread over the runs (the
+	// k-th once 9k+5 runs have started, and run i starts only once
+	// (i+5)/10 kills have landed, so all of them land before the last
+	// runs start). Three in five hit a session that has been up for at least
+	// 30 ms, up to 60 ms later; two in five hit the next new process at
+	// once, most often while its session initializes.
+	var started, killed, killedYoung, missed atomic.Int32
+	var killLog []string
+	began := time.Now()
+	killerDone := make(chan struct{})
+	stopKiller := make(chan struct{})
+	go func() {
+		defer close(killerDone)
+		firstSeen := map[int]time.Time{}
+		scan := func() map[int]bool {
+			now := faultUpstreams(marker)
+			for pid := range now {
+				if _, ok := firstSeen[pid]; !ok {
+					firstSeen[pid] = time.Now()
+				}
+			}
+			return now
+		}
+		scan()
+		for int(killed.Load()) < kills {
+			i := int(killed.Load())
+			young := i%5 == 2 || i%5 == 4
+			var victim int
+			var armed time.Time
+			for victim == 0 || time.Now().Before(armed) {
+				if !young && int(started.Load()) < 9*i+5 {
+					victim = 0
+				} else if victim == 0 {
+					for pid := range scan() {
+						age := time.Since(firstSeen[pid])
+						if young && age < 5*time.Millisecond || !young && age >= 30*time.Millisecond {
+							victim = pid
+							armed = time.Now()
+							if !young {
+								armed = armed.Add(time.Duration(rand.IntN(60)) * time.Millisecond)
+							}
+						}
+					}
+				}
+				select {
+				case <-stopKiller:
+					return
+				case <-time.After(time.Millisecond):
+				}
+			}
+			if syscall.Kill(victim, syscall.SIGKILL) != nil {
+				missed.Add(1) // gone meanwhile: another victim
+				continue
+			}
+			killed.Add(1)
+			if young {
+				killedYoung.Add(1)
+			}
+			killLog = append(killLog, fmt.Sprintf("%s:%v:%d:%s", time.Now().UTC().Format("15:04:05.000"), young, started.Load(), time.Since(firstSeen[victim]).Round(time.Millisecond)))
+		}
+	}()
+
+	// 10 clients start the 500 runs, a third of each kind, and follow each
+	// to its end.
+	type ended struct {
+		kind string
+		id   string
+		run  p.RunResult
+		err  error
+	}
+	results := make(chan ended, runs)
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	for k := range clients {
+		cl := c
+		if k > 0 {
+			cl = dialURL(t, proc.url)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= runs {
+					return
+				}
+				for wait := time.Now().Add(60 * time.Second); int(killed.Load()) < min((i+5)/10, kills) && time.Now().Before(wait); {
+					<-time.After(time.Millisecond) // the kills keep pace with the runs
+				}
+				started.Add(1)
+				kind := []string{"idle", "sleep", "routed"}[i%3]
+				id, run, err := runToEnd(cl, deployments[kind], 50+rand.IntN(400))
+				results <- ended{kind: kind, id: id, run: run, err: err}
+			}
+		}()
+	}
+	wg.Wait()
+	close(results)
+	elapsed := time.Since(began)
+	killedDuringRuns := killed.Load()
+	close(stopKiller)
+	<-killerDone
+
+	ctx = testContext(t) // the runs took their time: a fresh bound for what follows
+	counts := map[string]int{}
+	var retried int
+	var lastID string
+	for r := range results {
+		if r.err != nil {
+			t.Logf("%s run %s: %v", r.kind, r.id, r.err)
+			is.Fail() // every run is started and reaches an end
+			continue
+		}
+		status, outcome, msg := r.run.Status, deref(r.run.Outcome), deref(r.run.Error)
+		key := fmt.Sprintf("%s %s %v", r.kind, status, outcome)
+		lost := status == "failed" && strings.Contains(fmt.Sprint(msg), `step "call": session_lost: `)
+		switch {
+		case r.kind == "idle" && status == "completed":
+		case r.kind == "sleep" && status == "completed":
+		case r.kind == "sleep" && lost:
+			key = "sleep failed session_lost"
+		case r.kind == "routed" && status == "completed" && (outcome == "ok" || outcome == "lost"):
+		default:
+			t.Logf("%s run %s ended %s, outcome %v, error %v", r.kind, r.id, status, outcome, msg)
+			is.Fail() // no run fails for a reason other than session_lost on a non-idempotent tool
+		}
+		counts[key]++
+		if r.kind == "idle" {
+			var trace p.RunResult
+			is.NoErr(c.Call(ctx, p.MethodRunsTrace, p.TraceParams{RunID: r.id, TraceRange: p.TraceRange{}}, &trace))
+			for _, e := range trace.Trace {
+				is.True(e.Generation >= 1) // each trace entry records the session generation its step used
+				if e.Attempts > 1 {
+					retried++
+					lastID = r.id
+				}
+			}
+		}
+	}
+	t.Logf("%d runs in %s, %d kills while they ran (%d of a new process; %d victims gone first): %v; %d idempotent calls sent again on a new session (e.g. run %s)",
+		runs, elapsed.Round(time.Millisecond), killedDuringRuns, killedYoung.Load(), missed.Load(), counts, retried, lastID)
+	if int(killedDuringRuns) != kills {
+		t.Logf("kills (time:of a new process:runs started:victim's age): %v", killLog)
+	}
+	is.Equal(int(killedDuringRuns), kills) // the upstream was killed 50 times during the runs
+	is.True(killedYoung.Load() > 0)
+	logs, err := os.ReadFile(proc.logs)
+	is.NoErr(err)
+	failedConnects := bytes.Count(logs, []byte("mcp connect failed"))
+	t.Logf("connects that failed (the upstream killed during initialize): %d", failedConnects)
+	is.True(failedConnects > 0)
+
+	// The status tells the story, in the manifest's shape, without secrets.
+	var raw json.RawMessage
+	is.NoErr(c.Call(ctx, p.MethodConnectionStatusesList, p.Object{}, &raw))
+	var res any
+	is.NoErr(json.Unmarshal(raw, &res))
+	is.NoErr(contract.Default().ValidateResult(p.MethodConnectionStatusesList, res))
+	var statuses p.ListConnectionStatusesResult
+	is.NoErr(json.Unmarshal(raw, &statuses))
+	st := statuses.Statuses[0].Session
+	t.Logf("status: %s, generation %d, %d sessions, %d restarts, last error %v", st.State, st.Generation, st.SessionsOpened, st.Restarts, deref(st.LastError))
+	is.True(st.Generation > int64(kills)/2) // many sessions; each kill of an open one made a new one
+	is.True(st.Restarts >= kills)           // every kill was a restart (a kill mid-initialize too)
+	is.True(!strings.Contains(string(raw), value))
+
+	// A graceful stop leaves no upstream behind.
+	is.NoErr(proc.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case <-proc.exited:
+	case <-time.After(30 * time.Second):
+		is.Fail() // mcpflow stops after SIGTERM
+	}
+	left := faultUpstreams(marker)
+	if len(left) > 0 {
+		t.Logf("upstream processes left: %v", left)
+	}
+	is.Equal(len(left), 0) // no upstream process is left
+}
+
+// runToEnd starts a run of deployment and polls it until it ends.
+func runToEnd(c *client.Client, deployment string, ms int) (string, p.RunResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	started, err := c.RunDeployment(ctx, p.StartRunParams{DeploymentID: deployment, WorkflowInput: p.Object{"ms": ms}})
+	if err != nil {
+		return "", p.RunResult{}, fmt.Errorf("start: %w", err)
+	}
+	if started.RunID == nil {
+		return "", started, fmt.Errorf("start: no run id (%s)", started.Status)
+	}
+	id := *started.RunID
+	for {
+		run, err := c.InspectRun(ctx, id)
+		if err != nil {
+			return id, run, fmt.Errorf("inspect: %w", err)
+		}
+		if run.Status != "running" {
+			return id, run, nil
+		}
+		select {
+		case <-ctx.Done():
+			return id, run, fmt.Errorf("still running: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// saveArtifact stores doc as artifact id version 1, with outcomes,
+// through a workspace.
+func saveArtifact(t *testing.T, c *client.Client, id, doc string, outcomes []string) {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	ctx := testContext(t)
+	ws := id + "_ws"
+	_, err := c.CreateDraftWorkspaceFromCapability(ctx, p.CreateFromCapabilityParams{WorkspaceID: ws, CapabilityName: "wf.std.constant"})
+	is.NoErr(err)
+	var replaced p.WorkspaceResult
+	is.NoErr(c.Call(ctx, p.MethodWorkspaceReplaceDocument, p.Object{"workspace_id": ws, "revision": 1, "draft": json.RawMessage(doc)}, &replaced))
+	if replaced.Status != "valid" {
+		t.Logf("draft %s: %+v", id, replaced.Diagnostics)
+	}
+	is.Equal(replaced.Status, "valid") // the draft, which routes session_lost, validates
+	saved, err := c.CreateArtifactFromWorkspace(ctx, p.CreateArtifactParams{WorkspaceID: ws, ArtifactID: id, Version: 1, Title: id, Outcomes: outcomes})
+	is.NoErr(err)
+	is.True(saved.Saved)
+}
