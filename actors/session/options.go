@@ -39,6 +39,9 @@ type Options struct {
 	// session re-lists it then, and a session that opens re-lists a
 	// catalog older than this.
 	CatalogMaxAge time.Duration
+	// ListChangedDebounce gathers the list_changed notifications a server
+	// sends within this long of the first into one re-list of the catalog.
+	ListChangedDebounce time.Duration
 	// StdioCloseGrace is how long a stopping stdio server has to exit
 	// after its stdin closes before its process group gets SIGTERM, and
 	// StdioTermGrace how long the group has after SIGTERM before SIGKILL.
@@ -54,16 +57,17 @@ type Options struct {
 // DefaultOptions are the production bounds.
 func DefaultOptions() Options {
 	return Options{
-		ProtocolVersion: "2025-11-25",
-		ConnectTimeout:  30 * time.Second,
-		CallTimeout:     60 * time.Second,
-		CloseTimeout:    3 * time.Second,
-		MaxInFlight:     32,
-		MaxQueued:       1024,
-		KeepAlive:       30 * time.Second,
-		Policy:          DefaultPolicy(),
-		CatalogMaxAge:   catalog.DefaultMaxAgeSeconds * time.Second,
-		StdioCloseGrace: time.Second,
-		StdioTermGrace:  time.Second,
+		ProtocolVersion:     "2025-11-25",
+		ConnectTimeout:      30 * time.Second,
+		CallTimeout:         60 * time.Second,
+		CloseTimeout:        3 * time.Second,
+		MaxInFlight:         32,
+		MaxQueued:           1024,
+		KeepAlive:           30 * time.Second,
+		Policy:              DefaultPolicy(),
+		CatalogMaxAge:       catalog.DefaultMaxAgeSeconds * time.Second,
+		ListChangedDebounce: 250 * time.Millisecond,
+		StdioCloseGrace:     time.Second,
+		StdioTermGrace:      time.Second,
 	}
 }

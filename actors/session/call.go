@@ -1,0 +1,115 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// inflight is work sent on a session.
+type inflight struct {
+	w         work
+	cancel    context.CancelFunc
+	attempt   int
+	gen       int64
+	transport mcp.Transport
+}
+
+// start runs w on the open session in a goroutine.
+func (a *Actor) start(w work) {
+	run := a.nextRun
+	a.nextRun++
+	deadline := w.deadline()
+	if deadline.IsZero() {
+		deadline = time.Now().Add(a.opts.CallTimeout)
+	}
+	ctx, cancel := context.WithDeadline(a.ctx, deadline)
+	a.running[run] = &inflight{w: w, cancel: cancel, attempt: a.attempt, gen: a.generation, transport: a.transport}
+	engine, self, cs, connID := a.engine, a.self, a.session, a.conn.ID
+	if w.list != nil {
+		a.refresh.running = true
+		go func() {
+			defer cancel()
+			snap, err := listCatalog(ctx, cs, connID)
+			engine.Send(self, listDone{run: run, result: CatalogListed{Snapshot: snap, Err: err}, rpcErr: err})
+		}()
+		return
+	}
+	go func() {
+		defer cancel()
+		var result ToolResult
+		var rpcErr error
+		if w.call != nil {
+			result, rpcErr = callTool(ctx, cs, *w.call)
+		} else {
+			result, rpcErr = readResource(ctx, cs, *w.read)
+		}
+		engine.Send(self, callDone{run: run, result: result, rpcErr: rpcErr})
+	}()
+}
+
+func (a *Actor) onCallDone(m callDone) {
+	f, ok := a.running[m.run]
+	if !ok {
+		return // answered already: its session was lost
+	}
+	delete(a.running, m.run)
+	r := m.result
+	r.Generation = f.gen
+	current := f.attempt == a.attempt && a.session != nil
+	switch classify(m.rpcErr, f.transport) {
+	case failNone, failProtocol:
+		a.lastSuccess = a.clock.Now()
+		f.w.answer(r)
+	case failDeadline:
+		f.w.answer(r)
+	case failUnsent:
+		if !f.w.replayed {
+			a.replay(f.w, m.rpcErr, current)
+			return
+		}
+		a.answerLost(f, m.rpcErr)
+		if current {
+			a.dropSession(m.rpcErr, false)
+		}
+	case failLost:
+		a.answerLost(f, m.rpcErr)
+		if current {
+			a.dropSession(m.rpcErr, false)
+		}
+	}
+	a.drain()
+}
+
+// replay sends work again, first in line, on a fresh session: the server
+// refused it for an unknown session (HTTP 404 or 400, as after an upstream
+// restart), or it never reached the server, so it never ran and a replay
+// cannot repeat a side effect. Work that failed any other way is not
+// replayed: whether it ran is unknown.
+func (a *Actor) replay(w work, cause error, current bool) {
+	if a.degraded {
+		w.fail(a.degradedError())
+		return
+	}
+	w.replayed = true
+	a.queue = append([]work{w}, a.queue...)
+	a.scheduleSweep(w.deadline())
+	if current {
+		a.dropSession(cause, false) // arranges the session the replay runs on
+	}
+	a.drain()
+}
+
+// answerLost fails work that was in flight on a session that died.
+func (a *Actor) answerLost(f *inflight, cause error) {
+	err := fmt.Errorf("%w: connection %q: session generation %d ended during %s, which may or may not have run: %s",
+		ErrSessionLost, a.conn.ID, f.gen, f.w.what(), Redact(a.conn, cause.Error()))
+	if f.w.list != nil {
+		a.refresh.running = false
+		f.w.fail(err)
+		return
+	}
+	f.w.answer(ToolResult{CorrelationID: correlationOf(f.w), Err: err, Generation: f.gen})
+}

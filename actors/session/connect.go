@@ -1,0 +1,280 @@
+package session
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// handoff passes a connected session from its connect goroutine to the
+// actor. A session the actor never claims (it stopped first) is closed by
+// whichever side comes last, so a connect that races a stop leaves
+// nothing behind.
+type handoff struct {
+	mu        sync.Mutex
+	session   *mcp.ClientSession
+	transport mcp.Transport
+	end       context.CancelFunc
+	claimed   bool
+	stopped   bool
+	done      chan struct{} // closed when the connect goroutine ends
+}
+
+// connect starts a connect attempt: it waits for a slot of the shared
+// limiter, then connects in a goroutine. A degraded connection's connect
+// is its probe; the connection stays degraded until it succeeds.
+func (a *Actor) connect() {
+	a.attempt++
+	a.lease.Release()
+	a.lease = nil
+	if !a.degraded {
+		a.setState(StateConnecting)
+	}
+	attempt, engine, self := a.attempt, a.engine, a.self
+	lease, granted := a.opts.Limiter.Acquire(func() { engine.Send(self, slotGranted{attempt: attempt}) })
+	a.lease = lease
+	if granted {
+		a.startConnect()
+	}
+}
+
+// startConnect opens the session of the current attempt in a goroutine,
+// under the actor's context: stopping the actor cancels the connect, and
+// the goroutine then ends what it started (the transport's process).
+func (a *Actor) startConnect() {
+	attempt, conn, opts, factory := a.attempt, a.conn, a.opts, a.factory
+	engine, self, lease := a.engine, a.self, a.lease
+	h := &handoff{done: make(chan struct{})}
+	a.handoffs[attempt] = h
+	client := a.newClient(attempt)
+	// live bounds the session's transport (an HTTP+SSE stream lives in
+	// its connect context): it ends when the session is let go or the
+	// actor stops, or when the connect overruns ConnectTimeout.
+	live, end := context.WithCancel(a.ctx)
+	go func() {
+		defer close(h.done)
+		defer lease.Release()
+		if live.Err() != nil {
+			end()
+			engine.Send(self, connected{attempt: attempt, err: fmt.Errorf("connect: %w", live.Err())})
+			return
+		}
+		t, err := factory.NewTransport(conn)
+		if err != nil {
+			end()
+			engine.Send(self, connected{attempt: attempt, err: fmt.Errorf("transport: %w", err)})
+			return
+		}
+		timeout := time.AfterFunc(opts.ConnectTimeout, end)
+		cs, err := client.Connect(live, t, &mcp.ClientSessionOptions{ProtocolVersion: cmp.Or(conn.Transport.ProtocolVersion, opts.ProtocolVersion)})
+		if !timeout.Stop() && err != nil {
+			err = fmt.Errorf("timed out after %s: %w", opts.ConnectTimeout, err)
+		}
+		if err != nil {
+			end()
+			if k, ok := t.(Killer); ok {
+				_ = k.Kill()
+			}
+			engine.Send(self, connected{attempt: attempt, err: fmt.Errorf("connect: %w", err)})
+			return
+		}
+		h.mu.Lock()
+		if h.stopped { // the actor stopped meanwhile: end what this connect started
+			h.mu.Unlock()
+			closeSession(cs, t, end, opts.CloseTimeout)
+			return
+		}
+		h.session, h.transport, h.end = cs, t, end
+		h.mu.Unlock()
+		engine.Send(self, connected{attempt: attempt, hand: h})
+	}()
+}
+
+// newClient builds the go-sdk client of one connect attempt. It advertises
+// no client capabilities (mcpflow serves no roots, sampling or
+// elicitation), and forwards the tools, resources and prompts list_changed
+// notifications to the actor. Keepalive
+// is the actor's own (see ping), not go-sdk's: go-sdk closes a session
+// whose ping failed gracefully, which waits for the calls in flight.
+func (a *Actor) newClient(attempt int) *mcp.Client {
+	engine, self := a.engine, a.self
+	return mcp.NewClient(&mcp.Implementation{Name: "mcpflow", Version: "0.1.0"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			engine.Send(self, listChanged{attempt: attempt, list: "tools"})
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			engine.Send(self, listChanged{attempt: attempt, list: "resources"})
+		},
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
+			engine.Send(self, listChanged{attempt: attempt, list: "prompts"})
+		},
+	})
+}
+
+func (a *Actor) onConnected(m connected) {
+	h := a.handoffs[m.attempt]
+	delete(a.handoffs, m.attempt)
+	var cs *mcp.ClientSession
+	var t mcp.Transport
+	var end context.CancelFunc
+	if h != nil {
+		h.mu.Lock()
+		cs, t, end, h.claimed = h.session, h.transport, h.end, true
+		h.mu.Unlock()
+	}
+	if m.attempt != a.attempt {
+		if cs != nil {
+			go closeSession(cs, t, end, a.opts.CloseTimeout)
+		}
+		return
+	}
+	a.lease = nil // released by the connect goroutine
+	if m.err != nil {
+		slog.Warn("mcp connect failed", "connection", a.conn.ID, "attempt", a.attempt, "degraded", a.degraded, "err", Redact(a.conn, m.err.Error()))
+		a.failListings(fmt.Errorf("connection %q: %w: %s", a.conn.ID, ErrUnavailable, Redact(a.conn, m.err.Error())))
+		a.failed(m.err)
+		return
+	}
+	now := a.clock.Now()
+	if a.degraded {
+		slog.Info("connection recovered", "connection", a.conn.ID)
+		a.degraded = false
+		a.intensity.Reset()
+		a.backoff.Reset()
+	}
+	a.session, a.transport, a.end = cs, t, end
+	a.generation++
+	a.opened++
+	a.openedAt, a.lastSuccess, a.nextTry = now, now, time.Time{}
+	a.setState(StateOpen)
+	slog.Info("mcp session open", "connection", a.conn.ID, "generation", a.generation)
+	if a.opts.CatalogMaxAge > 0 && now.Sub(a.listedAt) >= a.opts.CatalogMaxAge && !a.listQueued() {
+		a.relist() // never listed, or stale: list it now
+	}
+	engine, self, attempt := a.engine, a.self, a.attempt
+	go func() { engine.Send(self, closed{attempt: attempt, err: cs.Wait()}) }()
+	if a.opts.KeepAlive > 0 {
+		a.after(&a.keepTimer, a.opts.KeepAlive, keepaliveDue{attempt: attempt})
+	}
+	a.drain()
+}
+
+// failed handles a connect that failed or a session that died: the
+// session is reopened after a backoff, or, once the policy's restart
+// limit is reached, the connection is degraded. Queued work keeps
+// waiting, each until its own deadline, unless the connection degrades.
+func (a *Actor) failed(cause error) {
+	a.noteError(cause)
+	p := a.opts.Policy
+	if a.degraded { // a probe failed: the next one after ProbeInterval
+		a.retryAfter(p.ProbeInterval, StateDegraded)
+		return
+	}
+	if !a.intensity.Allow(a.clock.Now()) {
+		a.degraded = true
+		a.backoff.Reset()
+		a.retryAfter(p.ProbeInterval, StateDegraded)
+		slog.Error("connection degraded", "connection", a.conn.ID, "restarts", p.MaxRestarts, "window", p.RestartWindow, "err", a.lastErr)
+		a.failQueue(a.degradedError())
+		return
+	}
+	a.restarts++
+	a.retryAfter(a.backoff.Next(), StateBackoff)
+}
+
+// retryAfter arms the next connect attempt (a reconnect, or a probe) and
+// reports state.
+func (a *Actor) retryAfter(d time.Duration, state State) {
+	a.retryToken++
+	a.nextTry = a.clock.Now().Add(d)
+	a.after(&a.retryTimer, d, retryDue{token: a.retryToken})
+	a.setState(state)
+}
+
+// noteError records err, with secrets removed, as the last error.
+func (a *Actor) noteError(err error) {
+	a.lastErr, a.lastErrAt = Redact(a.conn, err.Error()), a.clock.Now()
+}
+
+// dropSession lets go of a session that died (cause) and arranges the
+// next one. With answerNow (a failed keepalive: the session hangs, and its
+// calls would wait for their deadlines), the work in flight on it fails at
+// once with ErrSessionLost; otherwise each finishes on its own, promptly,
+// and is judged by its own error (on an expired HTTP session, a request
+// the server refused was never run and is replayed).
+func (a *Actor) dropSession(cause error, answerNow bool) {
+	slog.Warn("mcp session lost", "connection", a.conn.ID, "generation", a.generation, "err", Redact(a.conn, cause.Error()))
+	if !a.openedAt.IsZero() && a.clock.Now().Sub(a.openedAt) >= a.opts.Policy.StablePeriod {
+		a.backoff.Reset() // it was stable: start again from the minimum
+	}
+	if answerNow {
+		for run, f := range a.running {
+			if f.attempt != a.attempt {
+				continue
+			}
+			delete(a.running, run)
+			f.cancel()
+			a.answerLost(f, cause)
+		}
+	}
+	go closeSession(a.session, a.transport, a.end, a.opts.CloseTimeout)
+	a.session, a.transport, a.end = nil, nil, nil
+	if a.keepTimer != nil {
+		a.keepTimer.Stop()
+	}
+	a.pinging = false
+	a.failed(cause)
+}
+
+// shutdown cancels every call and connect, fails running and queued work
+// and closes the session within CloseTimeout, killing the peer if it
+// overruns. A connect in progress is cancelled and waited for (within
+// CloseTimeout), so that whatever it started is ended before the actor is
+// gone. Running work is answered here: its own completion message would
+// reach a stopped actor and be dropped.
+func (a *Actor) shutdown() {
+	if a.cancel == nil {
+		return // never started
+	}
+	a.cancel()
+	for _, t := range []Timer{a.retryTimer, a.keepTimer, a.staleTimer, a.sweepTimer, a.debounceTimer} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+	a.lease.Release()
+	err := fmt.Errorf("connection %q: %w: shutting down", a.conn.ID, ErrUnavailable)
+	for _, f := range a.running {
+		f.w.fail(err)
+	}
+	a.running = nil
+	a.failQueue(err)
+	if a.session != nil {
+		closeSession(a.session, a.transport, a.end, a.opts.CloseTimeout)
+		a.session = nil
+	}
+	limit := time.After(a.opts.CloseTimeout)
+	for _, h := range a.handoffs {
+		select {
+		case <-h.done:
+		case <-limit:
+		}
+		h.mu.Lock()
+		h.stopped = true
+		cs, t, end := h.session, h.transport, h.end
+		if h.claimed {
+			cs = nil
+		}
+		h.claimed = true
+		h.mu.Unlock()
+		if cs != nil {
+			closeSession(cs, t, end, a.opts.CloseTimeout)
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package session
+
+// Internal messages, sent by the actor's own goroutines and timers. They
+// carry the connect attempt they belong to: a message of an earlier
+// attempt is stale.
+type (
+	// slotGranted: the limiter gave attempt its connect slot.
+	slotGranted struct{ attempt int }
+	connected   struct {
+		attempt int
+		hand    *handoff
+		err     error
+	}
+	// closed: ClientSession.Wait of attempt's session returned.
+	closed struct {
+		attempt int
+		err     error
+	}
+	callDone struct {
+		run    uint64
+		result ToolResult
+		rpcErr error
+	}
+	listDone struct {
+		run    uint64
+		result CatalogListed
+		rpcErr error
+	}
+	// listChanged: attempt's server announced that list (tools,
+	// resources or prompts) changed; relistDue ends the debounce window.
+	listChanged struct {
+		attempt int
+		list    string
+	}
+	relistDue struct{ attempt int }
+	// retryDue: the backoff (or probe interval) armed as token passed.
+	retryDue struct{ token int }
+	// keepaliveDue: time to ping attempt's session; pinged: its answer.
+	keepaliveDue struct{ attempt int }
+	pinged       struct {
+		attempt int
+		err     error
+	}
+	// catalogStale re-lists the catalog once it is CatalogMaxAge old.
+	catalogStale struct{ attempt int }
+	// sweep fails queued work whose deadline has passed.
+	sweep struct{}
+)
