@@ -4,9 +4,15 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -129,6 +135,52 @@ func (tr *transcript) run(deployment string, input map[string]any) map[string]an
 
 func unique(prefix string) string { return prefix + "-" + rand.Text() }
 
+// all is every answer and error of tr, one per line.
+func all(tr *transcript) string { return strings.Join(tr.entries, "\n") }
+
+// closedAddr is a loopback address nothing listens on.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	is.New(t).NoErr(err)
+	addr := l.Addr().String()
+	is.New(t).NoErr(l.Close())
+	return addr
+}
+
+// headerRecorder is an HTTP server that records every request's headers
+// and URL, and answers 404.
+type headerRecorder struct {
+	*httptest.Server
+	mu   sync.Mutex
+	seen []string
+}
+
+func newHeaderRecorder(t *testing.T) *headerRecorder {
+	h := &headerRecorder{}
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.mu.Lock()
+		h.seen = append(h.seen, fmt.Sprintf("%s %v", r.URL, r.Header))
+		h.mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(h.Close)
+	return h
+}
+
+func (h *headerRecorder) requests() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.seen)
+}
+
+// saw reports whether any request carried s in its URL or a header.
+func (h *headerRecorder) saw(s string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.ContainsFunc(h.seen, func(r string) bool { return strings.Contains(r, s) })
+}
+
 // TestSecretsAppearInNoResponseLogOrError saves credentials with unique
 // secret values, runs workflows through sessions that use them (bearer and
 // oauth_refresh_token over HTTP, env over stdio), provokes failures (a
@@ -140,6 +192,7 @@ func TestSecretsAppearInNoResponseLogOrError(t *testing.T) {
 	bearer, wrong := unique("bearer-secret"), unique("wrong-secret")
 	refresh, clientSecret := unique("refresh-secret"), unique("client-secret")
 	envSecret := unique("env-secret")
+	urlSecret, headerSecret := unique("url-secret"), unique("header-secret")
 
 	bearerUp := fakes.NewAuthServer(fakes.AuthOptions{Tokens: []string{bearer}, Echo: true})
 	t.Cleanup(bearerUp.Close)
@@ -147,6 +200,18 @@ func TestSecretsAppearInNoResponseLogOrError(t *testing.T) {
 	t.Cleanup(oauthUp.Close)
 
 	ref := func(s string) *string { return &s }
+	// Secrets in the config itself: a URL query value and a header, on a
+	// source that works, one that is down, and one whose endpoint
+	// redirects to another origin, which must see neither.
+	elsewhere := newHeaderRecorder(t)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirecting.Close)
+	configured := func(id, url string, auth *string) config.Connection {
+		return config.Connection{Kind: "mcp", ID: id, AuthRef: auth, Transport: config.Transport{Kind: config.TransportHTTP,
+			URL: url + "?api_key=" + urlSecret, Headers: map[string]string{"X-Api-Key": headerSecret}}}
+	}
 	dir := t.TempDir()
 	storeRoot := filepath.Join(dir, "store")
 	envTool := stdioSource("tool.env", fakeMCP)
@@ -157,6 +222,9 @@ func TestSecretsAppearInNoResponseLogOrError(t *testing.T) {
 		{Kind: "mcp", ID: "wrong.default", AuthRef: ref("wrong-cred"), Transport: config.Transport{Kind: config.TransportHTTP, URL: bearerUp.URL}},
 		{Kind: "mcp", ID: "oauth.default", AuthRef: ref("oauth-cred"), Transport: config.Transport{Kind: config.TransportHTTP, URL: oauthUp.URL}},
 		envTool,
+		configured("query.default", bearerUp.URL, ref("secure-cred")),
+		configured("down.default", "http://"+closedAddr(t)+"/mcp", nil),
+		configured("redirect.default", redirecting.URL+"/mcp", nil),
 	}}}
 	data, err := json.Marshal(cfg)
 	is.NoErr(err)
@@ -190,6 +258,14 @@ func TestSecretsAppearInNoResponseLogOrError(t *testing.T) {
 	is.Equal(tr.run(counter, nil)["status"], "completed")
 	envCounter := tr.deployTool("tool.env", "counter")
 	is.Equal(tr.run(envCounter, nil)["status"], "completed")
+	tr.eventually("workflow.admin.connections.refresh_catalog", map[string]any{"connection_id": "query.default"}, succeeded)
+	queryEcho := tr.deployTool("query.default", "echo")
+	is.Equal(tr.run(queryEcho, map[string]any{"message": "hi"})["status"], "completed")
+	for _, id := range []string{"down.default", "redirect.default"} {
+		_, err := tr.call("workflow.admin.connections.refresh_catalog", map[string]any{"connection_id": id})
+		is.True(err != nil) // nothing to reach: the error names the URL, redacted
+	}
+	is.True(elsewhere.requests() > 0) // the redirect was followed, without the configured header
 
 	// The upstream drops its tokens: one refresh, one retry, and the run
 	// still completes. Over all of it, two refreshes: none per call or
@@ -219,12 +295,12 @@ func TestSecretsAppearInNoResponseLogOrError(t *testing.T) {
 		"workflow.deployments.list", "workflow.artifacts.list", "workflow.draft_workspaces.list", "workflow.admin.source_registry.list"} {
 		_, _ = tr.call(m, nil) // methods not served yet answer an error, which is grepped too
 	}
-	for _, id := range []string{"secure.default", "wrong.default", "oauth.default", "tool.env"} {
+	for _, id := range []string{"secure.default", "wrong.default", "oauth.default", "tool.env", "query.default", "down.default", "redirect.default"} {
 		_, _ = tr.call("workflow.sources.inspect", map[string]any{"source_id": id})
 		_, _ = tr.call("workflow.sources.diagnose", map[string]any{"source_id": id})
 		_, _ = tr.call("workflow.capabilities.list", map[string]any{"source_id": id})
 	}
-	for _, d := range []string{echo, counter, envCounter} {
+	for _, d := range []string{echo, counter, envCounter, queryEcho} {
 		_, _ = tr.call("workflow.deployments.validate", map[string]any{"deployment_id": d, "live_check": true})
 	}
 	var runs struct {
@@ -235,7 +311,7 @@ func TestSecretsAppearInNoResponseLogOrError(t *testing.T) {
 	raw, err := tr.call("workflow.runs.list", map[string]any{"limit": 100})
 	is.NoErr(err)
 	is.NoErr(json.Unmarshal(raw, &runs))
-	is.Equal(len(runs.Runs), 4)
+	is.Equal(len(runs.Runs), 5)
 	for _, r := range runs.Runs {
 		tr.must("workflow.runs.inspect", map[string]any{"run_id": r.RunID})
 		tr.must("workflow.runs.trace", map[string]any{"run_id": r.RunID, "trace_range": map[string]any{"limit": 100}})
@@ -251,8 +327,8 @@ func TestSecretsAppearInNoResponseLogOrError(t *testing.T) {
 	logs, err := os.ReadFile(proc.logs)
 	is.NoErr(err)
 
-	secrets := append([]string{bearer, wrong, refresh, clientSecret, envSecret}, oauthUp.Minted()...)
-	is.Equal(len(secrets), 7) // two access tokens were minted
+	secrets := append([]string{bearer, wrong, refresh, clientSecret, envSecret, urlSecret, headerSecret}, oauthUp.Minted()...)
+	is.Equal(len(secrets), 9) // two access tokens were minted
 	for _, s := range secrets {
 		for _, e := range tr.entries {
 			if strings.Contains(e, s) {
@@ -262,10 +338,13 @@ func TestSecretsAppearInNoResponseLogOrError(t *testing.T) {
 		if strings.Contains(string(logs), s) {
 			t.Errorf("the log shows a secret:\n%s", logs)
 		}
+		if elsewhere.saw(s) {
+			t.Errorf("a request to another origin carried a secret")
+		}
 	}
+	is.True(strings.Contains(all(tr), "api_key=[redacted]")) // the URL is shown, its query value is not
 	// What was grepped saw the credentials at work, redacted.
-	all := strings.Join(tr.entries, "\n")
-	is.True(strings.Contains(all, "[redacted]"))                           // the refused token the upstream echoed
+	is.True(strings.Contains(all(tr), "[redacted]"))                       // the refused token the upstream echoed
 	is.True(strings.Contains(string(logs), "fakemcp: API_KEY=[redacted]")) // the stdio server printed its env
 	is.True(strings.Contains(string(logs), "oauth access token refreshed"))
 

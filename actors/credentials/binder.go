@@ -99,7 +99,7 @@ func (b *Binder) HTTP(ctx context.Context, conn config.Connection, base http.Rou
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("connection %q: http transport needs an http(s) url", conn.ID)
 	}
-	rt := &roundTripper{base: base, authID: c.ID, scheme: c.Scheme, urlScheme: u.Scheme, host: u.Host, secrets: c.secrets()}
+	rt := &roundTripper{base: base, authID: c.ID, scheme: c.Scheme, origin: u, secrets: c.secrets()}
 	switch c.Scheme {
 	case SchemeBearer:
 		rt.headers = map[string]string{"Authorization": "Bearer " + c.bearer}

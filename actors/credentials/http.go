@@ -5,9 +5,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
-	"strings"
+
+	"github.com/mcpflow/mcpflow/actors/config"
 )
 
 // maxErrorBody bounds how much of an upstream error response is kept.
@@ -17,12 +19,12 @@ const maxErrorBody = 1 << 20
 // (bearer, headers) or an oauth access token, set on every request to the
 // connection's origin.
 type roundTripper struct {
-	base            http.RoundTripper
-	authID, scheme  string
-	urlScheme, host string            // the origin credentials are sent to
-	headers         map[string]string // set on every request
-	tokens          *tokenSource      // oauth_refresh_token; nil otherwise
-	secrets         []string          // never shown
+	base           http.RoundTripper
+	authID, scheme string
+	origin         *url.URL          // credentials go to its origin only
+	headers        map[string]string // set on every request
+	tokens         *tokenSource      // oauth_refresh_token; nil otherwise
+	secrets        []string          // never shown
 }
 
 // RoundTrip sends r with the connection's credentials. With an oauth
@@ -30,7 +32,7 @@ type roundTripper struct {
 // sent again, retries r once with the new token; a token that is rejected
 // again is not refreshed again until one of its requests succeeds.
 func (t *roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	if !strings.EqualFold(r.URL.Scheme, t.urlScheme) || !strings.EqualFold(r.URL.Host, t.host) {
+	if !config.SameOrigin(r.URL, t.origin) {
 		return t.base.RoundTrip(r) // another origin (a redirect) gets no credentials
 	}
 	if t.tokens == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,11 +44,32 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 	}
 	// The configured headers are set first, the credentials after them.
 	expired := &atomic.Bool{}
-	client := &http.Client{Transport: expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers}, expired: expired}}
+	origin, err := url.Parse(conn.Transport.URL)
+	if err != nil {
+		return nil, fmt.Errorf("connection %q: url %s: %w", conn.ID, config.ShowURL(conn.Transport.URL), err)
+	}
+	client := &http.Client{
+		Transport:     expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers, origin: origin}, expired: expired},
+		CheckRedirect: withoutReferer,
+	}
 	if conn.Transport.Kind == config.TransportSSE {
 		return &sseTransport{SSEClientTransport: &mcp.SSEClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client}, expired: expired}, nil
 	}
 	return &httpTransport{StreamableClientTransport: &mcp.StreamableClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client}, expired: expired}, nil
+}
+
+// maxRedirects bounds the redirects one request follows.
+const maxRedirects = 10
+
+// withoutReferer follows up to maxRedirects redirects without the Referer
+// header net/http would add: it is the previous URL, query included, and
+// the query may hold a secret (?api_key=...).
+func withoutReferer(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	req.Header.Del("Referer")
+	return nil
 }
 
 // httpTransport is a streamable HTTP client transport that notices when
@@ -94,14 +116,17 @@ func (w expiryWatch) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// headerTransport adds fixed headers to every request.
+// headerTransport adds fixed headers to every request to the configured
+// URL's origin, and to no other: a redirect to another host, or an SSE
+// endpoint event naming one, gets none of them.
 type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	origin  *url.URL
 }
 
 func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
+	if len(t.headers) > 0 && config.SameOrigin(r.URL, t.origin) {
 		r = r.Clone(r.Context())
 		for k, v := range t.headers {
 			r.Header.Set(k, v)

@@ -36,7 +36,7 @@ func connectionMetadata(c config.Connection) protocol.Object {
 	case config.TransportStdio:
 		t["command"], t["args"], t["env_keys"] = c.Transport.Command, nonNil(c.Transport.Args), keys(c.Transport.Env)
 	case config.TransportHTTP, config.TransportSSE:
-		t["url"], t["header_keys"] = c.Transport.URL, keys(c.Transport.Headers)
+		t["url"], t["header_keys"] = config.ShowURL(c.Transport.URL), keys(c.Transport.Headers)
 	}
 	m["transport"] = t
 	return m

@@ -189,7 +189,8 @@ func entryPayload(e store.RegistryEntry) protocol.RegistryEntry {
 }
 
 // transportPayload redacts a stored transport: env and headers become
-// env_keys and header_keys, as connections.list shows them.
+// env_keys and header_keys, and the URL loses its userinfo and query
+// values, as connections.list shows them.
 func transportPayload(t map[string]any) protocol.Object {
 	if t == nil {
 		return nil
@@ -201,6 +202,9 @@ func transportPayload(t map[string]any) protocol.Object {
 			out["env_keys"] = keyNames(v)
 		case "headers":
 			out["header_keys"] = keyNames(v)
+		case "url":
+			raw, _ := v.(string)
+			out[k] = config.ShowURL(raw)
 		default:
 			out[k] = v
 		}
