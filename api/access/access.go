@@ -1,0 +1,149 @@
+// Package access owns who may call what on mcpflow's edge: bearer tokens
+// and their scopes, how a request carries its token (an Authorization
+// header, or a Sec-WebSocket-Protocol value for browsers), and which
+// browser origins and Host names are accepted. It decides; the edge asks.
+package access
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+)
+
+// Scope is what a method needs and a token grants.
+type Scope string
+
+// The scopes. Admin grants every other scope.
+const (
+	Read   Scope = "read"   // list, inspect, trace, validate
+	Run    Scope = "run"    // start, resume and cancel runs
+	Author Scope = "author" // workspaces, artifacts, deployments
+	Admin  Scope = "admin"  // connections, source registry, credentials
+)
+
+// JSON-RPC error codes of a refused call.
+const (
+	// CodeUnauthenticated: no token, or one no configured token matches.
+	CodeUnauthenticated = -32001
+	// CodeForbidden: the token lacks the scope the method needs.
+	CodeForbidden = -32003
+)
+
+// Principal is who a request acts for.
+type Principal struct {
+	// Name is the token's configured name ("anonymous" without tokens).
+	Name   string
+	scopes []Scope
+	all    bool
+}
+
+// Anonymous is the principal of every request when no token is
+// configured: mcpflow then serves loopback clients only, and they may do
+// everything.
+var Anonymous = Principal{Name: "anonymous", all: true}
+
+// Allows reports whether p may call a method that needs s.
+func (p Principal) Allows(s Scope) bool {
+	return p.all || slices.Contains(p.scopes, s) || slices.Contains(p.scopes, Admin)
+}
+
+// Guard authenticates bearer tokens.
+type Guard struct {
+	// principals by the SHA-256 of their token: a lookup compares digests,
+	// never the tokens themselves.
+	digests    [][32]byte
+	principals []Principal
+}
+
+// NewGuard returns a guard of tokens; with none, Enabled is false and
+// every request is Anonymous.
+func NewGuard(tokens []config.Token) *Guard {
+	g := &Guard{}
+	for _, t := range tokens {
+		p := Principal{Name: t.Name}
+		for _, s := range t.Scopes {
+			p.scopes = append(p.scopes, Scope(s))
+		}
+		g.digests = append(g.digests, sha256.Sum256([]byte(t.Token)))
+		g.principals = append(g.principals, p)
+	}
+	return g
+}
+
+// Enabled reports whether tokens are configured.
+func (g *Guard) Enabled() bool { return len(g.digests) > 0 }
+
+// Authenticate returns the principal of token. It compares the token's
+// digest with every configured one in constant time, so that timing tells
+// nothing about which prefix matched.
+func (g *Guard) Authenticate(token string) (Principal, bool) {
+	if !g.Enabled() {
+		return Anonymous, true
+	}
+	if token == "" {
+		return Principal{}, false
+	}
+	d := sha256.Sum256([]byte(token))
+	found := -1
+	for i := range g.digests {
+		if subtle.ConstantTimeCompare(d[:], g.digests[i][:]) == 1 {
+			found = i
+		}
+	}
+	if found < 0 {
+		return Principal{}, false
+	}
+	return g.principals[found], true
+}
+
+// SubprotocolPrefix marks the Sec-WebSocket-Protocol value that carries a
+// token, for browsers, which cannot set an Authorization header on a
+// WebSocket: "mcpflow.bearer.<token>". The server answers with
+// Subprotocol, never echoing the token.
+const (
+	SubprotocolPrefix = "mcpflow.bearer."
+	Subprotocol       = "mcpflow"
+)
+
+// Token returns the bearer token r carries, from its Authorization header
+// or, failing that, its Sec-WebSocket-Protocol values; "" if none.
+func Token(r *http.Request) string {
+	if scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
+		return strings.TrimSpace(token)
+	}
+	for _, v := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for _, p := range strings.Split(v, ",") {
+			if token, ok := strings.CutPrefix(strings.TrimSpace(p), SubprotocolPrefix); ok {
+				return token
+			}
+		}
+	}
+	return ""
+}
+
+// Refusal is a call the guard refused: its JSON-RPC code and a message
+// that names what was missing, never the token.
+type Refusal struct {
+	Code    int
+	Message string
+}
+
+func (r *Refusal) Error() string { return r.Message }
+
+// Unauthenticated is the refusal of a request without a valid token.
+func Unauthenticated(token string) *Refusal {
+	if token == "" {
+		return &Refusal{Code: CodeUnauthenticated, Message: "authentication required: send a bearer token (Authorization: Bearer <token>, or the WebSocket subprotocol " + SubprotocolPrefix + "<token>)"}
+	}
+	return &Refusal{Code: CodeUnauthenticated, Message: "authentication failed: the bearer token matches no configured token"}
+}
+
+// Forbidden is the refusal of a method p's scopes do not cover.
+func Forbidden(p Principal, method string, need Scope) *Refusal {
+	return &Refusal{Code: CodeForbidden, Message: fmt.Sprintf("forbidden: %s needs scope %q, which token %q does not have", method, need, p.Name)}
+}

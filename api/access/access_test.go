@@ -1,0 +1,81 @@
+package access_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/access"
+)
+
+var tokens = []config.Token{
+	{Name: "reader", Token: "r-0123456789abcdef", Scopes: []string{"read"}},
+	{Name: "runner", Token: "x-0123456789abcdef", Scopes: []string{"read", "run"}},
+	{Name: "root", Token: "a-0123456789abcdef", Scopes: []string{"admin"}},
+}
+
+func TestWithoutTokensEveryRequestIsAnonymousAndMayDoAnything(t *testing.T) {
+	is := is.New(t)
+	g := access.NewGuard(nil)
+	is.True(!g.Enabled())
+	p, ok := g.Authenticate("")
+	is.True(ok)
+	is.Equal(p.Name, "anonymous")
+	for _, s := range []access.Scope{access.Read, access.Run, access.Author, access.Admin} {
+		is.True(p.Allows(s))
+	}
+}
+
+func TestATokenGrantsItsScopesAndAdminGrantsAll(t *testing.T) {
+	is := is.New(t)
+	g := access.NewGuard(tokens)
+	is.True(g.Enabled())
+
+	_, ok := g.Authenticate("")
+	is.True(!ok) // no token
+	_, ok = g.Authenticate("r-0123456789abcdeX")
+	is.True(!ok) // a near miss
+
+	reader, ok := g.Authenticate("r-0123456789abcdef")
+	is.True(ok)
+	is.Equal(reader.Name, "reader")
+	is.True(reader.Allows(access.Read))
+	is.True(!reader.Allows(access.Run))
+
+	runner, _ := g.Authenticate("x-0123456789abcdef")
+	is.True(runner.Allows(access.Run))
+	is.True(!runner.Allows(access.Author))
+
+	root, _ := g.Authenticate("a-0123456789abcdef")
+	for _, s := range []access.Scope{access.Read, access.Run, access.Author, access.Admin} {
+		is.True(root.Allows(s))
+	}
+}
+
+func TestTokenComesFromTheAuthorizationHeaderOrTheSubprotocol(t *testing.T) {
+	is := is.New(t)
+	r, err := http.NewRequest(http.MethodGet, "http://127.0.0.1/ws", nil)
+	is.NoErr(err)
+	is.Equal(access.Token(r), "")
+	r.Header.Set("Sec-WebSocket-Protocol", "other, "+access.SubprotocolPrefix+"from-browser")
+	is.Equal(access.Token(r), "from-browser")
+	r.Header.Set("Authorization", "bearer from-header")
+	is.Equal(access.Token(r), "from-header") // the header wins
+	r.Header.Set("Authorization", "Basic dXNlcjpwdw==")
+	is.Equal(access.Token(r), "from-browser") // not a bearer token
+}
+
+func TestRefusalsNameWhatIsMissingAndNeverTheToken(t *testing.T) {
+	is := is.New(t)
+	is.Equal(access.Unauthenticated("").Code, access.CodeUnauthenticated)
+	wrong := access.Unauthenticated("s3cr3t-wrong-token")
+	is.Equal(wrong.Code, access.CodeUnauthenticated)
+	is.True(!strings.Contains(wrong.Message, "s3cr3t"))
+	reader, _ := access.NewGuard(tokens).Authenticate("r-0123456789abcdef")
+	f := access.Forbidden(reader, "workflow.runs.start", access.Run)
+	is.Equal(f.Code, access.CodeForbidden)
+	is.Equal(f.Message, `forbidden: workflow.runs.start needs scope "run", which token "reader" does not have`)
+}
