@@ -3,6 +3,7 @@ package fakes
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 	"time"
 
@@ -138,3 +139,50 @@ func crash(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallTo
 // cutKey carries, in the context given to Server.Connect, a func that cuts
 // the server's connection at once. Handler contexts inherit its values.
 type cutKey struct{}
+
+// WithAddTool gives s the tool add_tool {name} → {added}, which registers
+// a new tool called name on s at runtime: an echo ({message} →
+// {message}). Adding a tool makes s send notifications/tools/list_changed
+// to its sessions, as a server whose tools change while it runs does.
+// Adding an existing name replaces that tool. It returns s.
+func WithAddTool(s *mcp.Server) *mcp.Server {
+	mcp.AddTool(s, &mcp.Tool{Name: "add_tool", Description: "Register a new echo tool called name on this server."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in addToolIn) (*mcp.CallToolResult, addToolOut, error) {
+			if in.Name == "" {
+				return nil, addToolOut{}, errors.New("add_tool: name is required")
+			}
+			mcp.AddTool(s, &mcp.Tool{Name: in.Name, Description: "Return the message unchanged; added at runtime."}, echo)
+			return nil, addToolOut{Added: in.Name}, nil
+		})
+	return s
+}
+
+type addToolIn struct {
+	Name string `json:"name" jsonschema:"the name of the tool to add"`
+}
+
+type addToolOut struct {
+	Added string `json:"added"`
+}
+
+// NewHTTPHandler serves MCP over streamable HTTP, statefully: each MCP
+// session (each initialize) gets its own server from newServer (NewServer
+// if nil), so state such as the counter is per session, as it is per
+// process over stdio.
+func NewHTTPHandler(newServer func() *mcp.Server) http.Handler {
+	if newServer == nil {
+		newServer = NewServer
+	}
+	// go-sdk asks for a server on every request, but uses the one it gets
+	// for a new session only when the request has no session id; for the
+	// others it only reads the protocol versions, which any server has.
+	var once sync.Once
+	var shared *mcp.Server
+	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		if r.Header.Get("Mcp-Session-Id") == "" {
+			return newServer()
+		}
+		once.Do(func() { shared = newServer() })
+		return shared
+	}, nil)
+}

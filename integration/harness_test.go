@@ -62,19 +62,36 @@ func startService(t testing.TB, transports session.TransportFactory, sources ...
 // startServiceWith is startService with a given store (nil: SQLite).
 func startServiceWith(t testing.TB, st store.Store, transports session.TransportFactory, sources ...config.Connection) *service {
 	t.Helper()
+	return startServiceTuned(t, func(o *app.Options) { o.Store, o.Transports = st, transports }, sources...)
+}
+
+// startServiceTuned is startService with the default options for the
+// config of sources as tune changes them (a store, transports, session
+// bounds such as the keepalive).
+func startServiceTuned(t testing.TB, tune func(*app.Options), sources ...config.Connection) *service {
+	t.Helper()
+	return startServiceListening(t, tune, nil, sources...)
+}
+
+// startServiceListening is startServiceTuned serving on a loopback
+// listener as wrap makes it (nil: as it is), e.g. smallSendBuffers.
+func startServiceListening(t testing.TB, tune func(*app.Options), wrap func(net.Listener) net.Listener, sources ...config.Connection) *service {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	cfg := &config.File{Version: 1, Server: config.Server{Store: config.Store{Root: t.TempDir()}, Sources: sources}}
 	is.NoErr(cfg.Validate())
 	opts := app.DefaultOptions(cfg)
-	opts.Transports = transports
-	opts.Store = st
+	tune(&opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	a, err := app.Start(ctx, opts)
 	is.NoErr(err)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	is.NoErr(err)
+	if wrap != nil {
+		l = wrap(l)
+	}
 	served := make(chan error, 1)
 	go func() { served <- a.Serve(l) }()
 	t.Cleanup(func() {

@@ -22,9 +22,16 @@ type Supervision struct {
 	MaxRestarts     *int `json:"max_restarts,omitempty"`
 	RestartWindowMS int  `json:"restart_window_ms,omitempty"`
 	ProbeIntervalMS int  `json:"probe_interval_ms,omitempty"`
+	// KeepAliveMS is how often an open session is pinged; a ping that
+	// fails within half of it ends the session (a hung or vanished
+	// upstream). Default 30000.
+	KeepAliveMS int `json:"keep_alive_ms,omitempty"`
 	// MaxConcurrentConnects bounds the connects in progress across every
 	// source at once; server level only.
 	MaxConcurrentConnects int `json:"max_concurrent_connects,omitempty"`
+	// MaxRunSessions caps the per-run sessions (bindings with "session":
+	// "run") open at once across every source; server level only.
+	MaxRunSessions int `json:"max_run_sessions,omitempty"`
 }
 
 // Validate checks the values a supervision block sets.
@@ -36,6 +43,7 @@ func (s *Supervision) Validate() error {
 	for name, v := range map[string]int{
 		"min_backoff_ms": s.MinBackoffMS, "max_backoff_ms": s.MaxBackoffMS, "stable_period_ms": s.StablePeriodMS,
 		"restart_window_ms": s.RestartWindowMS, "probe_interval_ms": s.ProbeIntervalMS, "max_concurrent_connects": s.MaxConcurrentConnects,
+		"max_run_sessions": s.MaxRunSessions, "keep_alive_ms": s.KeepAliveMS,
 	} {
 		if v < 0 {
 			errs = append(errs, fmt.Errorf("supervision: %s must not be negative", name))

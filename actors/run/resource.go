@@ -31,13 +31,9 @@ func (a *Actor) readResource(f *inflight) {
 		a.engine.Send(a.self, session.ToolResult{CorrelationID: f.corr, Err: fmt.Errorf("unbound logical source %q", logical)})
 		return
 	}
-	timeout := a.spec.CallTimeout
-	if s := f.call.TimeoutSeconds; s != nil && *s > 0 {
-		timeout = time.Duration(*s) * time.Second
-	}
 	a.engine.Send(a.spec.Supervisor, session.ReadResource{
 		CorrelationID: f.corr, Connection: conn, URI: uri,
-		Deadline: time.Now().Add(timeout), Owner: a.record.ID,
+		Deadline: time.Now().Add(a.callTimeout(f.call)), Owner: a.record.ID, Scope: a.spec.Scopes[conn],
 		Reply: reply.Actor[session.ToolResult](a.engine, a.self),
 	})
 }

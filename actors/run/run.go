@@ -23,6 +23,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
@@ -46,6 +47,12 @@ type Spec struct {
 	// Sources resolves the logical source a resource read names to its
 	// connection.
 	Sources func(logical string) (connection string, ok bool)
+	// Scopes are the session scopes of the connections whose binding
+	// asks for a session of the deployment's or the run's own
+	// (supervisor.DeploymentScope, supervisor.RunScope), by connection;
+	// a connection missing here uses its shared session. A run that ends
+	// (completed, failed or cancelled) releases its run scopes.
+	Scopes map[string]string
 	// Options tune the execution (step budget, schema checks).
 	Options workflow.Options
 	// Resume, when set, resumes the interrupted Record with this outcome
@@ -397,19 +404,25 @@ func (a *Actor) send(f *inflight) {
 		a.readResource(f)
 		return
 	}
-	timeout := a.spec.CallTimeout
-	if s := f.call.TimeoutSeconds; s != nil && *s > 0 {
-		timeout = time.Duration(*s) * time.Second
-	}
 	a.engine.Send(a.spec.Supervisor, session.CallTool{
 		CorrelationID: f.corr,
 		Connection:    target.Connection,
 		Tool:          target.Tool,
 		Arguments:     f.call.Input,
-		Deadline:      time.Now().Add(timeout),
+		Deadline:      time.Now().Add(a.callTimeout(f.call)),
 		Owner:         a.record.ID,
+		Scope:         a.spec.Scopes[target.Connection],
 		Reply:         reply.Actor[session.ToolResult](a.engine, a.self),
 	})
+}
+
+// callTimeout bounds one attempt of c: its step's timeout_seconds, or
+// CallTimeout.
+func (a *Actor) callTimeout(c workflow.Call) time.Duration {
+	if s := c.TimeoutSeconds; s != nil && *s > 0 {
+		return time.Duration(*s) * time.Second
+	}
+	return a.spec.CallTimeout
 }
 
 // onToolResult hands a call's result to the execution, or retries a
@@ -425,6 +438,9 @@ func (a *Actor) onToolResult(m session.ToolResult) {
 		return
 	}
 	lost := errors.Is(m.Err, session.ErrSessionLost)
+	if errors.Is(m.Err, context.DeadlineExceeded) {
+		m.Err = fmt.Errorf("no answer within %s (the step's timeout): %w", a.callTimeout(f.call), m.Err)
+	}
 	switch {
 	case lost && a.safeToRepeat(f.call) && f.lost < sessionLostRetries:
 		// Safe to repeat: sent again at once; the session actor holds it
@@ -580,7 +596,7 @@ func (a *Actor) withdraw() {
 		t := a.spec.Targets[f.call.Capability]
 		if t.Connection != "" && !seen[t.Connection] {
 			seen[t.Connection] = true
-			a.engine.Send(a.spec.Supervisor, session.CancelCalls{Connection: t.Connection, Owner: a.record.ID})
+			a.engine.Send(a.spec.Supervisor, session.CancelCalls{Connection: t.Connection, Owner: a.record.ID, Scope: a.spec.Scopes[t.Connection]})
 		}
 	}
 	clear(a.calls)
@@ -598,6 +614,7 @@ func (a *Actor) stop() {
 	if !a.stopping {
 		a.withdraw()
 	}
+	a.releaseScopes()
 	if a.spec.Done != nil {
 		a.spec.Done(a.record)
 	}
@@ -605,6 +622,24 @@ func (a *Actor) stop() {
 		r(a.record)
 	}
 	a.engine.Poison(a.self)
+}
+
+// releaseScopes closes the run's own sessions once it has ended. An
+// interrupted run keeps them for its resume; a halted one (still running)
+// leaves them to the shutdown that halted it.
+func (a *Actor) releaseScopes() {
+	switch a.record.Status {
+	case store.RunCompleted, store.RunFailed, store.RunCancelled:
+	default:
+		return
+	}
+	released := map[string]bool{}
+	for _, scope := range a.spec.Scopes {
+		if supervisor.IsRunScope(scope) && !released[scope] {
+			released[scope] = true
+			a.engine.Send(a.spec.Supervisor, supervisor.ReleaseScope{Scope: scope})
+		}
+	}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -317,3 +317,15 @@ func TestTheRunDeadlineStopsARunAndItsCallUpstream(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(stored.Status, store.RunFailed) // committed
 }
+
+func TestAStepThatOverrunsItsTimeoutFailsSayingSo(t *testing.T) {
+	is := is.New(t)
+	w := newWorld(t)
+	plan := w.plan(t, "sleep")
+	one := 1
+	plan.Nodes[0].TimeoutSeconds = &one
+	_, final := w.start(t, "run-timeout", plan, workflow.Object{"ms": 60_000})
+	is.Equal(final.Status, store.RunFailed)
+	t.Log(*final.Error)
+	is.True(strings.Contains(*final.Error, "no answer within 1s (the step's timeout)")) // the error says it was the timeout
+}

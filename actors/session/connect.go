@@ -117,6 +117,12 @@ func (a *Actor) newClient(attempt int) *mcp.Client {
 	})
 }
 
+// statelessEra is the first MCP version without sessions (and without
+// ping); versions are dates, so they compare as strings.
+const statelessEra = "2026-07-28"
+
+// onConnected takes over the session a connect opened, or handles its
+// failure.
 func (a *Actor) onConnected(m connected) {
 	h := a.handoffs[m.attempt]
 	delete(a.handoffs, m.attempt)
@@ -159,7 +165,9 @@ func (a *Actor) onConnected(m connected) {
 	}
 	engine, self, attempt := a.engine, a.self, a.attempt
 	go func() { engine.Send(self, closed{attempt: attempt, err: cs.Wait()}) }()
-	if a.opts.KeepAlive > 0 {
+	// ping is gone from the stateless era (2026-07-28, SEP-2575): go-sdk
+	// sends it without _meta, which a stateless HTTP server refuses.
+	if a.opts.KeepAlive > 0 && cs.InitializeResult().ProtocolVersion < statelessEra {
 		a.after(&a.keepTimer, a.opts.KeepAlive, keepaliveDue{attempt: attempt})
 	}
 	a.drain()

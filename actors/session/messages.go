@@ -18,6 +18,11 @@ type CallTool struct {
 	// Owner names who made the call (a run id), so that CancelCalls can
 	// withdraw it; "" for none.
 	Owner string
+	// Scope picks the upstream session on Connection: "" is the one
+	// every caller shares; any other value (a deployment's or a run's,
+	// see supervisor.DeploymentScope and supervisor.RunScope) a session of
+	// its own, which the supervisor opens on first use.
+	Scope string
 	Reply reply.To[ToolResult]
 }
 
@@ -30,7 +35,9 @@ type ReadResource struct {
 	URI           string
 	Deadline      time.Time
 	Owner         string
-	Reply         reply.To[ToolResult]
+	// Scope picks the session, as CallTool's does.
+	Scope string
+	Reply reply.To[ToolResult]
 }
 
 // CancelCalls withdraws every call (and resource read) Owner made on
@@ -41,6 +48,8 @@ type ReadResource struct {
 type CancelCalls struct {
 	Connection string
 	Owner      string
+	// Scope is the session the calls were made on, as CallTool's.
+	Scope string
 }
 
 // ToolResult answers a CallTool. Err is set when the call did not produce a

@@ -139,7 +139,19 @@ type Artifacts interface {
 type Binding struct {
 	LogicalSource  string `json:"logical_source"`
 	ConcreteSource string `json:"concrete_source"`
+	// Session is which upstream session the deployment's runs use on the
+	// connection (an mcpflow extension): SessionShared ("" too), the one
+	// every run of every deployment shares; SessionDeployment, one per
+	// deployment; SessionRun, one per run, closed when the run ends.
+	Session string `json:"session,omitempty"`
 }
+
+// Session scopes a binding may ask for.
+const (
+	SessionShared     = "shared"
+	SessionDeployment = "deployment"
+	SessionRun        = "run"
+)
 
 // Deployment binds one artifact version to concrete sources. Its JSON form
 // is the manifest's WorkflowDeploymentPayload.

@@ -67,6 +67,12 @@ func (h *Handle) RefreshCatalog(ctx context.Context, connection string) (catalog
 	return r.Snapshot, r.Err
 }
 
+// ReleaseScope stops every session of scope (see ReleaseScope); it does
+// not wait for them to close.
+func (h *Handle) ReleaseScope(scope string) {
+	h.engine.Send(h.pid, ReleaseScope{Scope: scope})
+}
+
 // Statuses returns the live status of every configured connection.
 func (h *Handle) Statuses(ctx context.Context) ([]session.Status, error) {
 	w := reply.NewWaiter[[]session.Status]()

@@ -39,13 +39,27 @@ func PolicyFor(base session.Policy, s *config.Supervision) session.Policy {
 	return p
 }
 
+// SessionFor returns base with what s sets: the options of the session
+// actors of a source whose config (or the server's) says s — its
+// supervision policy and its keepalive.
+func SessionFor(base session.Options, s *config.Supervision) session.Options {
+	base.Policy = PolicyFor(base.Policy, s)
+	if s != nil && s.KeepAliveMS > 0 {
+		base.KeepAlive = time.Duration(s.KeepAliveMS) * time.Millisecond
+	}
+	return base
+}
+
 // WithConfig returns o with the server-level supervision of a config
-// file: the default policy of every source and the bound on concurrent
-// connects.
+// file: the default policy of every source, the bound on concurrent
+// connects and the cap on per-run sessions.
 func (o Options) WithConfig(s *config.Supervision) Options {
-	o.Session.Policy = PolicyFor(o.Session.Policy, s)
+	o.Session = SessionFor(o.Session, s)
 	if s != nil && s.MaxConcurrentConnects > 0 {
 		o.MaxConcurrentConnects = s.MaxConcurrentConnects
+	}
+	if s != nil && s.MaxRunSessions > 0 {
+		o.MaxRunSessions = s.MaxRunSessions
 	}
 	return o
 }

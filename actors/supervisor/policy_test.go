@@ -37,6 +37,16 @@ func TestOptionsWithConfigSetTheDefaultPolicyAndTheConnectBound(t *testing.T) {
 	is.Equal(supervisor.DefaultOptions().WithConfig(nil), supervisor.DefaultOptions())
 }
 
+func TestSessionForSetsTheKeepaliveWhereTheConfigDoes(t *testing.T) {
+	is := is.New(t)
+	base := session.DefaultOptions()
+	is.Equal(supervisor.SessionFor(base, nil).KeepAlive, base.KeepAlive)
+	o := supervisor.SessionFor(base, &config.Supervision{KeepAliveMS: 4000, MaxBackoffMS: 900})
+	is.Equal(o.KeepAlive, 4*time.Second)
+	is.Equal(o.Policy.MaxBackoff, 900*time.Millisecond)
+	is.Equal(supervisor.DefaultOptions().WithConfig(&config.Supervision{KeepAliveMS: 1500}).Session.KeepAlive, 1500*time.Millisecond)
+}
+
 func TestConfigRefusesABadSupervisionBlock(t *testing.T) {
 	is := is.New(t)
 	_, err := config.Parse([]byte(`{"version":1,"server":{"supervision":{"jitter":2},"sources":[]}}`))

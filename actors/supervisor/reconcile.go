@@ -24,8 +24,10 @@ import (
 // or disabled one has its session actor stopped (its upstream session
 // closed, its stdio process group ended); one whose session fingerprint
 // changed (transport, env, headers, auth_ref, auth record) gets a fresh
-// session actor. New, replaced and re-enabled connections list their
-// catalog at once, which the supervisor stores.
+// session actor. The scoped sessions of a removed, disabled or changed
+// connection are stopped too; its scopes open fresh ones on next use.
+// New, replaced and re-enabled connections list their catalog at once,
+// which the supervisor stores.
 type Reconcile struct {
 	Connections []config.Connection
 	// Fingerprints are the session fingerprints by connection id (see
@@ -49,8 +51,9 @@ type Reconciled struct {
 	// Replaced are the updated ids whose session fingerprint changed:
 	// they get a fresh session.
 	Replaced []string
-	// Stopped are the ids whose live session actor was stopped (removed,
-	// disabled or replaced).
+	// Stopped are the ids whose live shared session actor was stopped
+	// (removed, disabled or replaced); their scoped sessions, stopped
+	// with it, are not listed.
 	Stopped []string
 }
 
@@ -133,6 +136,7 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 			stops = append(stops, s)
 			res.Stopped = append(res.Stopped, id)
 		}
+		stops = append(stops, a.stopScoped(func(k scopeKey) bool { return k.connection == id })...)
 	}
 	order := a.order[:0:0]
 	for _, id := range a.order {
@@ -186,8 +190,14 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 				a.setState(id, session.StateIdle)
 				warm = append(warm, id)
 			case !reflect.DeepEqual(old.Supervision, conn.Supervision):
+				set := session.SetPolicy{Policy: a.sessionOptions(conn).Policy}
 				if ch := a.children[id]; ch != nil && ch.pid != nil {
-					c.Send(ch.pid, session.SetPolicy{Policy: a.sessionOptions(conn).Policy})
+					c.Send(ch.pid, set)
+				}
+				for k, ch := range a.scoped {
+					if k.connection == id {
+						c.Send(ch.pid, set)
+					}
 				}
 			}
 		}

@@ -1,10 +1,12 @@
 // Package supervisor owns the supervisor actor: it spawns one session actor
 // per MCP source connection on first use, routes tool calls and catalog
 // refreshes to it, stores catalog snapshots, keeps each connection's status,
-// reconciles its set of connections when the source registry is applied
-// (starting, stopping and replacing session actors), and applies mcpflow's
-// own restart policy when a session actor panics (hollywood's is never
-// reached: every actor runs behind guard.Recover). Each connection's
+// opens sessions of their own for the deployments and runs whose bindings
+// ask for them (scope.go), reconciles its set of connections when the
+// source registry is applied (starting, stopping and replacing session
+// actors), and applies mcpflow's own restart policy when a session actor
+// panics (hollywood's is never reached: every actor runs behind
+// guard.Recover). Each connection's
 // counters (session generation, sessions opened, restarts) and restart
 // window outlive its session actors: a successor continues from its
 // predecessor's last status.
@@ -88,11 +90,14 @@ type Options struct {
 	// fingerprint, so that a changed record means a fresh session on the
 	// next reconcile; nil leaves auth records out of fingerprints.
 	AuthHash AuthHash
+	// MaxRunSessions caps the per-run sessions open at once, across
+	// every connection; 0 is DefaultMaxRunSessions.
+	MaxRunSessions int
 }
 
 // DefaultOptions are the production settings.
 func DefaultOptions() Options {
-	return Options{Session: session.DefaultOptions(), MaxConcurrentConnects: 8}
+	return Options{Session: session.DefaultOptions(), MaxConcurrentConnects: 8, MaxRunSessions: DefaultMaxRunSessions}
 }
 
 type child struct {
@@ -127,6 +132,10 @@ type Actor struct {
 	// GetStatuses shows when no session actor answers, and what a new
 	// session actor continues from.
 	statuses map[string]session.Status
+	// scoped are the session actors of deployment and run scopes (see
+	// scope.go); scopedSpawned numbers their actor ids.
+	scoped        map[scopeKey]*scopedChild
+	scopedSpawned int
 }
 
 // New returns a producer of the supervisor for conns. It fingerprints
@@ -137,7 +146,7 @@ func New(conns []config.Connection, factory session.TransportFactory, catalogs s
 	return func() actor.Receiver {
 		a := &Actor{
 			conns: map[string]config.Connection{}, fingerprints: map[string]string{}, factory: factory, catalogs: catalogs, opts: opts,
-			children: map[string]*child{}, statuses: map[string]session.Status{},
+			children: map[string]*child{}, statuses: map[string]session.Status{}, scoped: map[scopeKey]*scopedChild{},
 			clock: opts.Clock,
 		}
 		if a.clock == nil {
@@ -162,14 +171,14 @@ func (a *Actor) Receive(c *actor.Context) {
 	case actor.Started:
 		a.engine, a.self = c.Engine(), c.PID()
 	case session.CallTool:
-		pid, err := a.session(c, m.Connection)
+		pid, err := a.route(c, m.Connection, m.Scope)
 		if err != nil {
 			m.Reply(session.ToolResult{CorrelationID: m.CorrelationID, Err: err})
 			return
 		}
 		c.Send(pid, m)
 	case session.ReadResource:
-		pid, err := a.session(c, m.Connection)
+		pid, err := a.route(c, m.Connection, m.Scope)
 		if err != nil {
 			m.Reply(session.ToolResult{CorrelationID: m.CorrelationID, Err: err})
 			return
@@ -177,9 +186,15 @@ func (a *Actor) Receive(c *actor.Context) {
 		c.Send(pid, m)
 	case session.CancelCalls:
 		// Only a live session can have the owner's calls; none is spawned.
-		if ch := a.children[m.Connection]; ch != nil && ch.pid != nil {
+		if m.Scope != "" {
+			if pid := a.scopedFor(m.Connection, m.Scope); pid != nil {
+				c.Send(pid, m)
+			}
+		} else if ch := a.children[m.Connection]; ch != nil && ch.pid != nil {
 			c.Send(ch.pid, m)
 		}
+	case ReleaseScope:
+		a.releaseScope(m)
 	case RefreshCatalog:
 		a.refresh(c, m)
 	case refreshListed:
@@ -192,6 +207,9 @@ func (a *Actor) Receive(c *actor.Context) {
 		// stopping one (after a panic) must not overwrite its successor's.
 		if ch := a.children[m.Connection]; ch != nil && ch.pid != nil && ch.pid.Equals(c.Sender()) {
 			a.setStatus(m)
+		} else if k, ok := a.scopedOf(c.Sender()); ok {
+			// Scoped sessions are not in the connection's status.
+			slog.Debug("scoped session status", "connection", k.connection, "scope", k.scope, "state", m.State, "generation", m.Generation)
 		}
 	case GetStatuses:
 		a.getStatuses(m)
@@ -200,7 +218,9 @@ func (a *Actor) Receive(c *actor.Context) {
 	case reconciled:
 		a.finishReconcile(c, m)
 	case guard.Panic:
-		a.onPanic(c, m)
+		if !a.onScopedPanic(m) {
+			a.onPanic(c, m)
+		}
 	case probeDue:
 		a.onProbeDue(c, m)
 	case actor.Stopped:
@@ -210,6 +230,9 @@ func (a *Actor) Receive(c *actor.Context) {
 			if ch.probe != nil {
 				ch.probe.Stop()
 			}
+			ch.made.kill()
+		}
+		for _, ch := range a.scoped {
 			ch.made.kill()
 		}
 	}
@@ -307,11 +330,11 @@ func (a *Actor) getStatuses(m GetStatuses) {
 	}()
 }
 
-// sessionOptions are the options of conn's session actors: the policy its
-// config sets over the default, the shared connect limiter and the clock.
+// sessionOptions are the options of conn's session actors: the policy and
+// keepalive its config sets over the default, the shared connect limiter
+// and the clock.
 func (a *Actor) sessionOptions(conn config.Connection) session.Options {
-	o := a.opts.Session
-	o.Policy = PolicyFor(o.Policy, conn.Supervision)
+	o := SessionFor(a.opts.Session, conn.Supervision)
 	o.Limiter = a.limiter
 	if o.Clock == nil {
 		o.Clock = a.opts.Clock

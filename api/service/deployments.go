@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -84,6 +86,7 @@ func parseBindings(raw json.RawMessage) ([]store.Binding, error) {
 		}
 	}
 	seen := map[string]bool{}
+	sessions := map[string]string{} // by concrete source
 	for _, b := range list {
 		if b.LogicalSource == "" || b.ConcreteSource == "" {
 			return nil, invalidParams("invalid params: a binding needs logical_source and concrete_source")
@@ -92,11 +95,29 @@ func parseBindings(raw json.RawMessage) ([]store.Binding, error) {
 			return nil, invalidParams("invalid params: logical source %q is bound twice", b.LogicalSource)
 		}
 		seen[b.LogicalSource] = true
+		session := sessionOf(b)
+		switch session {
+		case store.SessionShared, store.SessionDeployment, store.SessionRun:
+		default:
+			return nil, invalidParams("invalid params: binding of logical source %q: session must be shared, deployment or run, got %q", b.LogicalSource, b.Session)
+		}
+		if other, ok := sessions[b.ConcreteSource]; ok && other != session {
+			return nil, invalidParams("invalid params: connection %q is bound with session %q and %q; the bindings of one connection must ask for the same session", b.ConcreteSource, other, session)
+		}
+		sessions[b.ConcreteSource] = session
 	}
 	if list == nil {
 		list = []store.Binding{}
 	}
 	return list, nil
+}
+
+// sessionOf is the session scope a binding asks for; absent is shared.
+func sessionOf(b store.Binding) string {
+	if b.Session == "" {
+		return store.SessionShared
+	}
+	return b.Session
 }
 
 func (s *Service) saveDeployment(ctx context.Context, p protocol.SaveDeploymentParams) (protocol.SaveDeploymentResult, error) {
@@ -107,8 +128,14 @@ func (s *Service) saveDeployment(ctx context.Context, p protocol.SaveDeploymentP
 	if _, err := s.Store.GetArtifact(ctx, d.ArtifactID, d.ArtifactVersion); err != nil {
 		return protocol.SaveDeploymentResult{}, storeErr(err, fmt.Sprintf("artifact %q version %d", d.ArtifactID, d.ArtifactVersion))
 	}
+	old, oldErr := s.Store.GetDeployment(ctx, d.ID)
 	if err := s.Store.SaveDeployment(ctx, d); err != nil {
 		return protocol.SaveDeploymentResult{}, storeErr(err, fmt.Sprintf("deployment %q", d.ID))
+	}
+	if oldErr == nil && !slices.Equal(old.Bindings, d.Bindings) && slices.ContainsFunc(old.Bindings, func(b store.Binding) bool { return b.Session == store.SessionDeployment }) {
+		// Its sessions were opened for other bindings: the next run
+		// opens fresh ones.
+		s.releaseScope(supervisor.DeploymentScope(d.ID))
 	}
 	s.recordDeploymentSaved(ctx, d)
 	return protocol.SaveDeploymentResult{DeploymentID: d.ID, ArtifactID: d.ArtifactID, ArtifactVersion: d.ArtifactVersion, Saved: true}, nil
@@ -152,6 +179,14 @@ func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDep
 		DeploymentID: d.ID, ArtifactID: d.ArtifactID, ArtifactVersion: d.ArtifactVersion,
 		Status: status, Diagnostics: diags, NextActions: next,
 	}, nil
+}
+
+// releaseScope closes the sessions of scope (a deployment's, a run's),
+// without waiting.
+func (s *Service) releaseScope(scope string) {
+	if s.Supervisor != nil {
+		s.Supervisor.ReleaseScope(scope)
+	}
 }
 
 // deployment loads a deployment and the artifact it pins.

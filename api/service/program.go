@@ -8,6 +8,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/run"
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/schema"
 )
@@ -57,7 +58,11 @@ type runSetup struct {
 	program workflow.Program
 	targets map[string]run.Target
 	sources func(logical string) (string, bool)
-	options workflow.Options
+	// sessions are the session scopes the deployment's bindings ask for
+	// (store.SessionDeployment, store.SessionRun), by connection; a
+	// connection missing here uses its shared session.
+	sessions map[string]string
+	options  workflow.Options
 	// timeout is each run's overall deadline from its start, 0 for none.
 	timeout time.Duration
 }
@@ -85,9 +90,12 @@ func (s *Service) setup(ctx context.Context, d store.Deployment, a store.Artifac
 		}
 		return find(t.Connection + "." + t.Tool)
 	}
-	bound := map[string]string{}
+	bound, sessions := map[string]string{}, map[string]string{}
 	for _, b := range d.Bindings {
 		bound[b.LogicalSource] = b.ConcreteSource
+		if b.Session == store.SessionDeployment || b.Session == store.SessionRun {
+			sessions[b.ConcreteSource] = b.Session
+		}
 	}
 	sources := func(logical string) (string, bool) {
 		if conn, ok := bound[logical]; ok {
@@ -96,7 +104,7 @@ func (s *Service) setup(ctx context.Context, d store.Deployment, a store.Artifac
 		return logical, s.isConnection(logical)
 	}
 	setup := runSetup{
-		program: prog, targets: targets, sources: sources, timeout: s.RunDeadline,
+		program: prog, targets: targets, sources: sources, sessions: sessions, timeout: s.RunDeadline,
 		options: workflow.Options{MaxSteps: s.MaxSteps, Capability: contracts, Validate: schema.Default.Validate},
 	}
 	if l := d.Limits; l != nil {
@@ -108,6 +116,23 @@ func (s *Service) setup(ctx context.Context, d store.Deployment, a store.Artifac
 		}
 	}
 	return setup, nil
+}
+
+// scopes are the session scopes of run rec's calls, by connection: its
+// deployment's or its own, as the bindings ask.
+func (r runSetup) scopes(rec store.Run) map[string]string {
+	if len(r.sessions) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(r.sessions))
+	for conn, kind := range r.sessions {
+		if kind == store.SessionRun {
+			out[conn] = supervisor.RunScope(rec.ID)
+		} else {
+			out[conn] = supervisor.DeploymentScope(rec.DeploymentID)
+		}
+	}
+	return out
 }
 
 // deadline is the run deadline from now, or zero when runs have none.

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -260,6 +261,7 @@ func (s *Service) deleteDeployment(ctx context.Context, p protocol.DeploymentIDP
 	case !deleted:
 		return protocol.DeleteDeploymentResult{}, notFound("unknown deployment %q", p.DeploymentID)
 	}
+	s.releaseScope(supervisor.DeploymentScope(p.DeploymentID))
 	s.record(ctx, Event{Kind: EventDeploymentDeleted, CapabilityID: "deployment." + p.DeploymentID,
 		Payload: protocol.Object{"deployment_id": p.DeploymentID}})
 	return protocol.DeleteDeploymentResult{DeploymentID: p.DeploymentID, Deleted: true}, nil

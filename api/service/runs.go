@@ -16,6 +16,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/run"
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/schema"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -122,7 +123,7 @@ func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, st
 		}
 	}
 	pid := s.Engine.Spawn(run.New(run.Spec{
-		Record: rec, Program: setup.program, Targets: setup.targets, Sources: setup.sources, Options: setup.options,
+		Record: rec, Program: setup.program, Targets: setup.targets, Sources: setup.sources, Scopes: setup.scopes(rec), Options: setup.options,
 		Resume: resume, Deadline: setup.deadline(s.now()),
 		Supervisor: s.Supervisor.PID(), Store: s.Store,
 		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: finished,
@@ -217,6 +218,8 @@ func (s *Service) cancelRun(ctx context.Context, p protocol.CancelRunParams) (pr
 	if err := s.Store.RecordProgress(ctx, r, nil); err != nil {
 		return protocol.RunResult{}, storeErr(err, fmt.Sprintf("workflow run %q", p.RunID))
 	}
+	// An interrupted run kept its own sessions for its resume.
+	s.releaseScope(supervisor.RunScope(r.ID))
 	return s.runResult(ctx, r, nil)
 }
 

@@ -62,8 +62,11 @@ func deployment(id string) store.Deployment {
 		ID:              id,
 		ArtifactID:      "wf",
 		ArtifactVersion: 1,
-		Bindings:        []store.Binding{{LogicalSource: "web", ConcreteSource: "web-prod"}},
-		DriftPolicy:     "block",
+		Bindings: []store.Binding{
+			{LogicalSource: "web", ConcreteSource: "web-prod"},
+			{LogicalSource: "db", ConcreteSource: "db-prod", Session: store.SessionRun},
+		},
+		DriftPolicy: "block",
 	}
 }
 

@@ -9,11 +9,22 @@
 // With FAKEMCP_STUBBORN=1 it is a hung server: it ignores SIGTERM and
 // SIGINT and does not exit when its stdin closes, so only SIGKILL ends it
 // (a graceful close of its session never finishes).
+//
+// With FAKEMCP_ADD_TOOL=1 the server also has the tool add_tool {name},
+// which registers a new tool at runtime and so announces
+// notifications/tools/list_changed (see fakes.WithAddTool).
+//
+// With FAKEMCP_HTTP=HOST:PORT it serves streamable HTTP on that address
+// (at any path, e.g. /mcp) instead of stdio, each MCP session with its own
+// server (see fakes.NewHTTPHandler), until SIGTERM or SIGINT.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -37,11 +48,44 @@ func main() {
 	if name := os.Getenv("FAKEMCP_STDERR_ENV"); name != "" {
 		fmt.Fprintf(os.Stderr, "fakemcp: %s=%s\n", name, os.Getenv(name))
 	}
-	if err := fakes.NewServer().Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	newServer := fakes.NewServer
+	if os.Getenv("FAKEMCP_ADD_TOOL") != "" {
+		newServer = func() *mcp.Server { return fakes.WithAddTool(fakes.NewServer()) }
+	}
+	if addr := os.Getenv("FAKEMCP_HTTP"); addr != "" {
+		if err := serveHTTP(ctx, addr, fakes.NewHTTPHandler(newServer)); err != nil {
+			fmt.Fprintln(os.Stderr, "fakemcp:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := newServer().Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "fakemcp:", err)
 		os.Exit(1)
 	}
 	if stubborn {
 		time.Sleep(24 * time.Hour) // stdin closed: linger until killed
 	}
+}
+
+// serveHTTP serves h on addr until ctx ends, then stops within a second.
+func serveHTTP(ctx context.Context, addr string, h http.Handler) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	stopCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := srv.Shutdown(stopCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
 }
