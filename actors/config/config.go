@@ -30,6 +30,8 @@ type Server struct {
 	Sources []Connection `json:"sources"`
 	// Supervision is every source's default supervision policy.
 	Supervision *Supervision `json:"supervision,omitempty"`
+	// Edge bounds the network edge; absent fields keep the defaults.
+	Edge *Edge `json:"edge,omitempty"`
 }
 
 // Store says where records are kept.
@@ -188,6 +190,9 @@ func (f *File) Validate() error {
 	seen := make(map[string]bool, len(f.Server.Sources))
 	var errs []error
 	if err := f.Server.Supervision.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := f.Server.Edge.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	for _, c := range f.Server.Sources {

@@ -6,38 +6,49 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
 // dispatch answers one request: method lookup, contract check of params,
-// the handler under the request deadline, and error mapping. It returns
-// false for a notification, which is run but never answered.
-// A panicking handler is answered with -32603 and logged, so it cannot take
-// the process down.
-func (s *Server) dispatch(ctx context.Context, req jsonrpc.Request) (resp jsonrpc.Response, answer bool) {
+// the concurrent-runs bound, the handler under the request's deadline, and
+// error mapping. It returns false for a notification, which is run but
+// never answered. A panicking handler is answered with -32603 and logged,
+// so it cannot take the process down.
+func (s *Server) dispatch(ctx context.Context, req jsonrpc.Request, deadline time.Time) (resp jsonrpc.Response, answer bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			slog.Error("method panicked", "method", req.Method, "panic", v, "stack", string(debug.Stack()))
 			resp, answer = jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.InternalError, "%s failed", req.Method)), !req.IsNotification()
 		}
 	}()
-	return s.call(ctx, req), !req.IsNotification()
+	return s.call(ctx, req, deadline), !req.IsNotification()
 }
 
-func (s *Server) call(ctx context.Context, req jsonrpc.Request) jsonrpc.Response {
+func (s *Server) call(ctx context.Context, req jsonrpc.Request, deadline time.Time) jsonrpc.Response {
 	handler, ok := s.methods[req.Method]
 	if !ok {
 		return jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.MethodNotFound, "unknown method %q", req.Method))
 	}
 	if s.contract.Has(req.Method) {
 		if err := s.contract.ValidateParams(req.Method, req.Params); err != nil {
-			return jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.InvalidParams, "%v", err))
+			return jsonrpc.NewError(req.ID, s.paramsError(req.Method, err))
 		}
 	} else if len(req.Params) > 0 && req.Params[0] != '{' {
-		return jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.InvalidParams, "params must be an object"))
+		return jsonrpc.NewError(req.ID, jsonrpc.InvalidParamsAt("params", "must be an object"))
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	if req.Method == protocol.MethodRunsStart {
+		if !s.runs.tryAcquire() {
+			return jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.Overloaded,
+				"too many runs starting at once: %d %s calls in progress, the limit; retry later", cap(s.runs), req.Method))
+		}
+		defer s.runs.release()
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	result, err := handler(ctx, req.Params)
 	if err != nil {
@@ -50,12 +61,24 @@ func (s *Server) call(ctx context.Context, req jsonrpc.Request) jsonrpc.Response
 	return resp
 }
 
+// paramsError maps a failed contract check: a *contract.ValidationError
+// is a -32602 with its path and reason; anything else is a broken
+// manifest, logged and reported as an internal error.
+func (s *Server) paramsError(method string, err error) *jsonrpc.Error {
+	if ve, ok := errors.AsType[*contract.ValidationError](err); ok {
+		return jsonrpc.InvalidParamsAt(ve.Path, ve.Reason)
+	}
+	slog.Error("check params", "method", method, "err", err)
+	return jsonrpc.Errorf(jsonrpc.InternalError, "%s failed", method)
+}
+
 // mapError turns a handler error into a JSON-RPC error. Protocol and domain
-// errors pass as they are; a deadline is a timeout; anything else is an
+// errors pass as they are (a -32602 in its one shape, see
+// jsonrpc.ParamsDetail); a deadline is a timeout; anything else is an
 // internal error, logged here and reported without internals.
 func (s *Server) mapError(ctx context.Context, method string, err error) *jsonrpc.Error {
 	if e, ok := errors.AsType[*jsonrpc.Error](err); ok {
-		return e
+		return jsonrpc.NormalizeInvalidParams(e)
 	}
 	if errors.Is(err, context.Canceled) && s.base.Err() != nil {
 		return jsonrpc.Errorf(jsonrpc.Overloaded, "%s was cut short: mcpflow is shutting down", method)
@@ -67,55 +90,118 @@ func (s *Server) mapError(ctx context.Context, method string, err error) *jsonrp
 	return jsonrpc.Errorf(jsonrpc.InternalError, "%s failed", method)
 }
 
-// overloaded answers a request that found no free slot.
-func (s *Server) overloaded(id jsonrpc.ID) jsonrpc.Response {
-	return jsonrpc.NewError(id, jsonrpc.Errorf(jsonrpc.Overloaded, "more than %d requests in flight on this connection", s.opts.MaxInFlight))
+// noSlot answers a request that found no in-flight slot free before its
+// deadline; scope says whose slots ("on this connection").
+func (s *Server) noSlot(id jsonrpc.ID, scope string) jsonrpc.Response {
+	return jsonrpc.NewError(id, jsonrpc.Errorf(jsonrpc.Overloaded,
+		"no in-flight slot freed within %s: %d requests in flight %s", s.opts.RequestTimeout, s.opts.MaxInFlight, scope))
 }
 
-// slots bounds the requests in flight: one token per request.
-type slots chan struct{}
+// delivery receives the reply to a frame, exactly once: nil when nothing
+// is to be sent. reserved is what the exchange counted through reserve for
+// its entries.
+type delivery func(reply []byte, reserved int)
 
-// acquire takes a slot if one is free; it never waits.
-func (s slots) acquire() bool {
-	select {
-	case s <- struct{}{}:
-		return true
-	default:
-		return false
-	}
+// frameJob says how to answer one frame.
+type frameJob struct {
+	ctx      context.Context // the connection's or the POST's
+	deadline time.Time       // every request's, from the frame's arrival
+	inFlight slots           // the connection's or the client's
+	scope    string          // whose slots, for the -32000 ("on this connection")
+	wg       *sync.WaitGroup // counts the request goroutines
+	reserve  func(int)       // counts encoded bytes as they are produced; nil: not counted
+	deliver  delivery
+	// prepare, when set, gives each request its handler's context and a
+	// release, called once the frame's reply is delivered (or known to be
+	// none).
+	prepare func(context.Context) (context.Context, func())
 }
 
-// release frees a slot taken by acquire.
-func (s slots) release() { <-s }
+// exchange is one frame being answered. Each entry's response is encoded
+// as soon as it is ready; whoever finishes last (the reader or an entry's
+// goroutine) joins them, in frame order, into the reply.
+type exchange struct {
+	job      frameJob
+	batch    bool
+	replies  [][]byte // per entry; nil for none (a notification)
+	releases []func() // of prepare; touched by the reader only, before the last finish
+	pending  atomic.Int64
+	reserved atomic.Int64
+}
 
-// answerFrame runs every request of a decoded frame concurrently and
-// collects the responses to send, in frame order: rejected entries first.
-func (s *Server) answerFrame(ctx context.Context, f jsonrpc.Frame, inFlight slots) []jsonrpc.Response {
-	responses := append([]jsonrpc.Response(nil), f.Rejected...)
-	answers := make([]*jsonrpc.Response, len(f.Requests))
-	var wg sync.WaitGroup
-	for i, req := range f.Requests {
-		if !inFlight.acquire() {
+// answer answers the frame f. Rejected entries are answered at once. Each
+// request takes an in-flight slot, waiting for one until the deadline
+// (then it is answered -32000), and runs in its own goroutine, so at most
+// cap(inFlight) run at once for a connection or a client. When the job's
+// context ends, requests not yet started are dropped. The reply is
+// delivered once every started request has finished.
+func (s *Server) answer(job frameJob, f jsonrpc.Frame) {
+	x := &exchange{job: job, batch: f.Batch, replies: make([][]byte, len(f.Entries))}
+	x.pending.Store(1) // the loop below
+	for i, e := range f.Entries {
+		if e.Rejected != nil {
+			x.set(i, *e.Rejected)
+			continue
+		}
+		req := e.Request
+		if err := job.inFlight.acquire(job.ctx, job.deadline); err != nil {
+			if job.ctx.Err() != nil {
+				break // the connection or request is gone: nothing more starts
+			}
 			if !req.IsNotification() {
-				r := s.overloaded(req.ID)
-				answers[i] = &r
+				x.set(i, s.noSlot(req.ID, job.scope))
 			}
 			continue
 		}
-		wg.Add(1)
+		ctx := job.ctx
+		if job.prepare != nil {
+			var release func()
+			ctx, release = job.prepare(ctx)
+			x.releases = append(x.releases, release)
+		}
+		x.pending.Add(1)
+		job.wg.Add(1)
 		go func() {
-			defer wg.Done()
-			defer inFlight.release()
-			if r, ok := s.dispatch(ctx, req); ok {
-				answers[i] = &r
+			defer job.wg.Done()
+			defer job.inFlight.release()
+			if resp, ok := s.dispatch(ctx, req, job.deadline); ok {
+				x.set(i, resp)
 			}
+			x.finish()
 		}()
 	}
-	wg.Wait()
-	for _, a := range answers {
-		if a != nil {
-			responses = append(responses, *a)
+	x.finish()
+}
+
+// set encodes entry i's response.
+func (x *exchange) set(i int, resp jsonrpc.Response) {
+	data, err := jsonrpc.EncodeResponse(resp)
+	if err != nil {
+		slog.Error("encode response", "id", resp.ID.String(), "err", err)
+		data, _ = jsonrpc.EncodeResponse(jsonrpc.NewError(resp.ID, nil)) // a bare -32603 always encodes
+	}
+	x.replies[i] = data
+	if x.job.reserve != nil {
+		x.job.reserve(len(data))
+		x.reserved.Add(int64(len(data)))
+	}
+}
+
+// finish ends one part of the exchange; the last joins and delivers the
+// reply, then releases the requests. The atomic count orders every set
+// (and the reader's appends to releases) before the join.
+func (x *exchange) finish() {
+	if x.pending.Add(-1) != 0 {
+		return
+	}
+	var encoded [][]byte
+	for _, r := range x.replies {
+		if r != nil {
+			encoded = append(encoded, r)
 		}
 	}
-	return responses
+	x.job.deliver(jsonrpc.JoinReply(x.batch, encoded), int(x.reserved.Load()))
+	for _, release := range x.releases {
+		release()
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,10 +61,28 @@ type fixture struct {
 	started chan struct{}
 	release chan struct{} // closed to release every slow call
 	ctxErrs chan error
+	// running counts the slow, stuck and echo calls running; maxRunning
+	// is the most seen at once.
+	running, maxRunning atomic.Int64
+	calls               atomic.Int64 // every test.echo call
+	// onEcho, when set, runs in every test.echo call.
+	onEcho func(ctx context.Context)
 }
 
 func newFixture() *fixture {
-	return &fixture{started: make(chan struct{}, 256), release: make(chan struct{}), ctxErrs: make(chan error, 256)}
+	return &fixture{started: make(chan struct{}, 1024), release: make(chan struct{}), ctxErrs: make(chan error, 1024)}
+}
+
+// enter counts a call running until the returned func is called.
+func (f *fixture) enter() func() {
+	n := f.running.Add(1)
+	for {
+		m := f.maxRunning.Load()
+		if n <= m || f.maxRunning.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	return func() { f.running.Add(-1) }
 }
 
 func (f *fixture) methods() map[string]service.Handler {
@@ -72,8 +91,16 @@ func (f *fixture) methods() map[string]service.Handler {
 			return protocol.HealthResult{Status: "ok", StoreRoot: "/store"}, nil
 		},
 		"test.fast": func(context.Context, json.RawMessage) (any, error) { return "fast", nil },
-		"test.echo": func(_ context.Context, params json.RawMessage) (any, error) { return params, nil },
+		"test.echo": func(ctx context.Context, params json.RawMessage) (any, error) {
+			defer f.enter()()
+			f.calls.Add(1)
+			if f.onEcho != nil {
+				f.onEcho(ctx)
+			}
+			return params, nil
+		},
 		"test.slow": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			defer f.enter()()
 			f.started <- struct{}{}
 			select {
 			case <-f.release:
@@ -82,6 +109,13 @@ func (f *fixture) methods() map[string]service.Handler {
 				f.ctxErrs <- ctx.Err()
 				return nil, ctx.Err()
 			}
+		},
+		// test.stuck ignores its context: it returns only once released.
+		"test.stuck": func(context.Context, json.RawMessage) (any, error) {
+			defer f.enter()()
+			f.started <- struct{}{}
+			<-f.release
+			return "stuck", nil
 		},
 		"test.timeout": func(ctx context.Context, _ json.RawMessage) (any, error) {
 			<-ctx.Done()
@@ -94,6 +128,30 @@ func (f *fixture) methods() map[string]service.Handler {
 			return nil, errors.New("disk on fire at /secret/path")
 		},
 		"test.panic": func(context.Context, json.RawMessage) (any, error) { panic("boom at /secret/path") },
+		// test.params fails as api/service reports invalid params.
+		"test.params": func(context.Context, json.RawMessage) (any, error) {
+			return nil, fmt.Errorf("edit: %w", &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: "invalid params: step_id must not be empty"})
+		},
+		// test.push sends its params back as a notification, then answers.
+		"test.push": func(ctx context.Context, params json.RawMessage) (any, error) {
+			c := edge.ConnFrom(ctx)
+			if c == nil {
+				return "no connection", nil
+			}
+			if err := c.Notify(ctx, "test.note", params); err != nil {
+				return nil, err
+			}
+			return "pushed", nil
+		},
+		protocol.MethodRunsStart: func(ctx context.Context, _ json.RawMessage) (any, error) {
+			f.started <- struct{}{}
+			select {
+			case <-f.release:
+				return map[string]string{"run_id": "r1"}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		},
 	}
 }
 
@@ -428,6 +486,9 @@ func TestWebSocketAnswersAsTheyFinish(t *testing.T) {
 	is.Equal(string(r.Result), `"slow"`)
 }
 
+// TestWebSocketMaxInFlight: requests beyond the free slots wait for one
+// (the connection is not read meanwhile) instead of being refused, and no
+// more than MaxInFlight run at once, batch entries included.
 func TestWebSocketMaxInFlight(t *testing.T) {
 	is := is.New(t)
 	f := newFixture()
@@ -438,31 +499,28 @@ func TestWebSocketMaxInFlight(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"test.slow"}`)
 	c.send(`{"jsonrpc":"2.0","id":2,"method":"test.slow"}`)
 	f.waitStarted(t, 2)
-	r := c.call(`3`, "test.fast", "")
-	is.Equal(code(r), jsonrpc.Overloaded) // answered at once, while both slots are taken
-	// A batch entry beyond the bound is refused the same way.
-	c.send(`[{"jsonrpc":"2.0","id":4,"method":"test.fast"}]`)
-	var replies []response
-	is.NoErr(json.Unmarshal(c.recvRaw(), &replies))
-	is.Equal(len(replies), 1)
-	is.Equal(replies[0].Error.Code, jsonrpc.Overloaded)
-
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"test.slow"}`)
+	c.send(`[{"jsonrpc":"2.0","id":4,"method":"test.slow"},{"jsonrpc":"2.0","id":5,"method":"test.fast"}]`)
 	close(f.release)
 	got := map[string]bool{}
-	for range 2 {
-		r := c.recv()
-		is.Equal(string(r.Result), `"slow"`)
+	for range 4 { // 1, 2, 3 and the batch
+		data := c.recvRaw()
+		if data[0] == '[' {
+			var replies []response
+			is.NoErr(json.Unmarshal(data, &replies))
+			is.Equal(len(replies), 2)
+			is.Equal(string(replies[0].ID), "4") // frame order
+			is.Equal(string(replies[0].Result), `"slow"`)
+			is.Equal(string(replies[1].Result), `"fast"`)
+			got["batch"] = true
+			continue
+		}
+		r := decode(t, data)
+		is.Equal(string(r.Result), `"slow"`) // waited, not refused
 		got[string(r.ID)] = true
 	}
-	is.Equal(got, map[string]bool{"1": true, "2": true})
-	// Once a reply has arrived its slot is free: a client keeping exactly
-	// MaxInFlight requests outstanding is never refused.
-	c.send(`{"jsonrpc":"2.0","id":5,"method":"test.fast"}`)
-	c.send(`{"jsonrpc":"2.0","id":6,"method":"test.fast"}`)
-	for range 2 {
-		r := c.recv()
-		is.Equal(r.Error, nil)
-	}
+	is.Equal(got, map[string]bool{"1": true, "2": true, "3": true, "batch": true})
+	is.True(f.maxRunning.Load() <= 2) // never more than MaxInFlight at once
 }
 
 // TestWebSocketMaxInFlightWindow pipelines requests keeping exactly

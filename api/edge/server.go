@@ -6,8 +6,10 @@
 package edge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -17,27 +19,67 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/service"
 )
 
-// Options bound the edge.
+// Options bound the edge; docs/edge.md explains each bound and its
+// default. A zero bound takes its default.
 type Options struct {
-	// MaxMessageBytes caps one WebSocket message or HTTP body.
+	// MaxMessageBytes caps one WebSocket message (beyond it: close 1009)
+	// or HTTP body (beyond it: 413).
 	MaxMessageBytes int64
-	// MaxBatch caps the entries of one batch.
+	// MaxBatch caps the entries of one batch (beyond it: one -32600).
 	MaxBatch int
-	// MaxInFlight caps concurrent requests per WebSocket connection;
-	// beyond it a request is answered at once with -32000.
+	// MaxInFlight caps the requests running at once per WebSocket
+	// connection, and per client address over /rpc. Every request takes a
+	// slot, batch entries included; one that finds none free waits for
+	// one until its deadline (RequestTimeout after its frame arrived), and
+	// is answered -32000 only if none frees by then. While a WebSocket
+	// request waits, its connection is not read.
 	MaxInFlight int
-	// RequestTimeout bounds each request's handler.
+	// MaxSubscriptions caps the subscriptions per WebSocket connection.
+	MaxSubscriptions int
+	// MaxConnsPerClient caps what one client address holds at once:
+	// WebSocket connections plus /rpc requests being served. Beyond it the
+	// upgrade or the POST is refused with HTTP 429 and a -32000 body.
+	MaxConnsPerClient int
+	// MaxConcurrentRuns caps the workflow.runs.start calls running at once
+	// across the server; beyond it a start is answered -32000 at once.
+	MaxConcurrentRuns int
+	// MaxOutboundMessages and MaxOutboundBytes bound what one WebSocket
+	// connection has produced and not yet written: replies queued for the
+	// writer, and the encoded answers of batches still running. While
+	// either bound is reached the connection is not read (backpressure),
+	// so a client that reads slowly slows itself down; one that stops
+	// reading is dropped after WriteTimeout.
+	MaxOutboundMessages int
+	MaxOutboundBytes    int64
+	// RequestTimeout bounds each request from the arrival of its frame:
+	// the wait for an in-flight slot and the handler.
 	RequestTimeout time.Duration
-	// WriteTimeout bounds each WebSocket write.
+	// WriteTimeout bounds each WebSocket write and each /rpc reply write;
+	// a peer that takes longer is dropped.
 	WriteTimeout time.Duration
-	// PingInterval is how often an idle WebSocket is pinged; a peer that
-	// does not answer within PongWait is dropped.
+	// PingInterval is how often the WebSocket writer pings; a peer from
+	// which nothing (a message or a pong) arrives for PingInterval plus
+	// PongWait is dropped.
 	PingInterval, PongWait time.Duration
+	// ReadHeaderTimeout bounds reading an HTTP request's headers (a setting
+	// of the http.Server, which its owner takes from Options) and
+	// BodyTimeout reading an /rpc body (beyond it: 408).
+	ReadHeaderTimeout, BodyTimeout time.Duration
+	// RequestContext, when set, is called for each request that arrives
+	// over WebSocket, before its handler runs: it returns the handler's
+	// context (derived from ctx, which carries the connection: ConnFrom)
+	// and a release, called once the request's reply is queued on the
+	// connection, or once none will be (a notification, a request cut
+	// short); in a batch, once the batch's reply is. It lets a handler
+	// start pushing notifications (c.Notify) only after the reply that
+	// announces them.
+	RequestContext func(ctx context.Context, c *Conn) (context.Context, func())
 	// AllowedOrigins lists browser origins (scheme://host[:port]) allowed
 	// besides the server's own host. Requests without Origin (non-browser
 	// clients) are always allowed.
@@ -47,13 +89,20 @@ type Options struct {
 // DefaultOptions are the production bounds.
 func DefaultOptions() Options {
 	return Options{
-		MaxMessageBytes: 4 << 20,
-		MaxBatch:        jsonrpc.DefaultMaxBatch,
-		MaxInFlight:     64,
-		RequestTimeout:  5 * time.Minute,
-		WriteTimeout:    10 * time.Second,
-		PingInterval:    30 * time.Second,
-		PongWait:        60 * time.Second,
+		MaxMessageBytes:     4 << 20,
+		MaxBatch:            jsonrpc.DefaultMaxBatch,
+		MaxInFlight:         64,
+		MaxSubscriptions:    32,
+		MaxConnsPerClient:   128,
+		MaxConcurrentRuns:   256,
+		MaxOutboundMessages: 128,
+		MaxOutboundBytes:    1 << 20,
+		RequestTimeout:      5 * time.Minute,
+		WriteTimeout:        10 * time.Second,
+		PingInterval:        30 * time.Second,
+		PongWait:            30 * time.Second,
+		ReadHeaderTimeout:   10 * time.Second,
+		BodyTimeout:         30 * time.Second,
 	}
 }
 
@@ -64,10 +113,17 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.MaxMessageBytes, d.MaxMessageBytes)
 	orDefault(&o.MaxBatch, d.MaxBatch)
 	orDefault(&o.MaxInFlight, d.MaxInFlight)
+	orDefault(&o.MaxSubscriptions, d.MaxSubscriptions)
+	orDefault(&o.MaxConnsPerClient, d.MaxConnsPerClient)
+	orDefault(&o.MaxConcurrentRuns, d.MaxConcurrentRuns)
+	orDefault(&o.MaxOutboundMessages, d.MaxOutboundMessages)
+	orDefault(&o.MaxOutboundBytes, d.MaxOutboundBytes)
 	orDefault(&o.RequestTimeout, d.RequestTimeout)
 	orDefault(&o.WriteTimeout, d.WriteTimeout)
 	orDefault(&o.PingInterval, d.PingInterval)
 	orDefault(&o.PongWait, d.PongWait)
+	orDefault(&o.ReadHeaderTimeout, d.ReadHeaderTimeout)
+	orDefault(&o.BodyTimeout, d.BodyTimeout)
 	return o
 }
 
@@ -75,6 +131,43 @@ func orDefault[T int | int64 | time.Duration](v *T, def T) {
 	if *v <= 0 {
 		*v = def
 	}
+}
+
+// WithConfig returns o with the bounds a config file's server.edge block
+// sets; a nil block or a zero field keeps o's value.
+func (o Options) WithConfig(e *config.Edge) Options {
+	if e == nil {
+		return o
+	}
+	set := func(v int, dst *int) {
+		if v > 0 {
+			*dst = v
+		}
+	}
+	ms := func(v int, dst *time.Duration) {
+		if v > 0 {
+			*dst = time.Duration(v) * time.Millisecond
+		}
+	}
+	if e.MaxMessageBytes > 0 {
+		o.MaxMessageBytes = int64(e.MaxMessageBytes)
+	}
+	if e.MaxOutboundBytes > 0 {
+		o.MaxOutboundBytes = e.MaxOutboundBytes
+	}
+	set(e.MaxBatch, &o.MaxBatch)
+	set(e.MaxInFlight, &o.MaxInFlight)
+	set(e.MaxSubscriptions, &o.MaxSubscriptions)
+	set(e.MaxConnectionsPerClient, &o.MaxConnsPerClient)
+	set(e.MaxConcurrentRuns, &o.MaxConcurrentRuns)
+	set(e.MaxOutboundMessages, &o.MaxOutboundMessages)
+	ms(e.RequestTimeoutMS, &o.RequestTimeout)
+	ms(e.WriteTimeoutMS, &o.WriteTimeout)
+	ms(e.PingIntervalMS, &o.PingInterval)
+	ms(e.PongTimeoutMS, &o.PongWait)
+	ms(e.ReadHeaderTimeoutMS, &o.ReadHeaderTimeout)
+	ms(e.BodyTimeoutMS, &o.BodyTimeout)
+	return o
 }
 
 // Server serves the workflow API.
@@ -89,6 +182,11 @@ type Server struct {
 	close context.CancelFunc
 	// track counts requests and WebSocket connections for Shutdown.
 	track tracker
+	// clients holds what each client address has open, for
+	// MaxConnsPerClient and the /rpc in-flight slots.
+	clients clients
+	// runs holds one slot per workflow.runs.start call running.
+	runs slots
 }
 
 // New returns a server of methods checked against c. Zero options take
@@ -99,14 +197,32 @@ func New(methods map[string]service.Handler, c *contract.Contract, opts Options)
 	for name, h := range methods {
 		served[name] = h
 	}
-	// rpc.discover describes exactly the table the edge dispatches on.
+	// rpc.discover describes exactly the table the edge dispatches on. The
+	// document (~100 KB) is encoded once: every call then only copies it.
 	discover := sync.OnceValues(func() (any, error) {
-		return contract.OpenRPC(slices.Collect(maps.Keys(methods)), contract.Info{Title: "mcpflow workflow API", Version: version()})
+		doc, err := contract.OpenRPC(slices.Collect(maps.Keys(methods)), contract.Info{Title: "mcpflow workflow API", Version: version()})
+		if err != nil {
+			return nil, err
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // as every other result
+		if err := enc.Encode(doc); err != nil {
+			return nil, fmt.Errorf("encode the OpenRPC document: %w", err)
+		}
+		return jsonrpc.Encoded(bytes.TrimSpace(buf.Bytes())), nil
 	})
 	served[jsonrpc.MethodDiscover] = func(context.Context, json.RawMessage) (any, error) { return discover() }
 	base, cancel := context.WithCancel(context.Background())
-	return &Server{methods: served, contract: c, opts: opts, base: base, close: cancel}
+	return &Server{
+		methods: served, contract: c, opts: opts, base: base, close: cancel,
+		clients: clients{limit: opts.MaxConnsPerClient, inFlight: opts.MaxInFlight, byAddr: map[string]*client{}},
+		runs:    make(slots, opts.MaxConcurrentRuns),
+	}
 }
+
+// Options returns the bounds the server applies, defaults filled in.
+func (s *Server) Options() Options { return s.opts }
 
 // version is the binary's module version, "devel" when it has none.
 func version() string {

@@ -91,12 +91,15 @@ func shuttingDown(id jsonrpc.ID) jsonrpc.Response {
 }
 
 // refuse answers every request of a frame that arrived after Shutdown
-// began, rejected entries first, notifications not at all.
+// began, in frame order, notifications not at all.
 func refuse(f jsonrpc.Frame) []jsonrpc.Response {
-	responses := append([]jsonrpc.Response(nil), f.Rejected...)
-	for _, req := range f.Requests {
-		if !req.IsNotification() {
-			responses = append(responses, shuttingDown(req.ID))
+	var responses []jsonrpc.Response
+	for _, e := range f.Entries {
+		switch {
+		case e.Rejected != nil:
+			responses = append(responses, *e.Rejected)
+		case !e.Request.IsNotification():
+			responses = append(responses, shuttingDown(e.Request.ID))
 		}
 	}
 	return responses

@@ -2,6 +2,8 @@ package edge
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -12,6 +14,9 @@ import (
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 )
 
+// handshakeTimeout bounds the WebSocket upgrade's reply.
+const handshakeTimeout = 10 * time.Second
+
 // serveWebSocket upgrades and serves one JSON-RPC connection.
 func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	if !s.track.enter(&s.track.conns) {
@@ -19,205 +24,240 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.track.conns.Done()
-	up := websocket.Upgrader{CheckOrigin: s.checkOrigin, HandshakeTimeout: 10 * time.Second}
+	addr := clientAddr(r)
+	if _, ok := s.clients.admit(addr); !ok {
+		s.refuseClient(w, addr)
+		return
+	}
+	defer s.clients.leave(addr)
+	up := websocket.Upgrader{CheckOrigin: s.checkOrigin, HandshakeTimeout: handshakeTimeout}
 	ws, err := up.Upgrade(w, r, nil)
 	if err != nil {
 		return // Upgrade already answered the HTTP request.
 	}
-	c := &wsConn{
+	c := &Conn{
 		server: s,
 		ws:     ws,
-		out:    make(chan reply, s.opts.MaxInFlight+1),
+		out:    newOutbox(s.opts.MaxOutboundMessages, s.opts.MaxOutboundBytes),
 		slots:  make(slots, s.opts.MaxInFlight),
 	}
-	c.serve(s.base)
+	c.ctx, c.cancel = context.WithCancelCause(s.base)
+	c.ctx = context.WithValue(c.ctx, connKey{}, c)
+	c.serve()
 }
 
-// wsConn is one WebSocket connection: the reader goroutine (serve) decodes
-// frames and starts a goroutine per request; the writer goroutine is the
-// only one that writes to the socket. Requests in flight are bounded by
-// slots, and out holds at most one reply per slot plus one reader error,
-// so a handler never waits for the writer. A request's slot is released
-// when the writer takes its reply, before writing it, so a client that has
-// read a reply may send another request without being refused.
-type wsConn struct {
-	server *Server
-	ws     *websocket.Conn
-	out    chan reply
-	slots  slots
+// Conn is one WebSocket connection. Its goroutines are the reader (serve:
+// it decodes frames and starts requests), the writer (the only one that
+// writes to the socket: queued messages and pings) and at most MaxInFlight
+// request goroutines. Whatever ends the connection (a read error, a failed
+// or late write, a missing pong, the peer's close, Close or Shutdown)
+// cancels its context: every goroutine of the connection then returns and
+// queued messages are dropped.
+//
+// Handlers reach the connection their request arrived on through
+// [ConnFrom], to push notifications through the same writer.
+type Conn struct {
+	server   *Server
+	ws       *websocket.Conn
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	out      *outbox
+	slots    slots
+	handlers sync.WaitGroup
 }
 
-// reply is an encoded message for the writer; slot reports that it holds
-// an in-flight slot, which the writer releases as it takes the reply.
-type reply struct {
-	data []byte
-	slot bool
+type connKey struct{}
+
+// ConnFrom returns the WebSocket connection a request arrived on, from its
+// handler's context; nil over /rpc.
+func ConnFrom(ctx context.Context) *Conn {
+	c, _ := ctx.Value(connKey{}).(*Conn)
+	return c
 }
 
-func (c *wsConn) serve(parent context.Context) {
-	ctx, cancel := context.WithCancel(parent)
-	var handlers sync.WaitGroup
+// Done is closed once the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.ctx.Done() }
+
+// MaxSubscriptions is the number of subscriptions the connection may hold.
+func (c *Conn) MaxSubscriptions() int { return c.server.opts.MaxSubscriptions }
+
+// Notify queues a JSON-RPC notification for the connection's writer. While
+// the outbound queue is full it waits, as replies do, until there is room
+// or ctx or the connection ends (ErrConnClosed).
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	data, err := jsonrpc.EncodeNotification(method, params)
+	if err != nil {
+		return err
+	}
+	for {
+		err := c.out.tryPush(data)
+		if !errors.Is(err, ErrOutboundFull) {
+			return err
+		}
+		wait, cancel := context.WithCancel(ctx)
+		stop := context.AfterFunc(c.ctx, cancel)
+		err = c.out.waitRoom(wait)
+		stop()
+		cancel()
+		switch {
+		case c.ctx.Err() != nil:
+			return ErrConnClosed
+		case err != nil:
+			return fmt.Errorf("edge: notify %s: %w", method, err)
+		}
+	}
+}
+
+// TryNotify queues a JSON-RPC notification unless the outbound queue is
+// full (ErrOutboundFull) or the connection has ended (ErrConnClosed); it
+// never waits, for pushers that must not be slowed by one slow client.
+func (c *Conn) TryNotify(method string, params any) error {
+	data, err := jsonrpc.EncodeNotification(method, params)
+	if err != nil {
+		return err
+	}
+	if c.ctx.Err() != nil {
+		return ErrConnClosed
+	}
+	return c.out.tryPush(data)
+}
+
+// keepAlive is how long the reader waits for anything from the peer: a
+// ping interval for the next ping to go out, plus the pong wait.
+func (c *Conn) keepAlive() time.Duration {
+	return c.server.opts.PingInterval + c.server.opts.PongWait
+}
+
+// serve is the reader. It returns once every goroutine of the connection
+// has.
+func (c *Conn) serve() {
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
-		c.write(ctx)
+		c.write()
 	}()
 	defer func() {
-		cancel()
-		handlers.Wait()
+		c.cancel(errors.New("reader ended"))
+		c.handlers.Wait()
 		<-writerDone
+		c.out.close()
 		_ = c.ws.Close()
+		slog.Debug("websocket closed", "remote", c.ws.RemoteAddr().String(), "cause", context.Cause(c.ctx))
 	}()
 
 	opts := c.server.opts
 	c.ws.SetReadLimit(opts.MaxMessageBytes)
-	_ = c.ws.SetReadDeadline(time.Now().Add(opts.PongWait))
 	c.ws.SetPongHandler(func(string) error {
-		return c.ws.SetReadDeadline(time.Now().Add(opts.PongWait))
+		return c.ws.SetReadDeadline(time.Now().Add(c.keepAlive()))
 	})
 	for {
+		// Backpressure: a client that does not read its replies is not read.
+		if err := c.out.waitRoom(c.ctx); err != nil {
+			return
+		}
+		_ = c.ws.SetReadDeadline(time.Now().Add(c.keepAlive()))
 		kind, data, err := c.ws.ReadMessage()
 		if err != nil {
 			if websocket.IsUnexpectedCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway) {
 				slog.Debug("websocket read", "err", err)
 			}
+			c.cancel(fmt.Errorf("read: %w", err))
 			return
 		}
-		_ = c.ws.SetReadDeadline(time.Now().Add(opts.PongWait))
 		if kind != websocket.TextMessage && kind != websocket.BinaryMessage {
 			continue
 		}
-		c.handleFrame(ctx, jsonrpc.DecodeFrame(data, opts.MaxBatch), &handlers)
+		c.handleFrame(data)
 	}
 }
 
 // handleFrame answers a frame: a single request as soon as it finishes, a
-// batch as one array once all its entries have.
-func (c *wsConn) handleFrame(ctx context.Context, f jsonrpc.Frame, handlers *sync.WaitGroup) {
+// batch as one array once all its entries have. It waits (not reading
+// further) while no in-flight slot is free.
+func (c *Conn) handleFrame(data []byte) {
+	deadline := time.Now().Add(c.server.opts.RequestTimeout)
+	f := jsonrpc.DecodeFrame(data, c.server.opts.MaxBatch)
 	track := &c.server.track
 	if !track.enter(&track.requests) {
-		c.send(ctx, f.Batch, refuse(f))
+		reply, err := jsonrpc.EncodeReply(f.Batch, refuse(f))
+		if err != nil {
+			slog.Error("encode reply", "err", err)
+		}
+		c.out.push(reply, 0)
 		return
 	}
-	if !f.Batch && len(f.Requests) == 1 {
-		req := f.Requests[0]
-		if !c.slots.acquire() {
+	job := frameJob{
+		ctx: c.ctx, deadline: deadline, inFlight: c.slots, scope: "on this connection", wg: &c.handlers, reserve: c.out.reserve,
+		deliver: func(reply []byte, reserved int) {
+			c.out.push(reply, reserved)
 			track.requests.Done()
-			if !req.IsNotification() {
-				c.send(ctx, false, []jsonrpc.Response{c.server.overloaded(req.ID)})
-			}
-			return
-		}
-		handlers.Add(1)
-		go func() {
-			defer handlers.Done()
-			defer track.requests.Done()
-			resp, ok := c.server.dispatch(ctx, req)
-			if !ok {
-				c.slots.release()
-				return
-			}
-			c.sendHolding(ctx, false, []jsonrpc.Response{resp}, true)
-		}()
-		return
+		},
 	}
-	if len(f.Requests) == 0 {
-		track.requests.Done()
-		c.send(ctx, f.Batch, f.Rejected)
-		return
+	if hook := c.server.opts.RequestContext; hook != nil {
+		job.prepare = func(ctx context.Context) (context.Context, func()) { return hook(ctx, c) }
 	}
-	handlers.Add(1)
-	go func() {
-		defer handlers.Done()
-		defer track.requests.Done()
-		c.send(ctx, f.Batch, c.server.answerFrame(ctx, f, c.slots))
-	}()
+	c.server.answer(job, f)
 }
 
-// send queues an encoded reply for the writer.
-func (c *wsConn) send(ctx context.Context, batch bool, responses []jsonrpc.Response) {
-	c.sendHolding(ctx, batch, responses, false)
-}
-
-// sendHolding is send for a reply that holds an in-flight slot (slot true):
-// the writer releases it as it takes the reply, or it is released here
-// when the reply is dropped.
-func (c *wsConn) sendHolding(ctx context.Context, batch bool, responses []jsonrpc.Response, slot bool) {
-	data, err := jsonrpc.EncodeReply(batch, responses)
-	if err != nil {
-		slog.Error("encode reply", "err", err)
-	}
-	if data == nil {
-		if slot {
-			c.slots.release()
-		}
-		return
-	}
-	// out always has room (see wsConn), so a reply is queued even as the
-	// connection closes; in a shutdown the writer flushes it before the
-	// goodbye.
-	select {
-	case c.out <- reply{data: data, slot: slot}:
-		return
-	default:
-	}
-	select {
-	case c.out <- reply{data: data, slot: slot}:
-	case <-ctx.Done():
-		if slot {
-			c.slots.release()
-		}
-	}
-}
-
-// write is the connection's only writer: replies, and pings while idle.
-func (c *wsConn) write(ctx context.Context) {
+// write is the connection's only writer: queued messages, and pings on
+// every PingInterval.
+func (c *Conn) write() {
 	opts := c.server.opts
 	ping := time.NewTicker(opts.PingInterval)
 	defer ping.Stop()
+	defer func() { _ = c.ws.Close() }() // also unblocks the reader
 	for {
-		select {
-		case r := <-c.out:
-			if !c.writeReply(r) {
+		if c.ctx.Err() != nil {
+			c.goodbye()
+			return
+		}
+		if data, ok := c.out.pop(); ok {
+			if err := c.writeMessage(data); err != nil {
+				c.cancel(fmt.Errorf("write: %w", err))
 				return
 			}
+			continue
+		}
+		select {
+		case <-c.out.ready:
 		case <-ping.C:
 			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(opts.WriteTimeout)); err != nil {
-				_ = c.ws.Close()
+				c.cancel(fmt.Errorf("ping: %w", err))
 				return
 			}
-		case <-ctx.Done():
-			// In a shutdown, replies already queued go out first: it has
-			// let their requests finish. Say goodbye, then close: that also
-			// unblocks the reader when the server, not the peer, ends the
-			// connection.
-			for flushed := !c.server.track.isClosed(); !flushed; {
-				select {
-				case r := <-c.out:
-					if !c.writeReply(r) {
-						return
-					}
-				default:
-					flushed = true
-				}
-			}
-			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "server closing"), time.Now().Add(time.Second))
-			_ = c.ws.Close()
-			return
+		case <-c.ctx.Done():
 		}
 	}
 }
 
-// writeReply writes one queued reply; on failure it closes the socket
-// (which unblocks the reader) and reports false.
-func (c *wsConn) writeReply(r reply) bool {
-	if r.slot {
-		c.slots.release() // before the peer can see the reply
-	}
+// writeMessage writes one message within WriteTimeout.
+func (c *Conn) writeMessage(data []byte) error {
 	_ = c.ws.SetWriteDeadline(time.Now().Add(c.server.opts.WriteTimeout))
-	if err := c.ws.WriteMessage(websocket.TextMessage, r.data); err != nil {
-		_ = c.ws.Close()
-		return false
+	if err := c.ws.WriteMessage(websocket.TextMessage, data); err != nil {
+		return err
 	}
-	return true
+	c.out.written(len(data))
+	return nil
+}
+
+// goodbye ends a connection whose context was cancelled. When the server,
+// not the peer, ends it (Close or Shutdown) it says so with close 1001;
+// in a shutdown, which has let the requests in flight finish, the replies
+// already queued go out first.
+func (c *Conn) goodbye() {
+	if c.server.base.Err() == nil {
+		return // the peer or the connection failed: nothing to say
+	}
+	if c.server.track.isClosed() {
+		for {
+			data, ok := c.out.pop()
+			if !ok {
+				break
+			}
+			if c.writeMessage(data) != nil {
+				return
+			}
+		}
+	}
+	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "server closing"), time.Now().Add(time.Second))
 }

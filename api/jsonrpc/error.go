@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error codes. The first five come from the JSON-RPC 2.0 specification; -32000 to -32019 are
@@ -66,6 +67,63 @@ func Errorf(code int, format string, args ...any) *Error {
 	return e
 }
 
+// ParamsDetail is the data of every -32602 mcpflow sends, in one shape: where the params
+// break the method's contract (Path, "params" for the params as a whole, else a
+// dotted path such as "params.trace_range.limit" or `params.input_map["a.b"]`) and why
+// (Reason, such as "must be >= 1" or `unknown key "foo"`). Message is Path + ": " + Reason,
+// so that clients reading data.message, as for the other codes, keep working.
+type ParamsDetail struct {
+	Path    string `json:"path"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// InvalidParamsAt returns a -32602 "Invalid params" with a [ParamsDetail] as data.
+func InvalidParamsAt(path, reason string) *Error {
+	if path == "" {
+		path = "params"
+	}
+	if reason == "" {
+		reason = "invalid"
+	}
+	return &Error{Code: InvalidParams, Message: Message(InvalidParams), Data: ParamsDetail{Path: path, Reason: reason, Message: path + ": " + reason}}
+}
+
+// NormalizeInvalidParams returns e unchanged unless it is a -32602 not yet in the
+// [ParamsDetail] shape; such an error is rewritten to that shape, its detail (data.message,
+// or a message other than the standard one, less an "invalid params: " prefix) split into
+// path and reason when it starts with a params path ("params.limit: must be >= 1"), else
+// taken whole as the reason about "params".
+func NormalizeInvalidParams(e *Error) *Error {
+	if e == nil || e.Code != InvalidParams {
+		return e
+	}
+	if d, ok := e.Data.(ParamsDetail); ok && e.Message == Message(InvalidParams) {
+		return InvalidParamsAt(d.Path, d.Reason)
+	}
+	detail := e.detail()
+	if detail == "" && e.Message != Message(InvalidParams) {
+		detail = e.Message
+	}
+	for _, prefix := range []string{"invalid params: ", "invalid params"} {
+		if len(detail) >= len(prefix) && strings.EqualFold(detail[:len(prefix)], prefix) {
+			detail = detail[len(prefix):]
+			break
+		}
+	}
+	if path, reason, ok := strings.Cut(detail, ": "); ok && isParamsPath(path) {
+		return InvalidParamsAt(path, reason)
+	}
+	return InvalidParamsAt("params", detail)
+}
+
+// isParamsPath reports whether s reads as a path into the params: "params", or "params"
+// followed by a member (".name") or an index ("[0]", `["key"]`).
+func isParamsPath(s string) bool {
+	rest, ok := strings.CutPrefix(s, "params")
+	return ok && (rest == "" || rest[0] == '.' || rest[0] == '[')
+}
+
 // Failed returns the domain error 5000 "Workflow operation failed" with data {code, message},
 // for example Failed("KeyError", "deployment 'd1' not found").
 func Failed(code, message string) *Error {
@@ -97,6 +155,8 @@ func (e *Error) Error() string {
 func (e *Error) detail() string {
 	switch d := e.Data.(type) {
 	case ErrorData:
+		return d.Message
+	case ParamsDetail:
 		return d.Message
 	case map[string]any:
 		s, _ := d["message"].(string)

@@ -65,3 +65,36 @@ func TestAsErrorFindsWrappedErrorsAndHidesOthers(t *testing.T) {
 	is.Equal(jsonrpc.AsError(nil), nil)
 	is.Equal(failed.Error(), "jsonrpc 5000 Workflow operation failed: revision mismatch")
 }
+
+func TestEveryInvalidParamsErrorTakesOneShape(t *testing.T) {
+	detail := func(path, reason string) jsonrpc.ParamsDetail {
+		return jsonrpc.ParamsDetail{Path: path, Reason: reason, Message: path + ": " + reason}
+	}
+	tests := []struct {
+		name string
+		in   *jsonrpc.Error
+		want jsonrpc.ParamsDetail
+	}{
+		{"built with a path", jsonrpc.InvalidParamsAt("params.trace_range.limit", "must be <= 100"), detail("params.trace_range.limit", "must be <= 100")},
+		{"built without a path", jsonrpc.InvalidParamsAt("", "must be an object"), detail("params", "must be an object")},
+		{"Errorf with a path", jsonrpc.Errorf(jsonrpc.InvalidParams, "params.%s: must be >= 1", "revision"), detail("params.revision", "must be >= 1")},
+		{"Errorf with an index path", jsonrpc.Errorf(jsonrpc.InvalidParams, `params.input_map["a.b"]: must be a string`), detail(`params.input_map["a.b"]`, "must be a string")},
+		{"the detail in the message", &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: "invalid params: step_id must not be empty"}, detail("params", "step_id must not be empty")},
+		{"a path in the message", &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: `invalid params: params: unknown key "x"`}, detail("params", `unknown key "x"`)},
+		{"a colon that is no path", jsonrpc.Errorf(jsonrpc.InvalidParams, "entry: kind must be mcp"), detail("params", "entry: kind must be mcp")},
+		{"no detail at all", jsonrpc.Errorf(jsonrpc.InvalidParams, ""), detail("params", "invalid")},
+		{"decoded from the wire", &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: "Invalid params", Data: map[string]any{"message": "params.limit: must be >= 1"}}, detail("params.limit", "must be >= 1")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			is := is.New(t)
+			got := jsonrpc.NormalizeInvalidParams(tt.in)
+			is.Equal(got.Code, jsonrpc.InvalidParams)
+			is.Equal(got.Message, "Invalid params")
+			is.Equal(got.Data, tt.want)
+			is.Equal(jsonrpc.NormalizeInvalidParams(got), got) // already normal
+		})
+	}
+	other := jsonrpc.Failed("ValueError", "x")
+	is.New(t).Equal(jsonrpc.NormalizeInvalidParams(other), other) // other codes pass as they are
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // DefaultMaxBatch is the batch size limit transports should pass to [DecodeFrame]
@@ -14,28 +15,63 @@ const DefaultMaxBatch = 100
 type Frame struct {
 	// Batch reports whether the frame was a JSON array, so the reply must be an array too.
 	Batch bool
-	// Requests are the well-formed calls and notifications, in frame order.
-	Requests []Request
-	// Rejected are ready-made error responses for the entries that were not valid requests,
-	// or the single response for a frame that was rejected as a whole.
-	Rejected []Response
+	// Entries are the frame's entries in frame order: the well-formed calls and
+	// notifications, and a ready-made error response for each entry that was not a
+	// valid request. A frame rejected as a whole has one rejected entry and Batch false.
+	// Notifications dropped by the rules (to reserved "rpc." names) are left out.
+	Entries []Entry
+}
+
+// Entry is one entry of a frame: a request to answer, or, when Rejected is set, the
+// error response that answers an entry which was not a valid request.
+type Entry struct {
+	Request  Request
+	Rejected *Response
+}
+
+// Requests returns the frame's valid requests, in frame order.
+func (f Frame) Requests() []Request {
+	var out []Request
+	for _, e := range f.Entries {
+		if e.Rejected == nil {
+			out = append(out, e.Request)
+		}
+	}
+	return out
+}
+
+// Rejected returns the ready-made responses of the frame's invalid entries, in frame order.
+func (f Frame) Rejected() []Response {
+	var out []Response
+	for _, e := range f.Entries {
+		if e.Rejected != nil {
+			out = append(out, *e.Rejected)
+		}
+	}
+	return out
 }
 
 // DecodeFrame decodes one frame holding a single request or a batch, applying the
 // JSON-RPC 2.0 rules:
 //
-//   - invalid JSON: one -32700 with id null, and no requests;
+//   - invalid JSON, or bytes that are not valid UTF-8 anywhere in the frame: one -32700
+//     with id null, and no requests;
 //   - an empty batch, or a batch longer than maxBatch: one -32600 with id null (not an array);
 //     maxBatch < 1 rejects every batch;
-//   - an entry that is not an object, or whose jsonrpc, id, method or params is malformed:
-//     a -32600 for that entry, echoing its id when the id itself was readable, else null;
+//   - an entry that is not an object, or whose jsonrpc, id, method or params is malformed
+//     (an id longer than [MaxIDBytes] included): a -32600 for that entry, echoing its id
+//     when the id itself was readable, else null;
 //   - a call to a reserved "rpc." method other than rpc.discover: a -32601 (a notification to
-//     one is dropped);
-//   - calls sharing an id within one batch: a -32600 for each of them.
+//     one is dropped).
 //
-// A "params": null member is treated as absent. Valid entries are kept, so one bad entry
-// does not spoil a batch.
+// Calls sharing an id within one batch are all kept: the specification does not forbid
+// it, and each is answered, the reply keeping the frame order so a client can tell them
+// apart. A "params": null member is treated as absent. Valid entries are kept, so one bad
+// entry does not spoil a batch.
 func DecodeFrame(data []byte, maxBatch int) Frame {
+	if !utf8.Valid(data) {
+		return rejectFrame(ParseError, "frame is not valid UTF-8")
+	}
 	if !json.Valid(data) {
 		return rejectFrame(ParseError, "frame is not valid JSON")
 	}
@@ -56,46 +92,27 @@ func DecodeFrame(data []byte, maxBatch int) Frame {
 	case len(entries) > maxBatch:
 		return rejectFrame(InvalidRequest, "batch too large: %d entries, limit %d", len(entries), maxBatch)
 	}
-	f := Frame{Batch: true}
+	f := Frame{Batch: true, Entries: make([]Entry, 0, len(entries))}
 	for _, entry := range entries {
 		f.add(decodeEntry(entry))
 	}
-	f.rejectDuplicateIDs()
 	return f
 }
 
 // rejectFrame returns a frame answered as a whole by one error with id null.
 func rejectFrame(code int, format string, args ...any) Frame {
-	return Frame{Rejected: []Response{NewError(NullID, Errorf(code, format, args...))}}
+	resp := NewError(NullID, Errorf(code, format, args...))
+	return Frame{Entries: []Entry{{Rejected: &resp}}}
 }
 
 // add keeps a decoded entry: a request, an error response, or nothing (a dropped notification).
 func (f *Frame) add(req *Request, rejected *Response) {
 	switch {
 	case rejected != nil:
-		f.Rejected = append(f.Rejected, *rejected)
+		f.Entries = append(f.Entries, Entry{Rejected: rejected})
 	case req != nil:
-		f.Requests = append(f.Requests, *req)
+		f.Entries = append(f.Entries, Entry{Request: *req})
 	}
-}
-
-// rejectDuplicateIDs moves every call whose id appears more than once into Rejected.
-func (f *Frame) rejectDuplicateIDs() {
-	seen := make(map[ID]int, len(f.Requests))
-	for _, r := range f.Requests {
-		if !r.IsNotification() {
-			seen[r.ID]++
-		}
-	}
-	kept := f.Requests[:0]
-	for _, r := range f.Requests {
-		if seen[r.ID] > 1 && !r.IsNotification() {
-			f.Rejected = append(f.Rejected, NewError(r.ID, Errorf(InvalidRequest, "duplicate request id %s in batch", r.ID)))
-			continue
-		}
-		kept = append(kept, r)
-	}
-	f.Requests = kept
 }
 
 // decodeEntry checks one request object. It returns the request, an error response for it,
@@ -165,4 +182,47 @@ func EncodeReply(batch bool, responses []Response) ([]byte, error) {
 	default:
 		return encode(responses[0])
 	}
+}
+
+// EncodeResponse encodes one response as [EncodeReply] would, for transports that
+// encode each entry of a batch as it finishes and join them with [JoinReply].
+// A result that is valid JSON is copied in as it is, without being encoded again.
+func EncodeResponse(r Response) ([]byte, error) {
+	if r.Error != nil || len(r.Result) == 0 || !r.checked && !(json.Valid(r.Result) && utf8.Valid(r.Result)) {
+		return encode(r)
+	}
+	id := r.ID.String()
+	if r.ID.IsZero() {
+		id = "null"
+	}
+	out := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(r.Result))
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	out = append(out, r.Result...)
+	return append(out, '}'), nil
+}
+
+// JoinReply joins responses encoded by [EncodeResponse] into the reply to one frame:
+// an array for a batch, the single response otherwise, nil when there is none.
+func JoinReply(batch bool, encoded [][]byte) []byte {
+	switch {
+	case len(encoded) == 0:
+		return nil
+	case !batch:
+		return encoded[0]
+	}
+	n := 1
+	for _, e := range encoded {
+		n += len(e) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for i, e := range encoded {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e...)
+	}
+	return append(out, ']')
 }

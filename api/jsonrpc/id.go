@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 )
 
@@ -27,13 +28,23 @@ func StringID(s string) ID {
 // IntID returns the id for an integer.
 func IntID(n int64) ID { return ID{raw: strconv.FormatInt(n, 10)} }
 
+// MaxIDBytes caps the JSON text of an id: every reply echoes it, so it is kept short.
+// An entry with a longer id is answered -32600 with id null.
+const MaxIDBytes = 1024
+
 // errBadID reports an id that is neither a string, a number nor null.
 var errBadID = errors.New("id must be a string, a number or null")
+
+// errLongID reports an id longer than MaxIDBytes.
+var errLongID = fmt.Errorf("id must be at most %d bytes of JSON", MaxIDBytes)
 
 // parseID checks one JSON value (already known to be valid JSON) and keeps its bytes.
 func parseID(raw []byte) (ID, error) {
 	if len(raw) == 0 {
 		return ID{}, errBadID
+	}
+	if len(raw) > MaxIDBytes {
+		return ID{}, errLongID
 	}
 	switch c := raw[0]; {
 	case c == '"', c == '-', c >= '0' && c <= '9':

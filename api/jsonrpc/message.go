@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Version is the only protocol version this package speaks.
@@ -31,15 +32,41 @@ type Response struct {
 	ID      ID              `json:"id"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *Error          `json:"error,omitempty"`
+	// checked reports that Result is known to be valid JSON in valid UTF-8
+	// (NewResult made it), so encoding copies it without checking it again.
+	checked bool
 }
 
-// NewResult returns a success response carrying v encoded as JSON.
+// Encoded is a result already encoded: valid JSON text in valid UTF-8,
+// which [NewResult] takes as it is, unchecked and uncopied, so that a
+// large result served again and again (the OpenRPC document) costs one
+// copy per reply. It must not change once handed over.
+type Encoded []byte
+
+// NewResult returns a success response carrying v encoded as JSON. A v
+// that is already valid JSON (json.RawMessage) is kept as it is, not
+// copied: it must not change afterwards.
 func NewResult(id ID, v any) (Response, error) {
+	if enc, ok := v.(Encoded); ok && len(enc) > 0 {
+		return Response{JSONRPC: Version, ID: id, Result: json.RawMessage(enc), checked: true}, nil
+	}
+	if raw, ok := v.(json.RawMessage); ok && len(raw) > 0 {
+		if json.Valid(raw) && utf8.Valid(raw) {
+			return Response{JSONRPC: Version, ID: id, Result: raw, checked: true}, nil
+		}
+		// Decoded and encoded again: invalid UTF-8 becomes U+FFFD, so the
+		// reply stays valid UTF-8.
+		var decoded any
+		if err := json.Unmarshal(raw, &decoded); err != nil {
+			return Response{}, fmt.Errorf("jsonrpc: result for id %s: %w", id, err)
+		}
+		v = decoded
+	}
 	result, err := encode(v)
 	if err != nil {
 		return Response{}, fmt.Errorf("jsonrpc: encode result for id %s: %w", id, err)
 	}
-	return Response{JSONRPC: Version, ID: id, Result: result}, nil
+	return Response{JSONRPC: Version, ID: id, Result: result, checked: true}, nil
 }
 
 // NewError returns an error response. A nil e becomes a bare -32603 "Internal error",
@@ -85,3 +112,17 @@ func encode(v any) ([]byte, error) {
 // MethodDiscover is the one reserved "rpc." method served: OpenRPC's
 // service discovery.
 const MethodDiscover = "rpc.discover"
+
+// EncodeNotification encodes a server-to-client notification: a request
+// without an id, params v encoded as JSON (nil: no params).
+func EncodeNotification(method string, v any) ([]byte, error) {
+	req := Request{JSONRPC: Version, Method: method}
+	if v != nil {
+		params, err := encode(v)
+		if err != nil {
+			return nil, fmt.Errorf("jsonrpc: encode params of %s: %w", method, err)
+		}
+		req.Params = params
+	}
+	return encode(req)
+}

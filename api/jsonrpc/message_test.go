@@ -15,8 +15,8 @@ func TestResponsesEchoTheIDByteForByte(t *testing.T) {
 		t.Run(id, func(t *testing.T) {
 			is := is.New(t)
 			f := jsonrpc.DecodeFrame([]byte(`{"jsonrpc":"2.0","method":"m","id":`+id+`}`), 1)
-			is.Equal(len(f.Requests), 1)
-			resp, err := jsonrpc.NewResult(f.Requests[0].ID, true)
+			is.Equal(len(f.Requests()), 1)
+			resp, err := jsonrpc.NewResult(f.Requests()[0].ID, true)
 			is.NoErr(err)
 			out, err := jsonrpc.EncodeReply(false, []jsonrpc.Response{resp})
 			is.NoErr(err)
@@ -88,4 +88,21 @@ func TestResponsesDecode(t *testing.T) {
 	is.NoErr(json.Unmarshal([]byte(`{"jsonrpc":"2.0","id":"r1","error":{"code":5000,"message":"Workflow operation failed","data":{"code":"KeyError","message":"no such run"}}}`), &resp))
 	is.Equal(resp.ID, jsonrpc.StringID("r1"))
 	is.Equal(resp.Error.Error(), "jsonrpc 5000 Workflow operation failed: no such run")
+}
+
+func TestRawResultsAreKeptAndKeptValid(t *testing.T) {
+	is := is.New(t)
+	raw := json.RawMessage(`{"a": [1, 2], "b": "<&>"}`)
+	resp, err := jsonrpc.NewResult(jsonrpc.IntID(1), raw)
+	is.NoErr(err)
+	is.Equal(string(resp.Result), string(raw)) // kept as it is
+	out, err := jsonrpc.EncodeResponse(resp)
+	is.NoErr(err)
+	is.Equal(string(out), `{"jsonrpc":"2.0","id":1,"result":{"a": [1, 2], "b": "<&>"}}`)
+
+	resp, err = jsonrpc.NewResult(jsonrpc.IntID(2), json.RawMessage("\"a\xffb\""))
+	is.NoErr(err)
+	is.Equal(string(resp.Result), "\"a\ufffdb\"") // invalid UTF-8 is replaced
+	_, err = jsonrpc.NewResult(jsonrpc.IntID(3), json.RawMessage(`{"a":`))
+	is.True(err != nil) // invalid JSON is an error
 }

@@ -57,10 +57,12 @@ type Options struct {
 // DefaultOptions are the production settings for cfg.
 func DefaultOptions(cfg *config.File) Options {
 	sup := supervisor.DefaultOptions()
+	edgeOpts := edge.DefaultOptions()
 	if cfg != nil {
 		sup = sup.WithConfig(cfg.Server.Supervision) // the config's default supervision policy
+		edgeOpts = edgeOpts.WithConfig(cfg.Server.Edge)
 	}
-	return Options{Config: cfg, Supervisor: sup, Edge: edge.DefaultOptions(), RunWait: 2 * time.Minute, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour, WarmUp: 10 * time.Second}
+	return Options{Config: cfg, Supervisor: sup, Edge: edgeOpts, RunWait: 2 * time.Minute, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour, WarmUp: 10 * time.Second}
 }
 
 // App is a running mcpflow, before or while it serves HTTP.
@@ -169,7 +171,10 @@ func (a *App) Handler() http.Handler { return a.edge.Handler() }
 
 // Serve serves HTTP on l until Shutdown.
 func (a *App) Serve(l net.Listener) error {
-	a.http = &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	// Headers within the edge's ReadHeaderTimeout; the edge bounds bodies
+	// and replies per request itself (a server-wide ReadTimeout or
+	// WriteTimeout would also cut its long-lived WebSocket connections).
+	a.http = &http.Server{Handler: a.Handler(), ReadHeaderTimeout: a.edge.Options().ReadHeaderTimeout, IdleTimeout: 2 * time.Minute}
 	slog.Info("mcpflow serving", "addr", l.Addr().String(), "ws", "ws://"+l.Addr().String()+"/ws")
 	if err := a.http.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)

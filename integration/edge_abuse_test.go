@@ -1,0 +1,362 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
+)
+
+// heapBound is a generous ceiling for the in-use heap during an abuse
+// test: issue 9 measured 550 MB and 900 MB for what these tests do.
+const heapBound = 256 << 20
+
+// startEdgeService starts mcpflow in-process, with no sources, with the
+// config file's server.edge block set to limits (tightened timeouts keep
+// the tests short).
+func startEdgeService(t *testing.T, limits *config.Edge) (wsURL, rpcURL, addr string) {
+	return startEdgeServiceOn(t, limits, nil)
+}
+
+// smallSendBuffers gives every accepted connection a small send buffer, so
+// that the server backs up after little data to a client that does not
+// read (the kernel would otherwise take megabytes first).
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(16 << 10)
+	}
+	return c, err
+}
+
+// startEdgeServiceOn is startEdgeService with the listener as wrap makes
+// it (nil: as it is).
+func startEdgeServiceOn(t *testing.T, limits *config.Edge, wrap func(net.Listener) net.Listener) (wsURL, rpcURL, addr string) {
+	t.Helper()
+	is := is.New(t)
+	cfg := &config.File{Version: 1, Server: config.Server{Store: config.Store{Root: t.TempDir()}, Edge: limits}}
+	is.NoErr(cfg.Validate())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, err := app.Start(ctx, app.DefaultOptions(cfg))
+	is.NoErr(err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err)
+	if wrap != nil {
+		l = wrap(l)
+	}
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(l) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		is := is.NewRelaxed(t)
+		is.NoErr(a.Shutdown(ctx))
+		is.NoErr(<-served)
+	})
+	addr = l.Addr().String()
+	return "ws://" + addr + "/ws", "http://" + addr + "/rpc", addr
+}
+
+// monitor samples the process's goroutines and in-use heap until stopped.
+type monitor struct {
+	baseline          int
+	peakG             atomic.Int64
+	peakHeap          atomic.Uint64
+	totalAlloc        uint64 // at the start
+	stop              chan struct{}
+	done              chan struct{}
+	start             time.Time
+	settledG, settled int
+}
+
+// watch records the baseline goroutine count (the service started, no
+// client yet) and samples every 10 ms.
+func watch() *monitor {
+	runtime.GC() // the heap of earlier tests is not this one's
+	m := &monitor{baseline: runtime.NumGoroutine(), stop: make(chan struct{}), done: make(chan struct{}), start: time.Now()}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	m.totalAlloc = ms.TotalAlloc
+	go func() {
+		defer close(m.done)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		var ms runtime.MemStats
+		for {
+			if g := int64(runtime.NumGoroutine()); g > m.peakG.Load() {
+				m.peakG.Store(g)
+			}
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > m.peakHeap.Load() {
+				m.peakHeap.Store(ms.HeapInuse)
+			}
+			select {
+			case <-m.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return m
+}
+
+// settle stops sampling, then waits for the goroutine count to be back at
+// the baseline (polling with a deadline) and checks the heap bound.
+func (m *monitor) settle(t *testing.T, what string) {
+	t.Helper()
+	is := is.New(t)
+	close(m.stop)
+	<-m.done
+	deadline := time.Now().Add(20 * time.Second)
+	g := runtime.NumGoroutine()
+	for g > m.baseline && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // polling interval, not a synchronisation
+		g = runtime.NumGoroutine()
+	}
+	if g > m.baseline {
+		buf := make([]byte, 1<<20)
+		t.Logf("goroutines left:\n%s", buf[:runtime.Stack(buf, true)])
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	t.Logf("%s: goroutines baseline %d, peak %d, after %d (back within %s of the start); heap in use peak %.1f MiB (bound %d MiB), %.1f MiB allocated in all",
+		what, m.baseline, m.peakG.Load(), g, time.Since(m.start).Round(time.Millisecond), float64(m.peakHeap.Load())/(1<<20), heapBound>>20,
+		float64(ms.TotalAlloc-m.totalAlloc)/(1<<20))
+	is.True(g <= m.baseline)               // every goroutine of the abuse returned
+	is.True(m.peakHeap.Load() < heapBound) // memory stayed bounded
+}
+
+// dialRawSmall dials /ws with a small receive buffer, so that a client
+// that does not read backs the server up quickly.
+func dialRawSmall(t *testing.T, url string) *websocket.Conn {
+	t.Helper()
+	d := websocket.Dialer{NetDial: func(network, addr string) (net.Conn, error) {
+		c, err := net.Dial(network, addr)
+		if err == nil {
+			_ = c.(*net.TCPConn).SetReadBuffer(8 << 10)
+		}
+		return c, err
+	}}
+	ws, resp, err := d.Dial(url, nil)
+	is.New(t).NoErr(err)
+	_ = resp.Body.Close()
+	t.Cleanup(func() { _ = ws.Close() })
+	return ws
+}
+
+// TestAbuseClientsThatNeverRead: 40 clients each ask for 100 large
+// replies (the OpenRPC document, ~100 KB: 10 MB each, more than the socket
+// buffers hold) and never read one. Each is read no further once its
+// outbound queue is full, and dropped once a write outlasts the write
+// timeout: the server gets back every goroutine while the clients still
+// hold their sockets.
+func TestAbuseClientsThatNeverRead(t *testing.T) {
+	is := is.New(t)
+	wsURL, _, _ := startEdgeServiceOn(t, &config.Edge{WriteTimeoutMS: 300}, func(l net.Listener) net.Listener { return smallSendBuffers{l} })
+	m := watch()
+	const clients, requests = 40, 100
+	conns := make([]*websocket.Conn, clients)
+	for i := range conns {
+		conns[i] = dialRawSmall(t, wsURL)
+	}
+	frame := []byte(`{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}`)
+	for _, ws := range conns {
+		for range requests { // small: the socket buffers take them all
+			is.NoErr(ws.SetWriteDeadline(time.Now().Add(10 * time.Second)))
+			is.NoErr(ws.WriteMessage(websocket.TextMessage, frame))
+		}
+	}
+	m.settle(t, fmt.Sprintf("%d clients that never read, %d requests each", clients, requests)) // while the clients hold their sockets
+	for _, ws := range conns {
+		is.NoErr(ws.SetReadDeadline(time.Now().Add(10 * time.Second)))
+		var err error
+		for err == nil { // what the server wrote before it gave up, then the end
+			_, _, err = ws.ReadMessage()
+		}
+		var ne net.Error
+		is.True(!errors.As(err, &ne) || !ne.Timeout()) // closed by the server
+	}
+}
+
+// TestAbuseSlowReaderFloodedWithBatches: a client sends 40 batches of 20
+// rpc.discover (2.2 MB of replies each, 88 MB in all) as fast as the
+// server takes them, and reads one message every 20 ms. The server reads
+// no further than its outbound bound allows, so it holds a few batches'
+// worth at most, not the 88 MB; every batch is answered in full.
+func TestAbuseSlowReaderFloodedWithBatches(t *testing.T) {
+	is := is.New(t)
+	wsURL, _, _ := startEdgeService(t, nil)
+	m := watch()
+	ws := dialRaw(t, wsURL)
+	const batches, size = 40, 20
+	entries := make([]string, size)
+	for i := range entries {
+		entries[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"rpc.discover"}`, i)
+	}
+	frame := []byte("[" + strings.Join(entries, ",") + "]")
+	writes := make(chan error, 1)
+	go func() {
+		for range batches {
+			_ = ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			if err := ws.WriteMessage(websocket.TextMessage, frame); err != nil {
+				writes <- err
+				return
+			}
+		}
+		writes <- nil
+	}()
+	pace := time.NewTicker(20 * time.Millisecond) // the client's reading pace (a load profile)
+	defer pace.Stop()
+	var bytesRead int
+	for range batches {
+		<-pace.C
+		is.NoErr(ws.SetReadDeadline(time.Now().Add(30 * time.Second)))
+		_, data, err := ws.ReadMessage()
+		is.NoErr(err)
+		is.True(data[0] == '[')                                                     // a batch reply
+		is.Equal(bytes.Count(data, []byte(`{"jsonrpc":"2.0","id":`)), size)         // every entry answered
+		is.Equal(bytes.Count(data, []byte(`{"jsonrpc":"2.0","id":0,"result":`)), 1) // with a result
+		bytesRead += len(data)
+	}
+	is.NoErr(<-writes)
+	is.NoErr(ws.Close())
+	t.Logf("%d batches of %d entries: %.1f MiB of replies, read one message per 20 ms", batches, size, float64(bytesRead)/(1<<20))
+	m.settle(t, "slow reader flooded with batches")
+}
+
+// TestAbusePipelinedRequests: one client writes 1,000 requests without
+// waiting, then reads 1,000 replies. Requests beyond the 64 in-flight
+// slots wait for one: none is refused.
+func TestAbusePipelinedRequests(t *testing.T) {
+	is := is.New(t)
+	wsURL, _, _ := startEdgeService(t, nil)
+	m := watch()
+	ws := dialRaw(t, wsURL)
+	const n = 1000
+	start := time.Now()
+	writes := make(chan error, 1)
+	go func() {
+		for i := range n {
+			_ = ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			if err := ws.WriteMessage(websocket.TextMessage, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"workflow.health"}`, i)); err != nil {
+				writes <- err
+				return
+			}
+		}
+		writes <- nil
+	}()
+	seen := make(map[string]bool, n)
+	for range n {
+		is.NoErr(ws.SetReadDeadline(time.Now().Add(30 * time.Second)))
+		_, data, err := ws.ReadMessage()
+		is.NoErr(err)
+		var r struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct{ Code int }
+		}
+		is.NoErr(json.Unmarshal(data, &r))
+		is.True(r.Error == nil) // no -32000: requests wait for a slot
+		seen[string(r.ID)] = true
+	}
+	is.NoErr(<-writes)
+	is.Equal(len(seen), n)
+	is.NoErr(ws.Close())
+	t.Logf("%d pipelined requests answered in %s", n, time.Since(start).Round(time.Millisecond))
+	m.settle(t, "1,000 pipelined requests")
+}
+
+// TestAbuseSlowBodyPOSTs: 300 POSTs to /rpc send their headers and part of
+// their body, then stall. Those beyond the per-client cap (128) get 429 at
+// once, the rest 408 once the body timeout passes; the server holds none
+// of them after, though the clients keep their sockets open.
+func TestAbuseSlowBodyPOSTs(t *testing.T) {
+	is := is.New(t)
+	_, _, addr := startEdgeService(t, &config.Edge{BodyTimeoutMS: 500})
+	m := watch()
+	const n = 300
+	statuses := make([]int, n)
+	conns := make([]net.Conn, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		c, err := net.Dial("tcp", addr)
+		is.NoErr(err)
+		conns[i] = c
+		wg.Go(func() {
+			defer func() { _ = c.SetDeadline(time.Time{}) }()
+			_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+			if _, err := io.WriteString(c, "POST /rpc HTTP/1.1\r\nHost: "+addr+"\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":\"2.0\","); err != nil {
+				return
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				return
+			}
+			_ = resp.Body.Close()
+			statuses[i] = resp.StatusCode
+		})
+	}
+	wg.Wait()
+	count := map[int]int{}
+	for _, s := range statuses {
+		count[s]++
+	}
+	t.Logf("%d slow-body POSTs: %d answered 408 (body timeout), %d answered 429 (per-client cap), %d unanswered",
+		n, count[http.StatusRequestTimeout], count[http.StatusTooManyRequests], count[0])
+	is.Equal(count[http.StatusRequestTimeout]+count[http.StatusTooManyRequests], n) // every one answered
+	m.settle(t, "300 slow-body POSTs")                                              // while the clients still hold their sockets
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
+
+// TestAbuseIdleConnections: 500 WebSocket connections that send nothing
+// and never answer a ping (with the per-client cap raised to 500: the
+// 501st is refused with 429). The server holds two goroutines per
+// connection, and drops them all after the ping interval plus the pong
+// timeout, while the clients still hold their sockets.
+func TestAbuseIdleConnections(t *testing.T) {
+	is := is.New(t)
+	wsURL, _, _ := startEdgeService(t, &config.Edge{MaxConnectionsPerClient: 500, PingIntervalMS: 500, PongTimeoutMS: 500})
+	m := watch()
+	const n = 500
+	conns := make([]*websocket.Conn, 0, n)
+	for range n {
+		ws, resp, err := websocket.DefaultDialer.Dial(wsURL, nil)
+		is.NoErr(err)
+		_ = resp.Body.Close()
+		conns = append(conns, ws)
+	}
+	held := runtime.NumGoroutine() - m.baseline
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	_, resp, err := websocket.DefaultDialer.Dial(wsURL, nil)
+	is.Equal(err, websocket.ErrBadHandshake)
+	is.Equal(resp.StatusCode, http.StatusTooManyRequests) // one beyond the cap
+	_ = resp.Body.Close()
+	t.Logf("%d idle connections held: %d goroutines (%.1f per connection), heap in use %.1f MiB",
+		n, held, float64(held)/n, float64(ms.HeapInuse)/(1<<20))
+	m.settle(t, "500 idle connections") // dropped for not answering pings
+	for _, ws := range conns {
+		_ = ws.Close()
+	}
+}
