@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -45,6 +46,53 @@ type conformance struct {
 	c   *client.Client
 	rev map[string]int            // workspace id -> revision
 	got map[string]map[string]any // method -> its successful result
+	// runEvents are the workflow.runs.event notifications received.
+	runEvents chan map[string]any
+}
+
+// notified checks a notification the server pushed against its schema
+// and keeps run events for followed.
+func (cf *conformance) notified(n client.Notification) {
+	var params map[string]any
+	if err := json.Unmarshal(n.Params, &params); err != nil {
+		cf.t.Errorf("notification %s: %v", n.Method, err)
+		return
+	}
+	if err := contract.Default().ValidateNotification(n.Method, params); err != nil {
+		cf.t.Errorf("notification %s %s does not match its schema: %v", n.Method, n.Params, err)
+	}
+	if n.Method == p.NotifyRunEvent {
+		select {
+		case cf.runEvents <- params:
+		default: // enough to check with
+		}
+	}
+}
+
+// followed waits until the events of run id have come, numbered from 1
+// without a gap, up to the one that ends it.
+func (cf *conformance) followed(id any) {
+	cf.t.Helper()
+	deadline := time.After(30 * time.Second)
+	var next float64 = 1
+	for {
+		select {
+		case ev := <-cf.runEvents:
+			if ev["run_id"] != id {
+				continue
+			}
+			if ev["sequence"] != next {
+				cf.t.Errorf("run %v: event %v, want %v", id, ev["sequence"], next)
+			}
+			next++
+			if st, _ := ev["status"].(map[string]any); st["terminal"] == true {
+				return
+			}
+		case <-deadline:
+			cf.t.Errorf("run %v: no end after %v events", id, next-1)
+			return
+		}
+	}
 }
 
 // call invokes method and decodes its raw result into any.
@@ -192,7 +240,9 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 	is.NoErr(err)
 	cfgPath := filepath.Join(dir, "mcpflow.json")
 	is.NoErr(os.WriteFile(cfgPath, data, 0o600))
-	cf := &conformance{t: t, c: dialURL(t, startProcess(t, cfgPath, "mcpflow.log").url), rev: map[string]int{}, got: map[string]map[string]any{}}
+	cf := &conformance{t: t, c: dialURL(t, startProcess(t, cfgPath, "mcpflow.log").url), rev: map[string]int{}, got: map[string]map[string]any{},
+		runEvents: make(chan map[string]any, 1024)}
+	cf.c.OnNotification(cf.notified)
 
 	const (
 		invalidParams = jsonrpc.InvalidParams
@@ -405,6 +455,20 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 			}
 			return p.Object{"run_id": cancelled, "reason": "no longer needed"}
 		}, bad: p.Object{"run_id": "run_00000000000000000000000000000000"}, code: failed, data: keyError},
+		{method: "workflow.runs.subscribe", params: func() any {
+			// A run started without waiting for it, then followed.
+			started := cf.must("workflow.runs.start", p.Object{"deployment_id": "kv.default", "wait": false,
+				"workflow_input": p.Object{"key": "live", "value": "events"}})
+			if started["status"] != "running" {
+				t.Errorf("a run started without waiting is answered %v", started["status"])
+			}
+			return p.Object{"run_id": started["run_id"], "after_sequence": 0}
+		}, bad: p.Object{"run_id": "run_00000000000000000000000000000000"}, code: failed, data: keyError},
+		{method: "workflow.runs.unsubscribe", params: func() any {
+			sub := cf.got["workflow.runs.subscribe"]
+			cf.followed(sub["run_id"])
+			return p.Object{"subscription_id": sub["subscription_id"]}
+		}, bad: p.Object{}, code: invalidParams},
 
 		// Credentials.
 		{method: "workflow.admin.auth.save", params: fixed(p.Object{"auth_ref": "demo-cred", "scheme": "bearer",
@@ -433,6 +497,11 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 			bad: p.Object{"dry_run": true}, code: invalidParams},
 		{method: "workflow.admin.events.list", params: fixed(nil),
 			bad: p.Object{"limit": 10}, code: invalidParams},
+		{method: "workflow.admin.events.subscribe", params: fixed(p.Object{"after_sequence": 0}),
+			bad: p.Object{"after_sequence": -1}, code: invalidParams},
+		{method: "workflow.admin.events.unsubscribe", params: func() any {
+			return p.Object{"subscription_id": cf.got["workflow.admin.events.subscribe"]["subscription_id"]}
+		}, bad: p.Object{"subscription_id": ""}, code: invalidParams},
 
 		// Deletes last.
 		{method: "workflow.admin.auth.delete", params: fixed(p.Object{"auth_ref": "demo-cred"}),

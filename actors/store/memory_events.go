@@ -45,3 +45,10 @@ func (m *Memory) ListEvents(_ context.Context, afterSeq int64, limit int) ([]Eve
 	}
 	return list, nil
 }
+
+// LastEventSeq implements Events.
+func (m *Memory) LastEventSeq(context.Context) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lastSeq, nil
+}

@@ -11,10 +11,11 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
-// storedRun is a run with its trace.
+// storedRun is a run with its trace and its event log.
 type storedRun struct {
-	run   Run
-	trace []workflow.TraceEntry
+	run    Run
+	trace  []workflow.TraceEntry
+	events []RunEvent
 }
 
 // CreateRun implements Runs.
@@ -31,7 +32,7 @@ func (m *Memory) CreateRun(_ context.Context, r Run) error {
 	if _, ok := m.runs[r.ID]; ok {
 		return fmt.Errorf("create run %q: %w", r.ID, ErrExists)
 	}
-	m.runs[r.ID] = &storedRun{run: c, trace: []workflow.TraceEntry{}}
+	m.runs[r.ID] = &storedRun{run: c, trace: []workflow.TraceEntry{}, events: NewRunEvents(nil, c, nil, 0)}
 	return nil
 }
 
@@ -55,6 +56,7 @@ func (m *Memory) RecordProgress(_ context.Context, r Run, entries []workflow.Tra
 		return fmt.Errorf("record progress of run %q: %d entries stored, %d appended, but trace_count is %d: %w",
 			r.ID, len(stored.trace), len(entries), r.TraceCount, ErrConflict)
 	}
+	stored.events = append(stored.events, NewRunEvents(&stored.run, c, newEntries, int64(len(stored.events)))...)
 	stored.run = c
 	stored.trace = append(stored.trace, newEntries...)
 	return nil
@@ -102,6 +104,23 @@ func (m *Memory) ReadTrace(_ context.Context, runID string, start, limit int) ([
 	return deepCopy(page(stored.trace, start, limit))
 }
 
+// ReadRunEvents implements RunEventLog.
+func (m *Memory) ReadRunEvents(_ context.Context, runID string, afterSeq int64, limit int) ([]RunEvent, int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	stored, ok := m.runs[runID]
+	if !ok {
+		return nil, 0, fmt.Errorf("read events of run %q: %w", runID, ErrNotFound)
+	}
+	// Sequence numbers are positions from 1: the events after afterSeq
+	// start at index afterSeq.
+	events, err := deepCopy(page(stored.events, int(min(max(afterSeq, 0), int64(len(stored.events)))), limit))
+	if err != nil {
+		return nil, 0, fmt.Errorf("read events of run %q: %w", runID, err)
+	}
+	return events, int64(len(stored.events)), nil
+}
+
 // RecoverRunning implements Runs.
 func (m *Memory) RecoverRunning(_ context.Context, now time.Time) ([]Run, error) {
 	m.mu.Lock()
@@ -109,7 +128,9 @@ func (m *Memory) RecoverRunning(_ context.Context, now time.Time) ([]Run, error)
 	recovered := []Run{}
 	for _, stored := range sortedValues(m.runs) {
 		if stored.run.Status == RunRunning {
-			stored.run = RecoveredRun(stored.run, now)
+			failed := RecoveredRun(stored.run, now)
+			stored.events = append(stored.events, NewRunEvents(&stored.run, failed, nil, int64(len(stored.events)))...)
+			stored.run = failed
 			recovered = append(recovered, stored.run)
 		}
 	}

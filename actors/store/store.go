@@ -41,6 +41,7 @@ type Store interface {
 	Artifacts
 	Deployments
 	Runs
+	RunEventLog
 	Catalogs
 	AuthRecords
 	SourceRegistry
@@ -231,13 +232,16 @@ type RunQuery struct {
 	Limit  int // <= 0 for no limit
 }
 
-// Runs keeps run records and their append-only traces.
+// Runs keeps run records, their append-only traces and (for a Store) their
+// event logs: CreateRun, RecordProgress and RecoverRunning append the
+// events NewRunEvents derives from each change in the same transaction.
 type Runs interface {
-	// CreateRun stores a new run, whose trace is empty (TraceCount 0);
-	// ErrExists if the id is taken.
+	// CreateRun stores a new run, whose trace is empty (TraceCount 0),
+	// and its first events; ErrExists if the id is taken.
 	CreateRun(ctx context.Context, r Run) error
 	// RecordProgress atomically replaces the run record and appends trace
-	// entries; r.TraceCount must equal the stored count plus len(entries).
+	// entries and the events of the change; r.TraceCount must equal the
+	// stored count plus len(entries).
 	RecordProgress(ctx context.Context, r Run, entries []workflow.TraceEntry) error
 	// GetRun returns a run or ErrNotFound.
 	GetRun(ctx context.Context, id string) (Run, error)
@@ -355,4 +359,7 @@ type Events interface {
 	// oldest kept); limit <= 0 for no limit. A reader pages by passing the
 	// last Seq it got as afterSeq.
 	ListEvents(ctx context.Context, afterSeq int64, limit int) ([]Event, error)
+	// LastEventSeq returns the sequence number of the last event appended,
+	// 0 before the first.
+	LastEventSeq(ctx context.Context) (int64, error)
 }

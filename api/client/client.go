@@ -32,12 +32,41 @@ type Client struct {
 	pending map[string]chan response
 	err     error // set once the reader stops
 	done    chan struct{}
+	// notified receives the server's notifications (see OnNotification).
+	notified atomic.Pointer[func(Notification)]
 }
 
+// response is a frame from the server: a response, or a notification
+// (a method and no id).
 type response struct {
 	Result json.RawMessage `json:"result"`
 	Error  *jsonrpc.Error  `json:"error"`
 	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// Notification is a notification the server pushes to a subscription
+// (workflow.runs.event, workflow.runs.lagged, workflow.admin.event,
+// workflow.admin.lagged): decode Params as the protocol's
+// RunEventNotification, AdminEventNotification or LaggedNotification.
+type Notification struct {
+	Method string
+	Params json.RawMessage
+}
+
+// OnNotification has fn called with each notification the server pushes,
+// in the order they arrive; set it before subscribing. fn runs on the
+// connection's reader: while it runs no reply is read, so it should hand
+// the notification on and return (a client that reads slowly makes the
+// server end its subscriptions with a lag notification). nil drops
+// notifications.
+func (c *Client) OnNotification(fn func(Notification)) {
+	if fn == nil {
+		c.notified.Store(nil)
+		return
+	}
+	c.notified.Store(&fn)
 }
 
 // Dial connects to url, e.g. ws://127.0.0.1:8765/ws.
@@ -73,7 +102,13 @@ func (c *Client) read() {
 		}
 		var r response
 		if err := json.Unmarshal(data, &r); err != nil {
-			continue // not a response to us (a batch reply or a server notification)
+			continue // not a response to us (a batch reply)
+		}
+		if r.Method != "" && len(r.ID) == 0 {
+			if fn := c.notified.Load(); fn != nil {
+				(*fn)(Notification{Method: r.Method, Params: r.Params})
+			}
+			continue
 		}
 		c.mu.Lock()
 		ch, ok := c.pending[string(r.ID)]

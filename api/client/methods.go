@@ -96,6 +96,30 @@ func (c *Client) CancelRun(ctx context.Context, params p.CancelRunParams) (p.Run
 	return call[p.RunResult](ctx, c, p.MethodRunsCancel, params)
 }
 
+// SubscribeRun follows a run (an mcpflow extension): its events after
+// params.AfterSequence come as workflow.runs.event notifications (see
+// OnNotification), until the one that ends the run.
+func (c *Client) SubscribeRun(ctx context.Context, params p.SubscribeRunParams) (p.SubscribeRunResult, error) {
+	return call[p.SubscribeRunResult](ctx, c, p.MethodRunsSubscribe, params)
+}
+
+// UnsubscribeRun ends a run subscription (an mcpflow extension).
+func (c *Client) UnsubscribeRun(ctx context.Context, subscriptionID string) (p.UnsubscribeResult, error) {
+	return call[p.UnsubscribeResult](ctx, c, p.MethodRunsUnsubscribe, p.UnsubscribeParams{SubscriptionID: subscriptionID})
+}
+
+// SubscribeAdminEvents follows the admin event log (an mcpflow
+// extension): its events come as workflow.admin.event notifications.
+func (c *Client) SubscribeAdminEvents(ctx context.Context, params p.SubscribeAdminEventsParams) (p.SubscribeAdminEventsResult, error) {
+	return call[p.SubscribeAdminEventsResult](ctx, c, p.MethodAdminEventsSubscribe, params)
+}
+
+// UnsubscribeAdminEvents ends an admin event subscription (an mcpflow
+// extension).
+func (c *Client) UnsubscribeAdminEvents(ctx context.Context, subscriptionID string) (p.UnsubscribeResult, error) {
+	return call[p.UnsubscribeResult](ctx, c, p.MethodAdminEventsUnsubscribe, p.UnsubscribeParams{SubscriptionID: subscriptionID})
+}
+
 // ListRuns pages through runs, newest first.
 func (c *Client) ListRuns(ctx context.Context, params p.ListRunsParams) (p.ListRunsResult, error) {
 	return call[p.ListRunsResult](ctx, c, p.MethodRunsList, params)

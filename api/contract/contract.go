@@ -13,6 +13,7 @@ import (
 // concurrent use.
 type Contract struct {
 	methods    map[string]method
+	notified   map[string]*validator // params schema of each notification
 	components map[string]*validator // compiled on first use
 	compiler   *compiler
 }
@@ -34,7 +35,7 @@ func Load() (*Contract, error) {
 	if err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
 	}
-	c := &Contract{methods: make(map[string]method, len(m.Operations)), components: map[string]*validator{}, compiler: comp}
+	c := &Contract{methods: make(map[string]method, len(m.Operations)), notified: map[string]*validator{}, components: map[string]*validator{}, compiler: comp}
 	for name, node := range m.Components.Schemas {
 		c.components[name] = comp.validator(node)
 	}
@@ -47,6 +48,13 @@ func Load() (*Contract, error) {
 			return nil, fmt.Errorf("contract: %s: %w", op.Method, err)
 		}
 		c.methods[op.Method] = meth
+	}
+	for _, n := range m.Notifications {
+		v := comp.validator(n.Params.Schema)
+		if _, err := v.compile(); err != nil {
+			return nil, fmt.Errorf("contract: notification %s: compile params schema: %w", n.Method, err)
+		}
+		c.notified[n.Method] = v
 	}
 	return c, nil
 }
@@ -86,6 +94,27 @@ func (c *Contract) Extensions() []string {
 		}
 	}
 	return out
+}
+
+// Notifications lists, sorted, the notification methods the server
+// pushes to subscriptions.
+func (c *Contract) Notifications() []string {
+	return slices.Sorted(maps.Keys(c.notified))
+}
+
+// ValidateNotification checks that params, once encoded as JSON, match the
+// params schema of the notification method. Errors are as for
+// ValidateResult.
+func (c *Contract) ValidateNotification(method string, params any) error {
+	v, ok := c.notified[method]
+	if !ok {
+		return fmt.Errorf("contract: %w %q", ErrUnknownMethod, method)
+	}
+	value, err := asJSON(params)
+	if err != nil {
+		return fmt.Errorf("contract: %s params: %w", method, err)
+	}
+	return c.check(v, value, "params", method)
 }
 
 // Has reports whether the contract lists method.

@@ -17,7 +17,11 @@ func TestTheManifestListsSeventyMethods(t *testing.T) {
 	is.NoErr(err)
 	methods := c.Methods()
 	is.Equal(len(methods), 70+len(c.Extensions())) // the reference's 70 and mcpflow's extensions
-	is.Equal(c.Extensions(), []string{"workflow.admin.connections.refresh_catalog", "workflow.runs.cancel"})
+	is.Equal(c.Extensions(), []string{
+		"workflow.admin.connections.refresh_catalog", "workflow.admin.events.subscribe", "workflow.admin.events.unsubscribe",
+		"workflow.runs.cancel", "workflow.runs.subscribe", "workflow.runs.unsubscribe",
+	})
+	is.Equal(c.Notifications(), []string{"workflow.admin.event", "workflow.admin.lagged", "workflow.runs.event", "workflow.runs.lagged"})
 	is.True(slices.IsSorted(methods))
 	is.True(c.Has("workflow.runs.start"))
 	is.True(c.Has("workflow.admin.source_registry.apply"))

@@ -15,7 +15,10 @@ var manifestJSON []byte
 // JSON (map[string]any or bool), the form the validator and the error explainer both walk.
 type manifest struct {
 	Operations []operation `json:"operations"`
-	Components struct {
+	// Notifications are what the server pushes to subscriptions (an
+	// mcpflow extension): JSON-RPC requests without an id.
+	Notifications []notification `json:"notifications"`
+	Components    struct {
 		Schemas map[string]any `json:"schemas"`
 	} `json:"components"`
 }
@@ -29,6 +32,14 @@ type operation struct {
 	Result    struct {
 		Schema any `json:"schema"`
 	} `json:"result"`
+}
+
+// notification is one notification method and the schema of its params.
+type notification struct {
+	Method string `json:"method"`
+	Params struct {
+		Schema any `json:"schema"`
+	} `json:"params"`
 }
 
 // param is one by-name parameter.

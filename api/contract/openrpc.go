@@ -13,6 +13,11 @@ const OpenRPCVersion = "1.3.2"
 // reference contract.
 const ExtensionKey = "x-mcpflow-extension"
 
+// NotificationsKey lists, in the OpenRPC document, the notifications the
+// server pushes to subscriptions (OpenRPC has no place for them): each
+// with its name, description and params schema.
+const NotificationsKey = "x-mcpflow-notifications"
+
 // Info describes the API in the OpenRPC document.
 type Info struct {
 	Title   string `json:"title"`
@@ -26,8 +31,9 @@ type Info struct {
 // the server answers is in its contract.
 func OpenRPC(served []string, info Info) (map[string]any, error) {
 	var raw struct {
-		Operations []map[string]any `json:"operations"`
-		Components map[string]any   `json:"components"`
+		Operations    []map[string]any `json:"operations"`
+		Notifications []map[string]any `json:"notifications"`
+		Components    map[string]any   `json:"components"`
 	}
 	if err := json.Unmarshal(manifestJSON, &raw); err != nil {
 		return nil, fmt.Errorf("openrpc: decode manifest: %w", err)
@@ -61,10 +67,17 @@ func OpenRPC(served []string, info Info) (map[string]any, error) {
 		}
 		methods = append(methods, m)
 	}
+	notifications := make([]any, 0, len(raw.Notifications))
+	for _, n := range raw.Notifications {
+		notifications = append(notifications, map[string]any{
+			"name": n["method"], "description": n["description"], "params": n["params"], ExtensionKey: true,
+		})
+	}
 	return map[string]any{
-		"openrpc":    OpenRPCVersion,
-		"info":       info,
-		"methods":    methods,
-		"components": raw.Components,
+		"openrpc":        OpenRPCVersion,
+		"info":           info,
+		"methods":        methods,
+		NotificationsKey: notifications,
+		"components":     raw.Components,
 	}, nil
 }

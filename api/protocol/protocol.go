@@ -286,6 +286,9 @@ type StartRunParams struct {
 	DeploymentID  string      `json:"deployment_id"`
 	WorkflowInput Object      `json:"workflow_input,omitempty"`
 	TraceRange    *TraceRange `json:"trace_range,omitempty"`
+	// Wait false (an extension) answers once the run is committed, without
+	// waiting for it to finish; follow it with workflow.runs.subscribe.
+	Wait *bool `json:"wait,omitempty"`
 }
 
 // RunIDParams name one run.

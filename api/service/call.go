@@ -246,7 +246,7 @@ func (s *Service) callWrapper(ctx context.Context, a store.Artifact, p protocol.
 	if err != nil {
 		return res, err
 	}
-	run, err := s.execute(ctx, rec, setup, nil, nil)
+	run, err := s.execute(ctx, rec, setup, nil, nil, true)
 	if err != nil {
 		return res, err
 	}

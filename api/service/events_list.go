@@ -23,17 +23,22 @@ func (s *Service) listEvents(ctx context.Context, _ protocol.Empty) (protocol.Li
 	}
 	out := make([]protocol.AdminEvent, 0, len(evs))
 	for _, e := range evs {
-		payload := e.Payload
-		if payload == nil {
-			payload = protocol.Object{}
-		}
-		out = append(out, protocol.AdminEvent{
-			Kind: e.Kind, TimestampEpochMs: e.TimestampEpochMs,
-			ConnectionID: e.ConnectionID, CapabilityID: e.CapabilityID, WorkflowName: e.WorkflowName,
-			Payload: payload,
-		})
+		out = append(out, adminEvent(e))
 	}
 	return protocol.ListAdminEventsResult{Events: out, Total: len(out)}, nil
+}
+
+// adminEvent is a stored admin event as the API shows it.
+func adminEvent(e store.Event) protocol.AdminEvent {
+	payload := e.Payload
+	if payload == nil {
+		payload = protocol.Object{}
+	}
+	return protocol.AdminEvent{
+		Kind: e.Kind, TimestampEpochMs: e.TimestampEpochMs,
+		ConnectionID: e.ConnectionID, CapabilityID: e.CapabilityID, WorkflowName: e.WorkflowName,
+		Payload: payload,
+	}
 }
 
 // recordArtifactSaved records workflow_artifact_saved; how tells how it

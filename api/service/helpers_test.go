@@ -124,14 +124,20 @@ func newFixture(t *testing.T) *fixture {
 	opts.Session.CatalogMaxAge = 0
 	conns := connections()
 	reg := catalog.NewRegistry(snapshots())
-	sup := supervisor.Spawn(e, conns, fakes.NewInMemory(nil), service.NewCatalogSink(st, reg), opts)
+	hub := service.NewHub(st, service.HubOptions{})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), patience)
+		defer cancel()
+		is.NoErr(hub.Close(ctx)) // every subscription's goroutine returns
+	})
+	sup := supervisor.Spawn(e, conns, fakes.NewInMemory(nil), service.NewCatalogSink(hub.Store(), reg), opts)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
 		is.NoErr(sup.Stop(ctx)) // stop the supervisor
 	})
 	svc := &service.Service{
-		Store: st, Catalogs: reg, Engine: e, Supervisor: sup, Connections: config.NewView(conns),
+		Store: hub.Store(), Hub: hub, Catalogs: reg, Engine: e, Supervisor: sup, Connections: config.NewView(conns),
 		StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second,
 	}
 	return &fixture{svc: svc, store: st, registry: reg, methods: svc.Methods()}

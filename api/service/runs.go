@@ -52,14 +52,14 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 	if err != nil {
 		return protocol.RunResult{}, err
 	}
-	return s.execute(ctx, rec, setup, nil, p.TraceRange)
+	return s.execute(ctx, rec, setup, nil, p.TraceRange, p.Wait == nil || *p.Wait)
 }
 
 // execute spawns the run actor of rec and answers once its first record
-// is committed and, up to RunWait, it has stopped (finished or
-// interrupted); a run still executing is answered as it stands and goes
-// on.
-func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, resume *run.Resume, tr *protocol.TraceRange) (protocol.RunResult, error) {
+// is committed and, when wait is set, up to RunWait, it has stopped
+// (finished or interrupted); a run still executing is answered as it
+// stands and goes on.
+func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, resume *run.Resume, tr *protocol.TraceRange, wait bool) (protocol.RunResult, error) {
 	started, done := reply.NewWaiter[run.Started](), reply.NewWaiter[store.Run]()
 	if err := s.spawnRun(rec, setup, resume, started.To(), done.To()); err != nil {
 		return protocol.RunResult{}, err
@@ -78,7 +78,7 @@ func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, re
 	}
 	s.recordRunStarted(ctx, ack.Run, resume != nil)
 	current := ack.Run
-	if s.RunWait > 0 {
+	if s.RunWait > 0 && wait {
 		wctx, cancel := context.WithTimeout(ctx, s.RunWait)
 		defer cancel()
 		// A shutdown ends the wait too: the answer is the run as it stands.
@@ -166,7 +166,7 @@ func (s *Service) resumeRun(ctx context.Context, p protocol.ResumeRunParams) (pr
 	if err := tryResume(setup, *r.Checkpoint, resume); err != nil {
 		return protocol.RunResult{}, err
 	}
-	return s.execute(ctx, r, setup, resume, p.TraceRange)
+	return s.execute(ctx, r, setup, resume, p.TraceRange, true)
 }
 
 // tryResume checks a resume against a copy of the checkpoint, so that a

@@ -48,6 +48,10 @@ type Service struct {
 	RunDeadline time.Duration
 	// Now is the clock (tests may fix it).
 	Now func() time.Time
+	// Hub serves the subscriptions to live events (workflow.runs.subscribe,
+	// workflow.admin.events.subscribe); nil refuses them. Store must then
+	// be Hub.Store(), so that the hub sees every commit.
+	Hub *Hub
 	// resuming holds the ids of runs being resumed, one resume at a time.
 	resuming sync.Map
 	// live maps the id of each run whose actor is running to it.
@@ -70,6 +74,7 @@ func (s *Service) Methods() map[string]Handler {
 		s.recordMethods(),
 		s.registryMethods(),
 		s.authMethods(),
+		s.liveMethods(),
 	} {
 		for name, h := range part {
 			if _, dup := table[name]; dup {

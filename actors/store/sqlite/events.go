@@ -63,3 +63,11 @@ func (s *Store) ListEvents(ctx context.Context, afterSeq int64, limit int) (_ []
 	}
 	return list, rows.Err()
 }
+
+// LastEventSeq implements store.Events: retention keeps the newest event,
+// so the greatest sequence number kept is the last one appended.
+func (s *Store) LastEventSeq(ctx context.Context) (last int64, err error) {
+	defer wrap(&err, "read the last event's sequence number")
+	err = s.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&last)
+	return last, err
+}

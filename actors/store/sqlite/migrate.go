@@ -78,6 +78,17 @@ CREATE TABLE events (
 	record TEXT NOT NULL
 ) STRICT;
 `,
+	`
+-- Each run's event log (store.RunEvent), appended in the transaction that
+-- commits the change it describes. Runs stored before this version have
+-- no events.
+CREATE TABLE run_events (
+	run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	seq    INTEGER NOT NULL, -- per run, from 1, no gaps
+	record TEXT NOT NULL,
+	PRIMARY KEY (run_id, seq)
+) STRICT, WITHOUT ROWID;
+`,
 }
 
 // migrate brings the schema to the current version in one transaction. It

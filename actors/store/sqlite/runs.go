@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,7 +10,8 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
-// CreateRun implements store.Runs.
+// CreateRun implements store.Runs: in one transaction it inserts the run
+// and its first events.
 func (s *Store) CreateRun(ctx context.Context, r store.Run) (err error) {
 	defer wrap(&err, "create run %q", r.ID)
 	if r.TraceCount != 0 {
@@ -21,14 +21,21 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run) (err error) {
 	if err != nil {
 		return err
 	}
-	return insertNew(ctx, s.write,
-		`INSERT INTO runs (id, status, updated_at, trace_count, record) VALUES (?, ?, ?, ?, ?)
-		 ON CONFLICT DO NOTHING`,
-		r.ID, r.Status, timeKey(r.UpdatedAt), r.TraceCount, record)
+	return s.update(ctx, func(tx *sql.Tx) error {
+		err := insertNew(ctx, tx,
+			`INSERT INTO runs (id, status, updated_at, trace_count, record) VALUES (?, ?, ?, ?, ?)
+			 ON CONFLICT DO NOTHING`,
+			r.ID, r.Status, timeKey(r.UpdatedAt), r.TraceCount, record)
+		if err != nil {
+			return err
+		}
+		return appendRunEvents(ctx, tx, store.NewRunEvents(nil, r, nil, 0))
+	})
 }
 
 // RecordProgress implements store.Runs: in one transaction it checks the
-// stored trace count, appends the entries after it and replaces the run.
+// stored trace count, appends the entries after it and the events of the
+// change, and replaces the run.
 func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "record progress of run %q", r.ID)
 	encoded := make([]string, len(entries))
@@ -38,25 +45,25 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 		}
 	}
 	return s.update(ctx, func(tx *sql.Tx) error {
-		var stored int
-		err := tx.QueryRowContext(ctx, `SELECT trace_count FROM runs WHERE id = ?`, r.ID).Scan(&stored)
-		if errors.Is(err, sql.ErrNoRows) {
-			return store.ErrNotFound
-		}
+		prev, lastSeq, err := runHead(ctx, tx, r.ID)
 		if err != nil {
 			return err
 		}
-		if stored != r.TraceCount-len(entries) {
+		if prev.TraceCount != r.TraceCount-len(entries) {
 			return fmt.Errorf("%d entries stored, %d appended, but trace_count is %d: %w",
-				stored, len(entries), r.TraceCount, store.ErrConflict)
+				prev.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
 		}
 		for i, entry := range encoded {
 			if _, err := tx.ExecContext(ctx,
-				`INSERT INTO run_trace (run_id, seq, entry) VALUES (?, ?, ?)`, r.ID, stored+i, entry); err != nil {
+				`INSERT INTO run_trace (run_id, seq, entry) VALUES (?, ?, ?)`, r.ID, prev.TraceCount+i, entry); err != nil {
 				return err
 			}
 		}
-		return replaceRun(ctx, tx, r)
+		r, err := replaceRun(ctx, tx, r)
+		if err != nil {
+			return err
+		}
+		return appendRunEvents(ctx, tx, store.NewRunEvents(&prev, r, entries, lastSeq))
 	})
 }
 
@@ -110,8 +117,14 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 			return err
 		}
 		for i, r := range running {
-			running[i] = store.RecoveredRun(r, now)
-			if err := replaceRun(ctx, tx, running[i]); err != nil {
+			var lastSeq int64
+			if err := tx.QueryRowContext(ctx, lastRunEvent, r.ID).Scan(&lastSeq); err != nil {
+				return err
+			}
+			if running[i], err = replaceRun(ctx, tx, store.RecoveredRun(r, now)); err != nil {
+				return err
+			}
+			if err := appendRunEvents(ctx, tx, store.NewRunEvents(&r, running[i], nil, lastSeq)); err != nil {
 				return err
 			}
 		}
@@ -121,16 +134,16 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 	return recovered, err
 }
 
-// replaceRun overwrites the stored row of r.
-func replaceRun(ctx context.Context, tx *sql.Tx, r store.Run) error {
+// replaceRun overwrites the stored row of r and returns r as stored.
+func replaceRun(ctx context.Context, tx *sql.Tx, r store.Run) (store.Run, error) {
 	r, record, err := encodeRun(r)
 	if err != nil {
-		return err
+		return r, err
 	}
 	_, err = tx.ExecContext(ctx,
 		`UPDATE runs SET status = ?, updated_at = ?, trace_count = ?, record = ? WHERE id = ?`,
 		r.Status, timeKey(r.UpdatedAt), r.TraceCount, record, r.ID)
-	return err
+	return r, err
 }
 
 // encodeRun returns r with its timestamps in UTC, as stores return them,

@@ -49,6 +49,10 @@ func TestReopenKeepsData(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(len(trace), 1)
 	is.Equal(trace[0].NodeID, "fetch")
+	events, last, err := s.ReadRunEvents(ctx, "run", 0, 0)
+	is.NoErr(err)
+	is.Equal(last, int64(2)) // the run's events replay after a restart
+	is.Equal([]string{events[0].Kind, events[1].Kind}, []string{store.RunEventStatusChanged, store.RunEventStepFinished})
 }
 
 func TestFilePermissions(t *testing.T) {

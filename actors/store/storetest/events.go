@@ -39,8 +39,14 @@ func testEvents(t *testing.T, s store.Store) {
 	list, err := s.ListEvents(ctx, 0, 0)
 	is.NoErr(err)
 	is.Equal(len(list), 0) // a new store has no events
+	last, err := s.LastEventSeq(ctx)
+	is.NoErr(err)
+	is.Equal(last, int64(0))
 
 	appendEvents(t, s, 1, 2)
+	last, err = s.LastEventSeq(ctx)
+	is.NoErr(err)
+	is.Equal(last, int64(2)) // the last appended
 	bare := store.Event{Seq: 99, Kind: "auth_saved", TimestampEpochMs: 7}
 	seq, err := s.AppendEvent(ctx, bare)
 	is.NoErr(err)
@@ -147,4 +153,7 @@ func testEventRetention(t *testing.T, s store.Store) {
 	list, err = s.ListEvents(ctx, 0, 0)
 	is.NoErr(err)
 	is.Equal(list, wantEvents(9, 13))
+	last, err := s.LastEventSeq(ctx)
+	is.NoErr(err)
+	is.Equal(last, int64(13))
 }

@@ -32,6 +32,8 @@ func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store
 		{"ListRuns", testListRuns, nil},
 		{"RecoverRunning", testRecoverRunning, nil},
 		{"Checkpoint", testCheckpoint, nil},
+		{"RunEvents", testRunEvents, nil},
+		{"RunEventsAtomic", testRunEventsAtomic, nil},
 		{"AuthRecords", testAuthRecords, nil},
 		{"AuthIDs", testAuthIDs, nil},
 		{"SourceRegistry", testSourceRegistry, nil},

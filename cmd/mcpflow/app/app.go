@@ -71,6 +71,7 @@ type App struct {
 	ownsStore  bool
 	lock       *StoreLock
 	service    *service.Service
+	hub        *service.Hub
 	engine     *actor.Engine
 	supervisor *supervisor.Handle
 	edge       *edge.Server
@@ -124,6 +125,10 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	if transports == nil {
 		transports = DefaultTransports(credentials.NewBinder(credentials.FromStore(a.store)), opts.Supervisor.Session)
 	}
+	// Every write goes through the hub's store, so that live event
+	// subscriptions see each commit.
+	a.hub = service.NewHub(a.store, service.HubOptions{MaxSubscriptions: opts.Edge.MaxSubscriptions})
+	live := a.hub.Store()
 	snaps, err := a.store.ListCatalogs(ctx)
 	if err != nil {
 		a.closeStore()
@@ -131,7 +136,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	}
 	registry := catalog.NewRegistry(snaps)
 	// The effective sources: the config merged with the source registry.
-	sources, err := service.LoadSources(ctx, a.store, opts.Config.Connections())
+	sources, err := service.LoadSources(ctx, live, opts.Config.Connections())
 	if err != nil {
 		a.closeStore()
 		return nil, fmt.Errorf("load sources: %w", err)
@@ -141,15 +146,15 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		opts.Supervisor.AuthHash = authDigest(a.store)
 	}
 	if opts.Supervisor.Events == nil {
-		opts.Supervisor.Events = a.store // connection_degraded and connection_recovered
+		opts.Supervisor.Events = live // connection_degraded and connection_recovered
 	}
-	a.supervisor = supervisor.Spawn(a.engine, conns, transports, service.NewCatalogSink(a.store, registry), opts.Supervisor)
+	a.supervisor = supervisor.Spawn(a.engine, conns, transports, service.NewCatalogSink(live, registry), opts.Supervisor)
 	if opts.WarmUp > 0 {
 		sess := opts.Supervisor.Session
 		warmUp(a.supervisor, conns, registry, opts.WarmUp, sess.ConnectTimeout+sess.CallTimeout)
 	}
 	svc := &service.Service{
-		Store: a.store, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Connections: sources,
+		Store: live, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Connections: sources,
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
 		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout,
 	}
@@ -161,6 +166,11 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	}
 	if recovered.Resumed+recovered.Failed > 0 {
 		slog.Info("runs cut off by the last stop", "resumed", recovered.Resumed, "failed", recovered.Failed)
+	}
+	// Subscriptions push their events through the WebSocket connection
+	// of the request that made them.
+	opts.Edge.RequestContext = func(ctx context.Context, c *edge.Conn) (context.Context, func()) {
+		return service.WithNotifier(ctx, c)
 	}
 	a.edge = edge.New(svc.Methods(), c, opts.Edge)
 	return a, nil
@@ -253,7 +263,8 @@ func (a *App) Shutdown(ctx context.Context) error {
 	if runs.Finished+runs.Halted > 0 {
 		slog.Info("runs stopped", "finished", runs.Finished, "halted", runs.Halted)
 	}
-	errs = append(errs, a.supervisor.Stop(ctx), a.closeStore())
+	// Every connection is closed: so is every subscription.
+	errs = append(errs, a.hub.Close(ctx), a.supervisor.Stop(ctx), a.closeStore())
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

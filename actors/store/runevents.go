@@ -1,0 +1,155 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/mcpflow/mcpflow/actors/workflow"
+)
+
+// Run event kinds, in the order one commit appends them.
+const (
+	// RunEventStepFinished: a step ended; it has a trace entry.
+	RunEventStepFinished = "step_finished"
+	// RunEventStepStarted: a step's call (a tool, a resource read or a
+	// built-in) was committed as in flight; it goes out after the commit.
+	RunEventStepStarted = "step_started"
+	// RunEventInterrupted: the run paused in an interrupt, waiting for a
+	// resume.
+	RunEventInterrupted = "interrupted"
+	// RunEventStatusChanged: the run's status changed (or it was created).
+	RunEventStatusChanged = "status"
+)
+
+// RunEvent is one entry of a run's event log: what one commit of the run
+// changed, as a client following the run sees it. The store appends a
+// run's events in the transaction that commits the change (CreateRun,
+// RecordProgress, RecoverRunning) and numbers them per run from 1, with no
+// gap; a reader that resumes after the last sequence it saw misses nothing
+// and sees nothing twice, live or after a restart.
+type RunEvent struct {
+	RunID            string `json:"run_id"`
+	Seq              int64  `json:"sequence"`
+	Kind             string `json:"kind"`
+	TimestampEpochMs int64  `json:"timestamp_epoch_ms"`
+	// Step is set for step_started and step_finished.
+	Step *RunEventStep `json:"step,omitempty"`
+	// Interrupt is set for interrupted.
+	Interrupt *workflow.Interrupt `json:"interrupt,omitempty"`
+	// Status is set for status.
+	Status *RunEventStatus `json:"status,omitempty"`
+}
+
+// RunEventStep is the step of a step_started or step_finished event.
+type RunEventStep struct {
+	FrameID string `json:"frame_id"`
+	NodeID  string `json:"node_id"`
+	// CallID and Capability name the call of a step_started.
+	CallID     string `json:"call_id,omitempty"`
+	Capability string `json:"capability,omitempty"`
+	// The rest describe a step_finished: where its trace entry is, how it
+	// ended, and the state paths it changed (sorted), not their values.
+	TraceIndex   *int     `json:"trace_index,omitempty"`
+	StepType     string   `json:"step_type,omitempty"`
+	Outcome      string   `json:"outcome,omitempty"`
+	NextNodeID   string   `json:"next_node_id,omitempty"`
+	StateChanges []string `json:"state_changes,omitempty"`
+	Attempts     int      `json:"attempts,omitempty"`
+	Error        string   `json:"error,omitempty"`
+}
+
+// RunEventStatus is the status of a status event. Terminal is set when
+// the run has ended (completed, failed or cancelled): no event follows.
+type RunEventStatus struct {
+	Status     string          `json:"status"`
+	Terminal   bool            `json:"terminal"`
+	Outcome    *string         `json:"outcome,omitempty"`
+	Error      *string         `json:"error,omitempty"`
+	Output     workflow.Object `json:"output,omitempty"`
+	TraceCount int             `json:"trace_count"`
+}
+
+// RunEventLog reads the event logs of runs.
+type RunEventLog interface {
+	// ReadRunEvents returns, in sequence order, up to limit events of a
+	// run whose sequence number is greater than afterSeq (limit <= 0 for
+	// no limit), and the sequence number of the run's last event (0 while
+	// it has none), both from one snapshot; ErrNotFound if the run does
+	// not exist.
+	ReadRunEvents(ctx context.Context, runID string, afterSeq int64, limit int) (events []RunEvent, last int64, err error)
+}
+
+// Terminal reports whether a run status is final: completed, failed or
+// cancelled.
+func Terminal(status string) bool {
+	return status == RunCompleted || status == RunFailed || status == RunCancelled
+}
+
+// NewRunEvents returns the events of one commit that takes a run from
+// prev (nil when the commit creates it) to next, appending entries to its
+// trace; they are numbered from lastSeq+1. In order: a step_finished per
+// entry, a step_started per call next lists as in flight that prev did
+// not (in the order they were issued), interrupted when the run pauses in
+// a new interrupt, and status when the status changes. Implementations of
+// Store call it in the transaction of the commit, so that they agree.
+func NewRunEvents(prev *Run, next Run, entries []workflow.TraceEntry, lastSeq int64) []RunEvent {
+	var events []RunEvent
+	add := func(e RunEvent) {
+		e.RunID, e.TimestampEpochMs = next.ID, next.UpdatedAt.UnixMilli()
+		e.Seq = lastSeq + int64(len(events)) + 1
+		events = append(events, e)
+	}
+	first := next.TraceCount - len(entries)
+	for i, entry := range entries {
+		add(RunEvent{Kind: RunEventStepFinished, Step: finishedStep(entry, first+i)})
+	}
+	for _, c := range newCalls(prev, next) {
+		add(RunEvent{Kind: RunEventStepStarted, Step: &RunEventStep{FrameID: c.FrameID, NodeID: c.NodeID, CallID: c.ID, Capability: c.Capability}})
+	}
+	if next.Status == RunInterrupted && next.Interrupt != nil &&
+		(prev == nil || prev.Status != RunInterrupted || prev.Interrupt == nil || prev.Interrupt.ID != next.Interrupt.ID) {
+		add(RunEvent{Kind: RunEventInterrupted, Interrupt: next.Interrupt})
+	}
+	if prev == nil || prev.Status != next.Status {
+		st := &RunEventStatus{Status: next.Status, Terminal: Terminal(next.Status), Outcome: next.Outcome, Error: next.Error, TraceCount: next.TraceCount}
+		if next.Status == RunCompleted {
+			st.Output = next.Output
+		}
+		add(RunEvent{Kind: RunEventStatusChanged, Status: st})
+	}
+	return events
+}
+
+// finishedStep describes the step that trace entry e, at index i, records.
+func finishedStep(e workflow.TraceEntry, i int) *RunEventStep {
+	return &RunEventStep{
+		FrameID: e.FrameID, NodeID: e.NodeID, TraceIndex: &i, StepType: e.StepType,
+		Outcome: e.Outcome, NextNodeID: e.NextNodeID, StateChanges: slices.Sorted(maps.Keys(e.StateChanges)),
+		Attempts: e.Attempts, Error: e.Error,
+	}
+}
+
+// newCalls returns the calls next's checkpoint lists as in flight and
+// prev's does not, in the order they were issued (call ids are "c" and a
+// counter: shorter ids first, then by text).
+func newCalls(prev *Run, next Run) []workflow.Call {
+	if next.Checkpoint == nil {
+		return nil
+	}
+	var calls []workflow.Call
+	for id, c := range next.Checkpoint.Calls {
+		if prev != nil && prev.Checkpoint != nil {
+			if _, seen := prev.Checkpoint.Calls[id]; seen {
+				continue
+			}
+		}
+		calls = append(calls, c)
+	}
+	slices.SortFunc(calls, func(a, b workflow.Call) int {
+		return cmp.Or(cmp.Compare(len(a.ID), len(b.ID)), strings.Compare(a.ID, b.ID))
+	})
+	return calls
+}
