@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -22,6 +23,9 @@ import (
 type File struct {
 	Version int    `json:"version"`
 	Server  Server `json:"server"`
+	// dir is the directory of the file Load read, which relative paths
+	// in it (access.token_file) start from; "" for a parsed document.
+	dir string
 }
 
 // Server holds what the service needs to start.
@@ -32,6 +36,8 @@ type Server struct {
 	Supervision *Supervision `json:"supervision,omitempty"`
 	// Edge bounds the network edge; absent fields keep the defaults.
 	Edge *Edge `json:"edge,omitempty"`
+	// Access says who may call the API; absent, loopback clients only.
+	Access *Access `json:"access,omitempty"`
 }
 
 // Store says where records are kept.
@@ -195,6 +201,9 @@ func (f *File) Validate() error {
 	if err := f.Server.Edge.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := f.Server.Access.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	for _, c := range f.Server.Sources {
 		if err := c.Validate(); err != nil {
 			errs = append(errs, err)
@@ -206,6 +215,15 @@ func (f *File) Validate() error {
 		seen[c.ID] = true
 	}
 	return errors.Join(errs...)
+}
+
+// Dir is the directory of the file the config was loaded from, "." for
+// one parsed from memory: relative paths in the config start there.
+func (f *File) Dir() string {
+	if f.dir == "" {
+		return "."
+	}
+	return f.dir
 }
 
 // StoreRoot is the configured store root or the default.
@@ -247,5 +265,6 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	f.dir = filepath.Dir(path)
 	return f, nil
 }

@@ -7,12 +7,12 @@ package access
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/jsonrpc"
 )
 
 // Scope is what a method needs and a token grants.
@@ -24,14 +24,6 @@ const (
 	Run    Scope = "run"    // start, resume and cancel runs
 	Author Scope = "author" // workspaces, artifacts, deployments
 	Admin  Scope = "admin"  // connections, source registry, credentials
-)
-
-// JSON-RPC error codes of a refused call.
-const (
-	// CodeUnauthenticated: no token, or one no configured token matches.
-	CodeUnauthenticated = -32001
-	// CodeForbidden: the token lacks the scope the method needs.
-	CodeForbidden = -32003
 )
 
 // Principal is who a request acts for.
@@ -126,24 +118,18 @@ func Token(r *http.Request) string {
 	return ""
 }
 
-// Refusal is a call the guard refused: its JSON-RPC code and a message
-// that names what was missing, never the token.
-type Refusal struct {
-	Code    int
-	Message string
-}
-
-func (r *Refusal) Error() string { return r.Message }
-
-// Unauthenticated is the refusal of a request without a valid token.
-func Unauthenticated(token string) *Refusal {
+// Unauthenticated is the error of a request without a valid token
+// (jsonrpc.Unauthenticated, -32001). It names what was missing, never the
+// token.
+func Unauthenticated(token string) *jsonrpc.Error {
 	if token == "" {
-		return &Refusal{Code: CodeUnauthenticated, Message: "authentication required: send a bearer token (Authorization: Bearer <token>, or the WebSocket subprotocol " + SubprotocolPrefix + "<token>)"}
+		return jsonrpc.Errorf(jsonrpc.Unauthenticated, "authentication required: send a bearer token (Authorization: Bearer <token>, or the WebSocket subprotocols %q and %q)", Subprotocol, SubprotocolPrefix+"<token>")
 	}
-	return &Refusal{Code: CodeUnauthenticated, Message: "authentication failed: the bearer token matches no configured token"}
+	return jsonrpc.Errorf(jsonrpc.Unauthenticated, "authentication failed: the bearer token matches no configured token")
 }
 
-// Forbidden is the refusal of a method p's scopes do not cover.
-func Forbidden(p Principal, method string, need Scope) *Refusal {
-	return &Refusal{Code: CodeForbidden, Message: fmt.Sprintf("forbidden: %s needs scope %q, which token %q does not have", method, need, p.Name)}
+// Forbidden is the error of a method p's scopes do not cover
+// (jsonrpc.Forbidden, -32003).
+func Forbidden(p Principal, method string, need Scope) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.Forbidden, "forbidden: %s needs scope %q, which token %q does not have", method, need, p.Name)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/access"
+	"github.com/mcpflow/mcpflow/api/jsonrpc"
 )
 
 var tokens = []config.Token{
@@ -70,12 +71,12 @@ func TestTokenComesFromTheAuthorizationHeaderOrTheSubprotocol(t *testing.T) {
 
 func TestRefusalsNameWhatIsMissingAndNeverTheToken(t *testing.T) {
 	is := is.New(t)
-	is.Equal(access.Unauthenticated("").Code, access.CodeUnauthenticated)
+	is.Equal(access.Unauthenticated("").Code, jsonrpc.Unauthenticated)
 	wrong := access.Unauthenticated("s3cr3t-wrong-token")
-	is.Equal(wrong.Code, access.CodeUnauthenticated)
-	is.True(!strings.Contains(wrong.Message, "s3cr3t"))
+	is.Equal(wrong.Code, jsonrpc.Unauthenticated)
+	is.True(!strings.Contains(wrong.Data.(jsonrpc.ErrorData).Message, "s3cr3t"))
 	reader, _ := access.NewGuard(tokens).Authenticate("r-0123456789abcdef")
 	f := access.Forbidden(reader, "workflow.runs.start", access.Run)
-	is.Equal(f.Code, access.CodeForbidden)
-	is.Equal(f.Message, `forbidden: workflow.runs.start needs scope "run", which token "reader" does not have`)
+	is.Equal(f.Code, jsonrpc.Forbidden)
+	is.Equal(f.Data.(jsonrpc.ErrorData).Message, `forbidden: workflow.runs.start needs scope "run", which token "reader" does not have`)
 }

@@ -1,6 +1,7 @@
 package access
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"slices"
@@ -76,4 +77,15 @@ func IsLoopbackListen(addr string) bool {
 		return false
 	}
 	return IsLoopbackName(host)
+}
+
+// CheckExposure decides whether mcpflow may listen on addr: without
+// tokens only a loopback address is served, unless insecure (the
+// --insecure-no-auth flag) says to serve anyone who can connect.
+func CheckExposure(addr string, g *Guard, insecure bool) error {
+	if g.Enabled() || insecure || IsLoopbackListen(addr) {
+		return nil
+	}
+	return fmt.Errorf("refusing to listen on %s without access tokens: anyone who can reach it could deploy and run any tool; "+
+		"configure server.access.tokens, listen on a loopback address, or pass --insecure-no-auth", addr)
 }

@@ -1,6 +1,7 @@
 package access_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/matryer/is"
@@ -56,4 +57,15 @@ func TestListenAddressesOnLoopbackOnly(t *testing.T) {
 	is.True(!access.IsLoopbackListen(":8765"))
 	is.True(!access.IsLoopbackListen("0.0.0.0:8765"))
 	is.True(!access.IsLoopbackListen("192.168.1.4:8765"))
+}
+
+func TestWithoutTokensOnlyLoopbackIsServedUnlessInsecure(t *testing.T) {
+	is := is.New(t)
+	none := access.NewGuard(nil)
+	is.NoErr(access.CheckExposure("127.0.0.1:8765", none, false))
+	err := access.CheckExposure("0.0.0.0:8765", none, false)
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "--insecure-no-auth")) // says how to go on
+	is.NoErr(access.CheckExposure("0.0.0.0:8765", none, true))
+	is.NoErr(access.CheckExposure(":8765", access.NewGuard(tokens), false))
 }

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -71,13 +73,39 @@ func (c *Client) OnNotification(fn func(Notification)) {
 
 // Dial connects to url, e.g. ws://127.0.0.1:8765/ws.
 func Dial(ctx context.Context, url string) (*Client, error) {
-	ws, _, err := websocket.DefaultDialer.DialContext(ctx, url, nil)
+	return DialToken(ctx, url, "")
+}
+
+// DialToken connects to url sending token as its bearer token (none when
+// ""). A refused handshake's error carries the server's JSON-RPC error
+// (-32001 or -32003).
+func DialToken(ctx context.Context, url, token string) (*Client, error) {
+	header := http.Header{}
+	if token != "" {
+		header.Set("Authorization", "Bearer "+token)
+	}
+	ws, resp, err := websocket.DefaultDialer.DialContext(ctx, url, header)
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", url, err)
+		return nil, fmt.Errorf("dial %s: %w", url, refusal(resp, err))
 	}
 	c := &Client{ws: ws, pending: map[string]chan response{}, done: make(chan struct{})}
 	go c.read()
 	return c, nil
+}
+
+// refusal is the JSON-RPC error a refused handshake's body holds, or err.
+func refusal(resp *http.Response, err error) error {
+	if resp == nil || resp.Body == nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var reply struct {
+		Error *jsonrpc.Error `json:"error"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&reply) != nil || reply.Error == nil {
+		return err
+	}
+	return fmt.Errorf("%s: %w", resp.Status, reply.Error)
 }
 
 // Close closes the connection; pending calls fail with ErrClosed.

@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
@@ -66,7 +67,11 @@ func start(t *testing.T) (*Client, *edge.Server, *fixture) {
 	is := is.New(t)
 	is.Helper()
 	f := &fixture{started: make(chan struct{}, 64), release: make(chan struct{})}
-	srv := edge.New(f.methods(), contract.Default(), edge.DefaultOptions())
+	table := map[string]service.Method{}
+	for name, h := range f.methods() {
+		table[name] = service.Method{Scope: access.Read, Handler: h}
+	}
+	srv := edge.New(table, contract.Default(), edge.DefaultOptions())
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	t.Cleanup(srv.Close)

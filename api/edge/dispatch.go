@@ -9,30 +9,34 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
-// dispatch answers one request: method lookup, contract check of params,
-// the concurrent-runs bound, the handler under the request's deadline, and
-// error mapping. It returns false for a notification, which is run but
+// dispatch answers one request: method lookup, the caller's scope,
+// contract check of params, the concurrent-runs bound, the handler under
+// the request's deadline, and error mapping. It returns false for a notification, which is run but
 // never answered. A panicking handler is answered with -32603 and logged,
 // so it cannot take the process down.
-func (s *Server) dispatch(ctx context.Context, req jsonrpc.Request, deadline time.Time) (resp jsonrpc.Response, answer bool) {
+func (s *Server) dispatch(ctx context.Context, req jsonrpc.Request, deadline time.Time, caller access.Principal) (resp jsonrpc.Response, answer bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			slog.Error("method panicked", "method", req.Method, "panic", v, "stack", string(debug.Stack()))
 			resp, answer = jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.InternalError, "%s failed", req.Method)), !req.IsNotification()
 		}
 	}()
-	return s.call(ctx, req, deadline), !req.IsNotification()
+	return s.call(ctx, req, deadline, caller), !req.IsNotification()
 }
 
-func (s *Server) call(ctx context.Context, req jsonrpc.Request, deadline time.Time) jsonrpc.Response {
-	handler, ok := s.methods[req.Method]
+func (s *Server) call(ctx context.Context, req jsonrpc.Request, deadline time.Time, caller access.Principal) jsonrpc.Response {
+	method, ok := s.methods[req.Method]
 	if !ok {
 		return jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.MethodNotFound, "unknown method %q", req.Method))
+	}
+	if !caller.Allows(method.Scope) {
+		return jsonrpc.NewError(req.ID, access.Forbidden(caller, req.Method, method.Scope))
 	}
 	if s.contract.Has(req.Method) {
 		if err := s.contract.ValidateParams(req.Method, req.Params); err != nil {
@@ -50,7 +54,7 @@ func (s *Server) call(ctx context.Context, req jsonrpc.Request, deadline time.Ti
 	}
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	result, err := handler(ctx, req.Params)
+	result, err := method.Handler(ctx, req.Params)
 	if err != nil {
 		return jsonrpc.NewError(req.ID, s.mapError(ctx, req.Method, err))
 	}
@@ -104,12 +108,13 @@ type delivery func(reply []byte, reserved int)
 
 // frameJob says how to answer one frame.
 type frameJob struct {
-	ctx      context.Context // the connection's or the POST's
-	deadline time.Time       // every request's, from the frame's arrival
-	inFlight slots           // the connection's or the client's
-	scope    string          // whose slots, for the -32000 ("on this connection")
-	wg       *sync.WaitGroup // counts the request goroutines
-	reserve  func(int)       // counts encoded bytes as they are produced; nil: not counted
+	ctx      context.Context  // the connection's or the POST's
+	deadline time.Time        // every request's, from the frame's arrival
+	inFlight slots            // the connection's or the client's
+	scope    string           // whose slots, for the -32000 ("on this connection")
+	caller   access.Principal // who sends the frame: each entry is authorized on its own
+	wg       *sync.WaitGroup  // counts the request goroutines
+	reserve  func(int)        // counts encoded bytes as they are produced; nil: not counted
 	deliver  delivery
 	// prepare, when set, gives each request its handler's context and a
 	// release, called once the frame's reply is delivered (or known to be
@@ -164,7 +169,7 @@ func (s *Server) answer(job frameJob, f jsonrpc.Frame) {
 		go func() {
 			defer job.wg.Done()
 			defer job.inFlight.release()
-			if resp, ok := s.dispatch(ctx, req, job.deadline); ok {
+			if resp, ok := s.dispatch(ctx, req, job.deadline, job.caller); ok {
 				x.set(i, resp)
 			}
 			x.finish()

@@ -20,6 +20,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
@@ -83,6 +84,16 @@ func (f *fixture) enter() func() {
 		}
 	}
 	return func() { f.running.Add(-1) }
+}
+
+// open makes a method table of handlers that any caller may call
+// (access.Read: every principal of a guard without tokens has it).
+func open(handlers map[string]service.Handler) map[string]service.Method {
+	table := make(map[string]service.Method, len(handlers))
+	for name, h := range handlers {
+		table[name] = service.Method{Scope: access.Read, Handler: h}
+	}
+	return table
 }
 
 func (f *fixture) methods() map[string]service.Handler {
@@ -167,7 +178,7 @@ func testOptions() edge.Options {
 // every connection) before the listener.
 func start(t testing.TB, f *fixture, opts edge.Options) (*edge.Server, *httptest.Server) {
 	t.Helper()
-	srv := edge.New(f.methods(), contract.Default(), opts)
+	srv := edge.New(open(f.methods()), contract.Default(), opts)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	t.Cleanup(srv.Close)
@@ -564,7 +575,7 @@ func TestWebSocketMessageTooBig(t *testing.T) {
 
 func TestWebSocketOrigin(t *testing.T) {
 	opts := testOptions()
-	opts.AllowedOrigins = []string{"https://app.example.com/"}
+	opts.Gate = access.NewGate([]string{"https://app.example.com/"}, nil)
 	_, hs := start(t, newFixture(), opts)
 	host := strings.TrimPrefix(hs.URL, "http://")
 	for _, tc := range []struct {
@@ -808,7 +819,7 @@ func TestHTTP(t *testing.T) {
 // cross-site page can POST text/plain without a CORS preflight.
 func TestHTTPOrigin(t *testing.T) {
 	opts := testOptions()
-	opts.AllowedOrigins = []string{"https://app.example.com"}
+	opts.Gate = access.NewGate([]string{"https://app.example.com"}, nil)
 	_, hs := start(t, newFixture(), opts)
 	for _, tc := range []struct {
 		origin string

@@ -19,10 +19,10 @@ import (
 // (slots shared by that address's requests); the body must arrive within
 // BodyTimeout and the reply be taken within WriteTimeout.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	// A cross-site page may POST here without a CORS preflight (text/plain),
-	// so /rpc applies /ws's origin check.
-	if !s.checkOrigin(r) {
-		http.Error(w, "origin not allowed", http.StatusForbidden)
+	// A cross-site page may POST here without a CORS preflight
+	// (text/plain), so /rpc applies /ws's Host, Origin and token checks.
+	caller, ok := s.admit(w, r)
+	if !ok {
 		return
 	}
 	addr := clientAddr(r)
@@ -53,7 +53,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	replied := make(chan []byte, 1)
 	var handlers sync.WaitGroup
 	s.answer(frameJob{
-		ctx: ctx, deadline: deadline, inFlight: cl.slots, scope: "from this client", wg: &handlers,
+		ctx: ctx, deadline: deadline, inFlight: cl.slots, scope: "from this client", caller: caller, wg: &handlers,
 		deliver: func(reply []byte, _ int) { replied <- reply },
 	}, frame)
 	reply := <-replied

@@ -114,13 +114,9 @@ func clientAddr(r *http.Request) string {
 // refuseClient answers an upgrade or a POST from an address that holds
 // MaxConnsPerClient already: HTTP 429 with a -32000 body.
 func (s *Server) refuseClient(w http.ResponseWriter, addr string) {
-	body, _ := jsonrpc.EncodeReply(false, []jsonrpc.Response{jsonrpc.NewError(jsonrpc.NullID, jsonrpc.Errorf(jsonrpc.Overloaded,
-		"too many connections and requests from %s at once: limit %d", addr, s.opts.MaxConnsPerClient))})
-	stopReading(w)
-	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Retry-After", "1")
-	w.WriteHeader(http.StatusTooManyRequests)
-	_, _ = w.Write(body)
+	refuseHTTP(w, http.StatusTooManyRequests, jsonrpc.Errorf(jsonrpc.Overloaded,
+		"too many connections and requests from %s at once: limit %d", addr, s.opts.MaxConnsPerClient))
 }
 
 // stopReading makes a request whose body will not be read end its

@@ -29,7 +29,7 @@ import (
 // startWith serves methods with opts, like start.
 func startWith(t testing.TB, methods map[string]service.Handler, opts edge.Options) (*edge.Server, *httptest.Server) {
 	t.Helper()
-	srv := edge.New(methods, contract.Default(), opts)
+	srv := edge.New(open(methods), contract.Default(), opts)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	t.Cleanup(srv.Close)
@@ -86,7 +86,7 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 // startSmall is start with small server send buffers.
 func startSmall(t testing.TB, f *fixture, opts edge.Options) (*edge.Server, *httptest.Server) {
 	t.Helper()
-	srv := edge.New(f.methods(), contract.Default(), opts)
+	srv := edge.New(open(f.methods()), contract.Default(), opts)
 	hs := httptest.NewUnstartedServer(srv.Handler())
 	hs.Listener = smallBuffers{hs.Listener}
 	hs.Start()
@@ -370,7 +370,7 @@ func TestRPCBodyMustArriveInTime(t *testing.T) {
 	conn, err := net.Dial("tcp", strings.TrimPrefix(hs.URL, "http://"))
 	is.NoErr(err)
 	defer conn.Close()
-	_, err = io.WriteString(conn, "POST /rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":")
+	_, err = io.WriteString(conn, "POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":")
 	is.NoErr(err)
 	is.NoErr(conn.SetReadDeadline(time.Now().Add(wait)))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)

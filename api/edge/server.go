@@ -12,14 +12,13 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/url"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/service"
@@ -80,10 +79,12 @@ type Options struct {
 	// start pushing notifications (c.Notify) only after the reply that
 	// announces them.
 	RequestContext func(ctx context.Context, c *Conn) (context.Context, func())
-	// AllowedOrigins lists browser origins (scheme://host[:port]) allowed
-	// besides the server's own host. Requests without Origin (non-browser
-	// clients) are always allowed.
-	AllowedOrigins []string
+	// Guard authenticates bearer tokens; nil (or one without tokens)
+	// serves every request as access.Anonymous.
+	Guard *access.Guard
+	// Gate checks each request's Host and Origin; nil accepts loopback
+	// names and origins only.
+	Gate *access.Gate
 }
 
 // DefaultOptions are the production bounds.
@@ -110,6 +111,12 @@ func DefaultOptions() Options {
 // refuse every request or, for PingInterval, panic.
 func (o Options) withDefaults() Options {
 	d := DefaultOptions()
+	if o.Guard == nil {
+		o.Guard = access.NewGuard(nil)
+	}
+	if o.Gate == nil {
+		o.Gate = access.NewGate(nil, nil)
+	}
 	orDefault(&o.MaxMessageBytes, d.MaxMessageBytes)
 	orDefault(&o.MaxBatch, d.MaxBatch)
 	orDefault(&o.MaxInFlight, d.MaxInFlight)
@@ -172,7 +179,7 @@ func (o Options) WithConfig(e *config.Edge) Options {
 
 // Server serves the workflow API.
 type Server struct {
-	methods  map[string]service.Handler
+	methods  map[string]service.Method
 	contract *contract.Contract
 	opts     Options
 	// base is the parent of every WebSocket connection's context; Close
@@ -191,9 +198,9 @@ type Server struct {
 
 // New returns a server of methods checked against c. Zero options take
 // their defaults.
-func New(methods map[string]service.Handler, c *contract.Contract, opts Options) *Server {
+func New(methods map[string]service.Method, c *contract.Contract, opts Options) *Server {
 	opts = opts.withDefaults()
-	served := make(map[string]service.Handler, len(methods)+1)
+	served := make(map[string]service.Method, len(methods)+1)
 	for name, h := range methods {
 		served[name] = h
 	}
@@ -212,7 +219,7 @@ func New(methods map[string]service.Handler, c *contract.Contract, opts Options)
 		}
 		return jsonrpc.Encoded(bytes.TrimSpace(buf.Bytes())), nil
 	})
-	served[jsonrpc.MethodDiscover] = func(context.Context, json.RawMessage) (any, error) { return discover() }
+	served[jsonrpc.MethodDiscover] = service.Method{Scope: access.Read, Handler: func(context.Context, json.RawMessage) (any, error) { return discover() }}
 	base, cancel := context.WithCancel(context.Background())
 	return &Server{
 		methods: served, contract: c, opts: opts, base: base, close: cancel,
@@ -247,27 +254,4 @@ func (s *Server) Handler() http.Handler {
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
 	return mux
-}
-
-// checkOrigin allows non-browser clients, same-host pages and the
-// configured origins; anything else would be cross-site WebSocket
-// hijacking.
-func (s *Server) checkOrigin(r *http.Request) bool {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(u.Host, r.Host) {
-		return true
-	}
-	for _, allowed := range s.opts.AllowedOrigins {
-		if strings.EqualFold(strings.TrimSuffix(allowed, "/"), origin) {
-			return true
-		}
-	}
-	return false
 }

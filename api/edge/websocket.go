@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 )
 
@@ -30,13 +31,21 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.clients.leave(addr)
-	up := websocket.Upgrader{CheckOrigin: s.checkOrigin, HandshakeTimeout: handshakeTimeout}
+	caller, ok := s.admit(w, r)
+	if !ok {
+		return
+	}
+	// admit checked the Origin; a browser that sent its token as a
+	// subprotocol is answered with access.Subprotocol, never the token.
+	up := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }, HandshakeTimeout: handshakeTimeout,
+		Subprotocols: []string{access.Subprotocol}}
 	ws, err := up.Upgrade(w, r, nil)
 	if err != nil {
 		return // Upgrade already answered the HTTP request.
 	}
 	c := &Conn{
 		server: s,
+		caller: caller,
 		ws:     ws,
 		out:    newOutbox(s.opts.MaxOutboundMessages, s.opts.MaxOutboundBytes),
 		slots:  make(slots, s.opts.MaxInFlight),
@@ -58,6 +67,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 // [ConnFrom], to push notifications through the same writer.
 type Conn struct {
 	server   *Server
+	caller   access.Principal
 	ws       *websocket.Conn
 	ctx      context.Context
 	cancel   context.CancelCauseFunc
@@ -187,7 +197,7 @@ func (c *Conn) handleFrame(data []byte) {
 		return
 	}
 	job := frameJob{
-		ctx: c.ctx, deadline: deadline, inFlight: c.slots, scope: "on this connection", wg: &c.handlers, reserve: c.out.reserve,
+		ctx: c.ctx, deadline: deadline, inFlight: c.slots, scope: "on this connection", caller: c.caller, wg: &c.handlers, reserve: c.out.reserve,
 		deliver: func(reply []byte, reserved int) {
 			c.out.push(reply, reserved)
 			track.requests.Done()

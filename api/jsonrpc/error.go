@@ -16,8 +16,10 @@ const (
 	InvalidParams  = -32602 // params do not match the method's contract
 	InternalError  = -32603 // a bug or an unexpected failure on our side
 
-	Overloaded     = -32000 // too many requests in flight; retry later
-	RequestTimeout = -32001 // the request did not finish before its deadline
+	Overloaded      = -32000 // too many requests in flight; retry later
+	Unauthenticated = -32001 // no bearer token, or one that matches none configured
+	RequestTimeout  = -32002 // the request did not finish before its deadline
+	Forbidden       = -32003 // the token lacks the scope the method needs, or the Origin or Host is refused
 
 	OperationFailed = 5000 // an expected domain failure; Data is an [ErrorData] with a code
 )
@@ -31,6 +33,8 @@ var messages = map[int]string{
 	InternalError:   "Internal error",
 	Overloaded:      "Server overloaded",
 	RequestTimeout:  "Request timed out",
+	Unauthenticated: "Unauthenticated",
+	Forbidden:       "Forbidden",
 	OperationFailed: "Workflow operation failed",
 }
 

@@ -3,11 +3,11 @@ package service
 import "github.com/mcpflow/mcpflow/api/protocol"
 
 // authMethods are the admin auth records: list, inspect, save, delete.
-func (s *Service) authMethods() map[string]Handler {
-	return map[string]Handler{
-		protocol.MethodAuthList:    handle(s.listAuth),
-		protocol.MethodAuthInspect: handle(s.inspectAuth),
-		protocol.MethodAuthSave:    handle(s.saveAuth),
-		protocol.MethodAuthDelete:  handle(s.deleteAuth),
+func (s *Service) authMethods() map[string]Method {
+	return map[string]Method{
+		protocol.MethodAuthList:    forAdmin(s.listAuth),
+		protocol.MethodAuthInspect: forAdmin(s.inspectAuth),
+		protocol.MethodAuthSave:    forAdmin(s.saveAuth),
+		protocol.MethodAuthDelete:  forAdmin(s.deleteAuth),
 	}
 }

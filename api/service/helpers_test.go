@@ -107,7 +107,7 @@ type fixture struct {
 	svc      *service.Service
 	store    *store.Memory
 	registry *catalog.Registry
-	methods  map[string]service.Handler
+	methods  map[string]service.Method
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -166,7 +166,7 @@ func (f *fixture) call(t *testing.T, method, params string) (any, error) {
 		t.Logf("no method %q in the table", method)
 	}
 	is.True(ok) // the method is in the table
-	return h(bounded(t), json.RawMessage(params))
+	return h.Handler(bounded(t), json.RawMessage(params))
 }
 
 // succeed calls a method that must succeed and returns its answer.

@@ -11,12 +11,12 @@ import (
 // liveMethods are the subscriptions to live events (extensions): a run's
 // events and the admin event log, pushed through the connection's
 // Notifier by Hub.
-func (s *Service) liveMethods() map[string]Handler {
-	return map[string]Handler{
-		protocol.MethodRunsSubscribe:          handle(s.subscribeRun),
-		protocol.MethodRunsUnsubscribe:        handle(s.unsubscriber(false)),
-		protocol.MethodAdminEventsSubscribe:   handle(s.subscribeAdminEvents),
-		protocol.MethodAdminEventsUnsubscribe: handle(s.unsubscriber(true)),
+func (s *Service) liveMethods() map[string]Method {
+	return map[string]Method{
+		protocol.MethodRunsSubscribe:          forRead(s.subscribeRun),
+		protocol.MethodRunsUnsubscribe:        forRead(s.unsubscriber(false)),
+		protocol.MethodAdminEventsSubscribe:   forAdmin(s.subscribeAdminEvents),
+		protocol.MethodAdminEventsUnsubscribe: forAdmin(s.unsubscriber(true)),
 	}
 }
 

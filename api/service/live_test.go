@@ -116,7 +116,7 @@ func (c *fakeConn) call(t *testing.T, svc *service.Service, method, params strin
 	defer release()
 	h, ok := svc.Methods()[method]
 	is.New(t).True(ok) // the method is in the table
-	res, err := h(ctx, json.RawMessage(params))
+	res, err := h.Handler(ctx, json.RawMessage(params))
 	if err != nil {
 		return nil, err
 	}
@@ -476,7 +476,7 @@ func TestSubscriptionsNeedAWebSocketAndAKnownRun(t *testing.T) {
 	svc, _ := liveService(t, store.NewMemory(), service.HubOptions{})
 	newRun(t, svc.Store, "run-1")
 	for method, params := range map[string]string{protocol.MethodRunsSubscribe: `{"run_id":"run-1"}`, protocol.MethodAdminEventsSubscribe: `{}`} {
-		_, err := svc.Methods()[method](bounded(t), json.RawMessage(params))
+		_, err := svc.Methods()[method].Handler(bounded(t), json.RawMessage(params))
 		msg := domainError(t, err, "ValueError") // no notifier: a POST to /rpc
 		is.True(strings.Contains(msg, "WebSocket"))
 	}

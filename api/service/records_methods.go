@@ -3,15 +3,15 @@ package service
 import "github.com/mcpflow/mcpflow/api/protocol"
 
 // recordMethods are artifact and deployment deletion, artifacts.save, capabilities.call, sources and the admin event log.
-func (s *Service) recordMethods() map[string]Handler {
-	return map[string]Handler{
-		protocol.MethodArtifactsSave:     handle(s.saveWholeArtifact),
-		protocol.MethodArtifactsDelete:   handle(s.deleteArtifact),
-		protocol.MethodDeploymentsDelete: handle(s.deleteDeployment),
-		protocol.MethodCapabilitiesCall:  handle(s.callCapability),
-		protocol.MethodSourcesList:       handle(s.listSources),
-		protocol.MethodSourcesInspect:    handle(s.inspectSource),
-		protocol.MethodSourcesDiagnose:   handle(s.diagnoseSource),
-		protocol.MethodAdminEventsList:   handle(s.listEvents),
+func (s *Service) recordMethods() map[string]Method {
+	return map[string]Method{
+		protocol.MethodArtifactsSave:     forAuthor(s.saveWholeArtifact),
+		protocol.MethodArtifactsDelete:   forAuthor(s.deleteArtifact),
+		protocol.MethodDeploymentsDelete: forAuthor(s.deleteDeployment),
+		protocol.MethodCapabilitiesCall:  forRun(s.callCapability),
+		protocol.MethodSourcesList:       forRead(s.listSources),
+		protocol.MethodSourcesInspect:    forRead(s.inspectSource),
+		protocol.MethodSourcesDiagnose:   forRead(s.diagnoseSource),
+		protocol.MethodAdminEventsList:   forAdmin(s.listEvents),
 	}
 }

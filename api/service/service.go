@@ -5,9 +5,7 @@
 package service
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,10 +18,6 @@ import (
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
-
-// Handler serves one method: params are the raw JSON object already
-// checked against the contract.
-type Handler func(ctx context.Context, params json.RawMessage) (any, error)
 
 // Service holds what the handlers use.
 type Service struct {
@@ -63,80 +57,41 @@ type Service struct {
 	registryMu sync.Mutex
 }
 
-// Methods returns the method table: each area of the API contributes its
-// own part.
-func (s *Service) Methods() map[string]Handler {
-	table := map[string]Handler{}
-	for _, part := range []map[string]Handler{
-		s.coreMethods(),
-		s.documentEditMethods(),
-		s.stepEditMethods(),
-		s.recordMethods(),
-		s.registryMethods(),
-		s.authMethods(),
-		s.liveMethods(),
-	} {
-		for name, h := range part {
-			if _, dup := table[name]; dup {
-				panic("service: method " + name + " registered twice")
-			}
-			table[name] = h
-		}
-	}
-	return table
-}
-
 // coreMethods are health, capabilities, workspaces, artifacts,
 // deployments, runs and connections.
-func (s *Service) coreMethods() map[string]Handler {
-	return map[string]Handler{
-		protocol.MethodHealth:                    handle(s.health),
-		protocol.MethodCapabilitiesList:          handle(s.listCapabilities),
-		protocol.MethodCapabilitiesInspect:       handle(s.inspectCapability),
-		protocol.MethodWorkspaceFromCapability:   handle(s.createFromCapability),
-		protocol.MethodWorkspaceGet:              handle(s.getWorkspace),
-		protocol.MethodWorkspaceCreateArtifact:   handle(s.createArtifact),
-		protocol.MethodWorkspaceList:             handle(s.listWorkspaces),
-		protocol.MethodWorkspaceSetName:          handle(s.setName),
-		protocol.MethodWorkspaceSetStart:         handle(s.setStart),
-		protocol.MethodWorkspaceSetRoute:         handle(s.setRoute),
-		protocol.MethodWorkspaceReplaceDocument:  handle(s.replaceDocument),
-		protocol.MethodWorkspaceValidate:         handle(s.validateWorkspace),
-		protocol.MethodWorkspaceDelete:           handle(s.deleteWorkspace),
-		protocol.MethodArtifactsList:             handle(s.listArtifacts),
-		protocol.MethodArtifactsInspect:          handle(s.inspectArtifact),
-		protocol.MethodDeploymentsSave:           handle(s.saveDeployment),
-		protocol.MethodDeploymentsInspect:        handle(s.inspectDeployment),
-		protocol.MethodDeploymentsList:           handle(s.listDeployments),
-		protocol.MethodDeploymentsValidate:       handle(s.validateDeployment),
-		protocol.MethodRunsStart:                 handle(s.startRun),
-		protocol.MethodRunsInspect:               handle(s.inspectRun),
-		protocol.MethodRunsList:                  handle(s.listRuns),
-		protocol.MethodRunsTrace:                 handle(s.readTrace),
-		protocol.MethodRunsResume:                handle(s.resumeRun),
-		protocol.MethodRunsCancel:                handle(s.cancelRun),
-		protocol.MethodConnectionsList:           handle(s.listConnections),
-		protocol.MethodConnectionStatusesList:    handle(s.listConnectionStatuses),
-		protocol.MethodConnectionsRefreshCatalog: handle(s.refreshCatalog),
-		protocol.MethodWorkspaceCompile:          handle(s.compileWorkspace),
-		protocol.MethodDraftsValidate:            handle(s.validateDraft),
-		protocol.MethodArtifactsCreateFromPlan:   handle(s.createFromPlan),
-	}
-}
-
-// handle adapts a typed method to a Handler. Params decode strictly:
-// unknown keys are invalid params even where no contract schema applies.
-func handle[P, R any](fn func(context.Context, P) (R, error)) Handler {
-	return func(ctx context.Context, raw json.RawMessage) (any, error) {
-		var p P
-		if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&p); err != nil {
-				return nil, invalidParams("invalid params: %v", err)
-			}
-		}
-		return fn(ctx, p)
+func (s *Service) coreMethods() map[string]Method {
+	return map[string]Method{
+		protocol.MethodHealth:                    forRead(s.health),
+		protocol.MethodCapabilitiesList:          forRead(s.listCapabilities),
+		protocol.MethodCapabilitiesInspect:       forRead(s.inspectCapability),
+		protocol.MethodWorkspaceFromCapability:   forAuthor(s.createFromCapability),
+		protocol.MethodWorkspaceGet:              forRead(s.getWorkspace),
+		protocol.MethodWorkspaceCreateArtifact:   forAuthor(s.createArtifact),
+		protocol.MethodWorkspaceList:             forRead(s.listWorkspaces),
+		protocol.MethodWorkspaceSetName:          forAuthor(s.setName),
+		protocol.MethodWorkspaceSetStart:         forAuthor(s.setStart),
+		protocol.MethodWorkspaceSetRoute:         forAuthor(s.setRoute),
+		protocol.MethodWorkspaceReplaceDocument:  forAuthor(s.replaceDocument),
+		protocol.MethodWorkspaceValidate:         forRead(s.validateWorkspace),
+		protocol.MethodWorkspaceDelete:           forAuthor(s.deleteWorkspace),
+		protocol.MethodArtifactsList:             forRead(s.listArtifacts),
+		protocol.MethodArtifactsInspect:          forRead(s.inspectArtifact),
+		protocol.MethodDeploymentsSave:           forAuthor(s.saveDeployment),
+		protocol.MethodDeploymentsInspect:        forRead(s.inspectDeployment),
+		protocol.MethodDeploymentsList:           forRead(s.listDeployments),
+		protocol.MethodDeploymentsValidate:       forRead(s.validateDeployment),
+		protocol.MethodRunsStart:                 forRun(s.startRun),
+		protocol.MethodRunsInspect:               forRead(s.inspectRun),
+		protocol.MethodRunsList:                  forRead(s.listRuns),
+		protocol.MethodRunsTrace:                 forRead(s.readTrace),
+		protocol.MethodRunsResume:                forRun(s.resumeRun),
+		protocol.MethodRunsCancel:                forRun(s.cancelRun),
+		protocol.MethodConnectionsList:           forAdmin(s.listConnections),
+		protocol.MethodConnectionStatusesList:    forAdmin(s.listConnectionStatuses),
+		protocol.MethodConnectionsRefreshCatalog: forAdmin(s.refreshCatalog),
+		protocol.MethodWorkspaceCompile:          forRead(s.compileWorkspace),
+		protocol.MethodDraftsValidate:            forRead(s.validateDraft),
+		protocol.MethodArtifactsCreateFromPlan:   forAuthor(s.createFromPlan),
 	}
 }
 

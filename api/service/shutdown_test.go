@@ -35,7 +35,7 @@ func startAsync(f *fixture, params string) <-chan started {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
-		res, err := f.methods[protocol.MethodRunsStart](ctx, json.RawMessage(params))
+		res, err := f.methods[protocol.MethodRunsStart].Handler(ctx, json.RawMessage(params))
 		out <- started{res, err}
 	}()
 	return out

@@ -4,14 +4,14 @@ import "github.com/mcpflow/mcpflow/api/protocol"
 
 // stepEditMethods are the step edits of draft workspaces: add_step, add_step_from_capability, bind, branch, handle, update_capability_step,
 // and create_empty (implemented with the document edits), where they begin.
-func (s *Service) stepEditMethods() map[string]Handler {
-	return map[string]Handler{
-		protocol.MethodWorkspaceCreateEmpty:           handle(s.createEmpty),
-		protocol.MethodWorkspaceAddStep:               handle(s.addStep),
-		protocol.MethodWorkspaceAddStepFromCapability: handle(s.addStepFromCapability),
-		protocol.MethodWorkspaceBind:                  handle(s.bind),
-		protocol.MethodWorkspaceBranch:                handle(s.branch),
-		protocol.MethodWorkspaceHandle:                handle(s.handleRoutes),
-		protocol.MethodWorkspaceUpdateCapabilityStep:  handle(s.updateCapabilityStep),
+func (s *Service) stepEditMethods() map[string]Method {
+	return map[string]Method{
+		protocol.MethodWorkspaceCreateEmpty:           forAuthor(s.createEmpty),
+		protocol.MethodWorkspaceAddStep:               forAuthor(s.addStep),
+		protocol.MethodWorkspaceAddStepFromCapability: forAuthor(s.addStepFromCapability),
+		protocol.MethodWorkspaceBind:                  forAuthor(s.bind),
+		protocol.MethodWorkspaceBranch:                forAuthor(s.branch),
+		protocol.MethodWorkspaceHandle:                forAuthor(s.handleRoutes),
+		protocol.MethodWorkspaceUpdateCapabilityStep:  forAuthor(s.updateCapabilityStep),
 	}
 }

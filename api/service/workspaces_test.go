@@ -241,7 +241,7 @@ func TestConcurrentEditsAtOneRevisionCommitExactlyOnce(t *testing.T) {
 		err error
 	}
 	answers := make(chan answer, writers)
-	setName := f.methods[protocol.MethodWorkspaceSetName]
+	setName := f.methods[protocol.MethodWorkspaceSetName].Handler
 	ctx := bounded(t)
 	for i := range writers {
 		go func() {

@@ -17,18 +17,20 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/session/reap"
 	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/demoserver"
 )
 
 const usage = `usage:
-  mcpflow serve [--config FILE] [--listen 127.0.0.1:8765] [--run-wait 2m] [--max-steps 10000] [--run-timeout 1h] [--shutdown-timeout 10s] [--log-level info]
+  mcpflow serve [--config FILE] [--listen 127.0.0.1:8765] [--run-wait 2m] [--max-steps 10000] [--run-timeout 1h] [--shutdown-timeout 10s] [--log-level info] [--allow-origin ORIGIN]... [--insecure-no-auth]
   mcpflow demo-server`
 
 func main() {
@@ -68,6 +70,9 @@ func serve(ctx context.Context, args []string) error {
 	maxSteps := fs.Int("max-steps", workflow.DefaultMaxSteps, "step budget of each run, unless its deployment sets limits.max_steps")
 	runTimeout := fs.Duration("run-timeout", time.Hour, "overall deadline of each run from its start or resume (0: none), unless its deployment sets limits.run_timeout_seconds")
 	shutdownTimeout := fs.Duration("shutdown-timeout", app.DefaultShutdownTimeout, "how long a stop on SIGTERM or SIGINT may take; steps in flight get most of it to finish (a second signal stops at once)")
+	var origins stringList
+	fs.Var(&origins, "allow-origin", "a browser origin (scheme://host[:port]) allowed besides loopback ones; repeat for more")
+	insecure := fs.Bool("insecure-no-auth", false, "serve a non-loopback address without access tokens: anyone who can connect may deploy and run any tool")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -86,6 +91,18 @@ func serve(ctx context.Context, args []string) error {
 	}
 	opts := app.DefaultOptions(cfg)
 	opts.RunWait, opts.MaxSteps, opts.RunTimeout = *runWait, *maxSteps, *runTimeout
+	if opts.Edge.Guard, opts.Edge.Gate, err = app.Access(cfg, origins); err != nil {
+		return err
+	}
+	if err := access.CheckExposure(*listen, opts.Edge.Guard, *insecure); err != nil {
+		return err
+	}
+	switch {
+	case !opts.Edge.Guard.Enabled() && access.IsLoopbackListen(*listen):
+		slog.Info("no access tokens configured: serving loopback clients only, each with every scope", "listen", *listen)
+	case !opts.Edge.Guard.Enabled():
+		slog.Warn("--insecure-no-auth: serving without access tokens on a non-loopback address; anyone who can connect may deploy and run any tool", "listen", *listen)
+	}
 	opts.Supervisor.Session.StdioReaper = reap.Self()
 	stopAtSecondSignal()
 	// Bound first: a serve that cannot listen touches no store.
@@ -109,6 +126,12 @@ func serve(ctx context.Context, args []string) error {
 	defer cancel()
 	return errors.Join(err, a.Shutdown(sctx))
 }
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 // stopAtSecondSignal exits at once on the second SIGTERM or SIGINT: the
 // first one begins the graceful shutdown (through run's context), and the

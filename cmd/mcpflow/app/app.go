@@ -4,6 +4,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -96,6 +97,13 @@ func DefaultTransports(creds session.Credentials, sess session.Options) session.
 // system and warms up the catalogs of new connections. Serve it with Handler or ListenAndServe; stop it with
 // Shutdown.
 func Start(ctx context.Context, opts Options) (*App, error) {
+	if opts.Edge.Guard == nil || opts.Edge.Gate == nil {
+		guard, gate, err := Access(opts.Config, nil)
+		if err != nil {
+			return nil, err
+		}
+		opts.Edge.Guard, opts.Edge.Gate = cmp.Or(opts.Edge.Guard, guard), cmp.Or(opts.Edge.Gate, gate)
+	}
 	a := &App{store: opts.Store, closeTimeout: opts.Supervisor.Session.CloseTimeout}
 	if a.store == nil {
 		// One owner per store: nothing is opened, migrated or recovered

@@ -1,0 +1,79 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/mcpflow/mcpflow/api/access"
+)
+
+// Handler serves one method: params are the raw JSON object already
+// checked against the contract.
+type Handler func(ctx context.Context, params json.RawMessage) (any, error)
+
+// Method is one entry of the method table: the scope a caller's token
+// needs (see package access) and the handler.
+type Method struct {
+	Scope   access.Scope
+	Handler Handler
+}
+
+// Methods returns the method table: each area of the API contributes its
+// own part, and declares each method's scope there.
+func (s *Service) Methods() map[string]Method {
+	table := map[string]Method{}
+	for _, part := range []map[string]Method{
+		s.coreMethods(),
+		s.documentEditMethods(),
+		s.stepEditMethods(),
+		s.recordMethods(),
+		s.registryMethods(),
+		s.authMethods(),
+		s.liveMethods(),
+	} {
+		for name, m := range part {
+			if _, dup := table[name]; dup {
+				panic("service: method " + name + " registered twice")
+			}
+			table[name] = m
+		}
+	}
+	return table
+}
+
+// The scopes of the table's entries: forRead for what only reads (list,
+// inspect, trace, validate, follow), forRun for what starts, resumes,
+// cancels or calls, forAuthor for what changes workspaces, artifacts and
+// deployments, forAdmin for the workflow.admin namespace.
+func forRead[P, R any](fn func(context.Context, P) (R, error)) Method {
+	return Method{Scope: access.Read, Handler: handle(fn)}
+}
+
+func forRun[P, R any](fn func(context.Context, P) (R, error)) Method {
+	return Method{Scope: access.Run, Handler: handle(fn)}
+}
+
+func forAuthor[P, R any](fn func(context.Context, P) (R, error)) Method {
+	return Method{Scope: access.Author, Handler: handle(fn)}
+}
+
+func forAdmin[P, R any](fn func(context.Context, P) (R, error)) Method {
+	return Method{Scope: access.Admin, Handler: handle(fn)}
+}
+
+// handle adapts a typed method to a Handler. Params decode strictly:
+// unknown keys are invalid params even where no contract schema applies.
+func handle[P, R any](fn func(context.Context, P) (R, error)) Handler {
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var p P
+		if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&p); err != nil {
+				return nil, invalidParams("invalid params: %v", err)
+			}
+		}
+		return fn(ctx, p)
+	}
+}
