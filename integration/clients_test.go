@@ -20,6 +20,9 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
 // Pinned versions of the npm WebSocket JSON-RPC client stack.
@@ -98,14 +101,27 @@ type wsClientSummary struct {
 		Result   map[string]any `json:"result"`
 		Code     *int           `json:"code"`
 	} `json:"batch"`
-	BatchAsOneArray    bool   `json:"batch_as_one_array"`
-	StringIDEchoed     bool   `json:"string_id_echoed"`
-	InvalidParamsCode  *int   `json:"invalid_params_code"`
-	InvalidParamsData  any    `json:"invalid_params_data"`
-	HealthAfterError   string `json:"health_after_error"`
-	FramesReceived     int    `json:"frames_received"`
-	UnmatchedFrames    []any  `json:"unmatched_frames"`
-	UnansweredRequests []any  `json:"unanswered_ids"`
+	BatchAsOneArray   bool   `json:"batch_as_one_array"`
+	StringIDEchoed    bool   `json:"string_id_echoed"`
+	InvalidParamsCode *int   `json:"invalid_params_code"`
+	InvalidParamsData any    `json:"invalid_params_data"`
+	HealthAfterError  string `json:"health_after_error"`
+	Live              struct {
+		StartStatus  string `json:"start_status"`
+		RunID        string `json:"run_id"`
+		Subscription struct {
+			Active bool   `json:"active"`
+			RunID  string `json:"run_id"`
+		} `json:"subscription"`
+		Methods     []string              `json:"methods"`
+		Ours        bool                  `json:"ours"`
+		Sequences   []int64               `json:"sequences"`
+		Kinds       []string              `json:"kinds"`
+		FinalStatus *store.RunEventStatus `json:"final_status"`
+	} `json:"live"`
+	FramesReceived     int   `json:"frames_received"`
+	UnmatchedFrames    []any `json:"unmatched_frames"`
+	UnansweredRequests []any `json:"unanswered_ids"`
 }
 
 func TestThirdPartyWebSocketClientRunsTheWalkthrough(t *testing.T) {
@@ -190,9 +206,29 @@ func TestThirdPartyWebSocketClientRunsTheWalkthrough(t *testing.T) {
 	is.Equal(len(got.UnmatchedFrames), 0)    // no replies to notifications, no stray frames
 	is.Equal(len(got.UnansweredRequests), 0) // every request was answered
 
-	frames := 11 // 10 single replies and one batch array
+	// A run started with wait: false and followed through a subscription:
+	// its events numbered 1..N, no gap, the last one terminal.
+	live := got.Live
+	is.Equal(live.StartStatus, "running")
+	is.True(live.Subscription.Active)
+	is.Equal(live.Subscription.RunID, live.RunID)
+	is.Equal(live.Methods, []string{p.NotifyRunEvent}) // events only, no lag
+	is.True(live.Ours)                                 // of that subscription and run
+	is.True(len(live.Sequences) >= 3)                  // running, the call's start and end, the end
+	for i, seq := range live.Sequences {
+		is.Equal(seq, int64(i+1)) // in order, no gap or duplicate
+	}
+	is.Equal(live.Kinds[0], store.RunEventStatusChanged)
+	is.Equal(live.Kinds[len(live.Kinds)-1], store.RunEventStatusChanged)
+	is.True(live.FinalStatus != nil)
+	is.True(live.FinalStatus.Terminal)
+	is.Equal(live.FinalStatus.Status, "completed")
+	is.Equal(live.FinalStatus.Output["count"], float64(3)) // the third run on the session
+	t.Logf("json-rpc-2.0 followed run %s through %d events %v: %v", live.RunID, len(live.Sequences), live.Sequences, live.Kinds)
+
+	frames := 13 + len(live.Sequences) // 12 single replies, one batch array, one frame per event
 	if got.Refresh != nil {
 		frames += 2 // refresh_catalog and the second capabilities.list
 	}
-	is.Equal(got.FramesReceived, frames) // one frame per reply, none for the notifications
+	is.Equal(got.FramesReceived, frames) // one frame per reply and event, none for the client's notifications
 }

@@ -2,9 +2,10 @@
 // third-party client stack: npm json-rpc-2.0@1.8.1 (JSONRPCClient) over
 // npm ws@8. It runs the README walkthrough against source demo.default,
 // sends one batch, two notifications, one request with a string id and one
-// with an unknown param key, and prints ONE JSON object summarising what it
-// saw on stdout. Values are checked by integration/clients_test.go; this
-// script exits non-zero only when something fails that should not (a
+// with an unknown param key, starts a run with wait: false and follows it
+// through workflow.runs.subscribe, and prints ONE JSON object summarising
+// what it saw on stdout. Values are checked by integration/clients_test.go;
+// this script exits non-zero only when something fails that should not (a
 // transport error, a walkthrough step answered with an error, a timeout).
 //
 // Usage: node wsclient.mjs ws://127.0.0.1:PORT/ws
@@ -42,8 +43,13 @@ const REQUEST_TIMEOUT_MS = 20_000;
 const SOURCE = "demo.default";
 const COUNTER = `${SOURCE}.counter`;
 
-// Everything the socket delivered, for the summary.
-const seen = { frames: 0, arrayFrames: [], unmatched: [] };
+// Everything the socket delivered, for the summary: the subscription's
+// notifications (json-rpc-2.0 leaves routing notifications to the app) in
+// live, the rest of the server's pushes and stray replies in unmatched.
+const seen = { frames: 0, arrayFrames: [], unmatched: [], live: [] };
+const LIVE_METHODS = new Set(["workflow.runs.event", "workflow.runs.lagged"]);
+const isLive = (r) => !!r && typeof r === "object" && LIVE_METHODS.has(r.method) && !("id" in r);
+let liveEnded = null; // resolves once the run's terminal event or a lag arrives
 
 const ws = new WebSocket(url);
 let nextID = 0;
@@ -69,6 +75,12 @@ ws.on("message", (data, isBinary) => {
     seen.arrayFrames.push(items.map((r) => r && r.id));
   }
   for (const r of items) {
+    if (isLive(r)) {
+      seen.live.push(r);
+      const ended = r.method === "workflow.runs.lagged" || (r.params && r.params.status && r.params.status.terminal);
+      if (ended && liveEnded) liveEnded.resolve();
+      continue;
+    }
     // A server request or notification (has a method), or a response to
     // nothing we sent (a reply to a notification, an id we never used).
     if (!r || typeof r !== "object" || "method" in r || !pending.has(r.id)) {
@@ -77,7 +89,8 @@ ws.on("message", (data, isBinary) => {
       pending.delete(r.id);
     }
   }
-  client.receive(msg);
+  const replies = items.filter((r) => !isLive(r));
+  if (replies.length > 0) client.receive(Array.isArray(msg) ? replies : replies[0]);
 });
 ws.on("error", (err) => {
   client.rejectAllPendingRequests(`websocket error: ${err.message}`);
@@ -234,6 +247,31 @@ async function main() {
   summary.invalid_params_data = bad.data ?? null;
   const after = await call("workflow.health");
   summary.health_after_error = after.status;
+
+  // 9. Follow a run live: start it without waiting, subscribe, and collect
+  // its events until the one that ends it.
+  let resolveEnded;
+  const ended = new Promise((resolve) => { resolveEnded = resolve; });
+  liveEnded = { resolve: resolveEnded };
+  const live = await call("workflow.runs.start", { deployment_id: dep.deployment_id, wait: false });
+  const sub = await call("workflow.runs.subscribe", { run_id: live.run_id });
+  let timer;
+  const gaveUp = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`run ${live.run_id}: no terminal event within ${REQUEST_TIMEOUT_MS} ms`)), REQUEST_TIMEOUT_MS);
+  });
+  await Promise.race([ended, gaveUp]);
+  clearTimeout(timer);
+  const last = seen.live[seen.live.length - 1];
+  summary.live = {
+    start_status: live.status,
+    run_id: live.run_id,
+    subscription: { active: sub.active, run_id: sub.run_id },
+    methods: [...new Set(seen.live.map((n) => n.method))],
+    ours: seen.live.every((n) => n.params.subscription_id === sub.subscription_id && n.params.run_id === live.run_id),
+    sequences: seen.live.map((n) => n.params.sequence),
+    kinds: seen.live.map((n) => n.params.kind),
+    final_status: last && last.params.status ? last.params.status : null,
+  };
 
   await closed();
   summary.frames_received = seen.frames;
