@@ -15,6 +15,9 @@ type Edge struct {
 	// connection, and per client address on /rpc.
 	MaxInFlight      int `json:"max_in_flight,omitempty"`
 	MaxSubscriptions int `json:"max_subscriptions,omitempty"` // per WebSocket connection
+	// SubscriptionBuffer is how many events one subscription may hold that
+	// its connection has not taken; beyond it the subscription lags.
+	SubscriptionBuffer int `json:"subscription_buffer,omitempty"`
 	// MaxConnectionsPerClient caps the WebSocket connections and /rpc
 	// requests being served at once per client address.
 	MaxConnectionsPerClient int `json:"max_connections_per_client,omitempty"`
@@ -43,7 +46,7 @@ func (e *Edge) Validate() error {
 		v    int64
 	}{
 		{"max_message_bytes", int64(e.MaxMessageBytes)}, {"max_batch", int64(e.MaxBatch)}, {"max_in_flight", int64(e.MaxInFlight)},
-		{"max_subscriptions", int64(e.MaxSubscriptions)}, {"max_connections_per_client", int64(e.MaxConnectionsPerClient)},
+		{"max_subscriptions", int64(e.MaxSubscriptions)}, {"subscription_buffer", int64(e.SubscriptionBuffer)}, {"max_connections_per_client", int64(e.MaxConnectionsPerClient)},
 		{"max_concurrent_runs", int64(e.MaxConcurrentRuns)}, {"max_outbound_messages", int64(e.MaxOutboundMessages)},
 		{"max_outbound_bytes", e.MaxOutboundBytes}, {"request_timeout_ms", int64(e.RequestTimeoutMS)},
 		{"write_timeout_ms", int64(e.WriteTimeoutMS)}, {"ping_interval_ms", int64(e.PingIntervalMS)},

@@ -44,7 +44,10 @@ type Options struct {
 	Transports session.TransportFactory
 	Supervisor supervisor.Options
 	Edge       edge.Options
-	RunWait    time.Duration
+	// Hub bounds live event subscriptions; its MaxSubscriptions is the
+	// edge's.
+	Hub     service.HubOptions
+	RunWait time.Duration
 	// MaxSteps is each run's step budget and RunTimeout its overall
 	// deadline (none when 0), unless its deployment sets its own.
 	MaxSteps   int
@@ -63,7 +66,11 @@ func DefaultOptions(cfg *config.File) Options {
 		sup = sup.WithConfig(cfg.Server.Supervision) // the config's default supervision policy
 		edgeOpts = edgeOpts.WithConfig(cfg.Server.Edge)
 	}
-	return Options{Config: cfg, Supervisor: sup, Edge: edgeOpts, RunWait: 2 * time.Minute, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour, WarmUp: 10 * time.Second}
+	var hub service.HubOptions
+	if cfg != nil && cfg.Server.Edge != nil {
+		hub.Buffer = cfg.Server.Edge.SubscriptionBuffer
+	}
+	return Options{Config: cfg, Supervisor: sup, Edge: edgeOpts, Hub: hub, RunWait: 2 * time.Minute, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour, WarmUp: 10 * time.Second}
 }
 
 // App is a running mcpflow, before or while it serves HTTP.
@@ -135,7 +142,8 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	}
 	// Every write goes through the hub's store, so that live event
 	// subscriptions see each commit.
-	a.hub = service.NewHub(a.store, service.HubOptions{MaxSubscriptions: opts.Edge.MaxSubscriptions})
+	opts.Hub.MaxSubscriptions = opts.Edge.MaxSubscriptions
+	a.hub = service.NewHub(a.store, opts.Hub)
 	live := a.hub.Store()
 	snaps, err := a.store.ListCatalogs(ctx)
 	if err != nil {
