@@ -165,6 +165,26 @@ type addToolOut struct {
 	Added string `json:"added"`
 }
 
+// WithMetaEcho gives s the tool meta {} → {"meta": {...}}, which returns
+// the _meta of its own request ({} when it had none), so that a test sees
+// what a client sent alongside the call, such as a W3C traceparent. It
+// returns s.
+func WithMetaEcho(s *mcp.Server) *mcp.Server {
+	mcp.AddTool(s, &mcp.Tool{Name: "meta", Description: "Return the _meta of this request.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, metaOut, error) {
+			meta := req.Params.GetMeta()
+			if meta == nil {
+				meta = map[string]any{}
+			}
+			return nil, metaOut{Meta: meta}, nil
+		})
+	return s
+}
+
+type metaOut struct {
+	Meta map[string]any `json:"meta"`
+}
+
 // NewHTTPHandler serves MCP over streamable HTTP, statefully: each MCP
 // session (each initialize) gets its own server from newServer (NewServer
 // if nil), so state such as the counter is per session, as it is per

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/actors/tracing"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
@@ -20,8 +21,9 @@ func ResourceRef(input workflow.Object) (logical, uri string) {
 }
 
 // readResource sends one attempt of a wf.source.read_resource call to the
-// session actor of the connection its logical source is bound to.
-func (a *Actor) readResource(f *inflight) {
+// session actor of the connection its logical source is bound to, with
+// the trace context tc of its step.
+func (a *Actor) readResource(f *inflight, tc tracing.Carrier) {
 	logical, uri := ResourceRef(f.call.Input)
 	conn, ok := "", false
 	if a.spec.Sources != nil {
@@ -34,7 +36,8 @@ func (a *Actor) readResource(f *inflight) {
 	a.engine.Send(a.spec.Supervisor, session.ReadResource{
 		CorrelationID: f.corr, Connection: conn, URI: uri,
 		Deadline: time.Now().Add(a.callTimeout(f.call)), Owner: a.record.ID, Scope: a.spec.Scopes[conn],
-		Reply: reply.Actor[session.ToolResult](a.engine, a.self),
+		Reply:       reply.Actor[session.ToolResult](a.engine, a.self),
+		TraceParent: tc.TraceParent, TraceState: tc.TraceState,
 	})
 }
 

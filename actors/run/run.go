@@ -20,10 +20,12 @@ import (
 	"github.com/anthdm/hollywood/actor"
 
 	"github.com/mcpflow/mcpflow/actors/guard"
+	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
+	"github.com/mcpflow/mcpflow/actors/tracing"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
@@ -75,6 +77,8 @@ type Spec struct {
 	// Done receives the record the run stopped with: terminal, or
 	// interrupted.
 	Done reply.To[store.Run]
+	// Metrics counts runs and times steps; nil records nothing.
+	Metrics *metrics.Metrics
 }
 
 // Resume is a resume request.
@@ -135,6 +139,8 @@ type inflight struct {
 	attempts int
 	// lost counts the attempts whose session died under them.
 	lost int
+	// started is when its first attempt went out.
+	started time.Time
 }
 
 // Actor executes one run.
@@ -164,6 +170,8 @@ type Actor struct {
 	cancelled    []reply.To[store.Run]
 	acknowledged bool
 	timers       []*time.Timer
+	// trace holds the spans of this incarnation; nil with tracing off.
+	trace *tracing.Run
 }
 
 // New returns a producer of the run actor for spec.
@@ -202,6 +210,7 @@ func (a *Actor) Receive(c *actor.Context) {
 		for _, t := range a.timers {
 			t.Stop()
 		}
+		a.trace.End(a.record) // stopped from outside: no span stays open
 	case guard.Panic:
 		// Our own code panicked on a message: fail the run rather than
 		// leave it waiting forever.
@@ -223,6 +232,7 @@ func (a *Actor) start() {
 	fresh := a.record.Checkpoint == nil
 	var err error
 	if fresh {
+		a.spec.Metrics.RunStarted(a.record.DeploymentID)
 		a.exec, err = workflow.NewExecution(a.spec.Program, a.record.Input, a.spec.Options)
 	} else {
 		a.exec, err = workflow.Restore(a.spec.Program, *a.record.Checkpoint, a.spec.Options)
@@ -236,6 +246,7 @@ func (a *Actor) start() {
 			return
 		}
 	}
+	a.trace = tracing.StartRun(a.record, a.spec.Resume != nil)
 	if !a.spec.Deadline.IsZero() {
 		a.after(time.Until(a.spec.Deadline), deadlinePassed{})
 	}
@@ -326,6 +337,7 @@ func (a *Actor) commit(final bool) {
 	rec := a.checkpoint()
 	entries := a.unsaved
 	a.unsaved = nil
+	a.trace.Steps(entries)
 	a.persist(func(ctx context.Context) error { return a.spec.Store.RecordProgress(ctx, rec, entries) }, final)
 }
 
@@ -360,7 +372,7 @@ func (a *Actor) onPersisted(m persisted) {
 		return
 	}
 	for _, c := range a.ready {
-		f := &inflight{call: c}
+		f := &inflight{call: c, started: time.Now()}
 		a.calls[c.ID] = f
 		a.send(f)
 	}
@@ -391,6 +403,7 @@ func (a *Actor) send(f *inflight) {
 	f.corr = a.corr
 	a.byCorr[f.corr] = f.call.ID
 	target, found := a.spec.Targets[f.call.Capability]
+	tc := a.trace.Attempt(f.call, f.attempts, target.Connection, target.Builtin == nil)
 	if !found {
 		a.engine.Send(a.self, session.ToolResult{CorrelationID: f.corr, Err: fmt.Errorf("capability %q is not bound", f.call.Capability)})
 		return
@@ -401,7 +414,7 @@ func (a *Actor) send(f *inflight) {
 		return
 	}
 	if target.Resource {
-		a.readResource(f)
+		a.readResource(f, tc)
 		return
 	}
 	a.engine.Send(a.spec.Supervisor, session.CallTool{
@@ -413,6 +426,8 @@ func (a *Actor) send(f *inflight) {
 		Owner:         a.record.ID,
 		Scope:         a.spec.Scopes[target.Connection],
 		Reply:         reply.Actor[session.ToolResult](a.engine, a.self),
+		TraceParent:   tc.TraceParent,
+		TraceState:    tc.TraceState,
 	})
 }
 
@@ -475,6 +490,8 @@ func (a *Actor) onToolResult(m session.ToolResult) {
 	case m.Err != nil && f.attempts > 1:
 		r.Err = fmt.Errorf("after %d attempts: %w", f.attempts, m.Err)
 	}
+	a.observeStep(f, r)
+	a.trace.Finished(f.call, r)
 	_ = a.exec.Complete(id, r)
 }
 
@@ -615,6 +632,8 @@ func (a *Actor) stop() {
 		a.withdraw()
 	}
 	a.releaseScopes()
+	a.spec.Metrics.RunEnded(a.record.DeploymentID, a.record.Status)
+	a.trace.End(a.record)
 	if a.spec.Done != nil {
 		a.spec.Done(a.record)
 	}

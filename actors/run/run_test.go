@@ -3,8 +3,10 @@ package run_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/guard"
+	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/run"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -39,6 +42,8 @@ type world struct {
 	rec    *fakes.Recording
 	mem    *fakes.InMemory
 	writes *progressLog
+	// metrics are what every run of the world records.
+	metrics *metrics.Metrics
 }
 
 // progressLog is the run store, noting every record it is given.
@@ -68,7 +73,7 @@ func newWorld(t *testing.T) *world {
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err) // new engine
 	mem := fakes.NewInMemory(nil)
-	w := &world{engine: e, store: store.NewMemory(), rec: fakes.NewRecording(mem), mem: mem}
+	w := &world{engine: e, store: store.NewMemory(), rec: fakes.NewRecording(mem), mem: mem, metrics: metrics.New()}
 	w.writes = &progressLog{Memory: w.store}
 	opts := supervisor.DefaultOptions()
 	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 2*time.Second, 2*time.Second, time.Second
@@ -128,8 +133,8 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts,
 		Supervisor: w.sup.PID(), Store: w.writes,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second,
-		Started: started.To(), Done: done.To(),
-	}), "run", actor.WithID(id), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+		Started: started.To(), Done: done.To(), Metrics: w.metrics,
+	}), "run", actor.WithID(incarnation(id)), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 	ack, err := started.Wait(wait(t))
 	if err != nil {
 		t.Logf("run %s not acknowledged: %v", id, err)
@@ -255,6 +260,15 @@ func TestRunOfAnInvalidPlanFailsAtOnce(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(stored.Status, store.RunFailed)
 }
+
+// spawned numbers the run actors a test spawns.
+var spawned atomic.Int64
+
+// incarnation is a fresh actor id for run id, as the service gives each
+// run actor: a finished actor may still be registered under its id for a
+// moment after its last reply, and hollywood drops a spawn whose id is
+// taken.
+func incarnation(id string) string { return fmt.Sprintf("%s#%d", id, spawned.Add(1)) }
 
 func TestDuplicateRunIDIsNotAcknowledged(t *testing.T) {
 	is := is.New(t)

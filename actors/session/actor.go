@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/metrics"
 )
 
 // Actor owns one upstream MCP session for one connection.
@@ -64,6 +65,12 @@ type Actor struct {
 	lastErrAt   time.Time
 	lastSuccess time.Time
 	changedAt   time.Time
+
+	// reportedCause is the cause of the last connect failure logged at
+	// warn; "" once a session opens.
+	reportedCause string
+	// gauges are the actor's share of its connection's gauges.
+	gauges *metrics.SessionGauges
 }
 
 // New returns a producer of the session actor for conn.
@@ -81,6 +88,7 @@ func Continue(conn config.Connection, factory TransportFactory, opts Options, in
 
 // Receive handles one message.
 func (a *Actor) Receive(c *actor.Context) {
+	defer a.observe()
 	switch m := c.Message().(type) {
 	case actor.Started:
 		a.begin(c)

@@ -15,6 +15,7 @@ type inflight struct {
 	attempt   int
 	gen       int64
 	transport mcp.Transport
+	started   time.Time // when it was sent
 }
 
 // start runs w on the open session in a goroutine.
@@ -26,7 +27,7 @@ func (a *Actor) start(w work) {
 		deadline = time.Now().Add(a.opts.CallTimeout)
 	}
 	ctx, cancel := context.WithDeadline(a.ctx, deadline)
-	a.running[run] = &inflight{w: w, cancel: cancel, attempt: a.attempt, gen: a.generation, transport: a.transport}
+	a.running[run] = &inflight{w: w, cancel: cancel, attempt: a.attempt, gen: a.generation, transport: a.transport, started: time.Now()}
 	engine, self, cs, connID := a.engine, a.self, a.session, a.conn.ID
 	if w.list != nil {
 		a.refresh.running = true
@@ -56,6 +57,7 @@ func (a *Actor) onCallDone(m callDone) {
 		return // answered already: its session was lost
 	}
 	delete(a.running, m.run)
+	a.observeCall(f, m.result)
 	r := m.result
 	r.Generation = f.gen
 	current := f.attempt == a.attempt && a.session != nil

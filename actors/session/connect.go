@@ -80,6 +80,7 @@ func (a *Actor) startConnect() {
 			if k, ok := t.(Killer); ok {
 				_ = k.Kill()
 			}
+			err = withStderr(err, t) // why a server that exited at start did
 			engine.Send(self, connected{attempt: attempt, err: fmt.Errorf("connect: %w", err)})
 			return
 		}
@@ -142,7 +143,7 @@ func (a *Actor) onConnected(m connected) {
 	}
 	a.lease = nil // released by the connect goroutine
 	if m.err != nil {
-		slog.Warn("mcp connect failed", "connection", a.conn.ID, "attempt", a.attempt, "degraded", a.degraded, "err", Redact(a.conn, m.err.Error()))
+		a.reportConnectFailure(m.err)
 		a.failListings(fmt.Errorf("connection %q: %w: %s", a.conn.ID, ErrUnavailable, Redact(a.conn, m.err.Error())))
 		a.failed(m.err)
 		return
@@ -155,6 +156,7 @@ func (a *Actor) onConnected(m connected) {
 		a.backoff.Reset()
 	}
 	a.session, a.transport, a.end = cs, t, end
+	a.reportedCause = "" // the next failure is news again
 	a.generation++
 	a.opened++
 	a.openedAt, a.lastSuccess, a.nextTry = now, now, time.Time{}
@@ -193,6 +195,7 @@ func (a *Actor) failed(cause error) {
 		return
 	}
 	a.restarts++
+	a.opts.Metrics.Reconnect(a.conn.ID)
 	a.retryAfter(a.backoff.Next(), StateBackoff)
 }
 

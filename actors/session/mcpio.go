@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/tracing"
 )
 
 // closeSession closes cs gracefully, or kills the transport's peer when the
@@ -42,7 +43,7 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool) (r Tool
 	if args == nil {
 		args = map[string]any{}
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.Tool, Arguments: args})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.Tool, Arguments: args, Meta: tracing.Meta(call.TraceParent, call.TraceState)})
 	if err != nil {
 		return ToolResult{CorrelationID: call.CorrelationID, Err: fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err)}, err
 	}
@@ -60,7 +61,7 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool) (r Tool
 // readResource reads one resource on an open session; rpcErr as for
 // callTool.
 func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource) (r ToolResult, rpcErr error) {
-	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.URI})
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.URI, Meta: tracing.Meta(req.TraceParent, req.TraceState)})
 	if err != nil {
 		rpcErr = err
 	} else {

@@ -24,6 +24,10 @@ type CallTool struct {
 	// its own, which the supervisor opens on first use.
 	Scope string
 	Reply reply.To[ToolResult]
+	// TraceParent and TraceState are the W3C trace context of the step
+	// that makes the call ("" for none), sent upstream in the request's
+	// _meta (see package tracing).
+	TraceParent, TraceState string
 }
 
 // ReadResource asks the session actor of Connection to read one resource.
@@ -38,6 +42,8 @@ type ReadResource struct {
 	// Scope picks the session, as CallTool's does.
 	Scope string
 	Reply reply.To[ToolResult]
+	// TraceParent and TraceState are the trace context, as CallTool's.
+	TraceParent, TraceState string
 }
 
 // CancelCalls withdraws every call (and resource read) Owner made on

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/metrics"
 )
 
 // Options bound a session actor. Every wait has a deadline and every queue
@@ -52,6 +53,9 @@ type Options struct {
 	// server starts outlives its session or mcpflow. Empty, or off Linux,
 	// servers run directly under mcpflow. See Stdio.
 	StdioReaper []string
+	// Metrics records the session's gauges, connects and call latencies;
+	// nil records nothing.
+	Metrics *metrics.Metrics
 }
 
 // DefaultOptions are the production bounds.

@@ -110,7 +110,8 @@ func (s Stdio) NewTransport(conn config.Connection) (mcp.Transport, error) {
 		reaped: reaped,
 		grace:  grace,
 		log:    slog.With("connection", conn.ID),
-		redact: redactor(authEnv),
+		redact: stderrRedactor(conn, authEnv),
+		stderr: newTail(),
 	}, nil
 }
 
@@ -141,7 +142,8 @@ type stdioTransport struct {
 	reaped bool
 	grace  reap.Grace
 	log    *slog.Logger
-	redact *strings.Replacer
+	redact func(string) string
+	stderr *tail // the last lines of its stderr, for a failed connect
 
 	mu       sync.Mutex
 	started  bool
@@ -208,7 +210,7 @@ func (t *stdioTransport) start() error {
 		close(t.exited)
 	}()
 	go func() {
-		logLines(errR, t.log.With("stream", "stderr"), t.redact)
+		logLines(errR, t.log.With("stream", "stderr"), t.redact, t.stderr)
 		_ = errR.Close()
 	}()
 	return nil
@@ -335,13 +337,17 @@ func closeFiles(files ...*os.File) {
 }
 
 // logLines logs each line of r at debug level until r ends, with every
-// secret replaced by redact. A bounded scanner buffer keeps a runaway
-// child from growing memory.
-func logLines(r io.Reader, log *slog.Logger, redact *strings.Replacer) {
+// secret replaced by redact, and keeps the last ones in keep, which it
+// ends with r. A bounded scanner buffer keeps a runaway child from
+// growing memory.
+func logLines(r io.Reader, log *slog.Logger, redact func(string) string, keep *tail) {
+	defer keep.end()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 64*1024)
 	for sc.Scan() {
-		log.Debug(redact.Replace(sc.Text()))
+		line := redact(sc.Text())
+		log.Debug(line)
+		keep.add(line)
 	}
 	_, _ = io.Copy(io.Discard, r)
 }

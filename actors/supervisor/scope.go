@@ -182,6 +182,7 @@ func (a *Actor) onScopedPanic(p guard.Panic) bool {
 		return false
 	}
 	slog.Warn("scoped session actor panicked; stopped", "connection", k.connection, "scope", k.scope, "err", p.Error())
+	a.opts.Session.Metrics.Restart(k.connection)
 	a.awaitStops(a.stopScoped(func(o scopeKey) bool { return o == k }), nil)
 	return true
 }

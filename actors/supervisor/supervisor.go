@@ -14,6 +14,7 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -256,12 +257,9 @@ func (a *Actor) setStatus(st session.Status) {
 }
 
 // event records an admin event about st's connection, off the inbox.
+// Whoever degraded the connection, or saw it recover, logged it: the
+// session actor, or onPanic.
 func (a *Actor) event(kind string, st session.Status, extra map[string]any) {
-	if kind == EventConnectionDegraded {
-		slog.Error("connection degraded", "connection", st.Connection, "restarts", st.Restarts, "err", st.LastError)
-	} else {
-		slog.Info("connection recovered", "connection", st.Connection, "generation", st.Generation)
-	}
 	if a.opts.Events == nil {
 		return
 	}
@@ -416,9 +414,13 @@ func (a *Actor) storeSnapshot(listed session.CatalogListed, answer reply.To[Cata
 				err = fmt.Errorf("save catalog of %q: %w", listed.Snapshot.ConnectionID, err)
 			}
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, session.ErrUnavailable):
+			// The session actor logged why it is unavailable, once.
+			slog.Debug("catalog refresh failed", "err", err)
+		case err != nil:
 			slog.Warn("catalog refresh failed", "err", err)
-		} else {
+		default:
 			slog.Info("catalog refreshed", "connection", listed.Snapshot.ConnectionID, "tools", len(listed.Snapshot.Tools))
 		}
 		if answer != nil {
@@ -448,8 +450,10 @@ func (a *Actor) onPanic(c *actor.Context, p guard.Panic) {
 			a.awaitStops([]stopping{s}, nil)
 		}
 		cause := "session actor panicked: " + p.Error()
+		a.opts.Session.Metrics.Restart(id)
 		prev := a.statuses[id]
 		if !ch.panics.Allow(now) {
+			slog.Error("connection degraded: its session actor keeps crashing", "connection", id, "crashes", panicLimit(policy), "window", policy.RestartWindow, "err", cause)
 			ch.degraded = true
 			ch.probeToken++
 			st := prev

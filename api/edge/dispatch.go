@@ -21,6 +21,7 @@ import (
 // never answered. A panicking handler is answered with -32603 and logged,
 // so it cannot take the process down.
 func (s *Server) dispatch(ctx context.Context, req jsonrpc.Request, deadline time.Time, caller access.Principal) (resp jsonrpc.Response, answer bool) {
+	defer func() { s.countRequest(req.Method, resp) }() // after the recover below
 	defer func() {
 		if v := recover(); v != nil {
 			slog.Error("method panicked", "method", req.Method, "panic", v, "stack", string(debug.Stack()))
@@ -145,6 +146,7 @@ func (s *Server) answer(job frameJob, f jsonrpc.Frame) {
 	x.pending.Store(1) // the loop below
 	for i, e := range f.Entries {
 		if e.Rejected != nil {
+			s.countRequest("", *e.Rejected)
 			x.set(i, *e.Rejected)
 			continue
 		}
@@ -153,8 +155,10 @@ func (s *Server) answer(job frameJob, f jsonrpc.Frame) {
 			if job.ctx.Err() != nil {
 				break // the connection or request is gone: nothing more starts
 			}
+			resp := s.noSlot(req.ID, job.scope)
+			s.countRequest(req.Method, resp)
 			if !req.IsNotification() {
-				x.set(i, s.noSlot(req.ID, job.scope))
+				x.set(i, resp)
 			}
 			continue
 		}

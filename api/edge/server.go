@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
@@ -85,6 +86,9 @@ type Options struct {
 	// Gate checks each request's Host and Origin; nil accepts loopback
 	// names and origins only.
 	Gate *access.Gate
+	// Metrics counts requests and WebSocket connections, and is served
+	// at /metrics; nil serves no /metrics and counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // DefaultOptions are the production bounds.
@@ -244,7 +248,7 @@ func version() string {
 // waits.
 func (s *Server) Close() { s.close() }
 
-// Handler routes /ws, /rpc and /healthz.
+// Handler routes /ws, /rpc, /healthz and, with Metrics, /metrics.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ws", s.serveWebSocket)
@@ -253,5 +257,8 @@ func (s *Server) Handler() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
+	if s.opts.Metrics != nil {
+		mux.HandleFunc("GET "+metricsPath, s.serveMetrics(s.opts.Metrics.Handler()))
+	}
 	return mux
 }

@@ -43,6 +43,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Upgrade already answered the HTTP request.
 	}
+	defer s.opts.Metrics.WebSocketOpened()()
 	c := &Conn{
 		server: s,
 		caller: caller,

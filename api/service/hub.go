@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 )
@@ -27,6 +28,9 @@ type HubOptions struct {
 	// MaxSubscriptions is how many subscriptions one connection may have
 	// open at once (DefaultMaxSubscriptions when 0); the edge's limit.
 	MaxSubscriptions int
+	// Metrics counts lag notifications and times the commits of the
+	// hub's store; nil records nothing.
+	Metrics *metrics.Metrics
 }
 
 // Hub publishes live events to subscriptions: the events of runs and the

@@ -177,6 +177,7 @@ func (h *Hub) lagged(s *subscription, reason string) {
 		p.RunID = &s.topic.runID
 	}
 	slog.Info("subscription lagged", "subscription", s.id, "topic", s.topic.key, "cursor", s.cursor, "reason", reason)
+	h.opts.Metrics.SubscriptionLagged(s.topic.kind())
 	if err := s.n.Notify(s.ctx, s.topic.lagged, p); err != nil {
 		slog.Debug("lag notification not sent", "subscription", s.id, "err", err)
 	}

@@ -71,6 +71,15 @@ func (h *Hub) adminTopic() topic {
 // Feed keys of the topics.
 const adminTopicKey = "admin"
 
+// kind is "run" or "admin": the topic label of the lag metric, which
+// never names a run.
+func (t topic) kind() string {
+	if t.runID != "" {
+		return "run"
+	}
+	return adminTopicKey
+}
+
 func runTopicKey(id string) string { return "run/" + id }
 
 // Store returns the hub's store as writers must use it: every commit of a
@@ -86,10 +95,12 @@ type liveStore struct {
 }
 
 func (l liveStore) CreateRun(ctx context.Context, r store.Run) error {
+	defer l.hub.opts.Metrics.StoreCommit("create_run")()
 	return l.committed(runTopicKey(r.ID), l.Store.CreateRun(ctx, r))
 }
 
 func (l liveStore) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) error {
+	defer l.hub.opts.Metrics.StoreCommit("record_progress")()
 	return l.committed(runTopicKey(r.ID), l.Store.RecordProgress(ctx, r, entries))
 }
 
@@ -102,6 +113,7 @@ func (l liveStore) RecoverRunning(ctx context.Context, now time.Time) ([]store.R
 }
 
 func (l liveStore) AppendEvent(ctx context.Context, e store.Event) (int64, error) {
+	defer l.hub.opts.Metrics.StoreCommit("append_event")()
 	seq, err := l.Store.AppendEvent(ctx, e)
 	return seq, l.committed(adminTopicKey, err)
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/metrics"
+	"github.com/mcpflow/mcpflow/actors/metrics/metricstest"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
 	"github.com/mcpflow/mcpflow/actors/workflow"
@@ -368,7 +370,8 @@ func TestAFinishedRunReplaysFromTheStoreAfterARestart(t *testing.T) {
 func TestASlowSubscriberGetsOneLagNotificationAndResumesFromItsCursor(t *testing.T) {
 	is := is.New(t)
 	const buffer = 4
-	svc, hub := liveService(t, store.NewMemory(), service.HubOptions{Buffer: buffer})
+	m := metrics.New()
+	svc, hub := liveService(t, store.NewMemory(), service.HubOptions{Buffer: buffer, Metrics: m})
 	w := newRun(t, svc.Store, "run-1")
 
 	slow := newConn(t)
@@ -399,6 +402,11 @@ func TestASlowSubscriberGetsOneLagNotificationAndResumesFromItsCursor(t *testing
 	is.Equal(lag.params["cursor"], 1.0) // the last sequence delivered
 	is.Equal(lag.params["run_id"], "run-1")
 	waitOpen(t, hub, 0) // the lag ends the subscription
+	f := metricstest.Gather(t, m.Registry())
+	lags, _ := f.Value("mcpflow_subscription_lag_total", "topic", "run")
+	is.Equal(lags, 1.0) // counted once, by kind: never the run id
+	commits, _ := f.Value("mcpflow_store_commit_duration_seconds", "operation", "record_progress")
+	is.True(commits >= 40) // every step went through the hub's store
 
 	// It subscribes again after its cursor: the rest comes from the store.
 	again := newConn(t)

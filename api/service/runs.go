@@ -126,7 +126,7 @@ func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, st
 		Record: rec, Program: setup.program, Targets: setup.targets, Sources: setup.sources, Scopes: setup.scopes(rec), Options: setup.options,
 		Resume: resume, Deadline: setup.deadline(s.now()),
 		Supervisor: s.Supervisor.PID(), Store: s.Store,
-		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: finished,
+		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: finished, Metrics: s.Metrics,
 	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, s.incarnations.Add(1))),
 		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 	incarnation.pid.Store(pid)

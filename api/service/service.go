@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -46,6 +47,8 @@ type Service struct {
 	// workflow.admin.events.subscribe); nil refuses them. Store must then
 	// be Hub.Store(), so that the hub sees every commit.
 	Hub *Hub
+	// Metrics counts runs and times their steps; nil records nothing.
+	Metrics *metrics.Metrics
 	// resuming holds the ids of runs being resumed, one resume at a time.
 	resuming sync.Map
 	// live maps the id of each run whose actor is running to it.

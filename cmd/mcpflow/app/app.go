@@ -84,6 +84,8 @@ type App struct {
 	supervisor *supervisor.Handle
 	edge       *edge.Server
 	http       *http.Server
+	life       *lifecycle // /readyz and the service manager's notifications
+	tracer     *tracer    // OpenTelemetry tracing; nil when off
 	// closeTimeout is each session's CloseTimeout, which Shutdown keeps
 	// for stopping the sessions.
 	closeTimeout time.Duration
@@ -111,7 +113,9 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		}
 		opts.Edge.Guard, opts.Edge.Gate = cmp.Or(opts.Edge.Guard, guard), cmp.Or(opts.Edge.Gate, gate)
 	}
+	m := withMetrics(&opts)
 	a := &App{store: opts.Store, closeTimeout: opts.Supervisor.Session.CloseTimeout}
+	a.life = newLifecycle(os.Getenv, a.healthy)
 	if a.store == nil {
 		// One owner per store: nothing is opened, migrated or recovered
 		// before the lock is ours.
@@ -172,12 +176,14 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	svc := &service.Service{
 		Store: live, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Connections: sources,
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
-		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout,
+		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m,
 	}
 	a.service = svc
+	a.tracer = startTracing(ctx, os.Getenv) // before any run starts, recovered ones included
 	// Runs a stop cut off resume, or fail, before anything is served.
 	recovered, err := svc.RecoverRuns(ctx)
 	if err != nil {
+		a.tracer.shutdown(ctx)
 		return nil, errors.Join(fmt.Errorf("recover runs: %w", err), a.supervisor.Stop(ctx), a.closeStore())
 	}
 	if recovered.Resumed+recovered.Failed > 0 {
@@ -189,11 +195,17 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		return service.WithNotifier(ctx, c)
 	}
 	a.edge = edge.New(svc.Methods(), c, opts.Edge)
+	a.life.ready()
 	return a, nil
 }
 
-// Handler serves /ws, /rpc and /healthz.
-func (a *App) Handler() http.Handler { return a.edge.Handler() }
+// Handler serves /ws, /rpc and /healthz (the edge's), and /readyz.
+func (a *App) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", a.edge.Handler())
+	mux.HandleFunc("GET /readyz", a.life.serveReadyz)
+	return mux
+}
 
 // Serve serves HTTP on l until Shutdown.
 func (a *App) Serve(l net.Listener) error {
@@ -202,6 +214,7 @@ func (a *App) Serve(l net.Listener) error {
 	// WriteTimeout would also cut its long-lived WebSocket connections).
 	a.http = &http.Server{Handler: a.Handler(), ReadHeaderTimeout: a.edge.Options().ReadHeaderTimeout, IdleTimeout: 2 * time.Minute}
 	slog.Info("mcpflow serving", "addr", l.Addr().String(), "ws", "ws://"+l.Addr().String()+"/ws")
+	a.life.serving(l.Addr().String()) // READY=1; the listener is bound
 	if err := a.http.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -223,7 +236,8 @@ const (
 )
 
 // Shutdown stops the service within ctx's deadline (DefaultShutdownTimeout
-// when it has none), in this order:
+// when it has none). It first marks the App as stopping (/readyz answers
+// 503, a service manager hears STOPPING=1), then stops in this order:
 //
 //  1. No new runs: runs.start, runs.resume and workflow capability calls
 //     are refused (-32000), and the requests waiting for their run answer
@@ -240,6 +254,8 @@ const (
 //     upstream within its CloseTimeout, or has its process group killed.
 //  5. The store closes, once no actor can write it, and its lock is
 //     released.
+//  6. With tracing on, the spans not yet exported are flushed within what
+//     is left of the budget.
 func (a *App) Shutdown(ctx context.Context) error {
 	start := time.Now()
 	if _, ok := ctx.Deadline(); !ok {
@@ -249,6 +265,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	}
 	deadline, _ := ctx.Deadline()
 	var errs []error
+	a.life.stopping() // /readyz 503, STOPPING=1
 	a.service.StopAccepting()
 
 	grace := min(edgeGrace, time.Until(deadline)/4)
@@ -281,6 +298,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	}
 	// Every connection is closed: so is every subscription.
 	errs = append(errs, a.hub.Close(ctx), a.supervisor.Stop(ctx), a.closeStore())
+	a.tracer.shutdown(ctx) // the runs' spans, flushed within what is left of the budget
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

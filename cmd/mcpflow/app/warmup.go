@@ -2,12 +2,14 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 )
 
@@ -27,7 +29,8 @@ func warmUp(sup *supervisor.Handle, conns []config.Connection, registry *catalog
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), refresh)
 			defer cancel()
-			if _, err := sup.RefreshCatalog(ctx, c.ID); err != nil {
+			// A connection that did not connect was logged, once, by its session actor.
+			if _, err := sup.RefreshCatalog(ctx, c.ID); err != nil && !errors.Is(err, session.ErrUnavailable) {
 				slog.Warn("warm-up: catalog not listed", "connection", c.ID, "err", err)
 			}
 		}()

@@ -1,0 +1,71 @@
+package session_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/fakes"
+)
+
+const (
+	testTraceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	testTraceState  = "mcpflow=1"
+)
+
+func TestTracingTheTraceContextOfACallReachesTheUpstreamInMeta(t *testing.T) {
+	is := is.New(t)
+	e, pid := spawn(t, fakes.NewInMemory(func() *mcp.Server { return fakes.WithMetaEcho(fakes.NewServer()) }), testOptions())
+
+	w := reply.NewWaiter[session.ToolResult]()
+	e.Send(pid, session.CallTool{
+		CorrelationID: correlation.Add(1), Connection: connID, Tool: "meta", Deadline: time.Now().Add(2 * time.Second),
+		TraceParent: testTraceParent, TraceState: testTraceState, Reply: w.To(),
+	})
+	r := await(t, w)
+	is.NoErr(r.Err)
+	is.Equal(r.Output["meta"], map[string]any{"traceparent": testTraceParent, "tracestate": testTraceState}) // the tool saw it in _meta
+
+	untraced := mustCall(t, e, pid, "meta", nil)
+	is.Equal(untraced["meta"], map[string]any{}) // no trace context, no _meta
+}
+
+func TestTracingTheTraceContextOfAResourceReadReachesTheUpstreamInMeta(t *testing.T) {
+	is := is.New(t)
+	seen := make(chan map[string]any, 1)
+	newServer := func() *mcp.Server {
+		s := fakes.NewServer()
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "resources/read" {
+					select {
+					case seen <- req.GetParams().GetMeta():
+					default:
+					}
+				}
+				return next(ctx, method, req)
+			}
+		})
+		return s
+	}
+	e, pid := spawn(t, fakes.NewInMemory(newServer), testOptions())
+
+	w := reply.NewWaiter[session.ToolResult]()
+	e.Send(pid, session.ReadResource{
+		CorrelationID: correlation.Add(1), Connection: connID, URI: fakes.GreetingURI, Deadline: time.Now().Add(2 * time.Second),
+		TraceParent: testTraceParent, Reply: w.To(),
+	})
+	r := await(t, w)
+	is.NoErr(r.Err)
+	select {
+	case meta := <-seen:
+		is.Equal(meta, map[string]any{"traceparent": testTraceParent}) // no tracestate: none was given
+	case <-time.After(patience):
+		is.Fail() // the server saw the read
+	}
+}

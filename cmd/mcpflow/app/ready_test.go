@@ -1,0 +1,142 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/store"
+)
+
+// get answers a GET of path from h.
+func get(h http.Handler, path string) (int, string) {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	return rec.Code, strings.TrimSpace(rec.Body.String())
+}
+
+// receiveUntil is the notifications on conn up to and including the
+// first that has want as one of its lines.
+func receiveUntil(t *testing.T, conn *net.UnixConn, want string) []string {
+	t.Helper()
+	var got []string
+	for {
+		msg := receive(t, conn)
+		got = append(got, msg)
+		for line := range strings.SplitSeq(msg, "\n") {
+			if line == want {
+				return got
+			}
+		}
+	}
+}
+
+// TestAppTellsTheServiceManagerAndReadyz: an App started under a service
+// manager (NOTIFY_SOCKET, WATCHDOG_USEC) answers /readyz 200 once
+// started, sends READY=1 when it serves and WATCHDOG=1 while its
+// supervisor answers, and on Shutdown answers /readyz 503 and sends
+// STOPPING=1, after which its health checks have ended; /healthz answers
+// 200 throughout.
+func TestAppTellsTheServiceManagerAndReadyz(t *testing.T) {
+	is := is.New(t)
+	path := notifyPath(t)
+	conn := listenNotify(t, path)
+	t.Setenv("NOTIFY_SOCKET", path)
+	t.Setenv("WATCHDOG_USEC", "100000") // a ping every 50 ms
+	t.Setenv("WATCHDOG_PID", "")
+
+	cfg := &config.File{Version: 1, Server: config.Server{Store: config.Store{Root: t.TempDir()}}}
+	opts := DefaultOptions(cfg)
+	opts.Store, opts.WarmUp = store.NewMemory(), 0
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, err := Start(ctx, opts)
+	is.NoErr(err)
+	h := a.Handler()
+	code, body := get(h, "/readyz")
+	is.Equal(code, http.StatusOK) // ready once started
+	is.Equal(body, `{"status":"ready"}`)
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err)
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(l) }()
+	got := receiveUntil(t, conn, notifyReady)
+	is.True(strings.HasPrefix(got[0], "STATUS=starting")) // Start said what it does
+	is.Equal(got[len(got)-1], "READY=1\nSTATUS=serving on "+l.Addr().String())
+	is.Equal(receive(t, conn), notifyWatchdog) // the supervisor answers: pinged
+	is.Equal(receive(t, conn), notifyWatchdog) // and again
+
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
+	is.NoErr(a.Shutdown(sctx))
+	is.NoErr(<-served)
+	receiveUntil(t, conn, notifyStopping)
+	code, body = get(h, "/readyz")
+	is.Equal(code, http.StatusServiceUnavailable) // not ready once stopping
+	is.Equal(body, `{"status":"stopping"}`)
+	code, _ = get(h, "/healthz")
+	is.Equal(code, http.StatusOK) // liveness is not readiness
+	select {
+	case <-a.life.done:
+	default:
+		is.Fail() // the health checks ended with the App
+	}
+}
+
+// TestWatchdogIsWithheldWhileUnhealthy: a failing health check sends no
+// WATCHDOG=1 and makes /readyz answer 503 unhealthy; a passing one pings
+// again and makes it ready.
+func TestWatchdogIsWithheldWhileUnhealthy(t *testing.T) {
+	is := is.New(t)
+	path := notifyPath(t)
+	conn := listenNotify(t, path)
+	var verdict atomic.Pointer[error]
+	failing := errors.New("wedged")
+	verdict.Store(&failing)
+	asked := make(chan struct{}, 64)
+	check := func(context.Context) error {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		return *verdict.Load()
+	}
+	l := newLifecycle(env(map[string]string{"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "20000"}), check)
+	code, body := get(http.HandlerFunc(l.serveReadyz), "/readyz")
+	is.Equal(code, http.StatusServiceUnavailable) // not ready while starting
+	is.Equal(body, `{"status":"starting"}`)
+	l.ready()
+	l.serving("127.0.0.1:1")
+	defer l.stopping()
+	receiveUntil(t, conn, notifyReady)
+
+	// Three failing checks: no ping.
+	for range 3 {
+		select {
+		case <-asked:
+		case <-time.After(5 * time.Second):
+			is.Fail() // the health check runs every 10 ms
+		}
+	}
+	is.True(strings.HasPrefix(receive(t, conn), "STATUS=unhealthy")) // said so, and sent no WATCHDOG=1
+	code, body = get(http.HandlerFunc(l.serveReadyz), "/readyz")
+	is.Equal(code, http.StatusServiceUnavailable)
+	is.Equal(body, `{"status":"unhealthy"}`)
+
+	var passing error
+	verdict.Store(&passing)
+	is.Equal(receive(t, conn), "STATUS=serving") // the next notification: healthy again,
+	is.Equal(receive(t, conn), notifyWatchdog)   // then the ping
+	code, _ = get(http.HandlerFunc(l.serveReadyz), "/readyz")
+	is.Equal(code, http.StatusOK)
+}

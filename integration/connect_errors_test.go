@@ -1,0 +1,65 @@
+package integration
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	p "github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// A stdio source whose command fails at start says why, in its status
+// and in the log, once; its secrets never show.
+func TestConnectErrorOfAStdioSourceShowsItsStderrOnce(t *testing.T) {
+	is := is.New(t)
+	const secret = "sk-connect-errors-0123456789"
+	src := stdioSource("broken.default", "sh", "-c", `echo "Error: Cannot find module './nope.js'" >&2; echo "token $API_TOKEN rejected" >&2; exit 1`)
+	src.Transport.Env = map[string]string{"API_TOKEN": secret}
+	pr := startProcess(t, writeConfig(t, t.TempDir(), src), "serve.log")
+	c := dialURL(t, pr.url)
+
+	// The status says why the connect failed; a few retries fail the same way.
+	var st p.SessionStatus
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := c.GetConnectionStatuses(testContext(t))
+		is.NoErr(err)
+		is.Equal(len(res.Statuses), 1)
+		st = res.Statuses[0].Session
+		if st.Restarts >= 3 && st.LastError != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Logf("status after 20s: %+v", st)
+			is.Fail() // the connection keeps retrying
+		}
+		<-time.After(50 * time.Millisecond) // poll interval
+	}
+	lastErr := *st.LastError
+	is.True(strings.Contains(lastErr, `calling "initialize"`))                  // what the connect saw
+	is.True(strings.Contains(lastErr, "Error: Cannot find module './nope.js'")) // and why
+	is.True(strings.Contains(lastErr, "token [redacted] rejected"))             // the server's own words, less the secret
+	is.True(!strings.Contains(lastErr, secret))
+
+	data, err := os.ReadFile(pr.logs)
+	is.NoErr(err)
+	logs := string(data)
+	var warned []string
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, "Cannot find module") && !strings.Contains(line, "level=ERROR") {
+			warned = append(warned, line) // the degraded error, if reached, is another event
+		}
+	}
+	if len(warned) != 1 {
+		t.Logf("log:\n%s", logs)
+	}
+	is.Equal(len(warned), 1) // one failure cause, logged once
+	is.True(strings.Contains(warned[0], `level=WARN msg="mcp connect failed" connection=broken.default`))
+	is.True(strings.Contains(warned[0], `Cannot find module './nope.js'`))
+	is.True(!strings.Contains(logs, "catalog refresh failed"))      // the supervisor leaves it to the session
+	is.True(!strings.Contains(logs, "warm-up: catalog not listed")) // and so does the warm-up
+	is.True(!strings.Contains(logs, secret))                        // no secret in the log
+}
