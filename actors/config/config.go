@@ -1,6 +1,7 @@
 // Package config owns the neutral configuration file of mcpflow: the store
-// root and the MCP source connections it supervises. It parses and validates;
-// it never opens a connection.
+// root and the MCP source connections it supervises. It parses (converting
+// Claude Desktop, Cursor and VS Code MCP files, expanding ${VAR} references)
+// and validates; it never opens a connection.
 package config
 
 import (
@@ -24,8 +25,12 @@ type File struct {
 	Version int    `json:"version"`
 	Server  Server `json:"server"`
 	// dir is the directory of the file Load read, which relative paths
-	// in it (access.token_file) start from; "" for a parsed document.
+	// in it (access.token_file, store.root) start from; "" for a parsed
+	// document.
 	dir string
+	// imported says how a Claude Desktop, Cursor or VS Code file was
+	// converted; nil for an mcpflow config.
+	imported *ImportReport
 }
 
 // Server holds what the service needs to start.
@@ -76,6 +81,9 @@ type Transport struct {
 	// ProtocolVersion is the MCP version the session asks for; empty keeps
 	// the server-wide default (session.Options.ProtocolVersion).
 	ProtocolVersion string `json:"protocol_version,omitempty"`
+	// written is the transport as the config file has it, before its
+	// ${VAR} references were expanded; nil when it has none (AsWritten).
+	written *Transport
 }
 
 // ProtocolVersions are the MCP versions a source may ask for.
@@ -226,12 +234,18 @@ func (f *File) Dir() string {
 	return f.dir
 }
 
-// StoreRoot is the configured store root or the default.
+// StoreRoot is the configured store root, a relative one resolved against
+// the config file's folder (Dir), or else DefaultStoreRoot, which is
+// relative to the working directory.
 func (f *File) StoreRoot() string {
-	if f.Server.Store.Root != "" {
-		return f.Server.Store.Root
+	root := f.Server.Store.Root
+	switch {
+	case root == "":
+		return DefaultStoreRoot
+	case filepath.IsAbs(root) || f.dir == "":
+		return root
 	}
-	return DefaultStoreRoot
+	return filepath.Join(f.dir, root)
 }
 
 // Connections returns the sources sorted by id.
@@ -242,15 +256,44 @@ func (f *File) Connections() []Connection {
 }
 
 // Parse decodes and validates a config document; unknown keys are errors.
+// A Claude Desktop, Cursor or VS Code MCP file (top-level mcpServers or
+// servers) is converted by Import first. ${VAR} references in string
+// values expand from the environment (see expand.go); errors name
+// variables, never their values.
 func Parse(data []byte) (*File, error) {
+	var imported *ImportReport
+	if IsForeign(data) {
+		f, err := Import(data)
+		if err != nil {
+			return nil, err
+		}
+		imported = f.imported
+		if data, err = json.Marshal(f); err != nil {
+			return nil, fmt.Errorf("encode imported config: %w", err)
+		}
+	}
+	written, err := decodeStrict(data)
+	if err != nil {
+		return nil, fmt.Errorf("parse config: %w", err)
+	}
+	f, secrets, err := expandFile(data, written, os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid config: %w", redact(err, secrets))
+	}
+	f.imported = imported
+	return f, nil
+}
+
+// decodeStrict decodes a config document; unknown keys are errors.
+func decodeStrict(data []byte) (*File, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var f File
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("parse config: %w", err)
-	}
-	if err := f.Validate(); err != nil {
-		return nil, fmt.Errorf("invalid config: %w", err)
+		return nil, err
 	}
 	return &f, nil
 }
@@ -266,5 +309,8 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	f.dir = filepath.Dir(path)
+	if abs, err := filepath.Abs(f.dir); err == nil {
+		f.dir = abs
+	}
 	return f, nil
 }

@@ -25,18 +25,21 @@ func (s *Service) listConnections(context.Context, protocol.Empty) (protocol.Lis
 }
 
 // connectionMetadata shows how a connection is reached without revealing
-// secrets: env values and header values are never listed, only their names.
+// secrets: env values and header values are never listed, only their names;
+// command, args and URL are shown as written in the config (a ${VAR} stays
+// a reference), the URL without userinfo and query values.
 func connectionMetadata(c config.Connection) protocol.Object {
 	m := protocol.Object{}
 	for k, v := range c.Metadata {
 		m[k] = v
 	}
-	t := protocol.Object{"kind": c.Transport.Kind}
-	switch c.Transport.Kind {
+	tr := c.Transport.AsWritten()
+	t := protocol.Object{"kind": tr.Kind}
+	switch tr.Kind {
 	case config.TransportStdio:
-		t["command"], t["args"], t["env_keys"] = c.Transport.Command, nonNil(c.Transport.Args), keys(c.Transport.Env)
+		t["command"], t["args"], t["env_keys"] = tr.Command, nonNil(tr.Args), keys(tr.Env)
 	case config.TransportHTTP, config.TransportSSE:
-		t["url"], t["header_keys"] = config.ShowURL(c.Transport.URL), keys(c.Transport.Headers)
+		t["url"], t["header_keys"] = config.ShowURL(tr.URL), keys(tr.Headers)
 	}
 	m["transport"] = t
 	return m
