@@ -1,0 +1,299 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/cmd/mcpflow/cli/progress"
+)
+
+// Run statuses the exit code depends on.
+const (
+	statusCompleted   = "completed"
+	statusFailed      = "failed"
+	statusCancelled   = "cancelled"
+	statusInterrupted = "interrupted"
+)
+
+// defaultWaitTimeout bounds how long a client command waits for a run.
+const defaultWaitTimeout = time.Hour
+
+// addWaitTimeout adds --wait-timeout.
+func addWaitTimeout(cmd *cobra.Command, d *time.Duration) {
+	cmd.Flags().DurationVar(d, "wait-timeout", defaultWaitTimeout, "how long to wait for the run (it goes on on the server after)")
+}
+
+// runFlags are the flags of `mcpflow run`.
+type runFlags struct {
+	input       string
+	follow      bool
+	wait        bool
+	waitTimeout time.Duration
+}
+
+func newRunCommand(r *remote) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run DEPLOYMENT",
+		Short: "Start a run of a deployment",
+		Long: `Start a run of a deployment (workflow.runs.start) and show how it ended.
+
+Without --wait or --follow the server answers when the run ends, or with
+its running state after its --run-wait. --wait waits until the run ends
+or is interrupted; --follow shows its steps live as they happen, then its
+output. With -o json the result is the run's (workflow.runs.inspect after
+--wait or --follow); --follow's progress then goes to stderr.
+
+The exit code says how the run ended: 0 completed (or still running
+without --wait), 2 failed or cancelled, 3 interrupted.`,
+		Example: `  mcpflow run counter_workflow.default --follow
+  mcpflow run my.default --input '{"title":"v2"}' --wait -o json
+  mcpflow run my.default --input @input.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			params := p.StartRunParams{DeploymentID: args[0]}
+			if f.input != "" {
+				input, err := readJSONArg(f.input, cmd.InOrStdin())
+				if err != nil {
+					return fmt.Errorf("--input: %w", err)
+				}
+				params.WorkflowInput = input
+			}
+			if f.waitTimeout <= 0 {
+				return errors.New("--wait-timeout must be positive")
+			}
+			return r.do(cmd, func(ctx context.Context, c *conn) error { return f.run(ctx, c, params) })
+		},
+	}
+	cmd.Flags().StringVar(&f.input, "input", "", "workflow input: a JSON object, @FILE, or @- for stdin")
+	cmd.Flags().BoolVar(&f.follow, "follow", false, "show the run's steps live until it ends or is interrupted")
+	cmd.Flags().BoolVar(&f.wait, "wait", false, "wait until the run ends or is interrupted")
+	addWaitTimeout(cmd, &f.waitTimeout)
+	return cmd
+}
+
+func (f *runFlags) run(ctx context.Context, c *conn, params p.StartRunParams) error {
+	if !f.follow && !f.wait {
+		return runCall(ctx, c, f.waitTimeout, p.MethodRunsStart, params)
+	}
+	noWait := false
+	params.Wait = &noWait
+	var started p.RunResult
+	if err := c.Call(ctx, p.MethodRunsStart, params, &started); err != nil {
+		return err
+	}
+	if started.RunID == nil {
+		return runExit(started) // refused before it began: nothing to follow
+	}
+	return follow(ctx, c, *started.RunID, f.follow, f.waitTimeout)
+}
+
+// follow waits for a run to end or be interrupted, showing its steps live
+// when live, then shows the run and exits by its status.
+func follow(ctx context.Context, c *conn, runID string, live bool, within time.Duration) error {
+	w := io.Discard
+	if live {
+		w = c.out
+		if c.json() {
+			w = c.err
+		}
+	}
+	fctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	final, err := progress.Follow(fctx, c.Client, runID, w, progressOptions(w))
+	if err != nil {
+		if ctx.Err() != nil || fctx.Err() != nil {
+			return fmt.Errorf("stopped waiting for run %s, which goes on: mcpflow runs inspect %s: %w", runID, runID, err)
+		}
+		return fmt.Errorf("follow run %s: %w", runID, err)
+	}
+	if live && !c.json() {
+		// The live view has shown the steps and the end.
+		return runExit(p.RunResult{RunID: &runID, Status: final.Status, Error: optional(final.Error)})
+	}
+	run, err := callShow(ctx, c, p.MethodRunsInspect, p.RunIDParams{RunID: runID}, runTable)
+	if err != nil {
+		return err
+	}
+	return runExit(run)
+}
+
+// runCall calls method, which answers with a run once it ends or the
+// server's run wait is over (workflow.runs.start, workflow.runs.resume),
+// waiting up to within; it shows the run and exits by its status.
+func runCall(ctx context.Context, c *conn, within time.Duration, method string, params any) error {
+	raw, err := c.callWithin(ctx, within, method, params)
+	if err != nil {
+		return err
+	}
+	run, err := show(c, method, raw, runTable)
+	if err != nil {
+		return err
+	}
+	return runExit(run)
+}
+
+// progressOptions fit the live view to w: redrawn in a terminal, plain
+// lines when piped.
+func progressOptions(w io.Writer) progress.Options {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return progress.Options{}
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		width = 0
+	}
+	return progress.Options{Terminal: true, Width: width}
+}
+
+// runExit is the exit a run's status means.
+func runExit(run p.RunResult) error {
+	id := cell(run.RunID)
+	switch run.Status {
+	case statusFailed, statusCancelled:
+		msg := fmt.Sprintf("run %s %s", id, run.Status)
+		if run.Error != nil && *run.Error != "" {
+			msg += ": " + clip(*run.Error, 400)
+		}
+		return withCode(ExitRunNotCompleted, errors.New(msg))
+	case statusInterrupted:
+		return withCode(ExitRunInterrupted, fmt.Errorf("run %s is interrupted; resume it: mcpflow runs resume %s --payload JSON", id, id))
+	}
+	return nil
+}
+
+// runTable shows a run.
+func runTable(t *table, run p.RunResult) {
+	t.pairs("run", run.RunID, "deployment", fmt.Sprintf("%s (%s v%d)", run.DeploymentID, run.ArtifactID, run.ArtifactVersion),
+		"status", run.Status, "outcome", run.Outcome, "output", run.Output, "error", run.Error, "steps", run.TraceCount)
+	if run.Interrupt != nil {
+		t.pairs("interrupt", run.Interrupt["kind"], "request", run.Interrupt["payload"],
+			"resume outcomes", run.Interrupt["outcomes"], "resume schema", run.Interrupt["resume_schema"])
+	}
+	for _, d := range run.Diagnostics {
+		t.pairs(d.Severity, d.Code+": "+d.Message)
+	}
+}
+
+func newRunsCommand(r *remote) *cobra.Command {
+	return newGroup("runs", "List, inspect, trace, cancel and resume runs",
+		newRunsListCommand(r), newRunsInspectCommand(r), newRunsTraceCommand(r), newRunsCancelCommand(r), newRunsResumeCommand(r))
+}
+
+func newRunsListCommand(r *remote) *cobra.Command {
+	var (
+		status string
+		pg     page
+	)
+	cmd := showing(r, &cobra.Command{
+		Use:   "list",
+		Short: "List runs, newest first (workflow.runs.list)",
+		Args:  cobra.NoArgs,
+	}, p.MethodRunsList, func(*cobra.Command, []string) (any, error) {
+		params := p.ListRunsParams{Status: optional(status)}
+		params.Cursor, params.Limit = pg.params()
+		return params, nil
+	}, func(t *table, res p.ListRunsResult) {
+		t.row("RUN", "DEPLOYMENT", "ARTIFACT", "STATUS", "UPDATED")
+		for _, run := range res.Runs {
+			t.row(run.RunID, run.DeploymentID, fmt.Sprintf("%s v%d", run.ArtifactID, run.ArtifactVersion), run.Status, run.UpdatedAt)
+		}
+		pg.more(t, res.NextCursor, len(res.Runs), res.Total)
+	})
+	cmd.Flags().StringVar(&status, "status", "", "only runs with this status: completed, failed or interrupted")
+	_ = cmd.RegisterFlagCompletionFunc("status", fixedCompletion(statusCompleted, statusFailed, statusInterrupted))
+	pg.addFlags(cmd)
+	return cmd
+}
+
+func newRunsInspectCommand(r *remote) *cobra.Command {
+	return showing(r, &cobra.Command{
+		Use:   "inspect RUN",
+		Short: "Show a run (workflow.runs.inspect)",
+		Args:  cobra.ExactArgs(1),
+	}, p.MethodRunsInspect, idParams(func(id string) any { return p.RunIDParams{RunID: id} }), runTable)
+}
+
+func newRunsTraceCommand(r *remote) *cobra.Command {
+	var start, limit int
+	cmd := showing(r, &cobra.Command{
+		Use:   "trace RUN",
+		Short: "Show a run's steps (workflow.runs.trace)",
+		Args:  cobra.ExactArgs(1),
+	}, p.MethodRunsTrace, func(_ *cobra.Command, args []string) (any, error) {
+		return p.TraceParams{RunID: args[0], TraceRange: p.TraceRange{Start: optionalInt(start), Limit: optionalInt(limit)}}, nil
+	}, func(t *table, run p.RunResult) {
+		first := 0
+		if run.TraceStart != nil {
+			first = *run.TraceStart
+		}
+		t.row("#", "FRAME", "STEP", "TYPE", "OUTCOME", "NEXT", "ATTEMPTS", "ERROR")
+		for i, e := range run.Trace {
+			t.row(first+i, e.FrameID, e.NodeID, e.StepType, e.Outcome, e.NextNodeID, e.Attempts, clip(e.Error, 80))
+		}
+		if run.TraceTruncated != nil && *run.TraceTruncated {
+			t.line("%d of %d steps shown; more: --start %d", len(run.Trace), run.TraceCount, first+len(run.Trace))
+		}
+	})
+	cmd.Flags().IntVar(&start, "start", 0, "first step to show (0-based)")
+	cmd.Flags().IntVar(&limit, "limit", 0, "steps to show (default: the server's)")
+	return cmd
+}
+
+func newRunsCancelCommand(r *remote) *cobra.Command {
+	var reason string
+	cmd := showing(r, &cobra.Command{
+		Use:   "cancel RUN",
+		Short: "Cancel a running or interrupted run (workflow.runs.cancel)",
+		Args:  cobra.ExactArgs(1),
+	}, p.MethodRunsCancel, func(_ *cobra.Command, args []string) (any, error) {
+		return p.CancelRunParams{RunID: args[0], Reason: optional(reason)}, nil
+	}, runTable)
+	cmd.Flags().StringVar(&reason, "reason", "", "why, recorded with the run")
+	return cmd
+}
+
+func newRunsResumeCommand(r *remote) *cobra.Command {
+	var (
+		payload, outcome string
+		waitTimeout      time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "resume RUN",
+		Short: "Resume an interrupted run with the answer to its interrupt (workflow.runs.resume)",
+		Long: `Resume an interrupted run with the answer to its interrupt, and show how
+it ended. The exit code says how: 0 completed (or still running),
+2 failed or cancelled, 3 interrupted again.`,
+		Example: `  mcpflow runs resume run_5c0e… --payload '{"approved":true}'`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			params := p.ResumeRunParams{RunID: args[0], ResumeOutcome: optional(outcome)}
+			if payload != "" {
+				obj, err := readJSONArg(payload, cmd.InOrStdin())
+				if err != nil {
+					return fmt.Errorf("--payload: %w", err)
+				}
+				params.ResumePayload = obj
+			}
+			if waitTimeout <= 0 {
+				return errors.New("--wait-timeout must be positive")
+			}
+			return r.do(cmd, func(ctx context.Context, c *conn) error {
+				return runCall(ctx, c, waitTimeout, p.MethodRunsResume, params)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&payload, "payload", "", "the answer: a JSON object, @FILE, or @- for stdin")
+	cmd.Flags().StringVar(&outcome, "outcome", "", "the interrupt's outcome to resume with (default: its first)")
+	addWaitTimeout(cmd, &waitTimeout)
+	return cmd
+}
