@@ -51,12 +51,14 @@ With no access token configured it serves loopback clients only, and
 refuses a non-loopback --listen unless --insecure-no-auth.
 
 SIGTERM or SIGINT stops it gracefully within --shutdown-timeout; a second
-signal stops it at once.`,
+signal stops it at once. Started by "go run", it also stops when the go
+command does.`,
 		Args:    cobra.NoArgs,
 		GroupID: groupServer,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			stopWithGoRun()
 			return serve(ctx, f)
 		},
 	}
