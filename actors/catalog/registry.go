@@ -1,58 +1,185 @@
 package catalog
 
 import (
-	"sort"
+	"hash/maphash"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
 
-// Registry is the live view of each connection's latest snapshot. The
-// supervisor writes it after a snapshot is stored; request handlers read it
-// without touching the store. Reads are lock-free: a write replaces the
-// whole map.
+// Registry is the live view of each connection's latest snapshot, indexed
+// by connection id and, within a connection, by tool name. The supervisor
+// writes it after a snapshot is stored; request handlers read it without
+// touching the store.
+//
+// Reads are lock-free and see one consistent version: the connections
+// are a persistent search tree (a treap) behind an atomic pointer, so a
+// Put copies only the path to the one connection it replaces (O(log n)
+// nodes) and never the other connections' entries.
 type Registry struct {
-	mu    sync.Mutex // serialises writers
-	snaps atomic.Pointer[map[string]Snapshot]
+	mu   sync.Mutex // serialises writers
+	root atomic.Pointer[node]
+	seed maphash.Seed // node priorities: a treap balanced by hashes of ids
+}
+
+// entry is one connection's snapshot with its capabilities, built once
+// when the snapshot is put. Entries are never modified.
+type entry struct {
+	snap   Snapshot
+	caps   []Capability   // in the snapshot's tool order
+	byTool map[string]int // tool name -> index in caps
+}
+
+func newEntry(s Snapshot) *entry {
+	caps := s.Capabilities()
+	byTool := make(map[string]int, len(caps))
+	for i, c := range caps {
+		byTool[c.LocalName] = i
+	}
+	return &entry{snap: s, caps: caps, byTool: byTool}
+}
+
+// node is one connection of the treap: ordered by id, a max-heap on prio.
+type node struct {
+	e           *entry
+	prio        uint64
+	left, right *node
 }
 
 // NewRegistry starts a registry with snaps (the store's snapshots).
 func NewRegistry(snaps []Snapshot) *Registry {
-	m := make(map[string]Snapshot, len(snaps))
+	r := &Registry{seed: maphash.MakeSeed()}
+	var root *node
 	for _, s := range snaps {
-		m[s.ConnectionID] = s
+		root = r.insert(root, newEntry(s))
 	}
-	r := &Registry{}
-	r.snaps.Store(&m)
+	r.root.Store(root)
 	return r
 }
 
 // Put replaces the snapshot of s.ConnectionID.
 func (r *Registry) Put(s Snapshot) {
+	e := newEntry(s)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old := *r.snaps.Load()
-	m := make(map[string]Snapshot, len(old)+1)
-	for k, v := range old {
-		m[k] = v
+	r.root.Store(r.insert(r.root.Load(), e))
+}
+
+// insert returns a new version of the tree rooted at n holding e. Only
+// nodes on the path to e's id are copied; the returned path is fresh, so
+// rotations may modify it in place.
+func (r *Registry) insert(n *node, e *entry) *node {
+	id := e.snap.ConnectionID
+	if n == nil {
+		return &node{e: e, prio: maphash.String(r.seed, id)}
 	}
-	m[s.ConnectionID] = s
-	r.snaps.Store(&m)
+	c := *n
+	switch cmp := strings.Compare(id, n.e.snap.ConnectionID); {
+	case cmp == 0:
+		c.e = e
+	case cmp < 0:
+		c.left = r.insert(n.left, e)
+		if c.left.prio > c.prio {
+			l := c.left
+			c.left, l.right = l.right, &c
+			return l
+		}
+	default:
+		c.right = r.insert(n.right, e)
+		if c.right.prio > c.prio {
+			rt := c.right
+			c.right, rt.left = rt.left, &c
+			return rt
+		}
+	}
+	return &c
+}
+
+// entry finds the entry of a connection in the current version.
+func (r *Registry) entry(connectionID string) (*entry, bool) {
+	for n := r.root.Load(); n != nil; {
+		switch cmp := strings.Compare(connectionID, n.e.snap.ConnectionID); {
+		case cmp == 0:
+			return n.e, true
+		case cmp < 0:
+			n = n.left
+		default:
+			n = n.right
+		}
+	}
+	return nil, false
 }
 
 // Get returns the snapshot of a connection.
 func (r *Registry) Get(connectionID string) (Snapshot, bool) {
-	s, ok := (*r.snaps.Load())[connectionID]
-	return s, ok
+	e, ok := r.entry(connectionID)
+	if !ok {
+		return Snapshot{}, false
+	}
+	return e.snap, true
+}
+
+// Tool returns the capability of one tool of a connection's snapshot.
+// Capabilities are shared: callers must not modify them.
+func (r *Registry) Tool(connectionID, tool string) (Capability, bool) {
+	e, ok := r.entry(connectionID)
+	if !ok {
+		return Capability{}, false
+	}
+	i, ok := e.byTool[tool]
+	if !ok {
+		return Capability{}, false
+	}
+	return e.caps[i], true
+}
+
+// Find returns the capability with a qualified name "<connection>.<tool>"
+// among the connections usable accepts, trying the longest connection id
+// first (connection ids contain dots). Its cost depends on the name, not
+// on how many connections there are beyond an O(log n) search.
+func (r *Registry) Find(name string, usable func(connectionID string) bool) (Capability, bool) {
+	for i := strings.LastIndex(name, "."); i > 0; i = strings.LastIndex(name[:i], ".") {
+		if c, ok := r.Tool(name[:i], name[i+1:]); ok && usable(name[:i]) {
+			return c, true
+		}
+	}
+	return Capability{}, false
 }
 
 // All returns every snapshot sorted by connection id. Snapshots are shared:
 // callers must not modify them.
 func (r *Registry) All() []Snapshot {
-	m := *r.snaps.Load()
-	out := make([]Snapshot, 0, len(m))
-	for _, s := range m {
-		out = append(out, s)
+	var out []Snapshot
+	r.walk(func(e *entry) { out = append(out, e.snap) })
+	if out == nil {
+		out = []Snapshot{}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ConnectionID < out[j].ConnectionID })
 	return out
+}
+
+// Capabilities returns the capabilities of every connection usable
+// accepts, by connection id and then in each snapshot's tool order.
+// Capabilities are shared: callers must not modify them.
+func (r *Registry) Capabilities(usable func(connectionID string) bool) []Capability {
+	var out []Capability
+	r.walk(func(e *entry) {
+		if usable(e.snap.ConnectionID) {
+			out = append(out, e.caps...)
+		}
+	})
+	return out
+}
+
+// walk visits the entries of the current version in id order.
+func (r *Registry) walk(visit func(*entry)) {
+	var rec func(*node)
+	rec = func(n *node) {
+		if n == nil {
+			return
+		}
+		rec(n.left)
+		visit(n.e)
+		rec(n.right)
+	}
+	rec(r.root.Load())
 }

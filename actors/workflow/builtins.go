@@ -30,6 +30,16 @@ func Builtins() []catalog.Capability {
 	return caps
 }
 
+// BuiltinCapability returns the contract of one platform capability, as
+// Builtins lists it, without listing the others.
+func BuiltinCapability(name string) (catalog.Capability, bool) {
+	if name == ReadResource {
+		return readResource, true
+	}
+	spec, ok := std.Lookup(name)
+	return spec.Capability, ok
+}
+
 // ReadResource is the platform capability that reads an MCP resource
 // through the session of the source its input names. It is a call (the
 // run actor performs it), not an in-process built-in.

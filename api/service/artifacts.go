@@ -26,7 +26,6 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 	if err != nil {
 		return nil, storeErr(err, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
 	}
-	caps := s.capabilities()
 	draft, diags := s.checkDraft(ws.Draft)
 	if diags = workflow.Blocking(diags); len(diags) > 0 {
 		return protocol.UnsavedArtifact{Saved: false, WorkspaceID: ws.ID, Revision: ws.Revision, Status: statusInvalid, Diagnostics: diags}, nil
@@ -39,7 +38,7 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 		return nil, err
 	}
 	rewriteToLogical(&plan, p.SourceBindings)
-	required, err := s.requirements(plan, p.SourceBindings, p.RequiredCapabilities, lookup(caps))
+	required, err := s.requirements(plan, p.SourceBindings, p.RequiredCapabilities, s.findCapability)
 	if err != nil {
 		return nil, err
 	}

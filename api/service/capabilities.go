@@ -16,31 +16,24 @@ const kindNodeSpec = "node_spec"
 // capabilities lists what workflows can use now: platform built-ins and
 // the catalogued tools of enabled connections, sorted by name.
 func (s *Service) capabilities() []catalog.Capability {
-	caps := workflow.Builtins()
-	for _, snap := range s.Catalogs.All() {
-		if conn, ok := s.connection(snap.ConnectionID); ok && conn.IsEnabled() {
-			caps = append(caps, snap.Capabilities()...)
-		}
-	}
+	caps := append(workflow.Builtins(), s.Catalogs.Capabilities(s.isEnabledConnection)...)
 	sort.Slice(caps, func(i, j int) bool { return caps[i].Name < caps[j].Name })
 	return caps
 }
 
-// lookup returns a capability finder over caps.
-func lookup(caps []catalog.Capability) workflow.Lookup {
-	byName := make(map[string]catalog.Capability, len(caps))
-	for _, c := range caps {
-		byName[c.Name] = c
+// findCapability finds one capability of capabilities by its qualified
+// name through the registry's indexes, without listing the others: its
+// cost does not grow with the number of connections or tools.
+func (s *Service) findCapability(name string) (catalog.Capability, bool) {
+	if c, ok := workflow.BuiltinCapability(name); ok {
+		return c, true
 	}
-	return func(name string) (catalog.Capability, bool) {
-		c, ok := byName[name]
-		return c, ok
-	}
+	return s.Catalogs.Find(name, s.isEnabledConnection)
 }
 
 // capability finds one capability or fails with the reference's KeyError.
 func (s *Service) capability(name string) (catalog.Capability, error) {
-	if c, ok := lookup(s.capabilities())(name); ok {
+	if c, ok := s.findCapability(name); ok {
 		return c, nil
 	}
 	return catalog.Capability{}, notFound("unknown workflow capability %q", name)

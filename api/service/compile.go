@@ -26,7 +26,7 @@ func (s *Service) compileWorkspace(ctx context.Context, p protocol.WorkspaceIDPa
 	case plan == nil:
 		return protocol.InvalidDraft{Status: statusInvalid, Diagnostics: diags}, nil
 	}
-	reqs, err := s.requirements(*plan, nil, nil, lookup(s.capabilities()))
+	reqs, err := s.requirements(*plan, nil, nil, s.findCapability)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (s *Service) createFromPlan(ctx context.Context, p protocol.CreateFromPlanP
 	if err != nil {
 		return protocol.SaveArtifactResult{}, err
 	}
-	find := lookup(s.capabilities())
+	find := s.findCapability
 	if diags := workflow.Blocking(workflow.ValidatePlan(plan, throughBindings(find, p.SourceBindings))); len(diags) > 0 {
 		return protocol.SaveArtifactResult{}, invalidPlan(plan.Name, diags)
 	}

@@ -206,7 +206,7 @@ func (s *Service) deployment(ctx context.Context, id string) (store.Deployment, 
 // deployment's bindings and the live catalogs. Unlike the reference system,
 // only error diagnostics make a deployment unrunnable; warnings inform.
 func (s *Service) checkDependencies(d store.Deployment, a store.Artifact) []protocol.DependencyDiag {
-	find := lookup(s.capabilities())
+	find := s.findCapability
 	bound := map[string]string{}
 	diags := []protocol.DependencyDiag{}
 	for _, b := range d.Bindings {

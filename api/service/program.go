@@ -79,16 +79,25 @@ func (s *Service) setup(ctx context.Context, d store.Deployment, a store.Artifac
 	if err != nil {
 		return runSetup{}, invalid("deployment %q: %v", d.ID, err)
 	}
-	find := lookup(s.capabilities())
-	contracts := func(name string) (catalog.Capability, bool) {
-		t, ok := targets[name]
-		if !ok {
-			return catalog.Capability{}, false
-		}
+	// The contracts of what the program calls, as the catalogs have them
+	// now: found through the registry's indexes, so that a run start costs
+	// what its program uses, however many sources are configured.
+	byName := make(map[string]catalog.Capability, len(targets))
+	for name, t := range targets {
+		var c catalog.Capability
+		var ok bool
 		if t.Builtin != nil || t.Resource {
-			return find(name)
+			c, ok = workflow.BuiltinCapability(name)
+		} else if s.isEnabledConnection(t.Connection) {
+			c, ok = s.Catalogs.Tool(t.Connection, t.Tool)
 		}
-		return find(t.Connection + "." + t.Tool)
+		if ok {
+			byName[name] = c
+		}
+	}
+	contracts := func(name string) (catalog.Capability, bool) {
+		c, ok := byName[name]
+		return c, ok
 	}
 	bound, sessions := map[string]string{}, map[string]string{}
 	for _, b := range d.Bindings {

@@ -54,7 +54,7 @@ func (s *Service) addStep(ctx context.Context, p protocol.AddStepParams) (protoc
 	if p.Incoming != nil && p.Incoming.StepID == "" {
 		return protocol.DraftEditResult{}, invalidParams("invalid params: incoming.step_id must not be empty")
 	}
-	find := lookup(s.capabilities())
+	find := s.findCapability
 	return s.stepEdit(ctx, p.WorkspaceID, p.Revision, func(doc workflow.Object) error {
 		steps, err := newStepSlot(doc, p.StepID)
 		if err != nil {
@@ -136,7 +136,7 @@ func (s *Service) addStepFromCapability(ctx context.Context, p protocol.AddStepF
 			return protocol.DraftEditResult{}, err
 		}
 	}
-	find := lookup(s.capabilities())
+	find := s.findCapability
 	return s.stepEdit(ctx, p.WorkspaceID, p.Revision, func(doc workflow.Object) error {
 		steps, err := newStepSlot(doc, p.StepID)
 		if err != nil {

@@ -32,8 +32,7 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 	if err := checkRecordID("workspace_id", p.WorkspaceID); err != nil {
 		return protocol.CreateFromCapabilityResult{}, err
 	}
-	caps := s.capabilities()
-	c, ok := lookup(caps)(p.CapabilityName)
+	c, ok := s.findCapability(p.CapabilityName)
 	if !ok {
 		return protocol.CreateFromCapabilityResult{}, notFound("unknown workflow capability %q", p.CapabilityName)
 	}
@@ -45,7 +44,7 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 		Name: deref(p.Name), InputSchema: p.InputSchema, StateSchema: p.StateSchema, OutputSchema: p.OutputSchema,
 		Input: p.Input, Output: p.Output, InputMap: p.InputMap, OutputMap: p.OutputMap, ErrorMessageSource: errorSource,
 	})
-	diags := workflow.ValidateDraft(draft, lookup(caps))
+	diags := workflow.ValidateDraft(draft, s.findCapability)
 	doc, err := toObject(draft)
 	if err != nil {
 		return protocol.CreateFromCapabilityResult{}, err
@@ -145,7 +144,7 @@ func (s *Service) checkDraft(doc workflow.Object) (workflow.Draft, []workflow.Di
 			return draft, diags
 		}
 	}
-	return draft, append(diags, workflow.ValidateDraft(draft, lookup(s.capabilities()))...)
+	return draft, append(diags, workflow.ValidateDraft(draft, s.findCapability)...)
 }
 
 func statusOf(diags []workflow.Diagnostic) string {
