@@ -147,7 +147,7 @@ JSON result with -o json.
 	root.AddCommand(newServeCommand(), newDemoServerCommand(), newReapCommand(), newVersionCommand(), newConfigCommand())
 	for _, cmd := range []*cobra.Command{
 		newStatusCommand(r), newCapsCommand(r), newWorkflowCommand(r), newDeployCommand(r), newRunCommand(r),
-		newRunsCommand(r), newSourcesCommand(r), newRegistryCommand(r), newSchemaCommand(r),
+		newRunsCommand(r), newSourcesCommand(r), newRegistryCommand(r), newSchemaCommand(r), newBenchCommand(r),
 	} {
 		cmd.GroupID = groupClient
 		r.addFlags(cmd)
