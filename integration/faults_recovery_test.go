@@ -26,8 +26,9 @@ import (
 )
 
 // hungKeepAlive is the keepalive of TestHungUpstreamIsCutOffAtItsDeadline:
-// a ping fails KeepAlive/2 after it is sent, so a hang is noticed at the
-// earliest 2 s after it starts, well after the 1 s step timeout.
+// a ping is missed KeepAlive/2 after it is sent, and one missed ping ends
+// the session, so a hang is noticed at the earliest 2 s after it starts,
+// well after the 1 s step timeout.
 const hungKeepAlive = 4 * time.Second
 
 // hangDraft calls sleep with a step timeout of one second. A call that
@@ -64,6 +65,7 @@ func TestHungUpstreamIsCutOffAtItsDeadlineAndTheSessionRecovers(t *testing.T) {
 	svc := startServiceTuned(t, func(o *app.Options) {
 		o.RunWait = 0 // runs.start answers at once; the test follows the run
 		o.Supervisor.Session.KeepAlive = hungKeepAlive
+		o.Supervisor.Session.PingTimeout, o.Supervisor.Session.PingFailures = hungKeepAlive/2, 1
 		o.Supervisor.Session.StdioCloseGrace = 200 * time.Millisecond
 		o.Supervisor.Session.StdioTermGrace = 200 * time.Millisecond
 	}, src)

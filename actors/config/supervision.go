@@ -22,10 +22,14 @@ type Supervision struct {
 	MaxRestarts     *int `json:"max_restarts,omitempty"`
 	RestartWindowMS int  `json:"restart_window_ms,omitempty"`
 	ProbeIntervalMS int  `json:"probe_interval_ms,omitempty"`
-	// KeepAliveMS is how often an open session is pinged; a ping that
-	// fails within half of it ends the session (a hung or vanished
-	// upstream). Default 30000.
+	// KeepAliveMS is how often an open session is pinged. Default 30000.
 	KeepAliveMS int `json:"keep_alive_ms,omitempty"`
+	// PingTimeoutMS is how long a ping waits for its answer before it
+	// counts as missed, at most KeepAliveMS (default 10000); PingFailures
+	// pings missed in a row end the session as hung (default 3). A ping
+	// that finds the session closed ends it at once.
+	PingTimeoutMS int `json:"ping_timeout_ms,omitempty"`
+	PingFailures  int `json:"ping_failures,omitempty"`
 	// MaxConcurrentConnects bounds the connects in progress across every
 	// source at once; server level only.
 	MaxConcurrentConnects int `json:"max_concurrent_connects,omitempty"`
@@ -44,6 +48,7 @@ func (s *Supervision) Validate() error {
 		"min_backoff_ms": s.MinBackoffMS, "max_backoff_ms": s.MaxBackoffMS, "stable_period_ms": s.StablePeriodMS,
 		"restart_window_ms": s.RestartWindowMS, "probe_interval_ms": s.ProbeIntervalMS, "max_concurrent_connects": s.MaxConcurrentConnects,
 		"max_run_sessions": s.MaxRunSessions, "keep_alive_ms": s.KeepAliveMS,
+		"ping_timeout_ms": s.PingTimeoutMS, "ping_failures": s.PingFailures,
 	} {
 		if v < 0 {
 			errs = append(errs, fmt.Errorf("supervision: %s must not be negative", name))
@@ -51,6 +56,9 @@ func (s *Supervision) Validate() error {
 	}
 	if s.MinBackoffMS > 0 && s.MaxBackoffMS > 0 && s.MinBackoffMS > s.MaxBackoffMS {
 		errs = append(errs, errors.New("supervision: min_backoff_ms must not exceed max_backoff_ms"))
+	}
+	if s.PingTimeoutMS > 0 && s.KeepAliveMS > 0 && s.PingTimeoutMS > s.KeepAliveMS {
+		errs = append(errs, errors.New("supervision: ping_timeout_ms must not exceed keep_alive_ms"))
 	}
 	if s.Jitter != nil && (*s.Jitter < 0 || *s.Jitter > 1) {
 		errs = append(errs, errors.New("supervision: jitter must be between 0 and 1"))

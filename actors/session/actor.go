@@ -49,6 +49,7 @@ type Actor struct {
 	retryTimer Timer
 	nextTry    time.Time
 	pinging    bool
+	missed     int // keepalive pings missed in a row
 	keepTimer  Timer
 	staleTimer Timer
 	// debounceTimer ends the window in which list_changed notifications
@@ -191,7 +192,7 @@ func (a *Actor) status() Status {
 	now := a.clock.Now()
 	st := Status{
 		Connection: a.conn.ID, State: a.state, Generation: a.generation, SessionsOpened: a.opened, Restarts: a.restarts,
-		CallsInFlight: len(a.running), CallsQueued: len(a.queue),
+		CallsInFlight: len(a.running), CallsQueued: len(a.queue), MissedPings: a.missed,
 		LastError: a.lastErr, LastErrorAt: a.lastErrAt, LastSuccessAt: a.lastSuccess, ChangedAt: a.changedAt,
 		RecentRestarts: a.intensity.Recent(now),
 	}

@@ -80,6 +80,7 @@ func (a *Actor) startConnect() {
 			if k, ok := t.(Killer); ok {
 				_ = k.Kill()
 			}
+			closeIdle(t)
 			err = withStderr(err, t) // why a server that exited at start did
 			engine.Send(self, connected{attempt: attempt, err: fmt.Errorf("connect: %w", err)})
 			return
@@ -239,7 +240,7 @@ func (a *Actor) dropSession(cause error, answerNow bool) {
 	if a.keepTimer != nil {
 		a.keepTimer.Stop()
 	}
-	a.pinging = false
+	a.pinging, a.missed = false, 0
 	a.failed(cause)
 }
 

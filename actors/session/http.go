@@ -17,11 +17,32 @@ import (
 // configured headers with every request, and its credentials, which win
 // over a configured header of the same name.
 type HTTP struct {
-	// Client is the base HTTP client; nil uses http.DefaultClient's
-	// transport.
+	// Client is the base HTTP client; nil (or one without a Transport)
+	// gives each session a connection pool of its own, cloned from
+	// http.DefaultTransport and closed with the session.
 	Client *http.Client
 	// Credentials authorize the requests; nil sends none.
 	Credentials Credentials
+	// IdleConnsPerHost is how many idle connections a session's own pool
+	// keeps per host; 0 is DefaultOptions().MaxInFlight plus one, so that
+	// a session's calls at their cap, and its ping, reuse their
+	// connections instead of opening new ones (http.DefaultTransport
+	// keeps 2).
+	IdleConnsPerHost int
+}
+
+// pool returns the connection pool of one session: a clone of
+// http.DefaultTransport that keeps enough idle connections per host for
+// the session's concurrent requests.
+func (h HTTP) pool() *http.Transport {
+	perHost := h.IdleConnsPerHost
+	if perHost <= 0 {
+		perHost = DefaultOptions().MaxInFlight + 1
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = perHost
+	t.MaxIdleConns = max(t.MaxIdleConns, perHost)
+	return t
 }
 
 // NewTransport returns a streamable HTTP or SSE client transport for conn.
@@ -29,9 +50,13 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 	if conn.Transport.URL == "" {
 		return nil, fmt.Errorf("connection %q: http transport needs a url", conn.ID)
 	}
-	base := http.DefaultTransport
+	var base http.RoundTripper
+	var pool *http.Transport
 	if h.Client != nil && h.Client.Transport != nil {
 		base = h.Client.Transport
+	} else {
+		pool = h.pool()
+		base = pool
 	}
 	if h.Credentials != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
@@ -43,19 +68,19 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 		base = authorized
 	}
 	// The configured headers are set first, the credentials after them.
-	expired := &atomic.Bool{}
+	watch := watch{expired: &atomic.Bool{}, pool: pool}
 	origin, err := url.Parse(conn.Transport.URL)
 	if err != nil {
 		return nil, fmt.Errorf("connection %q: url %s: %w", conn.ID, config.ShowURL(conn.Transport.URL), err)
 	}
 	client := &http.Client{
-		Transport:     expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers, origin: origin}, expired: expired},
+		Transport:     expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers, origin: origin}, expired: watch.expired},
 		CheckRedirect: withoutReferer,
 	}
 	if conn.Transport.Kind == config.TransportSSE {
-		return &sseTransport{SSEClientTransport: &mcp.SSEClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client}, expired: expired}, nil
+		return &sseTransport{SSEClientTransport: &mcp.SSEClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client}, watch: watch}, nil
 	}
-	return &httpTransport{StreamableClientTransport: &mcp.StreamableClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client}, expired: expired}, nil
+	return &httpTransport{StreamableClientTransport: &mcp.StreamableClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client}, watch: watch}, nil
 }
 
 // maxRedirects bounds the redirects one request follows.
@@ -80,23 +105,43 @@ func withoutReferer(req *http.Request, via []*http.Request) error {
 // rest.
 type httpTransport struct {
 	*mcp.StreamableClientTransport
-	expired *atomic.Bool
+	watch
 }
-
-// SessionExpired reports whether the server refused a request of the
-// session with 400 or 404.
-func (t *httpTransport) SessionExpired() bool { return t.expired.Load() }
 
 // sseTransport is the legacy HTTP+SSE client transport, noticing an
 // expired session as httpTransport does.
 type sseTransport struct {
 	*mcp.SSEClientTransport
+	watch
+}
+
+// watch is what the HTTP transports add to go-sdk's: whether the server
+// refused a request of the session as unknown, and the session's own
+// connection pool (nil when the factory's client brings one).
+type watch struct {
 	expired *atomic.Bool
+	pool    *http.Transport
 }
 
 // SessionExpired reports whether the server refused a request of the
 // session with 400 or 404.
-func (t *sseTransport) SessionExpired() bool { return t.expired.Load() }
+func (w watch) SessionExpired() bool { return w.expired.Load() }
+
+// CloseIdleConnections closes the idle connections of the session's own
+// pool, once the session is closed: no later session reuses them.
+func (w watch) CloseIdleConnections() {
+	if w.pool != nil {
+		w.pool.CloseIdleConnections()
+	}
+}
+
+// closeIdle closes the idle connections of transport t's own pool, if it
+// has one.
+func closeIdle(t mcp.Transport) {
+	if c, ok := t.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
 
 // expiryWatch flags a 400 or 404 answer to a POST that belongs to a
 // session: one that carries an Mcp-Session-Id header (streamable HTTP) or

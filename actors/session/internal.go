@@ -35,11 +35,13 @@ type (
 	relistDue struct{ attempt int }
 	// retryDue: the backoff (or probe interval) armed as token passed.
 	retryDue struct{ token int }
-	// keepaliveDue: time to ping attempt's session; pinged: its answer.
+	// keepaliveDue: time to ping attempt's session; pinged: its answer,
+	// or its failure (missed: no answer within the ping timeout).
 	keepaliveDue struct{ attempt int }
 	pinged       struct {
 		attempt int
 		err     error
+		missed  bool
 	}
 	// catalogStale re-lists the catalog once it is CatalogMaxAge old.
 	catalogStale struct{ attempt int }

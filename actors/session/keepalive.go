@@ -4,23 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
+	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// ping checks, every KeepAlive, that the session answers; a ping that
-// fails ends the session.
+// errPingMissed is the cause of a ping cancelled at its timeout.
+var errPingMissed = errors.New("keepalive ping missed")
+
+// ping checks, every KeepAlive, that the session answers. A ping not
+// answered within PingTimeout is missed; PingFailures missed in a row end
+// the session (it hangs), and a ping that fails because the session is
+// closed ends it at once. The timeout runs on the actor's clock.
 func (a *Actor) ping(attempt int) {
 	if attempt != a.attempt || a.session == nil || a.pinging {
 		return
 	}
 	a.pinging = true
 	engine, self, cs := a.engine, a.self, a.session
-	ctx, cancel := context.WithTimeout(a.ctx, max(a.opts.KeepAlive/2, time.Millisecond))
+	ctx, cancel := context.WithCancelCause(a.ctx)
+	timeout := a.clock.AfterFunc(a.opts.pingTimeout(), func() { cancel(errPingMissed) })
 	go func() {
-		defer cancel()
-		engine.Send(self, pinged{attempt: attempt, err: cs.Ping(ctx, nil)})
+		err := cs.Ping(ctx, nil)
+		timeout.Stop()
+		missed := err != nil && errors.Is(context.Cause(ctx), errPingMissed)
+		cancel(nil)
+		engine.Send(self, pinged{attempt: attempt, err: err, missed: missed})
 	}()
 }
 
@@ -31,11 +40,29 @@ func (a *Actor) onPinged(m pinged) {
 	a.pinging = false
 	switch {
 	case m.err == nil:
-		a.lastSuccess = a.clock.Now()
+		a.lastSuccess, a.missed = a.clock.Now(), 0
 	case errors.Is(m.err, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}):
+		a.missed = 0
 		return // the server does not answer pings: stop pinging
+	case m.missed:
+		a.missed++
+		limit, timeout := a.opts.pingFailures(), a.opts.pingTimeout()
+		slog.Warn("keepalive ping missed", "connection", a.conn.ID, "generation", a.generation,
+			"missed", a.missed, "limit", limit, "timeout", timeout)
+		if a.missed >= limit {
+			// The session hangs: its calls would wait for their deadlines.
+			a.dropSession(fmt.Errorf("keepalive failed: %d pings in a row got no answer within %s", a.missed, timeout), true)
+			return
+		}
+	case classify(m.err, a.transport) == failProtocol:
+		a.missed = 0 // the server answered, with an error: the session lives
 	default:
-		a.dropSession(fmt.Errorf("keepalive failed: %w", m.err), true)
+		// The session is closed (the transport broke, or the server no
+		// longer knows it): its calls return at once on their own, and
+		// are judged by their own errors, as when the session ends.
+		slog.Warn("keepalive found the session closed", "connection", a.conn.ID, "generation", a.generation,
+			"err", Redact(a.conn, m.err.Error()))
+		a.dropSession(fmt.Errorf("keepalive failed: session closed: %w", m.err), false)
 		return
 	}
 	a.after(&a.keepTimer, a.opts.KeepAlive, keepaliveDue{attempt: m.attempt})

@@ -14,7 +14,8 @@ import (
 
 // closeSession closes cs gracefully, or kills the transport's peer when the
 // close does not finish within timeout; then it ends the session's
-// transport context (end, if not nil).
+// transport context (end, if not nil) and closes the idle connections of
+// the session's own HTTP pool.
 func closeSession(cs *mcp.ClientSession, t mcp.Transport, end context.CancelFunc, timeout time.Duration) {
 	if end != nil {
 		defer end()
@@ -32,6 +33,7 @@ func closeSession(cs *mcp.ClientSession, t mcp.Transport, end context.CancelFunc
 		}
 		<-done
 	}
+	closeIdle(t)
 }
 
 // callTool performs one call and projects its result: structuredContent

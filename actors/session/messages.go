@@ -129,8 +129,12 @@ type Status struct {
 	// CallsQueued wait for the session or a free slot.
 	CallsInFlight int
 	CallsQueued   int
-	LastError     string
-	LastErrorAt   time.Time
+	// MissedPings counts the keepalive pings of the open session missed
+	// in a row (no answer within the ping timeout); the session ends when
+	// it reaches the limit (Options.PingFailures). 0 after an answer.
+	MissedPings int
+	LastError   string
+	LastErrorAt time.Time
 	// LastSuccessAt is when a session last opened or a call last got an
 	// answer from the server.
 	LastSuccessAt time.Time

@@ -24,9 +24,16 @@ type Options struct {
 	MaxInFlight int
 	// MaxQueued caps calls waiting for a session or a free slot.
 	MaxQueued int
-	// KeepAlive pings the session at this interval, each ping bounded by
-	// half of it; a failed ping ends the session (0 disables).
+	// KeepAlive pings the session at this interval (0 disables).
 	KeepAlive time.Duration
+	// PingTimeout is how long a keepalive ping waits for its answer
+	// before it counts as missed; 0 is DefaultPingTimeout, and it is never
+	// more than KeepAlive.
+	PingTimeout time.Duration
+	// PingFailures is how many pings in a row may be missed before the
+	// session is taken for hung and ended; 0 is DefaultPingFailures. A
+	// ping that fails because the session is closed ends it at once.
+	PingFailures int
 	// Policy is how the session is reopened after it dies or a connect
 	// fails: backoff, restart limit, probes.
 	Policy Policy
@@ -58,6 +65,33 @@ type Options struct {
 	Metrics *metrics.Metrics
 }
 
+// The keepalive defaults: a busy upstream (or a starved mcpflow) that is
+// slow to answer a ping or two keeps its session.
+const (
+	DefaultPingTimeout  = 10 * time.Second
+	DefaultPingFailures = 3
+)
+
+// pingTimeout is PingTimeout, its default, capped by KeepAlive.
+func (o Options) pingTimeout() time.Duration {
+	d := DefaultPingTimeout
+	if o.PingTimeout > 0 {
+		d = o.PingTimeout
+	}
+	if o.KeepAlive > 0 {
+		d = min(d, o.KeepAlive)
+	}
+	return d
+}
+
+// pingFailures is PingFailures, or its default.
+func (o Options) pingFailures() int {
+	if o.PingFailures > 0 {
+		return o.PingFailures
+	}
+	return DefaultPingFailures
+}
+
 // DefaultOptions are the production bounds.
 func DefaultOptions() Options {
 	return Options{
@@ -68,6 +102,8 @@ func DefaultOptions() Options {
 		MaxInFlight:         32,
 		MaxQueued:           1024,
 		KeepAlive:           30 * time.Second,
+		PingTimeout:         DefaultPingTimeout,
+		PingFailures:        DefaultPingFailures,
 		Policy:              DefaultPolicy(),
 		CatalogMaxAge:       catalog.DefaultMaxAgeSeconds * time.Second,
 		ListChangedDebounce: 250 * time.Millisecond,

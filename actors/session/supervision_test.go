@@ -319,10 +319,12 @@ func TestTheStatusCountsCallsInFlightLive(t *testing.T) {
 }
 
 // blackhole drops every message written while on, as an upstream that
-// hangs without closing its connection.
+// hangs without closing its connection; while broken, every write fails,
+// as on a connection that is gone.
 type blackhole struct {
-	inner session.TransportFactory
-	on    atomic.Bool
+	inner  session.TransportFactory
+	on     atomic.Bool
+	broken atomic.Bool
 }
 
 func (b *blackhole) NewTransport(conn config.Connection) (mcp.Transport, error) {
@@ -330,12 +332,12 @@ func (b *blackhole) NewTransport(conn config.Connection) (mcp.Transport, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &blackholeTransport{Transport: t, on: &b.on}, nil
+	return &blackholeTransport{Transport: t, hole: b}, nil
 }
 
 type blackholeTransport struct {
 	mcp.Transport
-	on *atomic.Bool
+	hole *blackhole
 }
 
 func (t *blackholeTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -343,7 +345,7 @@ func (t *blackholeTransport) Connect(ctx context.Context) (mcp.Connection, error
 	if err != nil {
 		return nil, err
 	}
-	return &blackholeConn{Connection: c, on: t.on}, nil
+	return &blackholeConn{Connection: c, hole: t.hole}, nil
 }
 
 func (t *blackholeTransport) Kill() error {
@@ -355,11 +357,14 @@ func (t *blackholeTransport) Kill() error {
 
 type blackholeConn struct {
 	mcp.Connection
-	on *atomic.Bool
+	hole *blackhole
 }
 
 func (c *blackholeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if c.on.Load() {
+	switch {
+	case c.hole.broken.Load():
+		return errors.New("write: broken pipe")
+	case c.hole.on.Load():
 		return nil
 	}
 	return c.Connection.Write(ctx, msg)
@@ -367,19 +372,12 @@ func (c *blackholeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func TestAFailedKeepaliveEndsTheSessionAndFailsItsCalls(t *testing.T) {
 	is := is.New(t)
-	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, StablePeriod: time.Minute, ProbeInterval: time.Minute})
-	opts.KeepAlive = 100 * time.Millisecond // each ping waits 50 ms (real time) for its answer
-	hole := &blackhole{inner: fakes.NewInMemory(nil)}
-	h := spawnWithParent(t, hole, opts)
-	is.NoErr(await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Minute)).Err)
-	h.waitState(t, session.StateConnecting)
-	h.waitState(t, session.StateOpen)
+	h, clock, hole, _ := openKeepalive(t, 1)
 
 	hole.on.Store(true) // the upstream hangs: nothing it is sent arrives
 	w := sendAt(h.engine, h.pid, clock, "counter", nil, time.Minute)
-	awaitTimer(t, clock, 100*time.Millisecond)
 	is.True(pending(w))
-	clock.Advance(100 * time.Millisecond) // ping
+	missPing(t, clock) // one is the limit here
 	r := await(t, w)
 	is.True(errors.Is(r.Err, session.ErrSessionLost)) // at once, not at its deadline
 	is.True(strings.Contains(r.Err.Error(), "keepalive failed"))

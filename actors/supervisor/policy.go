@@ -41,11 +41,21 @@ func PolicyFor(base session.Policy, s *config.Supervision) session.Policy {
 
 // SessionFor returns base with what s sets: the options of the session
 // actors of a source whose config (or the server's) says s — its
-// supervision policy and its keepalive.
+// supervision policy and its keepalive: interval, ping timeout and the
+// pings missed in a row that end a session.
 func SessionFor(base session.Options, s *config.Supervision) session.Options {
 	base.Policy = PolicyFor(base.Policy, s)
-	if s != nil && s.KeepAliveMS > 0 {
+	if s == nil {
+		return base
+	}
+	if s.KeepAliveMS > 0 {
 		base.KeepAlive = time.Duration(s.KeepAliveMS) * time.Millisecond
+	}
+	if s.PingTimeoutMS > 0 {
+		base.PingTimeout = time.Duration(s.PingTimeoutMS) * time.Millisecond
+	}
+	if s.PingFailures > 0 {
+		base.PingFailures = s.PingFailures
 	}
 	return base
 }

@@ -47,13 +47,33 @@ func TestSessionForSetsTheKeepaliveWhereTheConfigDoes(t *testing.T) {
 	is.Equal(supervisor.DefaultOptions().WithConfig(&config.Supervision{KeepAliveMS: 1500}).Session.KeepAlive, 1500*time.Millisecond)
 }
 
+func TestSessionForSetsThePingTimeoutAndFailuresWhereTheConfigDoes(t *testing.T) {
+	is := is.New(t)
+	base := session.DefaultOptions()
+	o := supervisor.SessionFor(base, &config.Supervision{KeepAliveMS: 4000})
+	is.Equal(o.PingTimeout, base.PingTimeout) // absent: kept
+	is.Equal(o.PingFailures, base.PingFailures)
+	server := supervisor.DefaultOptions().WithConfig(&config.Supervision{PingTimeoutMS: 5000, PingFailures: 4}).Session
+	is.Equal(server.PingTimeout, 5*time.Second)
+	is.Equal(server.PingFailures, 4)
+	source := supervisor.SessionFor(server, &config.Supervision{PingFailures: 6}) // a source overrides what it names
+	is.Equal(source.PingTimeout, 5*time.Second)
+	is.Equal(source.PingFailures, 6)
+}
+
 func TestConfigRefusesABadSupervisionBlock(t *testing.T) {
 	is := is.New(t)
 	_, err := config.Parse([]byte(`{"version":1,"server":{"supervision":{"jitter":2},"sources":[]}}`))
 	is.True(err != nil)
 	_, err = config.Parse([]byte(`{"version":1,"server":{"sources":[{"kind":"mcp","id":"a.b","transport":{"kind":"stdio","command":"x"},"supervision":{"min_backoff_ms":500,"max_backoff_ms":10}}]}}`))
 	is.True(err != nil)
-	f, err := config.Parse([]byte(`{"version":1,"server":{"supervision":{"max_concurrent_connects":4},"sources":[{"kind":"mcp","id":"a.b","transport":{"kind":"stdio","command":"x"},"supervision":{"max_restarts":100}}]}}`))
+	_, err = config.Parse([]byte(`{"version":1,"server":{"supervision":{"ping_failures":-1},"sources":[]}}`))
+	is.True(err != nil)
+	_, err = config.Parse([]byte(`{"version":1,"server":{"supervision":{"keep_alive_ms":1000,"ping_timeout_ms":2000},"sources":[]}}`))
+	is.True(err != nil) // a ping timeout longer than the interval
+	f, err := config.Parse([]byte(`{"version":1,"server":{"supervision":{"max_concurrent_connects":4,"ping_timeout_ms":3000,"ping_failures":5},"sources":[{"kind":"mcp","id":"a.b","transport":{"kind":"stdio","command":"x"},"supervision":{"max_restarts":100}}]}}`))
 	is.NoErr(err)
 	is.Equal(*f.Server.Sources[0].Supervision.MaxRestarts, 100)
+	is.Equal(f.Server.Supervision.PingTimeoutMS, 3000)
+	is.Equal(f.Server.Supervision.PingFailures, 5)
 }

@@ -382,8 +382,10 @@ type ListConnectionsResult struct {
 // SessionStatus is mcpflow's extension of a connection status row: the
 // live state of the connection's upstream session. State is idle, open,
 // connecting, backoff, degraded or closed; Generation numbers the
-// connection's sessions (each new one increments it); LastError never
-// holds a secret. Times are epoch milliseconds, null when none.
+// connection's sessions (each new one increments it); MissedPings counts
+// the keepalive pings of the open session missed in a row (the session is
+// ended at the source's ping_failures); LastError never holds a secret.
+// Times are epoch milliseconds, null when none.
 type SessionStatus struct {
 	State                string  `json:"state"`
 	Generation           int64   `json:"generation"`
@@ -391,6 +393,7 @@ type SessionStatus struct {
 	Restarts             int     `json:"restarts"`
 	CallsInFlight        int     `json:"calls_in_flight"`
 	CallsQueued          int     `json:"calls_queued"`
+	MissedPings          int     `json:"missed_pings"`
 	LastError            *string `json:"last_error"`
 	LastErrorAtEpochMs   *int64  `json:"last_error_at_epoch_ms"`
 	LastSuccessAtEpochMs *int64  `json:"last_success_at_epoch_ms"`

@@ -85,7 +85,7 @@ func sessionStatus(c config.Connection, st session.Status) protocol.SessionStatu
 	return protocol.SessionStatus{
 		State: firstNonEmpty(string(st.State), string(session.StateIdle)), Generation: st.Generation,
 		SessionsOpened: st.SessionsOpened, Restarts: st.Restarts, CallsInFlight: st.CallsInFlight, CallsQueued: st.CallsQueued,
-		LastError: optional(session.Redact(c, st.LastError)), LastErrorAtEpochMs: ms(st.LastErrorAt),
+		MissedPings: st.MissedPings, LastError: optional(session.Redact(c, st.LastError)), LastErrorAtEpochMs: ms(st.LastErrorAt),
 		LastSuccessAtEpochMs: ms(st.LastSuccessAt), NextAttemptAtEpochMs: ms(st.NextAttemptAt),
 	}
 }

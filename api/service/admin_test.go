@@ -123,6 +123,7 @@ func TestConnectionStatusesCountAFreshSnapshotAndAnOpenedSession(t *testing.T) {
 		is.Equal(st.Session.Generation, int64(1))
 		is.Equal(st.Session.Restarts, 0)
 		is.Equal(st.Session.CallsInFlight, 0)
+		is.Equal(st.Session.MissedPings, 0)
 		is.True(st.Session.LastSuccessAtEpochMs != nil) // the run's call
 		is.True(st.Session.NextAttemptAtEpochMs == nil)
 		return

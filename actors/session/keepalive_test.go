@@ -1,0 +1,113 @@
+package session_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/fakes"
+)
+
+// openKeepalive opens a session to an in-memory upstream behind a
+// blackhole, pinged every 10 s of the manual clock; each ping waits 2 s
+// for its answer, and the failures-th missed in a row ends the session.
+// The logs are captured.
+func openKeepalive(t *testing.T, failures int) (*harness, *session.ManualClock, *blackhole, *fakes.Logs) {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	logs := fakes.CaptureLogs(t)
+	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, StablePeriod: time.Minute, ProbeInterval: time.Minute})
+	opts.KeepAlive, opts.PingTimeout, opts.PingFailures = 10*time.Second, 2*time.Second, failures
+	hole := &blackhole{inner: fakes.NewInMemory(nil)}
+	h := spawnWithParent(t, hole, opts)
+	is.NoErr(await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Minute)).Err)
+	h.waitState(t, session.StateConnecting)
+	h.waitState(t, session.StateOpen)
+	return h, clock, hole, logs
+}
+
+// nextPing lets the keepalive interval pass, so that a ping goes out.
+func nextPing(t *testing.T, clock *session.ManualClock) {
+	t.Helper()
+	awaitTimer(t, clock, 10*time.Second)
+	clock.Advance(10 * time.Second)
+}
+
+// missPing sends a ping the upstream never answers, and lets its timeout
+// pass.
+func missPing(t *testing.T, clock *session.ManualClock) {
+	t.Helper()
+	nextPing(t, clock)
+	awaitTimer(t, clock, 2*time.Second)
+	clock.Advance(2 * time.Second)
+}
+
+// missedPings waits until the actor has handled the last ping (it arms
+// the next one) and returns its count of pings missed in a row.
+func missedPings(t *testing.T, h *harness, clock *session.ManualClock) int {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	awaitTimer(t, clock, 10*time.Second)
+	st := liveStatus(t, h.engine, h.pid)
+	is.Equal(st.State, session.StateOpen) // the session is kept
+	return st.MissedPings
+}
+
+func TestMissedPingsEndTheSessionOnlyAtTheLimitInARow(t *testing.T) {
+	is := is.New(t)
+	h, clock, hole, logs := openKeepalive(t, 3)
+
+	hole.on.Store(true) // the upstream is slow: nothing it is sent is answered
+	w := sendAt(h.engine, h.pid, clock, "counter", nil, time.Hour)
+	missPing(t, clock)
+	is.Equal(missedPings(t, h, clock), 1)
+	missPing(t, clock)
+	is.Equal(missedPings(t, h, clock), 2)
+	is.True(pending(w)) // two missed pings keep the session and its calls
+
+	hole.on.Store(false) // an answer starts the count again
+	nextPing(t, clock)
+	is.Equal(missedPings(t, h, clock), 0)
+
+	hole.on.Store(true)
+	missPing(t, clock)
+	missPing(t, clock)
+	is.Equal(missedPings(t, h, clock), 2)
+	is.True(pending(w))
+	missPing(t, clock) // the third in a row ends it
+	st := h.waitState(t, session.StateBackoff)
+	is.True(strings.Contains(st.LastError, "keepalive failed: 3 pings in a row got no answer within 2s"))
+	is.Equal(st.MissedPings, 0) // the count belongs to the session that ended
+	r := await(t, w)
+	is.True(errors.Is(r.Err, session.ErrSessionLost)) // the hung session's call is answered at once
+
+	missed := logs.Lines("keepalive ping missed")
+	is.Equal(len(missed), 5)
+	is.True(strings.Contains(missed[4], "missed=3 limit=3 timeout=2s"))
+	is.Equal(len(logs.Lines("session closed")), 0) // a missed ping is not a closed session
+}
+
+func TestAPingThatFindsTheSessionClosedEndsItAtOnce(t *testing.T) {
+	is := is.New(t)
+	h, clock, hole, logs := openKeepalive(t, 3)
+
+	hole.broken.Store(true) // the connection is gone: every write fails
+	nextPing(t, clock)
+	st := h.waitState(t, session.StateBackoff) // without waiting for the ping timeout
+	is.True(strings.Contains(st.LastError, "keepalive failed: session closed"))
+	is.True(strings.Contains(st.LastError, "broken pipe"))
+	is.Equal(len(logs.Lines("keepalive found the session closed")), 1)
+	is.Equal(len(logs.Lines("keepalive ping missed")), 0)
+
+	hole.broken.Store(false)
+	awaitTimer(t, clock, time.Second)
+	clock.Advance(time.Second)
+	h.waitState(t, session.StateConnecting)
+	is.Equal(h.waitState(t, session.StateOpen).Generation, int64(2))
+}
