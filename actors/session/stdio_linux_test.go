@@ -2,8 +2,6 @@ package session
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/session/reap"
+	"github.com/mcpflow/mcpflow/fakes/procs"
 )
 
 func TestStdioRunsTheServerUnderTheReaperWithTheGraces(t *testing.T) {
@@ -51,59 +50,18 @@ func startRaw(t *testing.T, s Stdio, script string) (*stdioTransport, mcp.Connec
 	return st, c
 }
 
-// pidIn polls path until it holds a pid.
-func pidIn(t *testing.T, path string) int {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if data, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(data), "\n") {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-			is.New(t).NoErr(err)
-			return pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pid in %s within 5s", path)
-		}
-		<-time.After(5 * time.Millisecond) // poll interval
-	}
-}
-
-// running reports whether pid exists and is not a zombie.
-func running(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
-}
-
-// goneWithin polls until no pid runs.
-func goneWithin(t *testing.T, d time.Duration, pids ...int) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for _, pid := range pids {
-		for running(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("process %d still running %s later", pid, d)
-			}
-			<-time.After(5 * time.Millisecond) // poll interval
-		}
-	}
-}
-
 func TestStdioCloseKillsWhatTheServerLeftInItsGroup(t *testing.T) {
 	is := is.New(t)
 	dir := t.TempDir()
 	st, c := startRaw(t, Stdio{CloseGrace: 10 * time.Second, TermGrace: 10 * time.Second},
 		`sleep 300 & echo $! > `+dir+`/child; exec cat`)
-	child := pidIn(t, dir+"/child")
+	child := procs.PidIn(t, dir+"/child")
 	start := time.Now()
 	is.NoErr(c.Close()) // cat exits on end of file: status 0
 	took := time.Since(start)
 	t.Logf("close took %s", took)
 	is.True(took < 10*time.Second) // no grace waited out: cat exits, SIGTERM ends the sleep
-	goneWithin(t, time.Second, child)
+	procs.GoneWithin(t, time.Second, child)
 	is.True(!groupAlive(st.cmd.Process.Pid, nil))
 }
 

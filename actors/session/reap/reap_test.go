@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/session/reap"
+	"github.com/mcpflow/mcpflow/fakes/procs"
 )
 
 // The test binary doubles as the reaper (REAP_TEST_ROLE=reaper: the
@@ -104,7 +104,7 @@ func startReaper(t *testing.T, g reap.Grace, script string) *reaper {
 // pid polls the pid file name until the script has written it.
 func (r *reaper) pid(t *testing.T, name string) int {
 	t.Helper()
-	return pidIn(t, filepath.Join(r.dir, name))
+	return procs.PidIn(t, filepath.Join(r.dir, name))
 }
 
 // closeInput does what mcpflow's close does: stdin, then the lifeline.
@@ -123,46 +123,6 @@ func (r *reaper) exitWithin(t *testing.T, d time.Duration, start time.Time) (int
 		t.Fatalf("reaper still running %s later", d)
 	}
 	return r.cmd.ProcessState.ExitCode(), time.Since(start)
-}
-
-func pidIn(t *testing.T, path string) int {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if data, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(data), "\n") {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-			is.New(t).NoErr(err)
-			return pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pid in %s within 5s", path)
-		}
-		<-time.After(5 * time.Millisecond) // poll interval
-	}
-}
-
-// running reports whether pid exists and is not a zombie.
-func running(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
-}
-
-// goneWithin polls until none of pids runs.
-func goneWithin(t *testing.T, d time.Duration, pids ...int) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for _, pid := range pids {
-		for running(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("process %d still running %s later", pid, d)
-			}
-			<-time.After(5 * time.Millisecond) // poll interval
-		}
-	}
 }
 
 // tree is a server script that leaves behind a child in its group, a
@@ -189,8 +149,8 @@ func TestClosingStdinAndTheLifelineStopsTheWholeTree(t *testing.T) {
 	r.closeInput()
 	code, took := r.exitWithin(t, 10*time.Second, start)
 	t.Logf("reaper exited %d after %s", code, took)
-	is.Equal(code, 0)         // cat's status: it exited on end of file; no grace waited out: SIGTERM ended the rest
-	goneWithin(t, 0, pids...) // the reaper exits only once every descendant is reaped
+	is.Equal(code, 0)               // cat's status: it exited on end of file; no grace waited out: SIGTERM ended the rest
+	procs.GoneWithin(t, 0, pids...) // the reaper exits only once every descendant is reaped
 }
 
 func TestAServerThatIgnoresStdinGetsSIGTERMThenSIGKILL(t *testing.T) {
@@ -207,7 +167,7 @@ func TestAServerThatIgnoresStdinGetsSIGTERMThenSIGKILL(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(r.dir, "log"))
 	is.NoErr(err)
 	is.True(strings.HasPrefix(string(log), "term")) // SIGTERM came first
-	goneWithin(t, 0, pids...)
+	procs.GoneWithin(t, 0, pids...)
 }
 
 func TestTermSignalSkipsTheStdinGrace(t *testing.T) {
@@ -219,7 +179,7 @@ func TestTermSignalSkipsTheStdinGrace(t *testing.T) {
 	code, took := r.exitWithin(t, 5*time.Second, start)
 	t.Logf("reaper exited %d after %s", code, took)
 	is.Equal(code, 7) // the server's own exit on SIGTERM
-	goneWithin(t, 0, pids...)
+	procs.GoneWithin(t, 0, pids...)
 }
 
 func TestAProcessThatLeftTheGroupGetsSIGTERMOnceAdopted(t *testing.T) {
@@ -239,7 +199,7 @@ trap 'exit 7' TERM; echo $$ > "$D/server"; while :; do sleep 1 & wait $!; done`)
 	log, err := os.ReadFile(filepath.Join(r.dir, "escaped-log"))
 	is.NoErr(err)
 	is.Equal(string(log), "term\n") // SIGTERM reached it, well before the term grace's SIGKILL
-	goneWithin(t, 0, pids...)
+	procs.GoneWithin(t, 0, pids...)
 }
 
 func TestKillSignalKillsTheTreeAtOnce(t *testing.T) {
@@ -251,7 +211,7 @@ func TestKillSignalKillsTheTreeAtOnce(t *testing.T) {
 	code, took := r.exitWithin(t, 5*time.Second, start)
 	t.Logf("reaper exited %d after %s", code, took)
 	is.Equal(code, 128+int(syscall.SIGKILL))
-	goneWithin(t, 0, pids...)
+	procs.GoneWithin(t, 0, pids...)
 }
 
 func TestAServerThatExitsTakesWhatItLeftWithIt(t *testing.T) {
@@ -263,7 +223,7 @@ func TestAServerThatExitsTakesWhatItLeftWithIt(t *testing.T) {
 	code, took := r.exitWithin(t, 5*time.Second, time.Now())
 	t.Logf("reaper exited %d after %s", code, took)
 	is.Equal(code, 3) // the server's status; its lifeline was still open
-	goneWithin(t, 0, pids...)
+	procs.GoneWithin(t, 0, pids...)
 }
 
 func TestASpuriousParentDeathSignalIsIgnored(t *testing.T) {
@@ -274,7 +234,7 @@ func TestASpuriousParentDeathSignalIsIgnored(t *testing.T) {
 	// The reaper keeps serving: stdin still reaches the server.
 	_, err := r.stdin.Write([]byte("still here\n"))
 	is.NoErr(err)
-	is.True(running(server))
+	is.True(procs.Running(server))
 	select {
 	case <-r.exited:
 		is.Fail() // the reaper ignored a parent-death signal from a live parent
@@ -313,11 +273,11 @@ func TestNoDescendantOutlivesAParentKilledWithSIGKILL(t *testing.T) {
 	})
 	var pids []int
 	for _, name := range []string{"server", "child", "escaped", "orphan"} {
-		pids = append(pids, pidIn(t, filepath.Join(dir, name)))
+		pids = append(pids, procs.PidIn(t, filepath.Join(dir, name)))
 	}
 	is.NoErr(p.Process.Signal(syscall.SIGKILL))
 	<-exited
-	goneWithin(t, 2*time.Second, pids...) // the server and all it started, within 2 s
+	procs.GoneWithin(t, 2*time.Second, pids...) // the server and all it started, within 2 s
 }
 
 // startStdio starts script through session.Stdio under the reaper, as
@@ -345,7 +305,7 @@ func TestStdioCloseRunsTheSequenceThroughTheReaper(t *testing.T) {
 	_, c, dir := startStdio(t, g, tree(`trap '' TERM; exec sleep 300`))
 	var pids []int
 	for _, name := range []string{"server", "child", "escaped", "orphan"} {
-		pids = append(pids, pidIn(t, filepath.Join(dir, name)))
+		pids = append(pids, procs.PidIn(t, filepath.Join(dir, name)))
 	}
 	start := time.Now()
 	err := c.Close()
@@ -354,7 +314,7 @@ func TestStdioCloseRunsTheSequenceThroughTheReaper(t *testing.T) {
 	is.True(err != nil && strings.Contains(err.Error(), "exit status 137")) // the reaper reports the server's SIGKILL
 	is.True(took >= g.Close+g.Term)                                         // both graces
 	is.True(took < g.Close+g.Term+3*time.Second)                            // and not much more, even on a loaded machine
-	goneWithin(t, 0, pids...)
+	procs.GoneWithin(t, 0, pids...)
 }
 
 func TestStdioKillThroughTheReaperIsImmediate(t *testing.T) {
@@ -362,11 +322,11 @@ func TestStdioKillThroughTheReaperIsImmediate(t *testing.T) {
 	tr, c, dir := startStdio(t, reap.Grace{Close: 10 * time.Second, Term: 10 * time.Second}, tree(`trap '' TERM; exec sleep 300`))
 	var pids []int
 	for _, name := range []string{"server", "child", "escaped", "orphan"} {
-		pids = append(pids, pidIn(t, filepath.Join(dir, name)))
+		pids = append(pids, procs.PidIn(t, filepath.Join(dir, name)))
 	}
 	start := time.Now()
 	is.NoErr(tr.(session.Killer).Kill())
-	goneWithin(t, 2*time.Second, pids...)
+	procs.GoneWithin(t, 2*time.Second, pids...)
 	t.Logf("kill took %s", time.Since(start))
 	_ = c.Close() // returns at once: the reaper is gone
 	is.True(time.Since(start) < 2*time.Second)
