@@ -3,7 +3,6 @@ package integration
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,29 +51,10 @@ func (l smallSendBuffers) Accept() (net.Conn, error) {
 // it (nil: as it is).
 func startEdgeServiceOn(t *testing.T, limits *config.Edge, wrap func(net.Listener) net.Listener) (wsURL, rpcURL, addr string) {
 	t.Helper()
-	is := is.New(t)
-	cfg := &config.File{Version: 1, Server: config.Server{Store: config.Store{Root: t.TempDir()}, Edge: limits}}
-	is.NoErr(cfg.Validate())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	a, err := app.Start(ctx, app.DefaultOptions(cfg))
-	is.NoErr(err)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	is.NoErr(err)
-	if wrap != nil {
-		l = wrap(l)
-	}
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(l) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		is := is.NewRelaxed(t)
-		is.NoErr(a.Shutdown(ctx))
-		is.NoErr(<-served)
-	})
-	addr = l.Addr().String()
-	return "ws://" + addr + "/ws", "http://" + addr + "/rpc", addr
+	is.New(t).NoErr(limits.Validate())
+	s := startServiceListening(t, func(opts *app.Options) { opts.Edge = opts.Edge.WithConfig(limits) }, wrap)
+	addr = strings.TrimSuffix(strings.TrimPrefix(s.URL, "ws://"), "/ws")
+	return s.URL, "http://" + addr + "/rpc", addr
 }
 
 // monitor samples the process's goroutines and in-use heap until stopped.

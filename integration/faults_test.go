@@ -326,7 +326,7 @@ func saveArtifact(t *testing.T, c *client.Client, id, doc string, outcomes []str
 	if replaced.Status != "valid" {
 		t.Logf("draft %s: %+v", id, replaced.Diagnostics)
 	}
-	is.Equal(replaced.Status, "valid") // the draft, which routes session_lost, validates
+	is.Equal(replaced.Status, "valid") // the draft validates against the live catalogs
 	saved, err := c.CreateArtifactFromWorkspace(ctx, p.CreateArtifactParams{WorkspaceID: ws, ArtifactID: id, Version: 1, Title: id, Outcomes: outcomes})
 	is.NoErr(err)
 	is.True(saved.Saved)

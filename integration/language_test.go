@@ -50,24 +50,11 @@ const parentDraft = `{"name":"tour","start":"count","outcomes":["ok"],
 		"child":{"ok":"approve"},
 		"approve":{"submitted":"__end__"}}}`
 
-// saveDraft stores doc as artifact id version 1 through a workspace.
+// saveDraft stores doc as artifact id version 1, with the one outcome
+// "ok", through a workspace.
 func saveDraft(t *testing.T, c *client.Client, id, doc string) {
 	t.Helper()
-	is := is.New(t)
-	is.Helper()
-	ctx := testContext(t)
-	ws := id + "_ws"
-	_, err := c.CreateDraftWorkspaceFromCapability(ctx, p.CreateFromCapabilityParams{WorkspaceID: ws, CapabilityName: "wf.std.constant"})
-	is.NoErr(err)
-	var replaced p.WorkspaceResult
-	is.NoErr(c.Call(ctx, p.MethodWorkspaceReplaceDocument, p.Object{"workspace_id": ws, "revision": 1, "draft": json.RawMessage(doc)}, &replaced))
-	if replaced.Status != "valid" {
-		t.Logf("draft %s: %+v", id, replaced.Diagnostics)
-	}
-	is.Equal(replaced.Status, "valid") // the draft validates against the live catalogs
-	saved, err := c.CreateArtifactFromWorkspace(ctx, p.CreateArtifactParams{WorkspaceID: ws, ArtifactID: id, Version: 1, Title: id, Outcomes: []string{"ok"}})
-	is.NoErr(err)
-	is.True(saved.Saved)
+	saveArtifact(t, c, id, doc, []string{"ok"})
 }
 
 // TestOneWorkflowUsesEveryKindOfStepThroughTheRealBinary runs, through /ws
