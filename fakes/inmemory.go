@@ -100,3 +100,18 @@ func (t *inMemoryTransport) Kill() error {
 	t.cut()
 	return nil
 }
+
+// Handing returns a newServer for NewInMemory that builds each server with
+// build (NewServer if nil) and hands it to the returned channel (room for
+// one), so that a test can change the server its session talks to.
+func Handing(build func() *mcp.Server) (newServer func() *mcp.Server, servers <-chan *mcp.Server) {
+	if build == nil {
+		build = NewServer
+	}
+	made := make(chan *mcp.Server, 1)
+	return func() *mcp.Server {
+		s := build()
+		made <- s
+		return s
+	}, made
+}

@@ -50,12 +50,7 @@ func TestListCatalogReturnsToolsWithSchemas(t *testing.T) {
 
 func TestToolListChangedSendsAFreshCatalogToTheParent(t *testing.T) {
 	is := is.New(t)
-	servers := make(chan *mcp.Server, 1)
-	newServer := func() *mcp.Server {
-		s := fakes.NewServer()
-		servers <- s
-		return s
-	}
+	newServer, servers := fakes.Handing(nil)
 	h := spawnWithParent(t, fakes.NewInMemory(newServer), testOptions())
 	mustCall(t, h.engine, h.pid, "counter", nil)
 	server := <-servers
@@ -83,12 +78,7 @@ func TestUnrunnableCatalogRefreshDoesNotPanic(t *testing.T) {
 	opts := testOptions()
 	opts.MaxInFlight = 1
 	opts.CallTimeout = 50 * time.Millisecond // the re-list's deadline
-	servers := make(chan *mcp.Server, 1)
-	newServer := func() *mcp.Server {
-		s := fakes.NewServer()
-		servers <- s
-		return s
-	}
+	newServer, servers := fakes.Handing(nil)
 	h := spawnWithParent(t, fakes.NewInMemory(newServer), opts)
 	mustCall(t, h.engine, h.pid, "counter", nil)
 	server := <-servers
@@ -156,13 +146,11 @@ func TestAnOpenSessionListsItsCatalogAgainOnceItIsStale(t *testing.T) {
 // listing holds every change of the burst.
 func TestListChangedNotificationsAreDebouncedIntoOneListing(t *testing.T) {
 	is := is.New(t)
-	servers := make(chan *mcp.Server, 1)
-	newServer := func() *mcp.Server {
+	newServer, servers := fakes.Handing(func() *mcp.Server {
 		s := fakes.NewServer()
 		s.AddPrompt(&mcp.Prompt{Name: "greet"}, greet)
-		servers <- s
 		return s
-	}
+	})
 	opts, clock := clocked(testOptions().Policy)
 	opts.ListChangedDebounce = 7 * time.Second // no other timer of this length
 	h := spawnWithParent(t, fakes.NewInMemory(newServer), opts)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/guard"
@@ -91,12 +90,7 @@ func TestRefreshCatalogStoresTheSnapshotAndReportsTheSessionOpen(t *testing.T) {
 
 func TestChangedToolsAreStoredWithoutARefresh(t *testing.T) {
 	is := is.New(t)
-	servers := make(chan *mcp.Server, 1)
-	newServer := func() *mcp.Server {
-		srv := fakes.NewServer()
-		servers <- srv
-		return srv
-	}
+	newServer, servers := fakes.Handing(nil)
 	s := start(t, fakes.NewInMemory(newServer), testOptions())
 	_, err := s.handle.RefreshCatalog(ctx(t), "fake.one")
 	is.NoErr(err)
