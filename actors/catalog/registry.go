@@ -20,6 +20,8 @@ type Registry struct {
 	mu   sync.Mutex // serialises writers
 	root atomic.Pointer[node]
 	seed maphash.Seed // node priorities: a treap balanced by hashes of ids
+	// version counts the Puts, each counted once its tree is visible.
+	version atomic.Uint64
 }
 
 // entry is one connection's snapshot with its capabilities, built once
@@ -63,7 +65,12 @@ func (r *Registry) Put(s Snapshot) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.root.Store(r.insert(r.root.Load(), e))
+	r.version.Add(1)
 }
+
+// Version changes after every Put. What a caller derived from the
+// registry while Version was v may be stale once Version is no longer v.
+func (r *Registry) Version() uint64 { return r.version.Load() }
 
 // insert returns a new version of the tree rooted at n holding e. Only
 // nodes on the path to e's id are copied; the returned path is fresh, so

@@ -20,6 +20,39 @@ var ErrStepBudget = errors.New("step budget exhausted")
 type Program struct {
 	Root     Plan
 	Children map[string]Plan
+	// plans are Root (key "") and Children checked and indexed for
+	// execution, once, by Prepare; nil until then.
+	plans map[string]*compiled
+}
+
+// Prepare checks every plan of p and indexes it for execution, once: the
+// executions of the program it returns skip that work. A prepared program
+// is immutable, and its executions share it.
+func (p Program) Prepare() (Program, error) {
+	plans, err := compileProgram(p)
+	if err != nil {
+		return Program{}, err
+	}
+	p.plans = plans
+	return p, nil
+}
+
+// compileProgram compiles the root plan (key "") and each child plan.
+func compileProgram(p Program) (map[string]*compiled, error) {
+	root, err := compilePlan(p.Root)
+	if err != nil {
+		return nil, err
+	}
+	plans := make(map[string]*compiled, 1+len(p.Children))
+	plans[""] = root
+	for key, child := range p.Children {
+		c, err := compilePlan(child)
+		if err != nil {
+			return nil, fmt.Errorf("subgraph %s: %w", key, err)
+		}
+		plans[key] = c
+	}
+	return plans, nil
 }
 
 // Options tune an execution.
@@ -123,20 +156,14 @@ func newExecution(p Program, opts Options) (*Execution, error) {
 	if opts.Inline == nil {
 		opts.Inline = std.Runner
 	}
-	e := &Execution{plans: map[string]*compiled{}, opts: opts}
-	root, err := compilePlan(p.Root)
-	if err != nil {
-		return nil, err
-	}
-	e.plans[""] = root
-	for key, child := range p.Children {
-		c, err := compilePlan(child)
-		if err != nil {
-			return nil, fmt.Errorf("subgraph %s: %w", key, err)
+	plans := p.plans
+	if plans == nil {
+		var err error
+		if plans, err = compileProgram(p); err != nil {
+			return nil, err
 		}
-		e.plans[key] = c
 	}
-	return e, nil
+	return &Execution{plans: plans, opts: opts}, nil
 }
 
 // Progress is what one Advance produced: the trace entries of the steps it

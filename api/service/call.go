@@ -242,7 +242,11 @@ func (s *Service) callWrapper(ctx context.Context, a store.Artifact, p protocol.
 	if err := schema.Default.Validate(a.InputSchema, payload); err != nil {
 		return callFailed(res, name, p.DeploymentID, fmt.Errorf("the payload does not match the input schema: %w", err)), nil
 	}
-	rec, err := s.newRun(d, a, payload, diags)
+	stored, err := storedDiags(diags)
+	if err != nil {
+		return res, err
+	}
+	rec, err := s.newRun(d, a, payload, stored)
 	if err != nil {
 		return res, err
 	}

@@ -129,6 +129,7 @@ func (s *Service) saveDeployment(ctx context.Context, p protocol.SaveDeploymentP
 		return protocol.SaveDeploymentResult{}, storeErr(err, fmt.Sprintf("artifact %q version %d", d.ArtifactID, d.ArtifactVersion))
 	}
 	old, oldErr := s.Store.GetDeployment(ctx, d.ID)
+	defer s.recordsChanged() // after the write, whatever its outcome
 	if err := s.Store.SaveDeployment(ctx, d); err != nil {
 		return protocol.SaveDeploymentResult{}, storeErr(err, fmt.Sprintf("deployment %q", d.ID))
 	}

@@ -50,7 +50,15 @@ func (s *Service) program(ctx context.Context, a store.Artifact) (workflow.Progr
 		}
 		return nil
 	}
-	return p, load(a.Plan, []string{a.ID + "@" + fmt.Sprint(a.Version)})
+	if err := load(a.Plan, []string{a.ID + "@" + fmt.Sprint(a.Version)}); err != nil {
+		return workflow.Program{}, err
+	}
+	// Checked and indexed once, for all the runs of this setup. An invalid
+	// plan stays unprepared: each of its runs fails on it, recorded.
+	if ready, err := p.Prepare(); err == nil {
+		p = ready
+	}
+	return p, nil
 }
 
 // runSetup is what a run actor needs beyond its record.

@@ -186,6 +186,7 @@ func (s *Service) deleteArtifact(ctx context.Context, p protocol.InspectArtifact
 	if len(blockers) > 0 {
 		return res, nil
 	}
+	defer s.recordsChanged() // after the write, whatever its outcome
 	deleted, err := s.Store.DeleteArtifact(ctx, p.ArtifactID, p.Version)
 	switch {
 	case err != nil:
@@ -254,6 +255,7 @@ func (x subgraphIndex) reaches(ctx context.Context, id string, version int, targ
 // deleteDeployment answers workflow.deployments.delete; an unknown id is
 // a KeyError. Runs of the deployment keep the environment they pinned.
 func (s *Service) deleteDeployment(ctx context.Context, p protocol.DeploymentIDParams) (protocol.DeleteDeploymentResult, error) {
+	defer s.recordsChanged() // after the write, whatever its outcome
 	deleted, err := s.Store.DeleteDeployment(ctx, p.DeploymentID)
 	switch {
 	case err != nil:

@@ -138,7 +138,7 @@ func (s *Service) applyRegistry(ctx context.Context, _ protocol.Empty) (protocol
 	done, err := s.Supervisor.Reconcile(ctx, merged.Connections)
 	// The supervisor applies what it was sent even when the wait ends
 	// first: the view follows it either way.
-	s.Connections.Set(merged.Connections)
+	s.setConnections(merged.Connections)
 	if err != nil {
 		return protocol.ApplyRegistryChangesResult{}, upstream("apply the source registry: %v", err)
 	}

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -18,7 +19,6 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
-	"github.com/mcpflow/mcpflow/actors/workflow/schema"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -30,29 +30,29 @@ const (
 )
 
 func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (protocol.RunResult, error) {
-	d, a, err := s.deployment(ctx, p.DeploymentID)
+	pr, err := s.prepare(ctx, p.DeploymentID)
 	if err != nil {
 		return protocol.RunResult{}, err
 	}
-	diags := s.checkDependencies(d, a)
-	if first, failed := firstError(diags); failed {
+	d, a := pr.deployment, pr.artifact
+	if first, failed := firstError(pr.diags); failed {
 		return protocol.RunResult{
 			DeploymentID: d.ID, ArtifactID: a.ID, ArtifactVersion: a.Version, Status: "unrunnable",
-			Diagnostics: diags, NextActions: nextActions(true, nil, ptr(protocol.MethodDeploymentsValidate), "The deployment cannot run: fix its error diagnostics ("+first.Code+").", nil),
+			Diagnostics: pr.diags, NextActions: nextActions(true, nil, ptr(protocol.MethodDeploymentsValidate), "The deployment cannot run: fix its error diagnostics ("+first.Code+").", nil),
 		}, nil
 	}
-	if err := schema.Default.Validate(a.InputSchema, orEmpty(p.WorkflowInput)); err != nil {
+	input := orEmpty(p.WorkflowInput)
+	if err := cmp.Or(pr.inputErr, pr.input.Validate(input)); err != nil {
 		return protocol.RunResult{}, invalidParams("invalid params: workflow input does not match the input schema: %v", err)
 	}
-	setup, err := s.setup(ctx, d, a)
+	if pr.setupErr != nil {
+		return protocol.RunResult{}, pr.setupErr
+	}
+	rec, err := s.newRun(d, a, input, pr.stored)
 	if err != nil {
 		return protocol.RunResult{}, err
 	}
-	rec, err := s.newRun(d, a, p.WorkflowInput, diags)
-	if err != nil {
-		return protocol.RunResult{}, err
-	}
-	return s.execute(ctx, rec, setup, nil, p.TraceRange, p.Wait == nil || *p.Wait)
+	return s.execute(ctx, rec, pr.setup, nil, p.TraceRange, p.Wait == nil || *p.Wait)
 }
 
 // execute spawns the run actor of rec and answers once its first record
@@ -223,28 +223,18 @@ func (s *Service) cancelRun(ctx context.Context, p protocol.CancelRunParams) (pr
 	return s.runResult(ctx, r, nil)
 }
 
-// newRun builds the record of a run about to start.
-func (s *Service) newRun(d store.Deployment, a store.Artifact, input workflow.Object, diags []protocol.DependencyDiag) (store.Run, error) {
+// newRun builds the record of a run about to start; diags are its
+// deployment's dependency diagnostics as the record keeps them.
+func (s *Service) newRun(d store.Deployment, a store.Artifact, input workflow.Object, diags []workflow.Object) (store.Run, error) {
 	id, err := newRunID()
 	if err != nil {
 		return store.Run{}, err
-	}
-	if input == nil {
-		input = workflow.Object{}
-	}
-	stored := make([]workflow.Object, 0, len(diags))
-	for _, dg := range diags {
-		obj, err := toObject(dg)
-		if err != nil {
-			return store.Run{}, err
-		}
-		stored = append(stored, obj)
 	}
 	now := s.now().UTC()
 	return store.Run{
 		ID: id, DeploymentID: d.ID, ArtifactID: a.ID, ArtifactVersion: a.Version,
 		Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input, Deployment: d,
-		Diagnostics: stored, CreatedAt: now, UpdatedAt: now,
+		Diagnostics: diags, CreatedAt: now, UpdatedAt: now,
 	}, nil
 }
 

@@ -53,18 +53,19 @@ func manySources(tb testing.TB, n int) *Service {
 	return s
 }
 
-// prepareRun does what workflow.runs.start does before it records and
-// spawns a run: load the deployment and its artifact, check its
+// prepareRun resolves a deployment as workflow.runs.start does when it
+// has none prepared (at its first run, or after a catalog, connection or
+// deployment change): load the deployment and its artifact, check its
 // dependencies against the live catalogs, and resolve its program.
 func prepareRun(ctx context.Context, s *Service, id string) (runSetup, error) {
-	d, a, err := s.deployment(ctx, id)
+	p, err := s.resolve(ctx, id, s.current())
 	if err != nil {
 		return runSetup{}, err
 	}
-	if first, failed := firstError(s.checkDependencies(d, a)); failed {
+	if first, failed := firstError(p.diags); failed {
 		return runSetup{}, fmt.Errorf("deployment %s is unrunnable: %s", id, first.Code)
 	}
-	return s.setup(ctx, d, a)
+	return p.setup, p.setupErr
 }
 
 // startAllocs is the allocations of one run start's preparation with n

@@ -58,6 +58,8 @@ type Service struct {
 	life lifecycle
 	// registryMu runs source registry mutations and applies one at a time.
 	registryMu sync.Mutex
+	// prepared keeps deployments ready to start runs.
+	prepared preparedDeployments
 }
 
 // coreMethods are health, capabilities, workspaces, artifacts,

@@ -1,0 +1,66 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// codes are the codes of diags.
+func codes(diags []protocol.DependencyDiag) []string {
+	out := []string{}
+	for _, d := range diags {
+		out = append(out, d.Code)
+	}
+	return out
+}
+
+// A deployment is resolved once and reused by every run start, and
+// resolved again after a change of anything it was resolved against: the
+// deployment itself, the catalogs, the connections.
+func TestRunStartsShareOnePreparedDeploymentUntilWhatItUsesChanges(t *testing.T) {
+	is := is.New(t)
+	s := manySources(t, 10)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	prepare := func() *prepared {
+		t.Helper()
+		p, err := s.prepare(ctx, "d")
+		is.NoErr(err) // the deployment loads
+		return p
+	}
+
+	first := prepare()
+	is.Equal(codes(first.diags), []string{})
+	is.True(prepare() == first) // a second run start reuses the first's resolution
+
+	// The deployment is saved again, bound to another source.
+	other := "src00007.default"
+	_, err := s.Methods()[protocol.MethodDeploymentsSave].Handler(ctx, json.RawMessage(
+		`{"deployment":{"id":"d","artifact_id":"echo","artifact_version":1,"bindings":[{"logical_source":"`+usedSource+`","concrete_source":"`+other+`"}]}}`))
+	is.NoErr(err) // the deployment is rebound
+	rebound := prepare()
+	is.True(rebound != first)
+	is.Equal(rebound.setup.targets[usedSource+".echo"].Connection, other) // the next run start calls the new binding
+	is.True(prepare() == rebound)
+
+	// The catalog of the bound source loses the tool.
+	s.Catalogs.Put(catalog.Snapshot{ConnectionID: other, MaxAgeSeconds: 300, Tools: []catalog.Tool{{Name: "counter"}}})
+	is.Equal(codes(prepare().diags), []string{"capability_missing"}) // the next run start sees the catalog as it is now
+
+	// The bound source is removed from the effective connections.
+	kept := s.connections()[:0:0]
+	for _, c := range s.connections() {
+		if c.ID != other {
+			kept = append(kept, c)
+		}
+	}
+	s.setConnections(kept)
+	is.Equal(codes(prepare().diags), []string{"source_missing"}) // and the connections as they are now
+}
