@@ -1,8 +1,12 @@
 package store_test
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,51 +20,109 @@ import (
 // and GetRun.
 func BenchmarkRunLifecycle(b *testing.B) {
 	b.Run("memory", func(b *testing.B) {
-		benchmarkRunLifecycle(b, store.NewMemory())
+		benchmarkRunLifecycle(b, closeAtEnd(b, store.NewMemory()))
 	})
 	b.Run("sqlite", func(b *testing.B) {
-		s, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchmarkRunLifecycle(b, s)
+		benchmarkRunLifecycle(b, openSQLite(b, sqlite.SyncFull))
 	})
 }
 
-func benchmarkRunLifecycle(b *testing.B, s store.Store) {
+// BenchmarkRunLifecycleParallel runs the lifecycle of BenchmarkRunLifecycle
+// from 1, 8 and 32 goroutines at once, as concurrent runs do, on the SQLite
+// store at each sync level. ns/op is wall time per run (the inverse of
+// runs/s); commits/run is how many transactions the store committed per
+// run.
+func BenchmarkRunLifecycleParallel(b *testing.B) {
+	for _, level := range []sqlite.Sync{sqlite.SyncFull, sqlite.SyncNormal} {
+		for _, runs := range []int{1, 8, 32} {
+			b.Run(fmt.Sprintf("sync=%s/runs=%d", level, runs), func(b *testing.B) {
+				s := openSQLite(b, level)
+				ctx := b.Context()
+				var next atomic.Int64
+				before := s.WriteStats()
+				b.ReportAllocs()
+				b.ResetTimer()
+				var wg sync.WaitGroup
+				for range runs {
+					wg.Go(func() {
+						for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
+							if err := runLifecycle(ctx, s, int(i)); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					})
+				}
+				wg.Wait()
+				b.StopTimer()
+				after := s.WriteStats()
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+				b.ReportMetric(float64(after.Commits-before.Commits)/float64(b.N), "commits/run")
+			})
+		}
+	}
+}
+
+// openSQLite opens a SQLite store at sync level in a temporary directory,
+// to be closed when b ends.
+func openSQLite(b *testing.B, level sqlite.Sync) *sqlite.Store {
+	s, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), sqlite.WithSync(level))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return closeAtEnd(b, s)
+}
+
+// closeAtEnd closes s when b ends.
+func closeAtEnd[S store.Store](b *testing.B, s S) S {
 	b.Cleanup(func() {
 		if err := s.Close(); err != nil {
 			b.Error(err)
 		}
 	})
+	return s
+}
+
+func benchmarkRunLifecycle(b *testing.B, s store.Store) {
 	ctx := b.Context()
-	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	steps := []workflow.TraceEntry{
-		{FrameID: "root", NodeID: "fetch", StepType: workflow.NodeCall, Outcome: workflow.OutcomeOK, NextNodeID: "parse",
-			ResolvedInput: workflow.Object{"url": "https://example.com"}, Output: workflow.Object{"status": 200.0}},
-		{FrameID: "root", NodeID: "parse", StepType: workflow.NodeCall, Outcome: workflow.OutcomeOK, NextNodeID: workflow.End,
-			ResolvedInput: workflow.Object{"body": "<html></html>"}, Output: workflow.Object{"title": "Example"}},
-	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		r := store.Run{
-			ID: "run-" + strconv.Itoa(i), DeploymentID: "dep", ArtifactID: "wf", ArtifactVersion: 1,
-			Status: store.RunRunning, CurrentStep: "fetch", Input: workflow.Object{"url": "https://example.com"},
-			CreatedAt: start, UpdatedAt: start,
-		}
-		if err := s.CreateRun(ctx, r); err != nil {
-			b.Fatal(err)
-		}
-		for _, step := range steps {
-			r.TraceCount++
-			r.CurrentStep = step.NextNodeID
-			r.UpdatedAt = r.UpdatedAt.Add(time.Second)
-			if err := s.RecordProgress(ctx, r, []workflow.TraceEntry{step}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if _, err := s.GetRun(ctx, r.ID); err != nil {
+		if err := runLifecycle(ctx, s, i); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// lifecycleStart is when every benchmarked run starts.
+var lifecycleStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// lifecycleSteps are the trace entries of a benchmarked run's two steps.
+var lifecycleSteps = []workflow.TraceEntry{
+	{FrameID: "root", NodeID: "fetch", StepType: workflow.NodeCall, Outcome: workflow.OutcomeOK, NextNodeID: "parse",
+		ResolvedInput: workflow.Object{"url": "https://example.com"}, Output: workflow.Object{"status": 200.0}},
+	{FrameID: "root", NodeID: "parse", StepType: workflow.NodeCall, Outcome: workflow.OutcomeOK, NextNodeID: workflow.End,
+		ResolvedInput: workflow.Object{"body": "<html></html>"}, Output: workflow.Object{"title": "Example"}},
+}
+
+// runLifecycle makes run number i: CreateRun, one RecordProgress per step,
+// then GetRun.
+func runLifecycle(ctx context.Context, s store.Store, i int) error {
+	r := store.Run{
+		ID: "run-" + strconv.Itoa(i), DeploymentID: "dep", ArtifactID: "wf", ArtifactVersion: 1,
+		Status: store.RunRunning, CurrentStep: "fetch", Input: workflow.Object{"url": "https://example.com"},
+		CreatedAt: lifecycleStart, UpdatedAt: lifecycleStart,
+	}
+	if err := s.CreateRun(ctx, r); err != nil {
+		return err
+	}
+	for _, step := range lifecycleSteps {
+		r.TraceCount++
+		r.CurrentStep = step.NextNodeID
+		r.UpdatedAt = r.UpdatedAt.Add(time.Second)
+		if err := s.RecordProgress(ctx, r, []workflow.TraceEntry{step}); err != nil {
+			return err
+		}
+	}
+	_, err := s.GetRun(ctx, r.ID)
+	return err
 }

@@ -9,6 +9,15 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 )
 
+// The queries of artifacts.
+var (
+	insertArtifact = newWriteQuery(`INSERT INTO artifacts (id, version, kind, title, description, content_hash, record)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+	artifactHash   = newWriteQuery(`SELECT content_hash FROM artifacts WHERE id = ? AND version = ?`)
+	deleteArtifact = newWriteQuery(`DELETE FROM artifacts WHERE id = ? AND version = ?`)
+	getArtifact    = newReadQuery(`SELECT record FROM artifacts WHERE id = ? AND version = ?`)
+)
+
 // SaveArtifact implements store.Artifacts: the first save of an id+version
 // inserts it; later ones compare content hashes.
 func (s *Store) SaveArtifact(ctx context.Context, a store.Artifact) (created bool, err error) {
@@ -21,18 +30,14 @@ func (s *Store) SaveArtifact(ctx context.Context, a store.Artifact) (created boo
 	if err != nil {
 		return false, err
 	}
-	err = s.update(ctx, func(tx *sql.Tx) error {
-		n, err := rowsAffected(tx.ExecContext(ctx,
-			`INSERT INTO artifacts (id, version, kind, title, description, content_hash, record)
-			 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			a.ID, a.Version, a.Kind, a.Title, a.Description, hash, record))
+	err = s.update(ctx, func(ctx context.Context, tx writeTx) error {
+		n, err := rowsAffected(tx.exec(ctx, insertArtifact, a.ID, a.Version, a.Kind, a.Title, a.Description, hash, record))
 		if err != nil || n == 1 {
 			created = n == 1
 			return err
 		}
 		var stored string
-		err = tx.QueryRowContext(ctx,
-			`SELECT content_hash FROM artifacts WHERE id = ? AND version = ?`, a.ID, a.Version).Scan(&stored)
+		err = tx.row(ctx, artifactHash, a.ID, a.Version).Scan(&stored)
 		if err == nil && stored != hash {
 			err = fmt.Errorf("content differs from the saved version: %w", store.ErrConflict)
 		}
@@ -44,8 +49,7 @@ func (s *Store) SaveArtifact(ctx context.Context, a store.Artifact) (created boo
 // GetArtifact implements store.Artifacts.
 func (s *Store) GetArtifact(ctx context.Context, id string, version int) (_ store.Artifact, err error) {
 	defer wrap(&err, "get artifact %q version %d", id, version)
-	return getOne[store.Artifact](ctx, s.read,
-		`SELECT record FROM artifacts WHERE id = ? AND version = ?`, id, version)
+	return getOne[store.Artifact](ctx, s.reads, getArtifact, id, version)
 }
 
 // ListArtifacts implements store.Artifacts.
@@ -70,5 +74,5 @@ func (s *Store) ListArtifacts(ctx context.Context, q store.ArtifactQuery) (_ []s
 // DeleteArtifact implements store.Artifacts.
 func (s *Store) DeleteArtifact(ctx context.Context, id string, version int) (_ bool, err error) {
 	defer wrap(&err, "delete artifact %q version %d", id, version)
-	return s.deleteOne(ctx, `DELETE FROM artifacts WHERE id = ? AND version = ?`, id, version)
+	return s.deleteOne(ctx, deleteArtifact, id, version)
 }

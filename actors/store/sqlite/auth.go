@@ -7,6 +7,14 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 )
 
+// The queries of auth records.
+var (
+	putAuth    = newWriteQuery(`INSERT INTO auth_records (id, record) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record`)
+	deleteAuth = newWriteQuery(`DELETE FROM auth_records WHERE id = ?`)
+	getAuth    = newReadQuery(`SELECT record FROM auth_records WHERE id = ?`)
+	listAuth   = newReadQuery(`SELECT record FROM auth_records ORDER BY id`)
+)
+
 // SaveAuth implements store.AuthRecords. The payload is stored in the
 // database file, which only its owner may read (see createFile).
 func (s *Store) SaveAuth(ctx context.Context, a store.AuthRecord) (err error) {
@@ -14,26 +22,23 @@ func (s *Store) SaveAuth(ctx context.Context, a store.AuthRecord) (err error) {
 	if !store.ValidAuthID(a.ID) {
 		return fmt.Errorf("the id is not a valid auth id: %w", store.ErrInvalid)
 	}
-	return s.upsert(ctx,
-		`INSERT INTO auth_records (id, record) VALUES (?, ?)
-		 ON CONFLICT (id) DO UPDATE SET record = excluded.record`,
-		a.ID, a)
+	return s.upsert(ctx, putAuth, a.ID, a)
 }
 
 // GetAuth implements store.AuthRecords.
 func (s *Store) GetAuth(ctx context.Context, id string) (_ store.AuthRecord, err error) {
 	defer wrap(&err, "get auth record %q", id)
-	return getOne[store.AuthRecord](ctx, s.read, `SELECT record FROM auth_records WHERE id = ?`, id)
+	return getOne[store.AuthRecord](ctx, s.reads, getAuth, id)
 }
 
 // ListAuth implements store.AuthRecords.
 func (s *Store) ListAuth(ctx context.Context) (_ []store.AuthRecord, err error) {
 	defer wrap(&err, "list auth records")
-	return getAll[store.AuthRecord](ctx, s.read, `SELECT record FROM auth_records ORDER BY id`)
+	return getAll[store.AuthRecord](ctx, s.reads, listAuth)
 }
 
 // DeleteAuth implements store.AuthRecords.
 func (s *Store) DeleteAuth(ctx context.Context, id string) (_ bool, err error) {
 	defer wrap(&err, "delete auth record %q", id)
-	return s.deleteOne(ctx, `DELETE FROM auth_records WHERE id = ?`, id)
+	return s.deleteOne(ctx, deleteAuth, id)
 }

@@ -33,14 +33,13 @@ func createFile(path string) error {
 }
 
 // openWriter opens the single-connection write pool and puts the database
-// in WAL mode. synchronous=FULL syncs the WAL at every commit, so a
-// committed transaction survives a crash or power loss.
-func openWriter(ctx context.Context, path string) (*sql.DB, error) {
+// in WAL mode, with PRAGMA synchronous set to synchronous (see Sync).
+func openWriter(ctx context.Context, path, synchronous string) (*sql.DB, error) {
 	db, err := sql.Open("sqlite", dsn(path, url.Values{
 		"_pragma": {
 			fmt.Sprintf("busy_timeout(%d)", busyTimeoutMs),
 			"journal_mode(WAL)",
-			"synchronous(FULL)",
+			"synchronous(" + synchronous + ")",
 			"foreign_keys(ON)",
 		},
 		"_txlock": {"immediate"},

@@ -2,16 +2,24 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 )
 
+// The queries of the admin event log.
+var (
+	insertEvent  = newWriteQuery(`INSERT INTO events (record) VALUES (?) RETURNING seq`)
+	trimEvents   = newWriteQuery(`DELETE FROM events WHERE seq <= ?`)
+	listEvents   = newReadQuery(`SELECT seq, record FROM events WHERE seq > ? ORDER BY seq LIMIT ?`)
+	lastEventSeq = newReadQuery(`SELECT COALESCE(MAX(seq), 0) FROM events`)
+)
+
 // AppendEvent implements store.Events: in one transaction it inserts the
 // event and deletes those that fall out of the newest maxEvents. Sequence
-// numbers have no gaps here (the writer is one connection and a rolled
-// back insert does not advance AUTOINCREMENT), so the events kept are
+// numbers have no gaps here (the writer is one connection, and an insert
+// rolled back, to its savepoint or with its batch, does not advance
+// AUTOINCREMENT), so the events kept are
 // exactly those after seq - maxEvents.
 func (s *Store) AppendEvent(ctx context.Context, e store.Event) (seq int64, err error) {
 	defer wrap(&err, "append event %q", e.Kind)
@@ -20,13 +28,12 @@ func (s *Store) AppendEvent(ctx context.Context, e store.Event) (seq int64, err 
 	if err != nil {
 		return 0, err
 	}
-	err = s.update(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx,
-			`INSERT INTO events (record) VALUES (?) RETURNING seq`, record).Scan(&seq)
+	err = s.update(ctx, func(ctx context.Context, tx writeTx) error {
+		err := tx.row(ctx, insertEvent, record).Scan(&seq)
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM events WHERE seq <= ?`, seq-int64(s.maxEvents))
+		_, err = tx.exec(ctx, trimEvents, seq-int64(s.maxEvents))
 		return err
 	})
 	if err != nil {
@@ -41,8 +48,7 @@ func (s *Store) ListEvents(ctx context.Context, afterSeq int64, limit int) (_ []
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	rows, err := s.read.QueryContext(ctx,
-		`SELECT seq, record FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
+	rows, err := s.reads.rows(ctx, listEvents, afterSeq, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +74,6 @@ func (s *Store) ListEvents(ctx context.Context, afterSeq int64, limit int) (_ []
 // so the greatest sequence number kept is the last one appended.
 func (s *Store) LastEventSeq(ctx context.Context) (last int64, err error) {
 	defer wrap(&err, "read the last event's sequence number")
-	err = s.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events`).Scan(&last)
+	err = s.reads.row(ctx, lastEventSeq).Scan(&last)
 	return last, err
 }

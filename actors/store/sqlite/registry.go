@@ -6,29 +6,34 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 )
 
+// The queries of the source registry.
+var (
+	putRegistryEntry    = newWriteQuery(`INSERT INTO source_registry (id, record) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record`)
+	deleteRegistryEntry = newWriteQuery(`DELETE FROM source_registry WHERE id = ?`)
+	getRegistryEntry    = newReadQuery(`SELECT record FROM source_registry WHERE id = ?`)
+	listRegistryEntries = newReadQuery(`SELECT record FROM source_registry ORDER BY id`)
+)
+
 // PutRegistryEntry implements store.SourceRegistry.
 func (s *Store) PutRegistryEntry(ctx context.Context, e store.RegistryEntry) (err error) {
 	defer wrap(&err, "put registry entry %q", e.ID)
-	return s.upsert(ctx,
-		`INSERT INTO source_registry (id, record) VALUES (?, ?)
-		 ON CONFLICT (id) DO UPDATE SET record = excluded.record`,
-		e.ID, e)
+	return s.upsert(ctx, putRegistryEntry, e.ID, e)
 }
 
 // GetRegistryEntry implements store.SourceRegistry.
 func (s *Store) GetRegistryEntry(ctx context.Context, id string) (_ store.RegistryEntry, err error) {
 	defer wrap(&err, "get registry entry %q", id)
-	return getOne[store.RegistryEntry](ctx, s.read, `SELECT record FROM source_registry WHERE id = ?`, id)
+	return getOne[store.RegistryEntry](ctx, s.reads, getRegistryEntry, id)
 }
 
 // ListRegistryEntries implements store.SourceRegistry.
 func (s *Store) ListRegistryEntries(ctx context.Context) (_ []store.RegistryEntry, err error) {
 	defer wrap(&err, "list registry entries")
-	return getAll[store.RegistryEntry](ctx, s.read, `SELECT record FROM source_registry ORDER BY id`)
+	return getAll[store.RegistryEntry](ctx, s.reads, listRegistryEntries)
 }
 
 // DeleteRegistryEntry implements store.SourceRegistry.
 func (s *Store) DeleteRegistryEntry(ctx context.Context, id string) (_ bool, err error) {
 	defer wrap(&err, "delete registry entry %q", id)
-	return s.deleteOne(ctx, `DELETE FROM source_registry WHERE id = ?`, id)
+	return s.deleteOne(ctx, deleteRegistryEntry, id)
 }

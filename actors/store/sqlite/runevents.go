@@ -10,21 +10,31 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
-// lastRunEvent selects the sequence number of a run's last event, 0 for
-// none.
-const lastRunEvent = `SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?`
+// lastRunEventSQL selects the sequence number of a run's last event, 0
+// for none.
+const lastRunEventSQL = `SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?`
+
+// The queries of run events.
+var (
+	lastRunEvent   = newWriteQuery(lastRunEventSQL)
+	getRunHead     = newWriteQuery(`SELECT trace_count, record, (` + lastRunEventSQL + `) FROM runs WHERE id = ?`)
+	insertRunEvent = newWriteQuery(`INSERT INTO run_events (run_id, seq, record) VALUES (?, ?, ?)`)
+	// readRunLastEvent is lastRunEventSQL of a run that exists: no row
+	// for one that does not.
+	readRunLastEvent = newReadQuery(`SELECT (` + lastRunEventSQL + `) FROM runs WHERE id = ?`)
+	readRunEvents    = newReadQuery(`SELECT record FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
+)
 
 // runHead reads, in tx, what store.NewRunEvents needs of a run's stored
 // record (its status, interrupt, calls in flight and trace count) and the
 // sequence number of its last event; store.ErrNotFound if there is no run.
-func runHead(ctx context.Context, tx *sql.Tx, id string) (store.Run, int64, error) {
+func runHead(ctx context.Context, tx writeTx, id string) (store.Run, int64, error) {
 	var (
 		traceCount int
 		record     []byte
 		lastSeq    int64
 	)
-	err := tx.QueryRowContext(ctx,
-		`SELECT trace_count, record, (`+lastRunEvent+`) FROM runs WHERE id = ?`, id, id).Scan(&traceCount, &record, &lastSeq)
+	err := tx.row(ctx, getRunHead, id, id).Scan(&traceCount, &record, &lastSeq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Run{}, 0, store.ErrNotFound
 	}
@@ -50,14 +60,13 @@ func runHead(ctx context.Context, tx *sql.Tx, id string) (store.Run, int64, erro
 }
 
 // appendRunEvents inserts events in tx.
-func appendRunEvents(ctx context.Context, tx *sql.Tx, events []store.RunEvent) error {
+func appendRunEvents(ctx context.Context, tx writeTx, events []store.RunEvent) error {
 	for _, e := range events {
 		record, err := encode(e)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO run_events (run_id, seq, record) VALUES (?, ?, ?)`, e.RunID, e.Seq, record); err != nil {
+		if _, err := tx.exec(ctx, insertRunEvent, e.RunID, e.Seq, record); err != nil {
 			return err
 		}
 	}
@@ -71,15 +80,15 @@ func (s *Store) ReadRunEvents(ctx context.Context, runID string, afterSeq int64,
 		limit = -1 // SQLite: no limit
 	}
 	err = inTx(ctx, s.read, readOnly, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT (`+lastRunEvent+`) FROM runs WHERE id = ?`, runID, runID).Scan(&last)
+		reads := s.reads.in(tx)
+		err := reads.row(ctx, readRunLastEvent, runID, runID).Scan(&last)
 		if errors.Is(err, sql.ErrNoRows) {
 			return store.ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
-		events, err = getAll[store.RunEvent](ctx, tx,
-			`SELECT record FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`, runID, afterSeq, limit)
+		events, err = getAll[store.RunEvent](ctx, reads, readRunEvents, runID, afterSeq, limit)
 		return err
 	})
 	return events, last, err

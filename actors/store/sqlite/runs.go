@@ -10,6 +10,18 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
+// The queries of runs and their traces.
+var (
+	insertRun = newWriteQuery(`INSERT INTO runs (id, status, updated_at, trace_count, record) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`)
+	updateRun          = newWriteQuery(`UPDATE runs SET status = ?, updated_at = ?, trace_count = ?, record = ? WHERE id = ?`)
+	insertTraceEntry   = newWriteQuery(`INSERT INTO run_trace (run_id, seq, entry) VALUES (?, ?, ?)`)
+	selectRunsByStatus = newWriteQuery(`SELECT record FROM runs WHERE status = ? ORDER BY id`)
+	getRun             = newReadQuery(`SELECT record FROM runs WHERE id = ?`)
+	readTraceEntries   = newReadQuery(`SELECT entry FROM run_trace WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?`)
+	runExists          = newReadQuery(`SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)`)
+)
+
 // CreateRun implements store.Runs: in one transaction it inserts the run
 // and its first events.
 func (s *Store) CreateRun(ctx context.Context, r store.Run) (err error) {
@@ -21,11 +33,8 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run) (err error) {
 	if err != nil {
 		return err
 	}
-	return s.update(ctx, func(tx *sql.Tx) error {
-		err := insertNew(ctx, tx,
-			`INSERT INTO runs (id, status, updated_at, trace_count, record) VALUES (?, ?, ?, ?, ?)
-			 ON CONFLICT DO NOTHING`,
-			r.ID, r.Status, timeKey(r.UpdatedAt), r.TraceCount, record)
+	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
+		err := insertNew(ctx, tx, insertRun, r.ID, r.Status, timeKey(r.UpdatedAt), r.TraceCount, record)
 		if err != nil {
 			return err
 		}
@@ -44,7 +53,7 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 			return err
 		}
 	}
-	return s.update(ctx, func(tx *sql.Tx) error {
+	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
 		prev, lastSeq, err := runHead(ctx, tx, r.ID)
 		if err != nil {
 			return err
@@ -54,8 +63,7 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 				prev.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
 		}
 		for i, entry := range encoded {
-			if _, err := tx.ExecContext(ctx,
-				`INSERT INTO run_trace (run_id, seq, entry) VALUES (?, ?, ?)`, r.ID, prev.TraceCount+i, entry); err != nil {
+			if _, err := tx.exec(ctx, insertTraceEntry, r.ID, prev.TraceCount+i, entry); err != nil {
 				return err
 			}
 		}
@@ -70,7 +78,7 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 // GetRun implements store.Runs.
 func (s *Store) GetRun(ctx context.Context, id string) (_ store.Run, err error) {
 	defer wrap(&err, "get run %q", id)
-	return getOne[store.Run](ctx, s.read, `SELECT record FROM runs WHERE id = ?`, id)
+	return getOne[store.Run](ctx, s.reads, getRun, id)
 }
 
 // ListRuns implements store.Runs.
@@ -91,14 +99,12 @@ func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	entries, err := getAll[workflow.TraceEntry](ctx, s.read,
-		`SELECT entry FROM run_trace WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?`,
-		runID, max(start, 0), limit)
+	entries, err := getAll[workflow.TraceEntry](ctx, s.reads, readTraceEntries, runID, max(start, 0), limit)
 	if err != nil || len(entries) > 0 {
 		return entries, err
 	}
 	var exists bool
-	if err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)`, runID).Scan(&exists); err != nil {
+	if err := s.reads.row(ctx, runExists, runID).Scan(&exists); err != nil {
 		return nil, err
 	}
 	if !exists {
@@ -110,15 +116,14 @@ func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (
 // RecoverRunning implements store.Runs in one transaction.
 func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []store.Run, err error) {
 	defer wrap(&err, "recover running runs")
-	err = s.update(ctx, func(tx *sql.Tx) error {
-		running, err := getAll[store.Run](ctx, tx,
-			`SELECT record FROM runs WHERE status = ? ORDER BY id`, store.RunRunning)
+	err = s.update(ctx, func(ctx context.Context, tx writeTx) error {
+		running, err := getAll[store.Run](ctx, tx, selectRunsByStatus, store.RunRunning)
 		if err != nil {
 			return err
 		}
 		for i, r := range running {
 			var lastSeq int64
-			if err := tx.QueryRowContext(ctx, lastRunEvent, r.ID).Scan(&lastSeq); err != nil {
+			if err := tx.row(ctx, lastRunEvent, r.ID).Scan(&lastSeq); err != nil {
 				return err
 			}
 			if running[i], err = replaceRun(ctx, tx, store.RecoveredRun(r, now)); err != nil {
@@ -135,14 +140,12 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 }
 
 // replaceRun overwrites the stored row of r and returns r as stored.
-func replaceRun(ctx context.Context, tx *sql.Tx, r store.Run) (store.Run, error) {
+func replaceRun(ctx context.Context, tx writeTx, r store.Run) (store.Run, error) {
 	r, record, err := encodeRun(r)
 	if err != nil {
 		return r, err
 	}
-	_, err = tx.ExecContext(ctx,
-		`UPDATE runs SET status = ?, updated_at = ?, trace_count = ?, record = ? WHERE id = ?`,
-		r.Status, timeKey(r.UpdatedAt), r.TraceCount, record, r.ID)
+	_, err = tx.exec(ctx, updateRun, r.Status, timeKey(r.UpdatedAt), r.TraceCount, record, r.ID)
 	return r, err
 }
 

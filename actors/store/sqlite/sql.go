@@ -16,14 +16,8 @@ import (
 // readOnly starts a read transaction: one snapshot for all its queries.
 var readOnly = &sql.TxOptions{ReadOnly: true}
 
-// querier is what *sql.DB and *sql.Tx share.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// inTx runs fn in a transaction on db and commits if fn succeeds.
+// inTx runs fn in a transaction on db and commits if fn succeeds: for
+// migrations and reads; writes go through the writer (Store.update).
 func inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(*sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, opts)
 	if err != nil {
@@ -34,11 +28,6 @@ func inTx(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(*sql.Tx)
 		return err
 	}
 	return tx.Commit()
-}
-
-// update runs fn in a write transaction.
-func (s *Store) update(ctx context.Context, fn func(*sql.Tx) error) error {
-	return inTx(ctx, s.write, nil, fn)
 }
 
 // wrap prefixes a non-nil *errp with what failed; deferred, it gives every
@@ -57,10 +46,10 @@ func encode(v any) (string, error) {
 
 // getOne decodes the JSON record that query selects; no row is
 // store.ErrNotFound.
-func getOne[T any](ctx context.Context, q querier, query string, args ...any) (T, error) {
+func getOne[T any, Q readQuery | writeQuery](ctx context.Context, q querier[Q], query Q, args ...any) (T, error) {
 	var v T
 	var record []byte
-	err := q.QueryRowContext(ctx, query, args...).Scan(&record)
+	err := q.row(ctx, query, args...).Scan(&record)
 	if errors.Is(err, sql.ErrNoRows) {
 		return v, store.ErrNotFound
 	}
@@ -71,8 +60,13 @@ func getOne[T any](ctx context.Context, q querier, query string, args ...any) (T
 }
 
 // getAll decodes the JSON records in the one column that query selects.
-func getAll[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
+func getAll[T any, Q readQuery | writeQuery](ctx context.Context, q querier[Q], query Q, args ...any) ([]T, error) {
+	return decodeAll[T](q.rows(ctx, query, args...))
+}
+
+// decodeAll decodes the JSON records in the one column of rows, and closes
+// them.
+func decodeAll[T any](rows *sql.Rows, err error) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -102,8 +96,8 @@ func rowsAffected(res sql.Result, err error) (int64, error) {
 
 // insertNew runs an INSERT ... ON CONFLICT DO NOTHING; no row inserted is
 // store.ErrExists.
-func insertNew(ctx context.Context, q querier, query string, args ...any) error {
-	n, err := rowsAffected(q.ExecContext(ctx, query, args...))
+func insertNew(ctx context.Context, tx writeTx, query writeQuery, args ...any) error {
+	n, err := rowsAffected(tx.exec(ctx, query, args...))
 	if err == nil && n == 0 {
 		err = store.ErrExists
 	}
@@ -112,19 +106,25 @@ func insertNew(ctx context.Context, q querier, query string, args ...any) error 
 
 // upsert stores v's JSON as the record under key; query is the table's
 // INSERT ... ON CONFLICT DO UPDATE with the key and the record as arguments.
-func (s *Store) upsert(ctx context.Context, query, key string, v any) error {
+func (s *Store) upsert(ctx context.Context, query writeQuery, key string, v any) error {
 	record, err := encode(v)
 	if err != nil {
 		return err
 	}
-	_, err = s.write.ExecContext(ctx, query, key, record)
-	return err
+	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
+		_, err := tx.exec(ctx, query, key, record)
+		return err
+	})
 }
 
 // deleteOne runs a DELETE and reports whether it removed a row.
-func (s *Store) deleteOne(ctx context.Context, query string, args ...any) (bool, error) {
-	n, err := rowsAffected(s.write.ExecContext(ctx, query, args...))
-	return n > 0, err
+func (s *Store) deleteOne(ctx context.Context, query writeQuery, args ...any) (deleted bool, err error) {
+	err = s.update(ctx, func(ctx context.Context, tx writeTx) error {
+		n, err := rowsAffected(tx.exec(ctx, query, args...))
+		deleted = n > 0
+		return err
+	})
+	return deleted, err
 }
 
 // pageQuery selects one page of the JSON records of a table.
@@ -137,7 +137,8 @@ type pageQuery struct {
 
 // listPage returns the page [offset, offset+limit) of q's records (limit <= 0
 // for no limit) and the count of all records that pass its filter, both
-// from one snapshot.
+// from one snapshot. Its queries depend on the filter and are not
+// prepared: listing is not on a run's path.
 func listPage[T any](ctx context.Context, db *sql.DB, q pageQuery, offset, limit int) (page []T, total int, err error) {
 	filter := ""
 	if len(q.where) > 0 {
@@ -151,9 +152,9 @@ func listPage[T any](ctx context.Context, db *sql.DB, q pageQuery, offset, limit
 		if err != nil {
 			return err
 		}
-		page, err = getAll[T](ctx, tx,
+		page, err = decodeAll[T](tx.QueryContext(ctx,
 			"SELECT record FROM "+q.table+filter+" ORDER BY "+q.orderBy+" LIMIT @limit OFFSET @offset",
-			slices.Concat(q.args, []any{sql.Named("limit", limit), sql.Named("offset", max(offset, 0))})...)
+			slices.Concat(q.args, []any{sql.Named("limit", limit), sql.Named("offset", max(offset, 0))})...))
 		return err
 	})
 	return page, total, err

@@ -18,7 +18,7 @@ import (
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, opts ...store.Option) store.Store {
 		is := is.New(t)
-		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "mcpflow.db"), opts...)
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "mcpflow.db"), sqlite.WithStoreOptions(opts...))
 		is.NoErr(err) // open the store
 		return s
 	})
@@ -106,7 +106,7 @@ func TestReopenKeepsRecords(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "mcpflow.db")
 
-	s, err := sqlite.Open(ctx, path, store.WithMaxEvents(2))
+	s, err := sqlite.Open(ctx, path, sqlite.WithStoreOptions(store.WithMaxEvents(2)))
 	is.NoErr(err)
 	auth := store.AuthRecord{ID: "github", Scheme: "env", Payload: map[string]any{"env": map[string]any{"TOKEN": "x"}}}
 	is.NoErr(s.SaveAuth(ctx, auth))
@@ -122,7 +122,7 @@ func TestReopenKeepsRecords(t *testing.T) {
 	is.NoErr(s.RecordProgress(ctx, r, []workflow.TraceEntry{{NodeID: "fetch"}}))
 	is.NoErr(s.Close())
 
-	s, err = sqlite.Open(ctx, path, store.WithMaxEvents(2))
+	s, err = sqlite.Open(ctx, path, sqlite.WithStoreOptions(store.WithMaxEvents(2)))
 	is.NoErr(err)
 	defer s.Close()
 	gotAuth, err := s.GetAuth(ctx, "github")

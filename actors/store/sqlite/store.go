@@ -1,7 +1,8 @@
 // Package sqlite implements store.Store on an embedded SQLite database
 // (modernc.org/sqlite: pure Go, no cgo). Each record is kept as a JSON
 // column beside the indexed columns its queries need; the schema is migrated
-// at Open; writes are durable once acknowledged (WAL, synchronous=FULL).
+// at Open; a write is acknowledged only once committed, at the sync level
+// Open was given (WAL, synchronous=FULL by default).
 package sqlite
 
 import (
@@ -17,28 +18,57 @@ import (
 // Store is a store.Store on one SQLite database file. It is safe for
 // concurrent use.
 //
-// It holds two connection pools on the file. SQLite admits one writer at a
-// time: writers on several connections would contend for the lock, and
-// a transaction that starts reading and then writes fails with SQLITE_BUSY
-// outright rather than waiting. So every write goes through write, a pool
-// of exactly one connection whose transactions begin IMMEDIATE: writers
-// queue in Go for that connection instead of failing in SQLite. Reads go
-// through read, several read-only connections that WAL lets run alongside
-// the writer, each on a consistent snapshot.
+// It holds two connection pools on the file. Reads go through read,
+// several read-only connections that WAL lets run beside the writer, each
+// on a consistent snapshot. Writes go through write, a pool of exactly one
+// connection, which only the writer goroutine uses: SQLite admits one
+// writer at a time, and writers on several connections would contend for
+// its lock.
+//
+// Group commit. Each write (one store method call, one atomic unit) is
+// queued to the writer, which the Store starts in Open and stops in Close.
+// The writer takes the first queued write, opens a transaction (BEGIN
+// IMMEDIATE) and runs it in a savepoint; it then takes the writes queued
+// meanwhile, each in its own savepoint, until the queue is empty, the
+// batch holds 64 writes or 5 ms have passed since it began
+// (defaultBatchLimits). It commits once (one sync of the write-ahead log
+// at sync full) and only then reports to each write its outcome. It never
+// waits for more writes: those that queue while a batch commits form the
+// next one. So concurrent writes share commits, and no write is
+// acknowledged before its commit is durable at the store's sync level. A write that fails (store.ErrConflict,
+// store.ErrExists, a constraint) rolls back to its savepoint and reports
+// its own error; the others commit. A failure of the transaction itself
+// (its commit, or an error after which SQLite rolled it back) fails every
+// write of the batch, none of which is then committed.
+//
+// The queue holds queueSize writes; callers beyond that wait, each until
+// its ctx ends. A write whose caller's ctx ends before the writer takes it
+// is dropped and never runs. A taken write runs with the writer's ctx, not
+// the caller's, because interrupting a statement would roll back the
+// whole batch: it is committed or failed as a whole, and its caller waits
+// for that outcome, which the batch bounds keep short. Close stops the
+// queue (later writes fail with ErrClosed), lets the writer commit the
+// writes already queued, and then closes the database.
+//
+// Every fixed query is prepared once, at Open, on the pool that runs it
+// (see readQuery and writeQuery).
 type Store struct {
-	write     *sql.DB
-	read      *sql.DB
-	maxEvents int // see store.Options
+	write      *sql.DB
+	read       *sql.DB
+	writeStmts []*sql.Stmt // by writeQuery
+	reads      reader
+	writer     *writer
+	maxEvents  int // see store.Options
 }
 
 var _ store.Store = (*Store)(nil)
 
 // Open opens the database at path, creating the file (mode 0600) and its
-// directory (mode 0700) when missing, and migrates its schema to the
-// current version. Every record is kept in that one file, auth records
-// with their secret payloads included.
-func Open(ctx context.Context, path string, opts ...store.Option) (*Store, error) {
-	o := store.NewOptions(opts...)
+// directory (mode 0700) when missing, migrates its schema to the current
+// version and starts its writer. Every record is kept in that one file,
+// auth records with their secret payloads included.
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	o := newOptions(opts...)
 	path, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open store %q: %w", path, err)
@@ -51,25 +81,58 @@ func Open(ctx context.Context, path string, opts ...store.Option) (*Store, error
 }
 
 // open does the work of Open on an absolute path.
-func open(ctx context.Context, path string, o store.Options) (*Store, error) {
+func open(ctx context.Context, path string, o options) (_ *Store, err error) {
+	synchronous, err := o.sync.pragma()
+	if err != nil {
+		return nil, err
+	}
 	if err := createFile(path); err != nil {
 		return nil, err
 	}
-	write, err := openWriter(ctx, path)
-	if err != nil {
+	s := &Store{maxEvents: o.store.MaxEvents}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, s.closeDatabase())
+		}
+	}()
+	if s.write, err = openWriter(ctx, path, synchronous); err != nil {
 		return nil, err
 	}
-	if err := migrate(ctx, write); err != nil {
-		return nil, errors.Join(err, write.Close())
+	if err := migrate(ctx, s.write); err != nil {
+		return nil, err
 	}
-	read, err := openReader(ctx, path)
-	if err != nil {
-		return nil, errors.Join(err, write.Close())
+	if s.writeStmts, err = prepareAll(ctx, s.write, writeQueries); err != nil {
+		return nil, err
 	}
-	return &Store{write: write, read: read, maxEvents: o.MaxEvents}, nil
+	if s.read, err = openReader(ctx, path); err != nil {
+		return nil, err
+	}
+	if s.reads.stmts, err = prepareAll(ctx, s.read, readQueries); err != nil {
+		return nil, err
+	}
+	s.writer = startWriter(s.write, s.writeStmts, o.batch)
+	return s, nil
 }
 
-// Close closes the database.
+// Close commits the writes already queued, stops the writer and closes
+// the database. Writes made after it fail with ErrClosed.
 func (s *Store) Close() error {
-	return errors.Join(s.read.Close(), s.write.Close())
+	s.writer.close()
+	return s.closeDatabase()
+}
+
+// closeDatabase closes the statements and pools that are open.
+func (s *Store) closeDatabase() error {
+	errs := []error{closeAll(s.reads.stmts), closeAll(s.writeStmts)}
+	for _, db := range []*sql.DB{s.read, s.write} {
+		if db != nil {
+			errs = append(errs, db.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// update runs fn as one write through the writer (see Store).
+func (s *Store) update(ctx context.Context, fn writeFn) error {
+	return s.writer.do(ctx, fn)
 }

@@ -1,0 +1,105 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// A readQuery or a writeQuery is one of the store's fixed SQL statements,
+// declared at package level with newReadQuery or newWriteQuery. Open
+// prepares every one once, on the pool that runs it (the read pool, or the
+// writer's connection), so that SQLite parses it once per connection
+// rather than at every call; Close closes them. The two types keep a
+// write from being run on the read-only pool.
+type (
+	readQuery  int
+	writeQuery int
+)
+
+// readQueries and writeQueries hold the text of each query, by its number.
+// Package initialisation fills them; they are read-only after.
+var readQueries, writeQueries []string
+
+// newReadQuery declares a query that runs on the read pool.
+func newReadQuery(text string) readQuery {
+	readQueries = append(readQueries, text)
+	return readQuery(len(readQueries) - 1)
+}
+
+// newWriteQuery declares a query that runs in the writer's transactions.
+func newWriteQuery(text string) writeQuery {
+	writeQueries = append(writeQueries, text)
+	return writeQuery(len(writeQueries) - 1)
+}
+
+// prepareAll prepares each of texts on db; on failure it closes those
+// already prepared.
+func prepareAll(ctx context.Context, db *sql.DB, texts []string) ([]*sql.Stmt, error) {
+	stmts := make([]*sql.Stmt, 0, len(texts))
+	for _, text := range texts {
+		st, err := db.PrepareContext(ctx, text)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("prepare %q: %w", text, err), closeAll(stmts))
+		}
+		stmts = append(stmts, st)
+	}
+	return stmts, nil
+}
+
+// closeAll closes stmts.
+func closeAll(stmts []*sql.Stmt) error {
+	var errs []error
+	for _, st := range stmts {
+		errs = append(errs, st.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// querier runs queries of type Q as the statements prepared for them: on
+// their pool, or within tx when it is set. Within a transaction,
+// tx.StmtContext reuses the statement already prepared on the
+// transaction's connection.
+type querier[Q readQuery | writeQuery] struct {
+	stmts []*sql.Stmt // by query number
+	tx    *sql.Tx     // nil: on the pool
+}
+
+type (
+	// reader runs read queries, on the read pool or in a read
+	// transaction.
+	reader = querier[readQuery]
+	// writeTx runs write queries in the writer's transaction.
+	writeTx = querier[writeQuery]
+)
+
+// in returns q running within tx.
+func (q querier[Q]) in(tx *sql.Tx) querier[Q] {
+	q.tx = tx
+	return q
+}
+
+// stmt is the statement of query, bound to q's transaction if any.
+func (q querier[Q]) stmt(ctx context.Context, query Q) *sql.Stmt {
+	st := q.stmts[query]
+	if q.tx != nil {
+		st = q.tx.StmtContext(ctx, st)
+	}
+	return st
+}
+
+// exec runs query and returns its result.
+func (q querier[Q]) exec(ctx context.Context, query Q, args ...any) (sql.Result, error) {
+	return q.stmt(ctx, query).ExecContext(ctx, args...)
+}
+
+// rows runs query and returns the rows it selects.
+func (q querier[Q]) rows(ctx context.Context, query Q, args ...any) (*sql.Rows, error) {
+	return q.stmt(ctx, query).QueryContext(ctx, args...)
+}
+
+// row runs query, which selects at most one row.
+func (q querier[Q]) row(ctx context.Context, query Q, args ...any) *sql.Row {
+	return q.stmt(ctx, query).QueryRowContext(ctx, args...)
+}

@@ -1,0 +1,284 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// queueSize is how many writes may wait for the writer; more callers wait
+// to queue, each until its ctx ends.
+const queueSize = 256
+
+// batchLimits bound a batch.
+type batchLimits struct {
+	// writes is how many writes one transaction takes at most.
+	writes int
+	// time is how long after its start a batch still takes queued
+	// writes: it bounds the wait of its first write.
+	time time.Duration
+}
+
+// defaultBatchLimits are the limits of every Store (tests open theirs with
+// others).
+var defaultBatchLimits = batchLimits{writes: 64, time: 5 * time.Millisecond}
+
+// ErrClosed is the error of a write made after Close.
+var ErrClosed = errors.New("store is closed")
+
+// writeFn is one store method's changes. It runs in the writer's
+// transaction, with the writer's ctx and not the caller's: interrupting a
+// statement in a transaction would roll back the whole batch. That ctx is
+// never cancelled (which also spares the driver a watcher goroutine per
+// statement): each statement's wait for a lock is bounded by
+// busyTimeoutMs instead. It must not call the Store.
+type writeFn func(ctx context.Context, tx writeTx) error
+
+// A write is one caller's writeFn on its way through the writer. Exactly
+// one side moves it out of queued: the writer when it takes it (or drops
+// it, its ctx done), the caller when its ctx ends or the writer has
+// stopped. Whoever does so owes the caller its outcome.
+type write struct {
+	ctx   context.Context // the caller's: a write whose ctx is done is not taken
+	fn    writeFn
+	state atomic.Int32 // queued, taken or dropped
+	done  chan error   // buffered: the writer's report, sent once
+}
+
+// The states of a write.
+const (
+	queued int32 = iota
+	taken
+	dropped
+)
+
+// leave moves w out of queued into state, and reports whether this call
+// did so.
+func (w *write) leave(state int32) bool { return w.state.CompareAndSwap(queued, state) }
+
+// writer is the one goroutine that writes to the database, committing the
+// writes queued to it in batches (see Store).
+type writer struct {
+	db     *sql.DB
+	stmts  []*sql.Stmt // by writeQuery
+	limits batchLimits
+
+	queue     chan *write
+	closing   chan struct{} // closed by close: no more writes are queued
+	stopped   chan struct{} // closed when run returns
+	closeOnce sync.Once
+
+	writes, commits atomic.Uint64 // see WriteStats
+}
+
+// startWriter starts the writer of db, whose write queries are stmts.
+func startWriter(db *sql.DB, stmts []*sql.Stmt, limits batchLimits) *writer {
+	w := &writer{
+		db:      db,
+		stmts:   stmts,
+		limits:  limits,
+		queue:   make(chan *write, queueSize),
+		closing: make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	go w.run()
+	return w
+}
+
+// do queues fn and returns its outcome once its batch has committed (and,
+// with sync full, synced) or failed. If ctx ends before the writer takes
+// fn, fn is dropped and never runs; once taken, fn is committed or failed
+// as a whole, which the batch bounds keep short, and do reports which.
+func (w *writer) do(ctx context.Context, fn writeFn) error {
+	select {
+	case <-w.closing:
+		return ErrClosed
+	default:
+	}
+	wr := &write{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case w.queue <- wr:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-w.closing:
+		return ErrClosed
+	}
+	select {
+	case err := <-wr.done:
+		return err
+	case <-ctx.Done():
+		if wr.leave(dropped) {
+			return ctx.Err()
+		}
+	case <-w.stopped: // queued as the writer stopped
+		if wr.leave(dropped) {
+			return ErrClosed
+		}
+	}
+	return <-wr.done // the writer has it: its batch reports
+}
+
+// close stops queuing writes, lets the writer commit those already queued,
+// and waits until it has stopped. Writes queued after its last look fail
+// with ErrClosed.
+func (w *writer) close() {
+	w.closeOnce.Do(func() { close(w.closing) })
+	<-w.stopped
+}
+
+// run commits batches until close, then the writes still queued.
+func (w *writer) run() {
+	defer close(w.stopped)
+	for {
+		select {
+		case wr := <-w.queue:
+			w.batch(wr)
+		case <-w.closing:
+			for {
+				select {
+				case wr := <-w.queue:
+					w.batch(wr)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// batch runs first, then the writes queued behind it while the bounds
+// allow, in one transaction, each in its own savepoint; it commits once
+// and only then reports to each write its outcome.
+func (w *writer) batch(first *write) {
+	ctx := context.Background() // see writeFn
+	b := &batch{start: time.Now()}
+	for wr := first; wr != nil; wr = w.next(b) {
+		if !take(wr) {
+			continue
+		}
+		if b.tx == nil {
+			tx, err := w.db.BeginTx(ctx, nil)
+			if err != nil {
+				wr.done <- fmt.Errorf("begin write transaction: %w", err)
+				return
+			}
+			b.tx = tx
+		}
+		own, fatal := inSavepoint(ctx, writeTx{stmts: w.stmts, tx: b.tx}, wr.fn)
+		b.add(wr, own)
+		if fatal != nil {
+			b.report(errors.Join(fmt.Errorf("write transaction: %w", fatal), b.tx.Rollback()))
+			return
+		}
+	}
+	if b.tx == nil {
+		return // every write was dropped
+	}
+	if err := b.tx.Commit(); err != nil {
+		b.report(fmt.Errorf("commit write transaction: %w", err))
+		return
+	}
+	w.commits.Add(1)
+	w.writes.Add(uint64(b.ok))
+	b.report(nil)
+}
+
+// next is the next queued write for b, or nil when b is full or none is
+// queued.
+func (w *writer) next(b *batch) *write {
+	if len(b.writes) >= w.limits.writes || time.Since(b.start) >= w.limits.time {
+		return nil
+	}
+	select {
+	case wr := <-w.queue:
+		return wr
+	default:
+		return nil
+	}
+}
+
+// take claims wr for a batch, unless its caller has dropped it or its ctx
+// is done; the writer reports that ctx's error itself when the caller has
+// not yet.
+func take(wr *write) bool {
+	if err := wr.ctx.Err(); err != nil {
+		if wr.leave(dropped) {
+			wr.done <- err
+		}
+		return false
+	}
+	return wr.leave(taken)
+}
+
+// inSavepoint runs fn in a savepoint of tx: if fn fails, only its changes
+// are rolled back. own is fn's outcome; fatal is non-nil when tx can not
+// go on (a savepoint statement failed, as after an error that made SQLite
+// roll back the whole transaction).
+func inSavepoint(ctx context.Context, tx writeTx, fn writeFn) (own, fatal error) {
+	if _, err := tx.exec(ctx, savepoint); err != nil {
+		return err, err
+	}
+	if err := fn(ctx, tx); err != nil {
+		if _, rbErr := tx.exec(ctx, rollbackToSavepoint); rbErr != nil {
+			return err, rbErr
+		}
+		_, relErr := tx.exec(ctx, releaseSavepoint)
+		return err, relErr
+	}
+	_, err := tx.exec(ctx, releaseSavepoint)
+	return err, err
+}
+
+// The savepoint every write runs in. ROLLBACK TO keeps the savepoint open:
+// RELEASE follows it.
+var (
+	savepoint           = newWriteQuery(`SAVEPOINT write`)
+	rollbackToSavepoint = newWriteQuery(`ROLLBACK TO write`)
+	releaseSavepoint    = newWriteQuery(`RELEASE write`)
+)
+
+// batch is the writes one transaction has taken.
+type batch struct {
+	start  time.Time
+	tx     *sql.Tx
+	writes []*write
+	errs   []error // errs[i] is writes[i]'s own outcome
+	ok     int     // writes whose own outcome is success
+}
+
+// add records that wr ran with outcome err.
+func (b *batch) add(wr *write, err error) {
+	b.writes = append(b.writes, wr)
+	b.errs = append(b.errs, err)
+	if err == nil {
+		b.ok++
+	}
+}
+
+// report tells each write its outcome: its own error if it failed, else
+// err, the transaction's.
+func (b *batch) report(err error) {
+	for i, wr := range b.writes {
+		wr.done <- cmp.Or(b.errs[i], err)
+	}
+}
+
+// WriteStats counts what the Store's writer has done since Open.
+type WriteStats struct {
+	// Writes is how many writes (store method calls) were committed.
+	Writes uint64
+	// Commits is how many transactions were committed. With sync full,
+	// each is one sync of the write-ahead log, so Writes/Commits is how
+	// many writes shared each.
+	Commits uint64
+}
+
+// WriteStats reports the writer's counts, for tests and metrics.
+func (s *Store) WriteStats() WriteStats {
+	return WriteStats{Writes: s.writer.writes.Load(), Commits: s.writer.commits.Load()}
+}
