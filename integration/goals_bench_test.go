@@ -1,0 +1,208 @@
+package integration
+
+import (
+	"context"
+	"os/exec"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/api/client"
+	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/procs"
+)
+
+// The benchmarks of this file measure issue 11's goals 1 to 4 against the
+// real binary, each next to its baseline in the same run:
+//
+//	go test -run '^$' -bench Goal -benchtime 2000x -count 6 ./integration/ | tee goals.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest -col /phase goals.txt
+//
+// mcpflow serves with its defaults (SQLite, sync full) and one stdio
+// source, `mcpflow demo-server`; each run is a one-step workflow calling
+// its counter tool. The baseline calls the same tool of another
+// demo-server subprocess directly, on an open go-sdk session, from the
+// benchmark process.
+
+// demoSource is the connection id of the benchmarks' upstream.
+const demoSource = "demo.default"
+
+// goalServer is a real mcpflow serving demoSource, with a deployment of
+// a one-step workflow calling its counter tool.
+type goalServer struct {
+	pr         *process
+	deployment string
+}
+
+func startGoalServer(b *testing.B) goalServer {
+	b.Helper()
+	dir := b.TempDir()
+	cfg := writeConfig(b, dir, stdioSource(demoSource, binary, "demo-server"))
+	// Runs are answered once they end, as a client waiting for its
+	// result sees them.
+	pr := startProcess(b, cfg, "mcpflow.log", "--run-wait", "30s")
+	c := dialURL(b, pr.url)
+	return goalServer{pr: pr, deployment: buildCounterDeployment(b, c, demoSource)}
+}
+
+// run runs the deployment once and fails the benchmark unless it completes.
+func (g goalServer) run(ctx context.Context, b *testing.B, c *client.Client) {
+	run, err := c.RunDeployment(ctx, p.StartRunParams{DeploymentID: g.deployment})
+	if err != nil || run.Status != "completed" {
+		b.Fatalf("run: %v %+v", err, run)
+	}
+}
+
+// cpu is the CPU time the server has used so far.
+func (g goalServer) cpu(b *testing.B) time.Duration {
+	d, err := procs.CPUTime(g.pr.cmd.Process.Pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+// demoServer starts a demo-server subprocess and opens a go-sdk session
+// on it, closed at the end of the benchmark.
+func demoServer(ctx context.Context, b *testing.B) (*mcp.ClientSession, int) {
+	b.Helper()
+	cmd := exec.Command(binary, "demo-server")
+	cs := connect(ctx, b, &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second})
+	b.Cleanup(func() { _ = cs.Close() })
+	return cs, cmd.Process.Pid
+}
+
+// samples are durations; percentile reads them and reports their percentiles.
+type samples []time.Duration
+
+func (l samples) percentile(q float64) time.Duration {
+	s := slices.Clone(l)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+// us is d in microseconds.
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// BenchmarkGoalWarmRun measures goals 1, 3 and 4 with one client. Each
+// iteration makes one direct call and one warm run, alternately, so that
+// both see the same machine; a one-shot session (spawn, initialize, call,
+// close) is timed every tenth iteration. Reported: the p50 of each, the
+// ratios run/direct (goal 1: at most 2) and one-shot/run (goal 3: at
+// least 20), and the server's CPU per run (goal 4: at most 250 µs) next
+// to the upstream's CPU per call.
+func BenchmarkGoalWarmRun(b *testing.B) {
+	if testing.Short() {
+		b.Skip("starts the real binary")
+	}
+	ctx := context.Background()
+	g := startGoalServer(b)
+	c := dialURL(b, g.pr.url)
+	direct, upstream := demoServer(ctx, b)
+	g.run(ctx, b, c) // warm: the session is open and the deployment prepared
+	callCounter(ctx, b, direct)
+
+	var runs, calls, oneshots samples
+	serverCPU, upstreamCPU := g.cpu(b), cpuOf(b, upstream)
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		callCounter(ctx, b, direct)
+		calls = append(calls, time.Since(start))
+
+		start = time.Now()
+		g.run(ctx, b, c)
+		runs = append(runs, time.Since(start))
+
+		if i%10 == 0 {
+			start = time.Now()
+			oneShot(ctx, b)
+			oneshots = append(oneshots, time.Since(start))
+		}
+	}
+	serverCPU, upstreamCPU = g.cpu(b)-serverCPU, cpuOf(b, upstream)-upstreamCPU
+
+	run50, call50, once50 := runs.percentile(.5), calls.percentile(.5), oneshots.percentile(.5)
+	b.ReportMetric(us(call50), "direct-p50-µs")
+	b.ReportMetric(us(run50), "run-p50-µs")
+	b.ReportMetric(us(runs.percentile(.99)), "run-p99-µs")
+	b.ReportMetric(us(once50), "oneshot-p50-µs")
+	b.ReportMetric(float64(run50)/float64(call50), "run/direct")
+	b.ReportMetric(float64(once50)/float64(run50), "oneshot/run")
+	b.ReportMetric(us(serverCPU)/float64(len(runs)), "server-cpu-µs/run")
+	b.ReportMetric(us(upstreamCPU)/float64(len(calls)), "upstream-cpu-µs/call")
+}
+
+// oneShot opens a session on a new demo-server, calls counter, closes it.
+func oneShot(ctx context.Context, b *testing.B) {
+	cs := connect(ctx, b, &mcp.CommandTransport{Command: exec.Command(binary, "demo-server"), TerminateDuration: time.Second})
+	callCounter(ctx, b, cs)
+	if err := cs.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// cpuOf is the CPU time pid has used so far.
+func cpuOf(b *testing.B, pid int) time.Duration {
+	d, err := procs.CPUTime(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+// goalClients is goal 2's number of concurrent clients.
+const goalClients = 32
+
+// BenchmarkGoalThroughput measures goal 2: with 32 clients, runs per
+// second through mcpflow against direct calls per second by 32
+// goroutines sharing one open session (the baseline), each phase making
+// b.N calls. Reported per phase: throughput, and for the runs the
+// server's CPU per run; benchstat -col /phase sets them side by side.
+func BenchmarkGoalThroughput(b *testing.B) {
+	if testing.Short() {
+		b.Skip("starts the real binary")
+	}
+	ctx := context.Background()
+	b.Run("phase=direct", func(b *testing.B) {
+		direct, _ := demoServer(ctx, b)
+		callCounter(ctx, b, direct)
+		b.ResetTimer()
+		concurrently(b, func(int) { callCounter(ctx, b, direct) })
+	})
+	b.Run("phase=mcpflow", func(b *testing.B) {
+		g := startGoalServer(b)
+		clients := make([]*client.Client, goalClients)
+		for i := range clients {
+			clients[i] = dialURL(b, g.pr.url)
+			g.run(ctx, b, clients[i])
+		}
+		cpu := g.cpu(b)
+		b.ResetTimer()
+		concurrently(b, func(client int) { g.run(ctx, b, clients[client]) })
+		b.StopTimer()
+		b.ReportMetric(us(g.cpu(b)-cpu)/float64(b.N), "server-cpu-µs/run")
+	})
+}
+
+// concurrently runs op b.N times over goalClients workers, each on its
+// own share with its own index, and reports operations per second.
+func concurrently(b *testing.B, op func(worker int)) {
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range goalClients {
+		share := b.N / goalClients
+		if w < b.N%goalClients {
+			share++
+		}
+		wg.Go(func() {
+			for range share {
+				op(w)
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
+}
