@@ -1,0 +1,287 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+)
+
+// copyPage is how many runs, artifacts or events CopyFrom reads from its
+// source at a time.
+const copyPage = 500
+
+// Counts is how many records of each kind a store holds.
+type Counts struct {
+	Workspaces      int `json:"workspaces"`
+	Artifacts       int `json:"artifacts"`
+	Deployments     int `json:"deployments"`
+	Runs            int `json:"runs"`
+	TraceEntries    int `json:"trace_entries"`
+	RunEvents       int `json:"run_events"`
+	Catalogs        int `json:"catalogs"`
+	AuthRecords     int `json:"auth_records"`
+	RegistryEntries int `json:"registry_entries"`
+	Events          int `json:"events"`
+}
+
+// Total is the count of all records.
+func (c Counts) Total() int {
+	return c.Workspaces + c.Artifacts + c.Deployments + c.Runs + c.TraceEntries + c.RunEvents +
+		c.Catalogs + c.AuthRecords + c.RegistryEntries + c.Events
+}
+
+// CopyFrom copies every record of src into s, which must hold none, in one
+// transaction, and returns how many of each kind it copied. Records keep
+// their keys, and the event logs their sequence numbers, so that a
+// client's cursor stays good; the admin event numbering goes on from src's
+// last. Before it commits, it counts what s holds: a count that differs
+// from what was read fails the copy, and s is left as it was.
+//
+// src must not change while it is read: stop the server that uses it.
+func (s *Store) CopyFrom(ctx context.Context, src store.Store) (copied Counts, err error) {
+	defer wrap(&err, "copy records into the store")
+	err = s.update(ctx, func(tx pgx.Tx) error {
+		held, err := countRecords(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if held.Total() > 0 {
+			return fmt.Errorf("it already holds %d records (%+v): copy into an empty database", held.Total(), held)
+		}
+		c := copier{ctx: ctx, tx: tx, src: src}
+		for _, step := range []func(*Counts) error{
+			c.workspaces, c.artifacts, c.deployments, c.runs, c.catalogs, c.authRecords, c.registry, c.events,
+		} {
+			if err := step(&copied); err != nil {
+				return err
+			}
+		}
+		held, err = countRecords(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if held != copied {
+			return fmt.Errorf("%+v read, but %+v stored: nothing copied", copied, held)
+		}
+		return nil
+	})
+	return copied, err
+}
+
+// countRecords counts the records of each kind that q's database holds.
+func countRecords(ctx context.Context, q querier) (Counts, error) {
+	var c Counts
+	err := q.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM workspaces), (SELECT count(*) FROM artifacts), (SELECT count(*) FROM deployments),
+		(SELECT count(*) FROM runs), (SELECT count(*) FROM run_trace), (SELECT count(*) FROM run_events),
+		(SELECT count(*) FROM catalogs), (SELECT count(*) FROM auth_records), (SELECT count(*) FROM source_registry),
+		(SELECT count(*) FROM events)`).Scan(&c.Workspaces, &c.Artifacts, &c.Deployments, &c.Runs, &c.TraceEntries,
+		&c.RunEvents, &c.Catalogs, &c.AuthRecords, &c.RegistryEntries, &c.Events)
+	return c, err
+}
+
+// copier copies one kind of record at a time from src into tx, adding
+// what it copied to the counts it is given.
+type copier struct {
+	ctx context.Context
+	tx  pgx.Tx
+	src store.Store
+}
+
+// workspaces copies the draft workspaces.
+func (c copier) workspaces(n *Counts) error {
+	list, err := c.src.ListWorkspaces(c.ctx)
+	if err != nil {
+		return err
+	}
+	for _, w := range list {
+		if err := insertWorkspace(c.ctx, c.tx, w); err != nil {
+			return fmt.Errorf("workspace %q: %w", w.ID, err)
+		}
+	}
+	n.Workspaces += len(list)
+	return nil
+}
+
+// artifacts copies every version of every artifact.
+func (c copier) artifacts(n *Counts) error {
+	for offset := 0; ; offset += copyPage {
+		page, _, err := c.src.ListArtifacts(c.ctx, store.ArtifactQuery{Offset: offset, Limit: copyPage})
+		if err != nil {
+			return err
+		}
+		for _, a := range page {
+			if _, err := saveArtifact(c.ctx, c.tx, a); err != nil {
+				return fmt.Errorf("artifact %q version %d: %w", a.ID, a.Version, err)
+			}
+		}
+		n.Artifacts += len(page)
+		if len(page) < copyPage {
+			return nil
+		}
+	}
+}
+
+// deployments copies the deployments.
+func (c copier) deployments(n *Counts) error {
+	list, err := c.src.ListDeployments(c.ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range list {
+		if err := upsert(c.ctx, c.tx, upsertDeployment, d.ID, d); err != nil {
+			return fmt.Errorf("deployment %q: %w", d.ID, err)
+		}
+	}
+	n.Deployments += len(list)
+	return nil
+}
+
+// runs copies each run with its whole trace and event log.
+func (c copier) runs(n *Counts) error {
+	for offset := 0; ; offset += copyPage {
+		page, _, err := c.src.ListRuns(c.ctx, store.RunQuery{Offset: offset, Limit: copyPage})
+		if err != nil {
+			return err
+		}
+		for _, r := range page {
+			trace, events, err := c.run(r)
+			if err != nil {
+				return fmt.Errorf("run %q: %w", r.ID, err)
+			}
+			n.TraceEntries += trace
+			n.RunEvents += events
+		}
+		n.Runs += len(page)
+		if len(page) < copyPage {
+			return nil
+		}
+	}
+}
+
+// run copies one run and returns how many trace entries and events it
+// has.
+func (c copier) run(r store.Run) (int, int, error) {
+	trace, err := c.src.ReadTrace(c.ctx, r.ID, 0, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(trace) != r.TraceCount {
+		return 0, 0, fmt.Errorf("its trace has %d entries, but its trace_count is %d", len(trace), r.TraceCount)
+	}
+	events, last, err := c.src.ReadRunEvents(c.ctx, r.ID, 0, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	row, err := newRunRow(r)
+	if err != nil {
+		return 0, 0, err
+	}
+	seqs, records, err := eventArgs(events)
+	if err != nil {
+		return 0, 0, err
+	}
+	if _, err := c.tx.Exec(c.ctx, insertRun, append(row.args(last), seqs, records)...); err != nil {
+		return 0, 0, err
+	}
+	if len(trace) > 0 {
+		positions, entries, err := traceArgs(0, trace)
+		if err != nil {
+			return 0, 0, err
+		}
+		if _, err := c.tx.Exec(c.ctx, insertTrace, r.ID, positions, entries); err != nil {
+			return 0, 0, err
+		}
+	}
+	return len(trace), len(events), nil
+}
+
+// catalogs copies the catalog snapshots.
+func (c copier) catalogs(n *Counts) error {
+	list, err := c.src.ListCatalogs(c.ctx)
+	if err != nil {
+		return err
+	}
+	for _, snap := range list {
+		if err := upsert(c.ctx, c.tx, upsertCatalog, snap.ConnectionID, snap); err != nil {
+			return fmt.Errorf("catalog %q: %w", snap.ConnectionID, err)
+		}
+	}
+	n.Catalogs += len(list)
+	return nil
+}
+
+// authRecords copies the auth records, secret payloads included.
+func (c copier) authRecords(n *Counts) error {
+	list, err := c.src.ListAuth(c.ctx)
+	if err != nil {
+		return err
+	}
+	for _, a := range list {
+		if !store.ValidAuthID(a.ID) {
+			return fmt.Errorf("auth record %q: the id is not a valid auth id: %w", a.ID, store.ErrInvalid)
+		}
+		if err := upsert(c.ctx, c.tx, upsertAuth, a.ID, a); err != nil {
+			return fmt.Errorf("auth record %q: %w", a.ID, err)
+		}
+	}
+	n.AuthRecords += len(list)
+	return nil
+}
+
+// registry copies the source registry.
+func (c copier) registry(n *Counts) error {
+	list, err := c.src.ListRegistryEntries(c.ctx)
+	if err != nil {
+		return err
+	}
+	for _, e := range list {
+		if err := upsert(c.ctx, c.tx, upsertRegistryEntry, e.ID, e); err != nil {
+			return fmt.Errorf("registry entry %q: %w", e.ID, err)
+		}
+	}
+	n.RegistryEntries += len(list)
+	return nil
+}
+
+// events copies the kept admin events under their numbers and sets the
+// counter to src's last number, which retention may have left above the
+// last event kept.
+func (c copier) events(n *Counts) error {
+	last, err := c.src.LastEventSeq(c.ctx)
+	if err != nil {
+		return err
+	}
+	var after int64
+	for {
+		page, err := c.src.ListEvents(c.ctx, after, copyPage)
+		if err != nil {
+			return err
+		}
+		if len(page) == 0 {
+			break
+		}
+		seqs := make([]int64, len(page))
+		records := make([]string, len(page))
+		for i, e := range page {
+			seqs[i] = e.Seq
+			e.Seq = 0 // the seq column holds it
+			if records[i], err = encode(e); err != nil {
+				return err
+			}
+		}
+		if _, err := c.tx.Exec(c.ctx, `INSERT INTO events (seq, record) SELECT * FROM unnest($1::bigint[], $2::text[])`, seqs, records); err != nil {
+			return err
+		}
+		n.Events += len(page)
+		after = seqs[len(seqs)-1]
+	}
+	if last < after {
+		return fmt.Errorf("the source's last event number, %d, is below that of an event it keeps, %d", last, after)
+	}
+	_, err = c.tx.Exec(c.ctx, `UPDATE event_counter SET last_seq = $1`, last)
+	return err
+}

@@ -1,0 +1,253 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/store/postgres"
+	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
+	"github.com/mcpflow/mcpflow/actors/store/storetest"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+)
+
+// icu is the collation the tests' databases order text by by default: as
+// people read it, not as bytes, which the store must not rely on.
+var icu = pgtest.ICUCollation("en-US")
+
+// TestConformance runs the store suite, each test on a database of its
+// own.
+func TestConformance(t *testing.T) {
+	srv := pgtest.Start(t)
+	storetest.Run(t, func(t *testing.T, opts ...store.Option) store.Store {
+		return open(t, srv.NewDatabase(t, icu), opts...)
+	})
+}
+
+// open opens the store on dsn; it is closed when t ends.
+func open(t *testing.T, dsn string, opts ...store.Option) *postgres.Store {
+	t.Helper()
+	is := is.NewRelaxed(t)
+	s, err := postgres.Open(t.Context(), dsn, opts...)
+	if err != nil {
+		t.Fatalf("open the store: %v", err)
+	}
+	t.Cleanup(func() { is.NoErr(s.Close()) })
+	return s
+}
+
+// TestStore runs the tests of what the suite cannot see, on one server.
+func TestStore(t *testing.T) {
+	srv := pgtest.Start(t)
+	for _, tt := range []struct {
+		name string
+		test func(t *testing.T, srv *pgtest.Server)
+	}{
+		{"ReopenKeepsRecords", testReopenKeepsRecords},
+		{"ConcurrentMigrations", testConcurrentMigrations},
+		{"RefusesNewerSchema", testRefusesNewerSchema},
+		{"RefusesOtherEncodings", testRefusesOtherEncodings},
+		{"KeysCompareAsBytes", testKeysCompareAsBytes},
+		{"OrderBelowTheMicrosecond", testOrderBelowTheMicrosecond},
+		{"RecordsKeepEveryString", testRecordsKeepEveryString},
+		{"Copy", testCopy},
+		{"CopyIntoNonEmpty", testCopyIntoNonEmpty},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.test(t, srv)
+		})
+	}
+}
+
+// testReopenKeepsRecords closes and reopens a store: records, checkpoints
+// and both event logs are kept, and numbers go on.
+func testReopenKeepsRecords(t *testing.T, srv *pgtest.Server) {
+	is := is.New(t)
+	ctx := t.Context()
+	dsn := srv.NewDatabase(t, icu)
+
+	s, err := postgres.Open(ctx, dsn, store.WithMaxEvents(2))
+	is.NoErr(err)
+	auth := store.AuthRecord{ID: "github", Scheme: "env", Payload: map[string]any{"env": map[string]any{"TOKEN": "x"}}}
+	is.NoErr(s.SaveAuth(ctx, auth))
+	for range 3 {
+		_, err := s.AppendEvent(ctx, store.Event{Kind: "auth_saved"})
+		is.NoErr(err)
+	}
+	r := store.Run{ID: "run", Status: store.RunRunning}
+	is.NoErr(s.CreateRun(ctx, r))
+	r.CurrentStep, r.State, r.TraceCount = "parse", map[string]any{"page": "<html>"}, 1
+	is.NoErr(s.RecordProgress(ctx, r, []workflow.TraceEntry{{NodeID: "fetch"}}))
+	is.NoErr(s.Close())
+
+	s = open(t, dsn, store.WithMaxEvents(2)) // migrations already applied: a no-op
+	gotAuth, err := s.GetAuth(ctx, "github")
+	is.NoErr(err)
+	is.Equal(gotAuth, auth)
+	seq, err := s.AppendEvent(ctx, store.Event{Kind: "auth_saved"})
+	is.NoErr(err)
+	is.Equal(seq, int64(4)) // numbering goes on
+	events, err := s.ListEvents(ctx, 0, 0)
+	is.NoErr(err)
+	is.Equal(len(events), 2)
+	is.Equal(events[0].Seq, int64(3))
+	gotRun, err := s.GetRun(ctx, "run")
+	is.NoErr(err)
+	is.Equal(gotRun.State, r.State) // the checkpoint
+	runEvents, last, err := s.ReadRunEvents(ctx, "run", 0, 0)
+	is.NoErr(err)
+	is.Equal(last, int64(2)) // the run's events replay after a restart
+	is.Equal([]string{runEvents[0].Kind, runEvents[1].Kind}, []string{store.RunEventStatusChanged, store.RunEventStepFinished})
+}
+
+// testConcurrentMigrations opens one new database from several nodes at
+// once: each waits for the one migrating, and the schema is applied once.
+func testConcurrentMigrations(t *testing.T, srv *pgtest.Server) {
+	const nodes = 4
+	is := is.New(t)
+	ctx := t.Context()
+	dsn := srv.NewDatabase(t)
+	errs := make([]error, nodes)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range nodes {
+		wg.Go(func() {
+			<-start
+			s, err := postgres.Open(ctx, dsn)
+			if err == nil {
+				err = s.Close()
+			}
+			errs[i] = err
+		})
+	}
+	close(start)
+	wg.Wait()
+	for _, err := range errs {
+		is.NoErr(err) // every node opened the store
+	}
+	versions := query[int](t, dsn, `SELECT version FROM schema_migrations ORDER BY version`)
+	is.Equal(versions, []int{1}) // each version applied once
+}
+
+// testRefusesNewerSchema opens a database that a newer build migrated.
+func testRefusesNewerSchema(t *testing.T, srv *pgtest.Server) {
+	is := is.New(t)
+	dsn := srv.NewDatabase(t)
+	open(t, dsn)
+	exec(t, dsn, `INSERT INTO schema_migrations (version, name) VALUES (999, 'from_the_future')`)
+	_, err := postgres.Open(t.Context(), dsn)
+	is.True(err != nil)                                   // a newer build wrote it
+	is.True(strings.Contains(err.Error(), "version 999")) // and the error says so
+}
+
+// testRefusesOtherEncodings opens a database that is not UTF-8.
+func testRefusesOtherEncodings(t *testing.T, srv *pgtest.Server) {
+	is := is.New(t)
+	dsn := srv.NewDatabase(t, "TEMPLATE template0 ENCODING 'SQL_ASCII' LOCALE 'C'")
+	_, err := postgres.Open(t.Context(), dsn)
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "SQL_ASCII")) // says why
+}
+
+// testKeysCompareAsBytes lists records whose ids a human collation orders
+// otherwise: they come sorted as byte strings, as from the other stores.
+func testKeysCompareAsBytes(t *testing.T, srv *pgtest.Server) {
+	is := is.New(t)
+	ctx := t.Context()
+	s := open(t, srv.NewDatabase(t, icu))
+	ids := []string{"b", "B", "a-2", "a_1", "A", "é", "e"}
+	for _, id := range ids {
+		is.NoErr(s.CreateWorkspace(ctx, store.Workspace{ID: id, Revision: 1}))
+		is.NoErr(s.CreateRun(ctx, store.Run{ID: id, Status: store.RunCompleted, UpdatedAt: time.Unix(0, 0)}))
+	}
+	want := []string{"A", "B", "a-2", "a_1", "b", "e", "é"} // byte order
+	list, err := s.ListWorkspaces(ctx)
+	is.NoErr(err)
+	got := []string{}
+	for _, w := range list {
+		got = append(got, w.ID)
+	}
+	is.Equal(got, want)
+	runs, _, err := s.ListRuns(ctx, store.RunQuery{})
+	is.NoErr(err)
+	got = []string{}
+	for _, r := range runs {
+		got = append([]string{r.ID}, got...) // ties on time: by id, descending
+	}
+	is.Equal(got, want)
+}
+
+// testOrderBelowTheMicrosecond lists runs updated within one microsecond,
+// which PostgreSQL's timestamps cannot tell apart: they come in the order
+// of their times, to the nanosecond.
+func testOrderBelowTheMicrosecond(t *testing.T, srv *pgtest.Server) {
+	is := is.New(t)
+	ctx := t.Context()
+	s := open(t, srv.NewDatabase(t))
+	base := time.Date(2026, 3, 1, 12, 0, 0, 999_999_000, time.UTC)
+	for id, offset := range map[string]time.Duration{"a": 900, "b": 100, "c": 1000, "d": 0} {
+		is.NoErr(s.CreateRun(ctx, store.Run{ID: id, Status: store.RunRunning, UpdatedAt: base.Add(offset)}))
+	}
+	runs, _, err := s.ListRuns(ctx, store.RunQuery{})
+	is.NoErr(err)
+	got := []string{}
+	for _, r := range runs {
+		got = append(got, r.ID)
+	}
+	is.Equal(got, []string{"c", "a", "b", "d"}) // newest first, across a second's boundary too
+	is.True(runs[0].UpdatedAt.Equal(base.Add(1000)))
+}
+
+// testRecordsKeepEveryString stores strings that PostgreSQL's jsonb would
+// refuse (U+0000) or change: records are text, kept as encoded.
+func testRecordsKeepEveryString(t *testing.T, srv *pgtest.Server) {
+	is := is.New(t)
+	ctx := t.Context()
+	s := open(t, srv.NewDatabase(t))
+	state := map[string]any{"nul": "a\x00b", "big": 1e300, "tiny": 5e-324, "keys": map[string]any{"b": 1.0, "a": 2.0}}
+	r := store.Run{ID: "run", Status: store.RunRunning}
+	is.NoErr(s.CreateRun(ctx, r))
+	r.State = state
+	r.TraceCount = 1
+	is.NoErr(s.RecordProgress(ctx, r, []workflow.TraceEntry{{NodeID: "n", Output: workflow.Object{"body": "\x00"}}}))
+	got, err := s.GetRun(ctx, "run")
+	is.NoErr(err)
+	is.Equal(got.State, state)
+	trace, err := s.ReadTrace(ctx, "run", 0, 0)
+	is.NoErr(err)
+	is.Equal(trace[0].Output["body"], "\x00")
+}
+
+// query runs a query on dsn and collects its one column.
+func query[T any](t *testing.T, dsn, sql string) []T {
+	t.Helper()
+	is := is.New(t)
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, dsn)
+	is.NoErr(err)
+	defer conn.Close(context.WithoutCancel(ctx))
+	rows, err := conn.Query(ctx, sql)
+	is.NoErr(err)
+	list, err := pgx.CollectRows(rows, pgx.RowTo[T])
+	is.NoErr(err)
+	return list
+}
+
+// exec runs a statement on dsn.
+func exec(t *testing.T, dsn, sql string) {
+	t.Helper()
+	is := is.New(t)
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, dsn)
+	is.NoErr(err)
+	defer conn.Close(context.WithoutCancel(ctx))
+	_, err = conn.Exec(ctx, sql)
+	is.NoErr(err)
+}

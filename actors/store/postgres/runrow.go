@@ -1,0 +1,168 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+)
+
+// runRow is a run as its row in runs keeps it.
+type runRow struct {
+	run         store.Run // in UTC, as stored
+	record      string
+	updatedAt   time.Time // run.UpdatedAt to the microsecond
+	updatedNs   int       // and the nanoseconds below it
+	interruptID *string
+	calls       []string // the ids of the calls in flight, sorted
+}
+
+// newRunRow returns r's row: its timestamps in UTC, as stores return them,
+// its JSON record and its columns.
+func newRunRow(r store.Run) (runRow, error) {
+	r.CreatedAt = r.CreatedAt.UTC()
+	r.UpdatedAt = r.UpdatedAt.UTC()
+	record, err := encode(r)
+	if err != nil {
+		return runRow{}, err
+	}
+	row := runRow{
+		run: r, record: record,
+		updatedAt: r.UpdatedAt.Truncate(time.Microsecond), updatedNs: r.UpdatedAt.Nanosecond() % 1000,
+		calls: []string{},
+	}
+	if r.Interrupt != nil {
+		row.interruptID = &r.Interrupt.ID
+	}
+	if r.Checkpoint != nil {
+		for id := range r.Checkpoint.Calls {
+			row.calls = append(row.calls, id)
+		}
+		slices.Sort(row.calls)
+	}
+	return row, nil
+}
+
+// insertRun is the INSERT of a run's row, with the run's events ($10 their
+// sequence numbers, $11 their records) in the same statement: it inserts
+// both, or, when the id is taken, neither.
+const insertRun = `WITH run AS (
+	INSERT INTO runs (id, status, updated_at, updated_at_ns, trace_count, interrupt_id, calls_in_flight, last_event, record)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING id
+)
+INSERT INTO run_events (run_id, seq, record)
+SELECT run.id, e.seq, e.record FROM run, unnest($10::bigint[], $11::text[]) AS e (seq, record)`
+
+// updateRun is the UPDATE of a run's row.
+const updateRun = `UPDATE runs SET status = $2, updated_at = $3, updated_at_ns = $4, trace_count = $5,
+	interrupt_id = $6, calls_in_flight = $7, last_event = $8, record = $9 WHERE id = $1`
+
+// args are the arguments of insertRun and updateRun up to $9, with
+// lastEvent the sequence number of the run's last event.
+func (row runRow) args(lastEvent int64) []any {
+	r := row.run
+	return []any{r.ID, r.Status, row.updatedAt, row.updatedNs, r.TraceCount, row.interruptID, row.calls, lastEvent, row.record}
+}
+
+// head is what store.NewRunEvents compares of the run before a commit,
+// rebuilt from the columns that the commit locked: the status, the trace
+// count, the interrupt's id and the ids of the calls in flight.
+func head(id, status string, traceCount int, interruptID *string, calls []string) store.Run {
+	prev := store.Run{ID: id, Status: status, TraceCount: traceCount}
+	if interruptID != nil {
+		prev.Interrupt = &workflow.Interrupt{ID: *interruptID}
+	}
+	prev.Checkpoint = &workflow.Snapshot{Calls: make(map[string]workflow.Call, len(calls))}
+	for _, c := range calls {
+		prev.Checkpoint.Calls[c] = workflow.Call{ID: c}
+	}
+	return prev
+}
+
+// lockHead reads, in tx, the head of a run and the sequence number of its
+// last event, and locks its row until tx ends; store.ErrNotFound if there
+// is no run.
+func lockHead(ctx context.Context, tx pgx.Tx, id string) (store.Run, int64, error) {
+	var (
+		status      string
+		traceCount  int
+		interruptID *string
+		calls       []string
+		lastEvent   int64
+	)
+	err := tx.QueryRow(ctx,
+		`SELECT status, trace_count, interrupt_id, calls_in_flight, last_event FROM runs WHERE id = $1 FOR UPDATE`, id).
+		Scan(&status, &traceCount, &interruptID, &calls, &lastEvent)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Run{}, 0, store.ErrNotFound
+	}
+	return head(id, status, traceCount, interruptID, calls), lastEvent, err
+}
+
+// eventArgs are the sequence numbers and the records of events, as the
+// arrays that insertRun and insertRunEvents take.
+func eventArgs(events []store.RunEvent) ([]int64, []string, error) {
+	seqs := make([]int64, len(events))
+	records := make([]string, len(events))
+	for i, e := range events {
+		record, err := encode(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		seqs[i], records[i] = e.Seq, record
+	}
+	return seqs, records, nil
+}
+
+// insertRunEvents appends events to a run's log: $1 the run, $2 their
+// sequence numbers, $3 their records.
+const insertRunEvents = `INSERT INTO run_events (run_id, seq, record) SELECT $1, * FROM unnest($2::bigint[], $3::text[])`
+
+// insertTrace appends entries to a run's trace: $1 the run, $2 their
+// positions, $3 their JSON.
+const insertTrace = `INSERT INTO run_trace (run_id, seq, entry) SELECT $1, * FROM unnest($2::integer[], $3::text[])`
+
+// traceArgs are the positions and the JSON of entries appended after the
+// first `first`, as the arrays that insertTrace takes.
+func traceArgs(first int, entries []workflow.TraceEntry) ([]int, []string, error) {
+	seqs := make([]int, len(entries))
+	records := make([]string, len(entries))
+	for i, e := range entries {
+		record, err := encode(e)
+		if err != nil {
+			return nil, nil, err
+		}
+		seqs[i], records[i] = first+i, record
+	}
+	return seqs, records, nil
+}
+
+// queueCommit queues in b what one commit of a run writes: its entries
+// appended to its trace after the first `first`, its row replaced by row,
+// and its events appended.
+func queueCommit(b *pgx.Batch, row runRow, first int, entries []workflow.TraceEntry, events []store.RunEvent, lastEvent int64) error {
+	if len(entries) > 0 {
+		seqs, records, err := traceArgs(first, entries)
+		if err != nil {
+			return err
+		}
+		b.Queue(insertTrace, row.run.ID, seqs, records)
+	}
+	if len(events) > 0 {
+		lastEvent = events[len(events)-1].Seq
+	}
+	b.Queue(updateRun, row.args(lastEvent)...)
+	if len(events) > 0 {
+		seqs, records, err := eventArgs(events)
+		if err != nil {
+			return err
+		}
+		b.Queue(insertRunEvents, row.run.ID, seqs, records)
+	}
+	return nil
+}

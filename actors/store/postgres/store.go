@@ -1,0 +1,84 @@
+// Package postgres implements store.Store on PostgreSQL (jackc/pgx v5 and
+// its pool). Each record is kept as the JSON text encoding/json wrote,
+// beside the columns its keys, filters and orderings need; compare-and-set,
+// filters and paging run in SQL; a run's steps commit in one transaction
+// with its trace and events. Open migrates the schema (embedded, versioned
+// SQL files) under an advisory lock, so nodes that start at once on one
+// database are safe.
+//
+// A DSN holds a password: errors and logs name a database by ShowDSN,
+// never by its DSN.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+)
+
+// Store is a store.Store on one PostgreSQL database, through a pool of
+// connections. It is safe for concurrent use, from one process or many.
+type Store struct {
+	pool      *pgxpool.Pool
+	maxEvents int // see store.Options
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database that dsn names (a postgres:// URL or
+// key=value pairs, as libpq takes them; pool_max_conns and the other
+// pgxpool settings may be added) and migrates its schema to the current
+// version. The database must be UTF-8: records are text.
+func Open(ctx context.Context, dsn string, opts ...store.Option) (*Store, error) {
+	o := store.NewOptions(opts...)
+	cfg, err := parseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	s, err := open(ctx, cfg, o)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", showConfig(cfg.ConnConfig), err)
+	}
+	return s, nil
+}
+
+// open does the work of Open.
+func open(ctx context.Context, cfg *pgxpool.Config, o store.Options) (*Store, error) {
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{pool: pool, maxEvents: o.MaxEvents}
+	if err := s.checkEncoding(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkEncoding refuses a database whose encoding is not UTF-8, where a
+// record could fail to store or read back changed.
+func (s *Store) checkEncoding(ctx context.Context) error {
+	var encoding string
+	if err := s.pool.QueryRow(ctx, `SHOW server_encoding`).Scan(&encoding); err != nil {
+		return err
+	}
+	if encoding != "UTF8" {
+		return errors.New("the database's encoding is " + encoding + ", not UTF8 (CREATE DATABASE ... ENCODING 'UTF8')")
+	}
+	return nil
+}
+
+// Close closes the pool's connections, waiting for those in use.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
