@@ -49,6 +49,28 @@ type Server struct {
 type Store struct {
 	Kind string `json:"kind,omitempty"` // "sqlite" (default)
 	Root string `json:"root,omitempty"`
+	// Sync is how far a commit must reach before it is acknowledged:
+	// StoreSyncFull (the default) or StoreSyncNormal.
+	Sync string `json:"sync,omitempty"`
+}
+
+// The store's sync levels (docs/operations.md says what each keeps).
+const (
+	// StoreSyncFull syncs every commit to disk: it survives a power loss.
+	StoreSyncFull = "full"
+	// StoreSyncNormal syncs at checkpoints only: a commit survives a crash
+	// of the process, but the last ones may be lost to a crash of the
+	// operating system or a power loss.
+	StoreSyncNormal = "normal"
+)
+
+// Validate checks the store settings.
+func (s Store) Validate() error {
+	switch s.Sync {
+	case "", StoreSyncFull, StoreSyncNormal:
+		return nil
+	}
+	return fmt.Errorf("store: sync must be %q or %q, got %q", StoreSyncFull, StoreSyncNormal, s.Sync)
 }
 
 // Connection is one MCP source connection. Its id is "<provider>.<account>".
@@ -203,6 +225,9 @@ func (f *File) Validate() error {
 	}
 	seen := make(map[string]bool, len(f.Server.Sources))
 	var errs []error
+	if err := f.Server.Store.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if err := f.Server.Supervision.Validate(); err != nil {
 		errs = append(errs, err)
 	}

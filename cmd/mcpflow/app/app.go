@@ -124,7 +124,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := sqlite.Open(ctx, filepath.Join(root, DatabaseFile))
+		s, err := sqlite.Open(ctx, filepath.Join(root, DatabaseFile), sqlite.WithSync(sqlite.Sync(opts.Config.Server.Store.Sync)))
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("open store under %s: %w", root, err), lock.Release())
 		}
