@@ -63,7 +63,9 @@ func (a *Actor) onCallDone(m callDone) {
 	current := f.attempt == a.attempt && a.session != nil
 	switch classify(m.rpcErr, f.transport) {
 	case failNone, failProtocol:
-		a.lastSuccess = a.clock.Now()
+		// An answer proves the session alive as a ping would: pings
+		// missed meanwhile (a busy or starved peer) are forgiven.
+		a.lastSuccess, a.missed = a.clock.Now(), 0
 		f.w.answer(r)
 	case failDeadline:
 		f.w.answer(r)

@@ -18,7 +18,7 @@ func (a *Actor) onListDone(m listDone) {
 	a.refresh.running = false
 	failure := classify(m.rpcErr, f.transport)
 	if m.result.Err == nil {
-		a.listedAt, a.lastSuccess = a.clock.Now(), a.clock.Now()
+		a.listedAt, a.lastSuccess, a.missed = a.clock.Now(), a.clock.Now(), 0
 		if a.opts.CatalogMaxAge > 0 {
 			a.after(&a.staleTimer, a.opts.CatalogMaxAge, catalogStale{attempt: a.attempt})
 		}

@@ -171,7 +171,7 @@ func (a *Actor) onConnected(m connected) {
 	// ping is gone from the stateless era (2026-07-28, SEP-2575): go-sdk
 	// sends it without _meta, which a stateless HTTP server refuses.
 	if a.opts.KeepAlive > 0 && cs.InitializeResult().ProtocolVersion < statelessEra {
-		a.after(&a.keepTimer, a.opts.KeepAlive, keepaliveDue{attempt: attempt})
+		a.armKeepalive(attempt)
 	}
 	a.drain()
 }

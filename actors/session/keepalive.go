@@ -12,7 +12,8 @@ import (
 // errPingMissed is the cause of a ping cancelled at its timeout.
 var errPingMissed = errors.New("keepalive ping missed")
 
-// ping checks, every KeepAlive, that the session answers. A ping not
+// ping checks, every KeepAlive (see armKeepalive), that the session
+// answers. A ping not
 // answered within PingTimeout is missed; PingFailures missed in a row end
 // the session (it hangs), and a ping that fails because the session is
 // closed ends it at once. The timeout runs on the actor's clock.
@@ -65,5 +66,15 @@ func (a *Actor) onPinged(m pinged) {
 		a.dropSession(fmt.Errorf("keepalive failed: session closed: %w", m.err), false)
 		return
 	}
-	a.after(&a.keepTimer, a.opts.KeepAlive, keepaliveDue{attempt: m.attempt})
+	a.armKeepalive(m.attempt)
+}
+
+// armKeepalive schedules attempt's next ping: KeepAlive from now, less a
+// random part of up to the policy's Jitter of it, so that the pings of
+// many sessions opened together (at a start, or when an upstream host came
+// back) spread over the interval instead of all going out, and all timing
+// out under load, in the same instant. A ping is never later than
+// KeepAlive.
+func (a *Actor) armKeepalive(attempt int) {
+	a.after(&a.keepTimer, jittered(a.opts.KeepAlive, a.opts.Policy.Jitter, nil), keepaliveDue{attempt: attempt})
 }

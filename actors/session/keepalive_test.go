@@ -1,13 +1,18 @@
 package session_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/fakes"
 )
@@ -110,4 +115,54 @@ func TestAPingThatFindsTheSessionClosedEndsItAtOnce(t *testing.T) {
 	clock.Advance(time.Second)
 	h.waitState(t, session.StateConnecting)
 	is.Equal(h.waitState(t, session.StateOpen).Generation, int64(2))
+}
+
+func TestAnAnsweredCallForgivesMissedPings(t *testing.T) {
+	is := is.New(t)
+	h, clock, hole, _ := openKeepalive(t, 3)
+
+	hole.on.Store(true)
+	missPing(t, clock)
+	missPing(t, clock)
+	is.Equal(missedPings(t, h, clock), 2)
+
+	hole.on.Store(false) // the peer is slow to ping, but it answers calls
+	r := await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Minute))
+	is.NoErr(r.Err)
+	st := liveStatus(t, h.engine, h.pid)
+	is.Equal(st.MissedPings, 0) // the answer proves the session alive
+	is.Equal(st.Generation, int64(1))
+}
+
+func TestTheKeepalivesOfSessionsOpenedTogetherAreSpread(t *testing.T) {
+	is := is.New(t)
+	const sessions, keepAlive = 16, 10 * time.Second
+	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, Jitter: 0.5, StablePeriod: time.Minute, ProbeInterval: time.Minute})
+	opts.KeepAlive, opts.PingTimeout = keepAlive, time.Second
+	e := newEngine(t)
+	factory := fakes.NewInMemory(nil)
+	var waits []*reply.Waiter[session.ToolResult]
+	for i := range sessions {
+		conn := testConn()
+		conn.ID = fmt.Sprintf("spread%02d.default", i)
+		pid := e.Spawn(session.New(conn, factory, opts), "session", actor.WithID(conn.ID))
+		t.Cleanup(func() { stop(t, e, pid) })
+		waits = append(waits, sendAt(e, pid, clock, "counter", nil, time.Minute)) // opens the session
+	}
+	for _, w := range waits {
+		is.NoErr(await(t, w).Err)
+	}
+	// Every session armed its first ping, all at the same instant of the
+	// clock: each waits between half the interval and all of it.
+	var pings []time.Duration
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	is.True(clock.WaitFor(ctx, func(p []time.Duration) bool {
+		pings = slices.DeleteFunc(p, func(d time.Duration) bool { return d > keepAlive })
+		return len(pings) == sessions
+	}))
+	is.True(pings[0] >= keepAlive/2)                 // never sooner than the jitter allows
+	is.True(slices.Max(pings) <= keepAlive)          // never later than the interval
+	is.True(len(slices.Compact(pings)) > sessions/2) // spread, not one instant
+	is.True(pings[len(pings)-1]-pings[0] >= keepAlive/10)
 }

@@ -17,8 +17,10 @@ type Policy struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Jitter, up to 1, is the fraction of each wait drawn at random: a
 	// wait of d becomes one between d·(1−Jitter) and d, so that
-	// connections that failed together do not retry together. 0 or less
-	// is none.
+	// connections that failed together do not retry together. It also
+	// spreads each open session's keepalive interval the same way, so
+	// that sessions opened together do not ping together. 0 or less is
+	// none.
 	Jitter float64
 	// StablePeriod is how long a session must stay open for the backoff
 	// to start again from MinBackoff.
@@ -84,13 +86,18 @@ func (b *Backoff) Next() time.Duration {
 	for i := 1; i < b.failures && d < b.Policy.MaxBackoff; i++ {
 		d *= 2
 	}
-	d = min(d, b.Policy.MaxBackoff)
-	if j := b.Policy.Jitter; j > 0 {
-		r := rand.Float64
-		if b.Rand != nil {
-			r = b.Rand
+	return jittered(min(d, b.Policy.MaxBackoff), b.Policy.Jitter, b.Rand)
+}
+
+// jittered is d less a random part of up to jitter (a fraction, up to 1)
+// of it, drawn with r (nil: math/rand): a wait between d·(1−jitter) and
+// d, never more than d.
+func jittered(d time.Duration, jitter float64, r func() float64) time.Duration {
+	if jitter > 0 {
+		if r == nil {
+			r = rand.Float64
 		}
-		d -= time.Duration(j * r() * float64(d))
+		d -= time.Duration(min(jitter, 1) * r() * float64(d))
 	}
 	return max(d, 0)
 }
