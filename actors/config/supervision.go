@@ -36,6 +36,17 @@ type Supervision struct {
 	// MaxRunSessions caps the per-run sessions (bindings with "session":
 	// "run") open at once across every source; server level only.
 	MaxRunSessions int `json:"max_run_sessions,omitempty"`
+	// MaxConcurrentRefreshes bounds the catalogs listed at once in the
+	// background (at a start, the sources with no stored catalog, then
+	// those whose stored one is stale); 0 is two per CPU, at most 16.
+	// Server level only.
+	MaxConcurrentRefreshes int `json:"max_concurrent_refreshes,omitempty"`
+	// WarmUpMS is how long a start waits for the first catalogs of the
+	// sources that have none stored before it serves (they go on listing
+	// in the background after it); absent is 10000, 0 serves at once.
+	// Sources with a stored catalog are never waited for. Server level
+	// only.
+	WarmUpMS *int `json:"warm_up_ms,omitempty"`
 }
 
 // Validate checks the values a supervision block sets.
@@ -49,6 +60,7 @@ func (s *Supervision) Validate() error {
 		"restart_window_ms": s.RestartWindowMS, "probe_interval_ms": s.ProbeIntervalMS, "max_concurrent_connects": s.MaxConcurrentConnects,
 		"max_run_sessions": s.MaxRunSessions, "keep_alive_ms": s.KeepAliveMS,
 		"ping_timeout_ms": s.PingTimeoutMS, "ping_failures": s.PingFailures,
+		"max_concurrent_refreshes": s.MaxConcurrentRefreshes,
 	} {
 		if v < 0 {
 			errs = append(errs, fmt.Errorf("supervision: %s must not be negative", name))
@@ -62,6 +74,9 @@ func (s *Supervision) Validate() error {
 	}
 	if s.Jitter != nil && (*s.Jitter < 0 || *s.Jitter > 1) {
 		errs = append(errs, errors.New("supervision: jitter must be between 0 and 1"))
+	}
+	if s.WarmUpMS != nil && *s.WarmUpMS < 0 {
+		errs = append(errs, errors.New("supervision: warm_up_ms must not be negative"))
 	}
 	if s.MaxRestarts != nil && *s.MaxRestarts < 0 {
 		errs = append(errs, errors.New("supervision: max_restarts must not be negative"))

@@ -61,8 +61,9 @@ func SessionFor(base session.Options, s *config.Supervision) session.Options {
 }
 
 // WithConfig returns o with the server-level supervision of a config
-// file: the default policy of every source, the bound on concurrent
-// connects and the cap on per-run sessions.
+// file: the default policy of every source, the bounds on concurrent
+// connects and background catalog refreshes, and the cap on per-run
+// sessions.
 func (o Options) WithConfig(s *config.Supervision) Options {
 	o.Session = SessionFor(o.Session, s)
 	if s != nil && s.MaxConcurrentConnects > 0 {
@@ -70,6 +71,9 @@ func (o Options) WithConfig(s *config.Supervision) Options {
 	}
 	if s != nil && s.MaxRunSessions > 0 {
 		o.MaxRunSessions = s.MaxRunSessions
+	}
+	if s != nil && s.MaxConcurrentRefreshes > 0 {
+		o.MaxConcurrentRefreshes = s.MaxConcurrentRefreshes
 	}
 	return o
 }

@@ -103,7 +103,7 @@ func (a *Actor) scopedSession(c *actor.Context, id, scope string) (*actor.PID, e
 	ch := &scopedChild{made: &transports{inner: a.factory}}
 	ch.pid = c.SpawnChild(session.Continue(conn, ch.made, opts, session.Incarnation{Previous: session.Status{Connection: id}}), scopedKind,
 		actor.WithID(fmt.Sprintf("%s@%s#%d", id, scope, a.scopedSpawned)),
-		actor.WithInboxSize(256),
+		actor.WithInboxSize(sessionInbox),
 		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(self, p) })))
 	a.scoped[key] = ch
 	slog.Debug("scoped session started", "connection", id, "scope", scope, "actor", ch.pid.ID, "run_sessions", a.runSessions())

@@ -14,7 +14,6 @@ package supervisor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -67,6 +66,13 @@ const (
 	EventConnectionRecovered = "connection_recovered"
 )
 
+// sessionInbox is the initial room of a session actor's inbox. An idle
+// session's inbox is empty, and hollywood's ring buffer doubles whenever
+// it fills, so a small start costs a busy session a few copies and saves
+// every idle one the 6 KiB that 256 slots take (10,000 idle sessions: 60
+// MB).
+const sessionInbox = 16
+
 // statusTimeout bounds the wait for a session actor's live status; one
 // that does not answer in time is shown as it last reported.
 const statusTimeout = 500 * time.Millisecond
@@ -94,6 +100,9 @@ type Options struct {
 	// MaxRunSessions caps the per-run sessions open at once, across
 	// every connection; 0 is DefaultMaxRunSessions.
 	MaxRunSessions int
+	// MaxConcurrentRefreshes bounds the catalogs a Refresher lists at
+	// once; 0 is DefaultRefreshConcurrency.
+	MaxConcurrentRefreshes int
 }
 
 // DefaultOptions are the production settings.
@@ -122,7 +131,9 @@ type Actor struct {
 	order        []string
 	factory      session.TransportFactory
 	catalogs     store.Catalogs
-	opts         Options
+	// saver stores the listed catalogs, one at a time, off the inbox.
+	saver *saver
+	opts  Options
 
 	engine   *actor.Engine
 	self     *actor.PID
@@ -171,6 +182,8 @@ func (a *Actor) Receive(c *actor.Context) {
 	switch m := c.Message().(type) {
 	case actor.Started:
 		a.engine, a.self = c.Engine(), c.PID()
+		a.saver = newSaver(a.catalogs, a.clock)
+		a.saver.start()
 	case session.CallTool:
 		pid, err := a.route(c, m.Connection, m.Scope)
 		if err != nil {
@@ -225,6 +238,7 @@ func (a *Actor) Receive(c *actor.Context) {
 	case probeDue:
 		a.onProbeDue(c, m)
 	case actor.Stopped:
+		a.saver.stop()
 		// hollywood stopped every child before this; end what their stdio
 		// servers may have left behind.
 		for _, ch := range a.children {
@@ -383,7 +397,7 @@ func (a *Actor) spawn(c *actor.Context, id string, inc session.Incarnation) {
 	ch.made = &transports{inner: a.factory}
 	ch.pid = c.SpawnChild(session.Continue(conn, ch.made, a.sessionOptions(conn), inc), "session",
 		actor.WithID(childID),
-		actor.WithInboxSize(256),
+		actor.WithInboxSize(sessionInbox),
 		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(self, p) })))
 }
 
@@ -401,32 +415,19 @@ func (a *Actor) refresh(c *actor.Context, m RefreshCatalog) {
 	}})
 }
 
-// storeSnapshot saves a listed catalog off the inbox and then answers.
+// storeSnapshot hands a listed catalog to the saver, which answers once
+// it is stored; a listing that failed is answered at once. Whoever asked
+// for it reports the failure (the refresher logs it once), so it is only
+// a debug line here.
 func (a *Actor) storeSnapshot(listed session.CatalogListed, answer reply.To[CatalogRefreshed]) {
-	catalogs := a.catalogs
-	go func() {
-		err := listed.Err
-		if err == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			err = catalogs.SaveCatalog(ctx, listed.Snapshot)
-			cancel()
-			if err != nil {
-				err = fmt.Errorf("save catalog of %q: %w", listed.Snapshot.ConnectionID, err)
-			}
-		}
-		switch {
-		case errors.Is(err, session.ErrUnavailable):
-			// The session actor logged why it is unavailable, once.
-			slog.Debug("catalog refresh failed", "err", err)
-		case err != nil:
-			slog.Warn("catalog refresh failed", "err", err)
-		default:
-			slog.Info("catalog refreshed", "connection", listed.Snapshot.ConnectionID, "tools", len(listed.Snapshot.Tools))
-		}
+	if err := listed.Err; err != nil {
+		slog.Debug("catalog refresh failed", "err", err)
 		if answer != nil {
-			answer(CatalogRefreshed{Snapshot: listed.Snapshot, Err: err})
+			answer(CatalogRefreshed{Err: err})
 		}
-	}()
+		return
+	}
+	a.saver.save(listed.Snapshot, answer)
 }
 
 // onPanic applies the restart policy to a crashed session actor: it is
