@@ -47,12 +47,23 @@ type Server struct {
 
 // Store says where records are kept.
 type Store struct {
-	Kind string `json:"kind,omitempty"` // "sqlite" (default)
+	Kind string `json:"kind,omitempty"` // StoreSQLite (default) | StorePostgres
 	Root string `json:"root,omitempty"`
 	// Sync is how far a commit must reach before it is acknowledged:
 	// StoreSyncFull (the default) or StoreSyncNormal.
 	Sync string `json:"sync,omitempty"`
+	// DSN is the PostgreSQL connection string of kind postgres, usually
+	// "${MCPFLOW_PG_DSN}". It holds a password: nothing shows it.
+	DSN string `json:"dsn,omitempty"`
 }
+
+// Store kinds.
+const (
+	// StoreSQLite keeps records in one SQLite file under the store root.
+	StoreSQLite = "sqlite"
+	// StorePostgres keeps records in the PostgreSQL database DSN names.
+	StorePostgres = "postgres"
+)
 
 // The store's sync levels (docs/operations.md says what each keeps).
 const (
@@ -66,11 +77,35 @@ const (
 
 // Validate checks the store settings.
 func (s Store) Validate() error {
+	if err := s.validateKind(); err != nil {
+		return err
+	}
 	switch s.Sync {
 	case "", StoreSyncFull, StoreSyncNormal:
 		return nil
 	}
 	return fmt.Errorf("store: sync must be %q or %q, got %q", StoreSyncFull, StoreSyncNormal, s.Sync)
+}
+
+// validateKind checks the kind and what it takes: a dsn for postgres, and
+// for sqlite none. The errors never quote the dsn.
+func (s Store) validateKind() error {
+	switch s.Kind {
+	case "", StoreSQLite:
+		if s.DSN != "" {
+			return fmt.Errorf("store: dsn is for kind %q, not %q", StorePostgres, StoreSQLite)
+		}
+	case StorePostgres:
+		if s.DSN == "" {
+			return fmt.Errorf("store: kind %q needs a dsn, such as \"${MCPFLOW_PG_DSN}\"", StorePostgres)
+		}
+		if s.Sync != "" {
+			return errors.New("store: sync is SQLite's; PostgreSQL's durability is its own synchronous_commit setting")
+		}
+	default:
+		return fmt.Errorf("store: kind must be %q or %q, got %q", StoreSQLite, StorePostgres, s.Kind)
+	}
+	return nil
 }
 
 // Connection is one MCP source connection. Its id is "<provider>.<account>".

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
@@ -124,7 +125,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := sqlite.Open(ctx, filepath.Join(root, DatabaseFile), sqlite.WithSync(sqlite.Sync(opts.Config.Server.Store.Sync)))
+		s, err := openStore(ctx, opts.Config.Server.Store, root)
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("open store under %s: %w", root, err), lock.Release())
 		}
@@ -304,6 +305,24 @@ func (a *App) Shutdown(ctx context.Context) error {
 	}
 	slog.Info("mcpflow stopped", "took", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// openStore opens the store cfg names: the PostgreSQL database of its dsn
+// for kind postgres (whose errors name the database, never the dsn), else
+// the SQLite database under root.
+func openStore(ctx context.Context, cfg config.Store, root string) (store.Store, error) {
+	if cfg.Kind == config.StorePostgres {
+		s, err := postgres.Open(ctx, cfg.DSN)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	s, err := sqlite.Open(ctx, filepath.Join(root, DatabaseFile), sqlite.WithSync(sqlite.Sync(cfg.Sync)))
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // closeStore closes the store if the app opened it, then releases its
