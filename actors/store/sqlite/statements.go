@@ -9,7 +9,7 @@ import (
 
 // A readQuery or a writeQuery is one of the store's fixed SQL statements,
 // declared at package level with newReadQuery or newWriteQuery. Open
-// prepares every one once, on the pool that runs it (the read pool, or the
+// prepares every one once, where it runs (on the read pool, or on the
 // writer's connection), so that SQLite parses it once per connection
 // rather than at every call; Close closes them. The two types keep a
 // write from being run on the read-only pool.
@@ -34,12 +34,17 @@ func newWriteQuery(text string) writeQuery {
 	return writeQuery(len(writeQueries) - 1)
 }
 
-// prepareAll prepares each of texts on db; on failure it closes those
+// preparer is what *sql.DB and *sql.Conn share to prepare statements.
+type preparer interface {
+	PrepareContext(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+// prepareAll prepares each of texts on p; on failure it closes those
 // already prepared.
-func prepareAll(ctx context.Context, db *sql.DB, texts []string) ([]*sql.Stmt, error) {
+func prepareAll(ctx context.Context, p preparer, texts []string) ([]*sql.Stmt, error) {
 	stmts := make([]*sql.Stmt, 0, len(texts))
 	for _, text := range texts {
-		st, err := db.PrepareContext(ctx, text)
+		st, err := p.PrepareContext(ctx, text)
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("prepare %q: %w", text, err), closeAll(stmts))
 		}
@@ -57,20 +62,21 @@ func closeAll(stmts []*sql.Stmt) error {
 	return errors.Join(errs...)
 }
 
-// querier runs queries of type Q as the statements prepared for them: on
-// their pool, or within tx when it is set. Within a transaction,
-// tx.StmtContext reuses the statement already prepared on the
-// transaction's connection.
+// querier runs queries of type Q as the statements prepared for them:
+// where they were prepared, or within tx when it is set. Within a
+// transaction, tx.StmtContext reuses the statement already prepared on
+// the transaction's connection.
 type querier[Q readQuery | writeQuery] struct {
 	stmts []*sql.Stmt // by query number
-	tx    *sql.Tx     // nil: on the pool
+	tx    *sql.Tx     // nil: where the statements were prepared
 }
 
 type (
 	// reader runs read queries, on the read pool or in a read
 	// transaction.
 	reader = querier[readQuery]
-	// writeTx runs write queries in the writer's transaction.
+	// writeTx runs write queries on the writer's connection, within the
+	// transaction the writer began there (see writer.batch).
 	writeTx = querier[writeQuery]
 )
 

@@ -21,9 +21,9 @@ import (
 // It holds two connection pools on the file. Reads go through read,
 // several read-only connections that WAL lets run beside the writer, each
 // on a consistent snapshot. Writes go through write, a pool of exactly one
-// connection, which only the writer goroutine uses: SQLite admits one
-// writer at a time, and writers on several connections would contend for
-// its lock.
+// connection, which the writer goroutine holds from Open to Close
+// (writeConn): SQLite admits one writer at a time, and writers on several
+// connections would contend for its lock.
 //
 // Group commit. Each write (one store method call, one atomic unit) is
 // queued to the writer, which the Store starts in Open and stops in Close.
@@ -54,8 +54,9 @@ import (
 // (see readQuery and writeQuery).
 type Store struct {
 	write      *sql.DB
+	writeConn  *sql.Conn   // write's one connection, the writer's
+	writeStmts []*sql.Stmt // by writeQuery, prepared on writeConn
 	read       *sql.DB
-	writeStmts []*sql.Stmt // by writeQuery
 	reads      reader
 	writer     *writer
 	maxEvents  int // see store.Options
@@ -101,7 +102,10 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 	if err := migrate(ctx, s.write); err != nil {
 		return nil, err
 	}
-	if s.writeStmts, err = prepareAll(ctx, s.write, writeQueries); err != nil {
+	if s.writeConn, err = s.write.Conn(ctx); err != nil {
+		return nil, err
+	}
+	if s.writeStmts, err = prepareAll(ctx, s.writeConn, writeQueries); err != nil {
 		return nil, err
 	}
 	if s.read, err = openReader(ctx, path); err != nil {
@@ -110,7 +114,7 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 	if s.reads.stmts, err = prepareAll(ctx, s.read, readQueries); err != nil {
 		return nil, err
 	}
-	s.writer = startWriter(s.write, s.writeStmts, o.batch)
+	s.writer = startWriter(s.writeStmts, o.batch)
 	return s, nil
 }
 
@@ -121,9 +125,13 @@ func (s *Store) Close() error {
 	return s.closeDatabase()
 }
 
-// closeDatabase closes the statements and pools that are open.
+// closeDatabase closes the statements, connection and pools that are
+// open.
 func (s *Store) closeDatabase() error {
 	errs := []error{closeAll(s.reads.stmts), closeAll(s.writeStmts)}
+	if s.writeConn != nil {
+		errs = append(errs, s.writeConn.Close())
+	}
 	for _, db := range []*sql.DB{s.read, s.write} {
 		if db != nil {
 			errs = append(errs, db.Close())

@@ -64,8 +64,7 @@ func (w *write) leave(state int32) bool { return w.state.CompareAndSwap(queued, 
 // writer is the one goroutine that writes to the database, committing the
 // writes queued to it in batches (see Store).
 type writer struct {
-	db     *sql.DB
-	stmts  []*sql.Stmt // by writeQuery
+	tx     writeTx // the statements on the writer's connection
 	limits batchLimits
 
 	queue     chan *write
@@ -76,11 +75,11 @@ type writer struct {
 	writes, commits atomic.Uint64 // see WriteStats
 }
 
-// startWriter starts the writer of db, whose write queries are stmts.
-func startWriter(db *sql.DB, stmts []*sql.Stmt, limits batchLimits) *writer {
+// startWriter starts the writer whose write queries are stmts, prepared
+// on the connection it owns.
+func startWriter(stmts []*sql.Stmt, limits batchLimits) *writer {
 	w := &writer{
-		db:      db,
-		stmts:   stmts,
+		tx:      writeTx{stmts: stmts},
 		limits:  limits,
 		queue:   make(chan *write, queueSize),
 		closing: make(chan struct{}),
@@ -153,7 +152,10 @@ func (w *writer) run() {
 
 // batch runs first, then the writes queued behind it while the bounds
 // allow, in one transaction, each in its own savepoint; it commits once
-// and only then reports to each write its outcome.
+// and only then reports to each write its outcome. The writer owns its
+// connection, so it begins and ends the transaction with statements of
+// its own rather than through a *sql.Tx, which would wrap each statement
+// anew for every use.
 func (w *writer) batch(first *write) {
 	ctx := context.Background() // see writeFn
 	b := &batch{start: time.Now()}
@@ -161,26 +163,25 @@ func (w *writer) batch(first *write) {
 		if !take(wr) {
 			continue
 		}
-		if b.tx == nil {
-			tx, err := w.db.BeginTx(ctx, nil)
-			if err != nil {
+		if !b.begun {
+			if _, err := w.tx.exec(ctx, beginTx); err != nil {
 				wr.done <- fmt.Errorf("begin write transaction: %w", err)
 				return
 			}
-			b.tx = tx
+			b.begun = true
 		}
-		own, fatal := inSavepoint(ctx, writeTx{stmts: w.stmts, tx: b.tx}, wr.fn)
+		own, fatal := inSavepoint(ctx, w.tx, wr.fn)
 		b.add(wr, own)
 		if fatal != nil {
-			b.report(errors.Join(fmt.Errorf("write transaction: %w", fatal), b.tx.Rollback()))
+			b.report(errors.Join(fmt.Errorf("write transaction: %w", fatal), w.rollback(ctx)))
 			return
 		}
 	}
-	if b.tx == nil {
+	if !b.begun {
 		return // every write was dropped
 	}
-	if err := b.tx.Commit(); err != nil {
-		b.report(fmt.Errorf("commit write transaction: %w", err))
+	if _, err := w.tx.exec(ctx, commitTx); err != nil {
+		b.report(errors.Join(fmt.Errorf("commit write transaction: %w", err), w.rollback(ctx)))
 		return
 	}
 	w.commits.Add(1)
@@ -234,9 +235,23 @@ func inSavepoint(ctx context.Context, tx writeTx, fn writeFn) (own, fatal error)
 	return err, err
 }
 
-// The savepoint every write runs in. ROLLBACK TO keeps the savepoint open:
-// RELEASE follows it.
+// rollback ends the batch's transaction without committing it. After an
+// error that made SQLite roll the transaction back already, it fails with
+// "no transaction is active", which the caller reports with that error.
+func (w *writer) rollback(ctx context.Context) error {
+	if _, err := w.tx.exec(ctx, rollbackTx); err != nil {
+		return fmt.Errorf("roll back write transaction: %w", err)
+	}
+	return nil
+}
+
+// The statements that begin and end a batch's transaction, and the
+// savepoint every write runs in. BEGIN IMMEDIATE takes the write lock at
+// once. ROLLBACK TO keeps the savepoint open: RELEASE follows it.
 var (
+	beginTx             = newWriteQuery(`BEGIN IMMEDIATE`)
+	commitTx            = newWriteQuery(`COMMIT`)
+	rollbackTx          = newWriteQuery(`ROLLBACK`)
 	savepoint           = newWriteQuery(`SAVEPOINT write`)
 	rollbackToSavepoint = newWriteQuery(`ROLLBACK TO write`)
 	releaseSavepoint    = newWriteQuery(`RELEASE write`)
@@ -245,7 +260,7 @@ var (
 // batch is the writes one transaction has taken.
 type batch struct {
 	start  time.Time
-	tx     *sql.Tx
+	begun  bool // the transaction has begun
 	writes []*write
 	errs   []error // errs[i] is writes[i]'s own outcome
 	ok     int     // writes whose own outcome is success

@@ -197,8 +197,8 @@ func TestSyncLevels(t *testing.T) {
 			is.NoErr(err)
 			defer s.Close()
 			var synchronous int
-			is.NoErr(s.write.QueryRowContext(t.Context(), "PRAGMA synchronous").Scan(&synchronous))
-			is.Equal(synchronous, want) // FULL is 2, NORMAL 1
+			is.NoErr(s.writeConn.QueryRowContext(t.Context(), "PRAGMA synchronous").Scan(&synchronous)) // the writer is idle
+			is.Equal(synchronous, want)                                                                 // FULL is 2, NORMAL 1
 		})
 	}
 }
