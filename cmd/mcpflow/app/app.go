@@ -53,9 +53,13 @@ type Options struct {
 	// deadline (none when 0), unless its deployment sets its own.
 	MaxSteps   int
 	RunTimeout time.Duration
+	// RefreshAtStart lists, in the background, the catalogs that are
+	// missing or stale at the start (at most Supervisor's
+	// MaxConcurrentRefreshes at once); false lists none then: sessions
+	// open on first use.
+	RefreshAtStart bool
 	// WarmUp is how long Start waits for the catalogs of connections that
-	// have none stored yet; 0 skips the warm-up (sessions open on first
-	// use).
+	// have none stored yet (with RefreshAtStart); 0 serves at once.
 	WarmUp time.Duration
 }
 
@@ -71,7 +75,12 @@ func DefaultOptions(cfg *config.File) Options {
 	if cfg != nil && cfg.Server.Edge != nil {
 		hub.Buffer = cfg.Server.Edge.SubscriptionBuffer
 	}
-	return Options{Config: cfg, Supervisor: sup, Edge: edgeOpts, Hub: hub, RunWait: 2 * time.Minute, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour, WarmUp: 10 * time.Second}
+	warmUp := 10 * time.Second
+	if cfg != nil && cfg.Server.Supervision != nil && cfg.Server.Supervision.WarmUpMS != nil {
+		warmUp = time.Duration(*cfg.Server.Supervision.WarmUpMS) * time.Millisecond
+	}
+	return Options{Config: cfg, Supervisor: sup, Edge: edgeOpts, Hub: hub, RunWait: 2 * time.Minute, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour,
+		RefreshAtStart: true, WarmUp: warmUp}
 }
 
 // App is a running mcpflow, before or while it serves HTTP.
@@ -83,6 +92,7 @@ type App struct {
 	hub        *service.Hub
 	engine     *actor.Engine
 	supervisor *supervisor.Handle
+	refresher  *supervisor.Refresher // background catalog listing; nil when off
 	edge       *edge.Server
 	http       *http.Server
 	life       *lifecycle // /readyz and the service manager's notifications
@@ -170,9 +180,12 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		opts.Supervisor.Events = live // connection_degraded and connection_recovered
 	}
 	a.supervisor = supervisor.Spawn(a.engine, conns, transports, service.NewCatalogSink(live, registry), opts.Supervisor)
-	if opts.WarmUp > 0 {
+	if opts.RefreshAtStart {
 		sess := opts.Supervisor.Session
-		warmUp(a.supervisor, conns, registry, opts.WarmUp, sess.ConnectTimeout+sess.CallTimeout)
+		a.refresher = supervisor.StartRefresher(a.supervisor, supervisor.RefresherOptions{
+			Concurrency: opts.Supervisor.MaxConcurrentRefreshes, Timeout: sess.ConnectTimeout + sess.CallTimeout,
+		})
+		warmUp(ctx, a.refresher, conns, registry, opts.WarmUp, time.Now())
 	}
 	svc := &service.Service{
 		Store: live, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Connections: sources,
@@ -185,7 +198,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	recovered, err := svc.RecoverRuns(ctx)
 	if err != nil {
 		a.tracer.shutdown(ctx)
-		return nil, errors.Join(fmt.Errorf("recover runs: %w", err), a.supervisor.Stop(ctx), a.closeStore())
+		return nil, errors.Join(fmt.Errorf("recover runs: %w", err), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.closeStore())
 	}
 	if recovered.Resumed+recovered.Failed > 0 {
 		slog.Info("runs cut off by the last stop", "resumed", recovered.Resumed, "failed", recovered.Failed)
@@ -251,8 +264,9 @@ const (
 //     budget; the rest halt at a commit boundary and stay running in the
 //     store, for the next start to recover (resumed, or failed when a call
 //     they had out is not safe to repeat). Nothing committed is lost.
-//  4. The supervisor stops every session actor at once: each closes its
-//     upstream within its CloseTimeout, or has its process group killed.
+//  4. The background catalog listing stops, then the supervisor stops
+//     every session actor at once: each closes its upstream within its
+//     CloseTimeout, or has its process group killed.
 //  5. The store closes, once no actor can write it, and its lock is
 //     released.
 //  6. With tracing on, the spans not yet exported are flushed within what
@@ -298,13 +312,21 @@ func (a *App) Shutdown(ctx context.Context) error {
 		slog.Info("runs stopped", "finished", runs.Finished, "halted", runs.Halted)
 	}
 	// Every connection is closed: so is every subscription.
-	errs = append(errs, a.hub.Close(ctx), a.supervisor.Stop(ctx), a.closeStore())
+	errs = append(errs, a.hub.Close(ctx), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.closeStore())
 	a.tracer.shutdown(ctx) // the runs' spans, flushed within what is left of the budget
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	slog.Info("mcpflow stopped", "took", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// stopRefresher stops the background catalog listing, if it runs.
+func (a *App) stopRefresher(ctx context.Context) error {
+	if a.refresher == nil {
+		return nil
+	}
+	return a.refresher.Stop(ctx)
 }
 
 // openStore opens the store cfg names: the PostgreSQL database of its dsn
