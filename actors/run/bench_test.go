@@ -259,7 +259,7 @@ func (w *benchWorld) run(b *testing.B, p benchProgram, input workflow.Object, tr
 // once.
 type noopRuns struct{}
 
-func (noopRuns) CreateRun(context.Context, store.Run) error { return nil }
+func (noopRuns) CreateRun(context.Context, store.Run, []workflow.TraceEntry) error { return nil }
 func (noopRuns) RecordProgress(context.Context, store.Run, []workflow.TraceEntry) error {
 	return nil
 }

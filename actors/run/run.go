@@ -254,15 +254,13 @@ func (a *Actor) start() {
 	case err != nil:
 		a.exec = nil
 		a.record.Status, a.record.Error = store.RunFailed, ptr(fmt.Sprintf("run %s cannot execute: %v", a.record.ID, err))
-		if fresh {
-			rec := a.checkpoint()
-			a.persist(func(ctx context.Context) error { return a.spec.Store.CreateRun(ctx, rec) }, true)
-			return
-		}
-		a.commit(true)
+		a.commit(true, fresh)
 	case fresh:
-		rec := a.checkpoint()
-		a.persist(func(ctx context.Context) error { return a.spec.Store.CreateRun(ctx, rec) }, false)
+		// The run is created with what its first advance did, in one
+		// commit: its first calls go out once it is done.
+		p := a.exec.Advance()
+		a.unsaved, a.ready = p.Trace, p.Calls
+		a.commit(a.exec.Status() != workflow.StatusRunning, true)
 	default:
 		a.ready = a.exec.Outstanding()
 		a.advance()
@@ -299,7 +297,7 @@ func (a *Actor) advance() {
 	if len(p.Trace) == 0 && len(a.ready) == 0 && a.exec.Status() == workflow.StatusRunning {
 		return // waiting on calls already out
 	}
-	a.commit(a.exec.Status() != workflow.StatusRunning)
+	a.commit(a.exec.Status() != workflow.StatusRunning, false)
 }
 
 // checkpoint brings the record up to date with the execution.
@@ -332,13 +330,18 @@ func (a *Actor) checkpoint() store.Run {
 }
 
 // commit writes the record and the unsaved trace entries in one
-// transaction. final is set when the run stops with this commit.
-func (a *Actor) commit(final bool) {
+// transaction, creating the run when create is set. final is set when the
+// run stops with this commit.
+func (a *Actor) commit(final, create bool) {
 	rec := a.checkpoint()
 	entries := a.unsaved
 	a.unsaved = nil
 	a.trace.Steps(entries)
-	a.persist(func(ctx context.Context) error { return a.spec.Store.RecordProgress(ctx, rec, entries) }, final)
+	write := a.spec.Store.RecordProgress
+	if create {
+		write = a.spec.Store.CreateRun
+	}
+	a.persist(func(ctx context.Context) error { return write(ctx, rec, entries) }, final)
 }
 
 // persist runs write off the inbox and reports back.
@@ -557,7 +560,7 @@ func (a *Actor) finishHalt() {
 	p := a.exec.Advance()
 	a.unsaved = append(a.unsaved, p.Trace...)
 	a.ready = append(a.ready, p.Calls...)
-	a.commit(true)
+	a.commit(true, false)
 }
 
 // stopExecution ends a running execution from outside: failed with err,
@@ -587,7 +590,7 @@ func (a *Actor) stopExecution(err error, reason string) {
 	a.withdraw()
 	a.ready = nil
 	if !a.writing {
-		a.commit(true)
+		a.commit(true, false)
 	}
 	// else: the commit in progress is followed by advance, which commits
 	// the stopped execution as final.

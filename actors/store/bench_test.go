@@ -112,7 +112,7 @@ func runLifecycle(ctx context.Context, s store.Store, i int) error {
 		Status: store.RunRunning, CurrentStep: "fetch", Input: workflow.Object{"url": "https://example.com"},
 		CreatedAt: lifecycleStart, UpdatedAt: lifecycleStart,
 	}
-	if err := s.CreateRun(ctx, r); err != nil {
+	if err := s.CreateRun(ctx, r, nil); err != nil {
 		return err
 	}
 	for _, step := range lifecycleSteps {

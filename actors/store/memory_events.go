@@ -16,14 +16,22 @@ func (m *Memory) AppendEvent(_ context.Context, e Event) (int64, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.lastSeq++
-	c.Seq = m.lastSeq
-	m.events = append(m.events, c)
+	return m.appendEvents(c), nil
+}
+
+// appendEvents appends copies of events, numbered, and drops the oldest
+// past maxEvents; it returns the last sequence number. m.mu is held.
+func (m *Memory) appendEvents(events ...Event) int64 {
+	for _, e := range events {
+		m.lastSeq++
+		e.Seq = m.lastSeq
+		m.events = append(m.events, e)
+	}
 	if drop := len(m.events) - m.maxEvents; drop > 0 {
 		clear(m.events[:drop]) // let go of their payloads
 		m.events = m.events[drop:]
 	}
-	return c.Seq, nil
+	return m.lastSeq
 }
 
 // ListEvents implements Events.

@@ -19,11 +19,11 @@ type storedRun struct {
 }
 
 // CreateRun implements Runs.
-func (m *Memory) CreateRun(_ context.Context, r Run) error {
-	if r.TraceCount != 0 {
-		return fmt.Errorf("create run %q: a new run has no trace, yet trace_count is %d", r.ID, r.TraceCount)
+func (m *Memory) CreateRun(_ context.Context, r Run, entries []workflow.TraceEntry) error {
+	if r.TraceCount != len(entries) {
+		return fmt.Errorf("create run %q: %d trace entries, yet trace_count is %d", r.ID, len(entries), r.TraceCount)
 	}
-	c, err := deepCopy(inUTC(r))
+	c, newEntries, err := copyProgress(r, entries)
 	if err != nil {
 		return fmt.Errorf("create run %q: %w", r.ID, err)
 	}
@@ -32,17 +32,16 @@ func (m *Memory) CreateRun(_ context.Context, r Run) error {
 	if _, ok := m.runs[r.ID]; ok {
 		return fmt.Errorf("create run %q: %w", r.ID, ErrExists)
 	}
-	m.runs[r.ID] = &storedRun{run: c, trace: []workflow.TraceEntry{}, events: NewRunEvents(nil, c, nil, 0)}
+	if err := m.appendRunAdminEvents(nil, c); err != nil {
+		return fmt.Errorf("create run %q: %w", r.ID, err)
+	}
+	m.runs[r.ID] = &storedRun{run: c, trace: newEntries, events: NewRunEvents(nil, c, newEntries, 0)}
 	return nil
 }
 
 // RecordProgress implements Runs.
 func (m *Memory) RecordProgress(_ context.Context, r Run, entries []workflow.TraceEntry) error {
-	c, err := deepCopy(inUTC(r))
-	if err != nil {
-		return fmt.Errorf("record progress of run %q: %w", r.ID, err)
-	}
-	newEntries, err := deepCopy(entries)
+	c, newEntries, err := copyProgress(r, entries)
 	if err != nil {
 		return fmt.Errorf("record progress of run %q: %w", r.ID, err)
 	}
@@ -56,10 +55,36 @@ func (m *Memory) RecordProgress(_ context.Context, r Run, entries []workflow.Tra
 		return fmt.Errorf("record progress of run %q: %d entries stored, %d appended, but trace_count is %d: %w",
 			r.ID, len(stored.trace), len(entries), r.TraceCount, ErrConflict)
 	}
+	if err := m.appendRunAdminEvents(&stored.run, c); err != nil {
+		return fmt.Errorf("record progress of run %q: %w", r.ID, err)
+	}
 	stored.events = append(stored.events, NewRunEvents(&stored.run, c, newEntries, int64(len(stored.events)))...)
 	stored.run = c
 	stored.trace = append(stored.trace, newEntries...)
 	return nil
+}
+
+// copyProgress copies a run and trace entries as the store keeps them.
+func copyProgress(r Run, entries []workflow.TraceEntry) (Run, []workflow.TraceEntry, error) {
+	c, err := deepCopy(inUTC(r))
+	if err != nil {
+		return Run{}, nil, err
+	}
+	newEntries, err := deepCopy(entries)
+	if newEntries == nil {
+		newEntries = []workflow.TraceEntry{}
+	}
+	return c, newEntries, err
+}
+
+// appendRunAdminEvents appends the admin events of a run's change from
+// prev to next. m.mu is held.
+func (m *Memory) appendRunAdminEvents(prev *Run, next Run) error {
+	events, err := deepCopy(RunAdminEvents(prev, next))
+	if err == nil {
+		m.appendEvents(events...)
+	}
+	return err
 }
 
 // GetRun implements Runs.
@@ -129,6 +154,9 @@ func (m *Memory) RecoverRunning(_ context.Context, now time.Time) ([]Run, error)
 	for _, stored := range sortedValues(m.runs) {
 		if stored.run.Status == RunRunning {
 			failed := RecoveredRun(stored.run, now)
+			if err := m.appendRunAdminEvents(&stored.run, failed); err != nil {
+				return nil, fmt.Errorf("recover run %q: %w", failed.ID, err)
+			}
 			stored.events = append(stored.events, NewRunEvents(&stored.run, failed, nil, int64(len(stored.events)))...)
 			stored.run = failed
 			recovered = append(recovered, stored.run)

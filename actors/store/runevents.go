@@ -93,7 +93,8 @@ func Terminal(status string) bool {
 // trace; they are numbered from lastSeq+1. In order: a step_finished per
 // entry, a step_started per call next lists as in flight that prev did
 // not (in the order they were issued), interrupted when the run pauses in
-// a new interrupt, and status when the status changes. Implementations of
+// a new interrupt, and status when the status changes. A run created with
+// its first steps has a status event "running" before them. Implementations of
 // Store call it in the transaction of the commit, so that they agree.
 func NewRunEvents(prev *Run, next Run, entries []workflow.TraceEntry, lastSeq int64) []RunEvent {
 	var events []RunEvent
@@ -103,10 +104,17 @@ func NewRunEvents(prev *Run, next Run, entries []workflow.TraceEntry, lastSeq in
 		events = append(events, e)
 	}
 	first := next.TraceCount - len(entries)
+	calls := newCalls(prev, next)
+	if prev == nil && len(entries)+len(calls) > 0 {
+		// A run created with its first steps ran them: it was running
+		// before they started.
+		add(RunEvent{Kind: RunEventStatusChanged, Status: &RunEventStatus{Status: RunRunning, TraceCount: first}})
+		prev = &Run{Status: RunRunning}
+	}
 	for i, entry := range entries {
 		add(RunEvent{Kind: RunEventStepFinished, Step: finishedStep(entry, first+i)})
 	}
-	for _, c := range newCalls(prev, next) {
+	for _, c := range calls {
 		add(RunEvent{Kind: RunEventStepStarted, Step: &RunEventStep{FrameID: c.FrameID, NodeID: c.NodeID, CallID: c.ID, Capability: c.Capability}})
 	}
 	if next.Status == RunInterrupted && next.Interrupt != nil &&

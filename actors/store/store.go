@@ -234,11 +234,14 @@ type RunQuery struct {
 
 // Runs keeps run records, their append-only traces and (for a Store) their
 // event logs: CreateRun, RecordProgress and RecoverRunning append the
-// events NewRunEvents derives from each change in the same transaction.
+// events NewRunEvents derives from each change, and the admin events
+// RunAdminEvents derives, in the same transaction.
 type Runs interface {
-	// CreateRun stores a new run, whose trace is empty (TraceCount 0),
-	// and its first events; ErrExists if the id is taken.
-	CreateRun(ctx context.Context, r Run) error
+	// CreateRun stores a new run with the first entries of its trace
+	// (r.TraceCount is len(entries)), and the events of its creation;
+	// ErrExists if the id is taken. A run can so start and commit its
+	// first steps in one transaction.
+	CreateRun(ctx context.Context, r Run, entries []workflow.TraceEntry) error
 	// RecordProgress atomically replaces the run record and appends trace
 	// entries and the events of the change; r.TraceCount must equal the
 	// stored count plus len(entries).

@@ -28,10 +28,10 @@ const (
 	EventToolCallCompleted       = "tool_call_completed"
 	EventResourceReadStarted     = "resource_read_started"
 	EventResourceReadCompleted   = "resource_read_completed"
-	EventRunStarted              = "workflow_run_started"
-	EventRunCompleted            = "workflow_run_completed"
-	EventRunFailed               = "workflow_run_failed"
-	EventRunResumed              = "workflow_run_resumed"
+	EventRunStarted              = store.EventRunStarted
+	EventRunCompleted            = store.EventRunCompleted
+	EventRunFailed               = store.EventRunFailed
+	EventRunResumed              = store.EventRunResumed
 	EventArtifactSaved           = "workflow_artifact_saved"
 	EventArtifactDeleted         = "workflow_artifact_deleted"
 	EventDeploymentSaved         = "workflow_deployment_saved"

@@ -57,44 +57,13 @@ func (s *Service) recordDeploymentSaved(ctx context.Context, d store.Deployment)
 		Payload: protocol.Object{"deployment_id": d.ID, "artifact_id": d.ArtifactID, "artifact_version": d.ArtifactVersion, "binding_count": len(d.Bindings)}})
 }
 
-// recordRunStarted records workflow_run_started for a new run, or
-// workflow_run_resumed for a run that continues (a resume, or a recovery
-// after a stop).
-func (s *Service) recordRunStarted(ctx context.Context, r store.Run, resumed bool) {
-	kind := EventRunStarted
-	if resumed {
-		kind = EventRunResumed
-	}
-	s.record(ctx, runEvent(kind, r))
-}
-
-// recordRunEnded records how an incarnation of a run stopped:
-// workflow_run_completed, or workflow_run_failed (a cancelled run is
-// failed too, its payload says cancelled). A pause records nothing: the
-// run waits for its resume. The payload never holds the run's error
-// text, which may quote an upstream; workflow.runs.inspect shows it.
-func (s *Service) recordRunEnded(r store.Run) {
-	var kind string
-	switch r.Status {
-	case store.RunCompleted:
-		kind = EventRunCompleted
-	case store.RunFailed, store.RunCancelled:
-		kind = EventRunFailed
-	default:
-		return
-	}
-	s.record(context.Background(), runEvent(kind, r))
-}
-
-func runEvent(kind string, r store.Run) Event {
-	payload := protocol.Object{
-		"run_id": r.ID, "deployment_id": r.DeploymentID, "artifact_id": r.ArtifactID, "artifact_version": r.ArtifactVersion,
-		"status": r.Status, "trace_count": r.TraceCount,
-	}
-	if r.Outcome != nil {
-		payload["outcome"] = *r.Outcome
-	}
-	return Event{Kind: kind, CapabilityID: artifactCapability(r.ArtifactID, r.ArtifactVersion), WorkflowName: r.ArtifactID, Payload: payload}
+// recordRunRecovered records workflow_run_resumed for a run that goes on
+// after a stop. A run's other admin events (it started, it resumed after
+// an interrupt, it ended) the store appends in the transactions of its
+// commits (store.RunAdminEvents), at no commit of their own.
+func (s *Service) recordRunRecovered(r store.Run) {
+	e := store.RunAdminEvent(store.EventRunResumed, r)
+	s.record(context.Background(), Event{Kind: e.Kind, CapabilityID: *e.CapabilityID, WorkflowName: *e.WorkflowName, Payload: e.Payload})
 }
 
 // recordRefreshStarted records catalog_refresh_started.

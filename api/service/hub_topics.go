@@ -94,22 +94,33 @@ type liveStore struct {
 	hub *Hub
 }
 
-func (l liveStore) CreateRun(ctx context.Context, r store.Run) error {
+func (l liveStore) CreateRun(ctx context.Context, r store.Run, entries []workflow.TraceEntry) error {
 	defer l.hub.opts.Metrics.StoreCommit("create_run")()
-	return l.committed(runTopicKey(r.ID), l.Store.CreateRun(ctx, r))
+	return l.runCommitted(r.ID, l.Store.CreateRun(ctx, r, entries))
 }
 
 func (l liveStore) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) error {
 	defer l.hub.opts.Metrics.StoreCommit("record_progress")()
-	return l.committed(runTopicKey(r.ID), l.Store.RecordProgress(ctx, r, entries))
+	return l.runCommitted(r.ID, l.Store.RecordProgress(ctx, r, entries))
 }
 
 func (l liveStore) RecoverRunning(ctx context.Context, now time.Time) ([]store.Run, error) {
 	runs, err := l.Store.RecoverRunning(ctx, now)
 	for _, r := range runs {
-		l.hub.committed(runTopicKey(r.ID))
+		_ = l.runCommitted(r.ID, nil)
 	}
 	return runs, err
+}
+
+// runCommitted wakes the feeds of run id and of the admin events (a run's
+// commit may append its admin events) unless the write failed, and
+// returns the write's error.
+func (l liveStore) runCommitted(id string, err error) error {
+	if err == nil {
+		l.hub.committed(runTopicKey(id))
+		l.hub.committed(adminTopicKey)
+	}
+	return err
 }
 
 func (l liveStore) AppendEvent(ctx context.Context, e store.Event) (int64, error) {

@@ -249,7 +249,7 @@ type runWriter struct {
 func newRun(t *testing.T, st store.Store, id string) *runWriter {
 	t.Helper()
 	w := &runWriter{t: t, st: st, r: store.Run{ID: id, Status: store.RunRunning, UpdatedAt: time.Now().UTC()}}
-	is.New(t).NoErr(st.CreateRun(t.Context(), w.r))
+	is.New(t).NoErr(st.CreateRun(t.Context(), w.r, nil))
 	return w
 }
 

@@ -76,7 +76,6 @@ func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, re
 	if ack.Err != nil {
 		return protocol.RunResult{}, upstream("%v", ack.Err)
 	}
-	s.recordRunStarted(ctx, ack.Run, resume != nil)
 	current := ack.Run
 	if s.RunWait > 0 && wait {
 		wctx, cancel := context.WithTimeout(ctx, s.RunWait)
@@ -96,7 +95,7 @@ func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, re
 
 // launch continues a recovered run in the background.
 func (s *Service) launch(rec store.Run, setup runSetup) error {
-	s.recordRunStarted(context.Background(), rec, true)
+	s.recordRunRecovered(rec)
 	return s.spawnRun(rec, setup, nil, nil, nil)
 }
 
@@ -117,7 +116,6 @@ func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, st
 		// Counted out last: once every run is, none writes the store.
 		defer stopped.Do(s.life.runs.Done)
 		s.live.CompareAndDelete(rec.ID, incarnation)
-		s.recordRunEnded(r)
 		if done != nil {
 			done(r)
 		}

@@ -32,7 +32,7 @@ func testCopy(t *testing.T, srv *pgtest.Server) {
 			s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "mcpflow.db"))
 			is.New(t).NoErr(err)
 			return s
-		}, 5},
+		}, 9},
 		{"memory", func(*testing.T) store.Store { return store.NewMemory(store.WithMaxEvents(3)) }, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,7 +51,7 @@ func testCopy(t *testing.T, srv *pgtest.Server) {
 
 			seq, err := dst.AppendEvent(ctx, store.Event{Kind: "after_the_copy"})
 			is.NoErr(err)
-			is.Equal(seq, int64(6)) // the numbering goes on from the source's
+			is.Equal(seq, int64(10)) // the numbering goes on from the source's
 			r, err := dst.GetRun(ctx, "run-1")
 			is.NoErr(err)
 			r.TraceCount++
@@ -88,7 +88,8 @@ func testCopyIntoNonEmpty(t *testing.T, srv *pgtest.Server) {
 // fill stores records of every kind in s: 2 workspaces, 3 artifact
 // versions, 1 deployment, 3 runs (3 trace entries and 7 run events: one
 // run finished, one running, one created), 1 catalog, 1 auth record, 1
-// registry entry and 5 events.
+// registry entry and 9 admin events (5 appended, and the runs' 3
+// workflow_run_started and 1 workflow_run_completed).
 func fill(t *testing.T, s store.Store) {
 	t.Helper()
 	is := is.New(t)
@@ -112,7 +113,7 @@ func fill(t *testing.T, s store.Store) {
 		r := store.Run{ID: "run-" + strconv.Itoa(i), DeploymentID: "dep", ArtifactID: "wf", ArtifactVersion: 2,
 			Status: store.RunRunning, Input: workflow.Object{"n": float64(i)}, Deployment: dep,
 			CreatedAt: t0, UpdatedAt: t0.Add(time.Duration(i))}
-		is.NoErr(s.CreateRun(ctx, r))
+		is.NoErr(s.CreateRun(ctx, r, nil))
 		for step := range steps {
 			r.TraceCount++
 			r.UpdatedAt = r.UpdatedAt.Add(time.Second)

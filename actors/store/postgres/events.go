@@ -9,30 +9,45 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 )
 
-// AppendEvent implements store.Events: in one transaction it takes the
-// next number from event_counter (appends queue on its row, so they
-// commit in number order and leave no gap), inserts the event and deletes
-// those that fall out of the newest maxEvents, which are exactly those up
-// to seq - maxEvents.
+// AppendEvent implements store.Events in one transaction (see
+// queueEvents).
 func (s *Store) AppendEvent(ctx context.Context, e store.Event) (seq int64, err error) {
 	defer wrap(&err, "append event %q", e.Kind)
-	e.Seq = 0 // the seq column holds it
-	record, err := encode(e)
-	if err != nil {
-		return 0, err
-	}
 	err = s.update(ctx, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, `UPDATE event_counter SET last_seq = last_seq + 1 RETURNING last_seq`).Scan(&seq); err != nil {
+		b := &pgx.Batch{}
+		if seq, err = s.queueEvents(ctx, tx, b, e); err != nil {
 			return err
 		}
-		b := &pgx.Batch{}
-		b.Queue(`INSERT INTO events (seq, record) VALUES ($1, $2)`, seq, record)
-		b.Queue(`DELETE FROM events WHERE seq <= $1`, seq-int64(s.maxEvents))
 		return tx.SendBatch(ctx, b).Close()
 	})
 	if err != nil {
 		return 0, err
 	}
+	return seq, nil
+}
+
+// queueEvents takes the next len(events) numbers from event_counter in tx
+// (appends queue on its row, so they commit in number order and leave no
+// gap), and queues in b the events' inserts and the delete of those that
+// fall out of the newest maxEvents, which are exactly those up to
+// seq - maxEvents. It returns the last event's number; none is 0.
+func (s *Store) queueEvents(ctx context.Context, tx pgx.Tx, b *pgx.Batch, events ...store.Event) (seq int64, err error) {
+	if len(events) == 0 {
+		return 0, nil
+	}
+	records := make([]string, len(events))
+	for i, e := range events {
+		e.Seq = 0 // the seq column holds it
+		if records[i], err = encode(e); err != nil {
+			return 0, err
+		}
+	}
+	n := int64(len(events))
+	if err := tx.QueryRow(ctx, `UPDATE event_counter SET last_seq = last_seq + $1 RETURNING last_seq`, n).Scan(&seq); err != nil {
+		return 0, err
+	}
+	b.Queue(`INSERT INTO events (seq, record) SELECT $1 + ord, record FROM unnest($2::text[]) WITH ORDINALITY AS e (record, ord)`, seq-n, records)
+	b.Queue(`DELETE FROM events WHERE seq <= $1`, seq-int64(s.maxEvents))
 	return seq, nil
 }
 

@@ -82,7 +82,7 @@ func testReopenKeepsRecords(t *testing.T, srv *pgtest.Server) {
 		is.NoErr(err)
 	}
 	r := store.Run{ID: "run", Status: store.RunRunning}
-	is.NoErr(s.CreateRun(ctx, r))
+	is.NoErr(s.CreateRun(ctx, r, nil))
 	r.CurrentStep, r.State, r.TraceCount = "parse", map[string]any{"page": "<html>"}, 1
 	is.NoErr(s.RecordProgress(ctx, r, []workflow.TraceEntry{{NodeID: "fetch"}}))
 	is.NoErr(s.Close())
@@ -93,11 +93,11 @@ func testReopenKeepsRecords(t *testing.T, srv *pgtest.Server) {
 	is.Equal(gotAuth, auth)
 	seq, err := s.AppendEvent(ctx, store.Event{Kind: "auth_saved"})
 	is.NoErr(err)
-	is.Equal(seq, int64(4)) // numbering goes on
+	is.Equal(seq, int64(5)) // numbering goes on, after the run's workflow_run_started
 	events, err := s.ListEvents(ctx, 0, 0)
 	is.NoErr(err)
 	is.Equal(len(events), 2)
-	is.Equal(events[0].Seq, int64(3))
+	is.Equal(events[0].Seq, int64(4))
 	gotRun, err := s.GetRun(ctx, "run")
 	is.NoErr(err)
 	is.Equal(gotRun.State, r.State) // the checkpoint
@@ -165,7 +165,7 @@ func testKeysCompareAsBytes(t *testing.T, srv *pgtest.Server) {
 	ids := []string{"b", "B", "a-2", "a_1", "A", "é", "e"}
 	for _, id := range ids {
 		is.NoErr(s.CreateWorkspace(ctx, store.Workspace{ID: id, Revision: 1}))
-		is.NoErr(s.CreateRun(ctx, store.Run{ID: id, Status: store.RunCompleted, UpdatedAt: time.Unix(0, 0)}))
+		is.NoErr(s.CreateRun(ctx, store.Run{ID: id, Status: store.RunCompleted, UpdatedAt: time.Unix(0, 0)}, nil))
 	}
 	want := []string{"A", "B", "a-2", "a_1", "b", "e", "é"} // byte order
 	list, err := s.ListWorkspaces(ctx)
@@ -193,7 +193,7 @@ func testOrderBelowTheMicrosecond(t *testing.T, srv *pgtest.Server) {
 	s := open(t, srv.NewDatabase(t))
 	base := time.Date(2026, 3, 1, 12, 0, 0, 999_999_000, time.UTC)
 	for id, offset := range map[string]time.Duration{"a": 900, "b": 100, "c": 1000, "d": 0} {
-		is.NoErr(s.CreateRun(ctx, store.Run{ID: id, Status: store.RunRunning, UpdatedAt: base.Add(offset)}))
+		is.NoErr(s.CreateRun(ctx, store.Run{ID: id, Status: store.RunRunning, UpdatedAt: base.Add(offset)}, nil))
 	}
 	runs, _, err := s.ListRuns(ctx, store.RunQuery{})
 	is.NoErr(err)
@@ -213,7 +213,7 @@ func testRecordsKeepEveryString(t *testing.T, srv *pgtest.Server) {
 	s := open(t, srv.NewDatabase(t))
 	state := map[string]any{"nul": "a\x00b", "big": 1e300, "tiny": 5e-324, "keys": map[string]any{"b": 1.0, "a": 2.0}}
 	r := store.Run{ID: "run", Status: store.RunRunning}
-	is.NoErr(s.CreateRun(ctx, r))
+	is.NoErr(s.CreateRun(ctx, r, nil))
 	r.State = state
 	r.TraceCount = 1
 	is.NoErr(s.RecordProgress(ctx, r, []workflow.TraceEntry{{NodeID: "n", Output: workflow.Object{"body": "\x00"}}}))

@@ -142,16 +142,26 @@ func traceArgs(first int, entries []workflow.TraceEntry) ([]int, []string, error
 	return seqs, records, nil
 }
 
+// queueTrace queues in b the append of entries to run id's trace after
+// the first `first`.
+func queueTrace(b *pgx.Batch, id string, first int, entries []workflow.TraceEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	seqs, records, err := traceArgs(first, entries)
+	if err != nil {
+		return err
+	}
+	b.Queue(insertTrace, id, seqs, records)
+	return nil
+}
+
 // queueCommit queues in b what one commit of a run writes: its entries
 // appended to its trace after the first `first`, its row replaced by row,
 // and its events appended.
 func queueCommit(b *pgx.Batch, row runRow, first int, entries []workflow.TraceEntry, events []store.RunEvent, lastEvent int64) error {
-	if len(entries) > 0 {
-		seqs, records, err := traceArgs(first, entries)
-		if err != nil {
-			return err
-		}
-		b.Queue(insertTrace, row.run.ID, seqs, records)
+	if err := queueTrace(b, row.run.ID, first, entries); err != nil {
+		return err
 	}
 	if len(events) > 0 {
 		lastEvent = events[len(events)-1].Seq

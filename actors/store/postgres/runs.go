@@ -12,30 +12,43 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
-// CreateRun implements store.Runs: one statement inserts the run and its
-// first events. A new run always has an event (its status), so no event
-// inserted means the id was taken.
-func (s *Store) CreateRun(ctx context.Context, r store.Run) (err error) {
+// CreateRun implements store.Runs: in one transaction, one statement
+// inserts the run and its first events (a new run always has an event,
+// its status, so no event inserted means the id was taken), then its
+// first trace entries and its admin events follow in one round trip.
+func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "create run %q", r.ID)
-	if r.TraceCount != 0 {
-		return fmt.Errorf("a new run has no trace, yet trace_count is %d", r.TraceCount)
+	if r.TraceCount != len(entries) {
+		return fmt.Errorf("%d trace entries, yet trace_count is %d", len(entries), r.TraceCount)
 	}
 	row, err := newRunRow(r)
 	if err != nil {
 		return err
 	}
-	events := store.NewRunEvents(nil, row.run, nil, 0)
+	events := store.NewRunEvents(nil, row.run, entries, 0)
 	seqs, records, err := eventArgs(events)
 	if err != nil {
 		return err
 	}
-	return insertNew(ctx, s.pool, insertRun, append(row.args(int64(len(events))), seqs, records)...)
+	return s.update(ctx, func(tx pgx.Tx) error {
+		if err := insertNew(ctx, tx, insertRun, append(row.args(int64(len(events))), seqs, records)...); err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		if err := queueTrace(b, r.ID, 0, entries); err != nil {
+			return err
+		}
+		if _, err := s.queueEvents(ctx, tx, b, store.RunAdminEvents(nil, row.run)...); err != nil {
+			return err
+		}
+		return tx.SendBatch(ctx, b).Close()
+	})
 }
 
 // RecordProgress implements store.Runs: in one transaction it locks the
 // run's row, checks the stored trace count, and then, in one round trip,
 // appends the entries after it, replaces the run and appends the events of
-// the change.
+// the change and the run's admin events.
 func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "record progress of run %q", r.ID)
 	row, err := newRunRow(r)
@@ -54,6 +67,9 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 		b := &pgx.Batch{}
 		events := store.NewRunEvents(&prev, row.run, entries, lastEvent)
 		if err := queueCommit(b, row, prev.TraceCount, entries, events, lastEvent); err != nil {
+			return err
+		}
+		if _, err := s.queueEvents(ctx, tx, b, store.RunAdminEvents(&prev, row.run)...); err != nil {
 			return err
 		}
 		return tx.SendBatch(ctx, b).Close()
@@ -130,6 +146,9 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 			}
 			events := store.NewRunEvents(&r.run, row.run, nil, r.lastEvent)
 			if err := queueCommit(b, row, r.run.TraceCount, nil, events, r.lastEvent); err != nil {
+				return err
+			}
+			if _, err := s.queueEvents(ctx, tx, b, store.RunAdminEvents(&r.run, row.run)...); err != nil {
 				return err
 			}
 			recovered = append(recovered, row.run)

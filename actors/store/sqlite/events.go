@@ -23,23 +23,29 @@ var (
 // exactly those after seq - maxEvents.
 func (s *Store) AppendEvent(ctx context.Context, e store.Event) (seq int64, err error) {
 	defer wrap(&err, "append event %q", e.Kind)
-	e.Seq = 0 // the seq column holds it
-	record, err := encode(e)
-	if err != nil {
-		return 0, err
-	}
 	err = s.update(ctx, func(ctx context.Context, tx writeTx) error {
-		err := tx.row(ctx, insertEvent, record).Scan(&seq)
-		if err != nil {
-			return err
-		}
-		_, err = tx.exec(ctx, trimEvents, seq-int64(s.maxEvents))
+		seq, err = s.appendEvent(ctx, tx, e)
 		return err
 	})
 	if err != nil {
 		return 0, err
 	}
 	return seq, nil
+}
+
+// appendEvent inserts e in tx, deletes the events that fall out of the
+// newest maxEvents, and returns e's sequence number.
+func (s *Store) appendEvent(ctx context.Context, tx writeTx, e store.Event) (seq int64, err error) {
+	e.Seq = 0 // the seq column holds it
+	record, err := encode(e)
+	if err != nil {
+		return 0, err
+	}
+	if err := tx.row(ctx, insertEvent, record).Scan(&seq); err != nil {
+		return 0, err
+	}
+	_, err = tx.exec(ctx, trimEvents, seq-int64(s.maxEvents))
+	return seq, err
 }
 
 // ListEvents implements store.Events.

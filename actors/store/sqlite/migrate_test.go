@@ -41,7 +41,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 	seq, err := s.AppendEvent(ctx, store.Event{Kind: "auth_saved"})
 	is.NoErr(err)
 	is.Equal(seq, int64(1)) // the tables of version 2 work
-	is.NoErr(s.CreateRun(ctx, store.Run{ID: "run", Status: store.RunRunning}))
+	is.NoErr(s.CreateRun(ctx, store.Run{ID: "run", Status: store.RunRunning}, nil))
 	_, last, err := s.ReadRunEvents(ctx, "run", 0, 0)
 	is.NoErr(err)
 	is.Equal(last, int64(1)) // and those of version 3

@@ -22,14 +22,18 @@ var (
 	runExists          = newReadQuery(`SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)`)
 )
 
-// CreateRun implements store.Runs: in one transaction it inserts the run
-// and its first events.
-func (s *Store) CreateRun(ctx context.Context, r store.Run) (err error) {
+// CreateRun implements store.Runs: in one transaction it inserts the run,
+// its first trace entries, their events and the run's admin events.
+func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "create run %q", r.ID)
-	if r.TraceCount != 0 {
-		return fmt.Errorf("a new run has no trace, yet trace_count is %d", r.TraceCount)
+	if r.TraceCount != len(entries) {
+		return fmt.Errorf("%d trace entries, yet trace_count is %d", len(entries), r.TraceCount)
 	}
 	r, record, err := encodeRun(r)
+	if err != nil {
+		return err
+	}
+	encoded, err := encodeEntries(entries)
 	if err != nil {
 		return err
 	}
@@ -38,20 +42,18 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run) (err error) {
 		if err != nil {
 			return err
 		}
-		return appendRunEvents(ctx, tx, store.NewRunEvents(nil, r, nil, 0))
+		return s.appendProgress(ctx, tx, nil, r, entries, encoded, 0)
 	})
 }
 
 // RecordProgress implements store.Runs: in one transaction it checks the
-// stored trace count, appends the entries after it and the events of the
-// change, and replaces the run.
+// stored trace count, replaces the run, and appends the entries after it,
+// the events of the change and the run's admin events.
 func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "record progress of run %q", r.ID)
-	encoded := make([]string, len(entries))
-	for i, e := range entries {
-		if encoded[i], err = encode(e); err != nil {
-			return err
-		}
+	encoded, err := encodeEntries(entries)
+	if err != nil {
+		return err
 	}
 	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
 		prev, lastSeq, err := runHead(ctx, tx, r.ID)
@@ -62,17 +64,45 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 			return fmt.Errorf("%d entries stored, %d appended, but trace_count is %d: %w",
 				prev.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
 		}
-		for i, entry := range encoded {
-			if _, err := tx.exec(ctx, insertTraceEntry, r.ID, prev.TraceCount+i, entry); err != nil {
-				return err
-			}
-		}
 		r, err := replaceRun(ctx, tx, r)
 		if err != nil {
 			return err
 		}
-		return appendRunEvents(ctx, tx, store.NewRunEvents(&prev, r, entries, lastSeq))
+		return s.appendProgress(ctx, tx, &prev, r, entries, encoded, lastSeq)
 	})
+}
+
+// appendProgress inserts in tx what a commit taking a run from prev (nil
+// for its creation) to r adds: the trace entries (encoded) after the
+// stored ones, the run events from lastSeq+1, and the admin events.
+func (s *Store) appendProgress(ctx context.Context, tx writeTx, prev *store.Run, r store.Run, entries []workflow.TraceEntry, encoded []string, lastSeq int64) error {
+	first := r.TraceCount - len(entries)
+	for i, entry := range encoded {
+		if _, err := tx.exec(ctx, insertTraceEntry, r.ID, first+i, entry); err != nil {
+			return err
+		}
+	}
+	if err := appendRunEvents(ctx, tx, store.NewRunEvents(prev, r, entries, lastSeq)); err != nil {
+		return err
+	}
+	for _, e := range store.RunAdminEvents(prev, r) {
+		if _, err := s.appendEvent(ctx, tx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeEntries returns each trace entry as JSON text.
+func encodeEntries(entries []workflow.TraceEntry) ([]string, error) {
+	encoded := make([]string, len(entries))
+	for i, e := range entries {
+		var err error
+		if encoded[i], err = encode(e); err != nil {
+			return nil, err
+		}
+	}
+	return encoded, nil
 }
 
 // GetRun implements store.Runs.
@@ -129,7 +159,7 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 			if running[i], err = replaceRun(ctx, tx, store.RecoveredRun(r, now)); err != nil {
 				return err
 			}
-			if err := appendRunEvents(ctx, tx, store.NewRunEvents(&r, running[i], nil, lastSeq)); err != nil {
+			if err := s.appendProgress(ctx, tx, &r, running[i], nil, nil, lastSeq); err != nil {
 				return err
 			}
 		}

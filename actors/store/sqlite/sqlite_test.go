@@ -34,7 +34,7 @@ func TestReopenKeepsData(t *testing.T) {
 	title := "kept"
 	is.NoErr(s.CreateWorkspace(ctx, store.Workspace{ID: "ws", Revision: 1, Title: &title}))
 	r := store.Run{ID: "run", Status: store.RunRunning}
-	is.NoErr(s.CreateRun(ctx, r))
+	is.NoErr(s.CreateRun(ctx, r, nil))
 	r.TraceCount = 1
 	is.NoErr(s.RecordProgress(ctx, r, []workflow.TraceEntry{{NodeID: "fetch"}}))
 	is.NoErr(s.Close())
@@ -117,7 +117,7 @@ func TestReopenKeepsRecords(t *testing.T) {
 		is.NoErr(err)
 	}
 	r := store.Run{ID: "run", Status: store.RunRunning}
-	is.NoErr(s.CreateRun(ctx, r))
+	is.NoErr(s.CreateRun(ctx, r, nil))
 	r.CurrentStep, r.State, r.TraceCount = "parse", map[string]any{"page": "<html>"}, 1
 	is.NoErr(s.RecordProgress(ctx, r, []workflow.TraceEntry{{NodeID: "fetch"}}))
 	is.NoErr(s.Close())
@@ -133,11 +133,11 @@ func TestReopenKeepsRecords(t *testing.T) {
 	is.Equal(gotEntry, entry)
 	seq, err := s.AppendEvent(ctx, store.Event{Kind: "auth_saved"})
 	is.NoErr(err)
-	is.Equal(seq, int64(4)) // numbering goes on
+	is.Equal(seq, int64(5)) // numbering goes on, after the run's workflow_run_started
 	events, err := s.ListEvents(ctx, 0, 0)
 	is.NoErr(err)
 	is.Equal(len(events), 2)
-	is.Equal(events[0].Seq, int64(3))
+	is.Equal(events[0].Seq, int64(4))
 	gotRun, err := s.GetRun(ctx, "run")
 	is.NoErr(err)
 	is.Equal(gotRun.CurrentStep, "parse")

@@ -66,7 +66,7 @@ func testDeepCopy(t *testing.T, s store.Store) {
 	is.Equal(gotC, snapshot("conn"))
 
 	r := run("run", store.RunRunning, t0)
-	is.NoErr(s.CreateRun(ctx, r))
+	is.NoErr(s.CreateRun(ctx, r, nil))
 	entries := []workflow.TraceEntry{entry("fetch", workflow.End)}
 	r.TraceCount = 1
 	r.State = runState()

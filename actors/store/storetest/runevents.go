@@ -60,7 +60,7 @@ func testRunEvents(t *testing.T, s store.Store) {
 	is := is.New(t)
 	ctx := t.Context()
 	r := run("run-1", store.RunRunning, t0)
-	is.NoErr(s.CreateRun(ctx, r))
+	is.NoErr(s.CreateRun(ctx, r, nil))
 	is.Equal(kinds(readEvents(t, s, "run-1")), []string{"status running"}) // a new run: its status
 
 	// The first step ends and two calls go out.
@@ -122,8 +122,8 @@ func testRunEventsAtomic(t *testing.T, s store.Store) {
 	is := is.New(t)
 	ctx := t.Context()
 	r := calling(run("run-1", store.RunRunning, t0), "c1")
-	is.NoErr(s.CreateRun(ctx, r))
-	is.Equal(kinds(readEvents(t, s, "run-1")), []string{"step_started nc1", "status running"})
+	is.NoErr(s.CreateRun(ctx, r, nil))
+	is.Equal(kinds(readEvents(t, s, "run-1")), []string{"status running", "step_started nc1"}) // running before its first step
 
 	stale := r
 	stale.Status = store.RunCompleted
@@ -133,11 +133,11 @@ func testRunEventsAtomic(t *testing.T, s store.Store) {
 	is.Equal(len(readEvents(t, s, "run-1")), 2) // a rejected commit appends nothing
 
 	other := run("run-2", store.RunCompleted, t0)
-	is.NoErr(s.CreateRun(ctx, other))
+	is.NoErr(s.CreateRun(ctx, other, nil))
 	_, err = s.RecoverRunning(ctx, t0.Add(time.Hour))
 	is.NoErr(err)
 	events := readEvents(t, s, "run-1")
-	is.Equal(kinds(events), []string{"step_started nc1", "status running", "status failed"})
+	is.Equal(kinds(events), []string{"status running", "step_started nc1", "status failed"})
 	is.True(events[2].Status.Terminal)
 	is.True(events[2].Status.Error != nil) // says why
 	is.Equal(events[2].TimestampEpochMs, t0.Add(time.Hour).UnixMilli())

@@ -26,7 +26,7 @@ func testRuns(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	r := run("run-1", store.RunRunning, t0)
 	r.CreatedAt = t0.In(time.FixedZone("UTC+2", 2*60*60))
-	is.NoErr(s.CreateRun(ctx, r))
+	is.NoErr(s.CreateRun(ctx, r, nil))
 
 	got, err := s.GetRun(ctx, "run-1")
 	is.NoErr(err)
@@ -34,11 +34,13 @@ func testRuns(t *testing.T, s store.Store) {
 	is.True(got.CreatedAt.Equal(t0))             // to the millisecond
 	is.Equal(got, run("run-1", store.RunRunning, t0))
 
-	err = s.CreateRun(ctx, run("run-1", store.RunCompleted, t0))
+	err = s.CreateRun(ctx, run("run-1", store.RunCompleted, t0), nil)
 	is.True(errors.Is(err, store.ErrExists))
 	withTrace := run("run-2", store.RunRunning, t0)
 	withTrace.TraceCount = 1
-	is.True(s.CreateRun(ctx, withTrace) != nil) // a new run has no trace yet
+	is.True(s.CreateRun(ctx, withTrace, nil) != nil) // a trace count that is not the entries' count is refused
+	_, err = s.GetRun(ctx, "run-2")
+	is.True(errors.Is(err, store.ErrNotFound)) // and nothing is stored
 	_, err = s.GetRun(ctx, "run-missing")
 	is.True(errors.Is(err, store.ErrNotFound))
 }
@@ -47,7 +49,7 @@ func testRecordProgress(t *testing.T, s store.Store) {
 	is := is.New(t)
 	ctx := t.Context()
 	r := run("run-1", store.RunRunning, t0)
-	is.NoErr(s.CreateRun(ctx, r))
+	is.NoErr(s.CreateRun(ctx, r, nil))
 
 	r.CurrentStep = "parse"
 	r.UpdatedAt = t0.Add(time.Second)
@@ -85,7 +87,7 @@ func testReadTrace(t *testing.T, s store.Store) {
 	is := is.New(t)
 	ctx := t.Context()
 	r := run("run-1", store.RunRunning, t0)
-	is.NoErr(s.CreateRun(ctx, r))
+	is.NoErr(s.CreateRun(ctx, r, nil))
 	trace, err := s.ReadTrace(ctx, "run-1", 0, 10)
 	is.NoErr(err)
 	is.Equal(len(trace), 0) // a new run has an empty trace
@@ -129,7 +131,7 @@ func testListRuns(t *testing.T, s store.Store) {
 		run("c", store.RunCompleted, t0.Add(3*time.Second)), // ties with b: id breaks it
 		run("d", store.RunFailed, t0.Add(2*time.Second)),
 	} {
-		is.NoErr(s.CreateRun(ctx, r))
+		is.NoErr(s.CreateRun(ctx, r, nil))
 	}
 	check := func(q store.RunQuery, want []string, total int) {
 		t.Helper()
@@ -161,7 +163,7 @@ func testRecoverRunning(t *testing.T, s store.Store) {
 	notStarted := run("run-not-started", store.RunRunning, t0)
 	done := run("run-done", store.RunCompleted, t0)
 	for _, r := range []store.Run{inStep, notStarted, done} {
-		is.NoErr(s.CreateRun(ctx, r))
+		is.NoErr(s.CreateRun(ctx, r, nil))
 	}
 	inStep = progress(ctx, is, s, inStep, entry("start", "fetch"))
 
@@ -201,7 +203,7 @@ func testCheckpoint(t *testing.T, s store.Store) {
 	is := is.New(t)
 	ctx := t.Context()
 	r := run("run", store.RunRunning, t0)
-	is.NoErr(s.CreateRun(ctx, r))
+	is.NoErr(s.CreateRun(ctx, r, nil))
 	got, err := s.GetRun(ctx, "run")
 	is.NoErr(err)
 	is.Equal(got.State, nil) // no step has committed yet
@@ -237,7 +239,7 @@ func testCheckpoint(t *testing.T, s store.Store) {
 	is.Equal(got.State, r.State)
 
 	cleared := run("run-cleared", store.RunRunning, t0)
-	is.NoErr(s.CreateRun(ctx, cleared))
+	is.NoErr(s.CreateRun(ctx, cleared, nil))
 	cleared.State = map[string]any{}
 	progress(ctx, is, s, cleared)
 	got, err = s.GetRun(ctx, "run-cleared")

@@ -34,6 +34,8 @@ func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store
 		{"Checkpoint", testCheckpoint, nil},
 		{"RunEvents", testRunEvents, nil},
 		{"RunEventsAtomic", testRunEventsAtomic, nil},
+		{"CreateRunWithTrace", testCreateRunWithTrace, nil},
+		{"RunAdminEvents", testRunAdminEvents, nil},
 		{"AuthRecords", testAuthRecords, nil},
 		{"AuthIDs", testAuthIDs, nil},
 		{"SourceRegistry", testSourceRegistry, nil},
