@@ -31,7 +31,7 @@ type process struct {
 
 // startProcess runs `mcpflow serve` on cfgPath with runs answered at once
 // (--run-wait 0s) and any extra flags, and waits until it answers /healthz.
-func startProcess(t *testing.T, cfgPath, logName string, extra ...string) *process {
+func startProcess(t testing.TB, cfgPath, logName string, extra ...string) *process {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
@@ -88,7 +88,7 @@ func (pr *process) kill(t *testing.T) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	is.New(t).NoErr(err)
@@ -96,7 +96,7 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-func dialURL(t *testing.T, url string) *client.Client {
+func dialURL(t testing.TB, url string) *client.Client {
 	t.Helper()
 	c, err := client.Dial(testContext(t), url)
 	is.New(t).NoErr(err)

@@ -285,7 +285,7 @@ type fakeHTTP struct {
 // startFakeHTTP starts fakemcp serving streamable HTTP on addr (each MCP
 // session with its own server) and waits until it accepts connections.
 // Cleanup kills it.
-func startFakeHTTP(t *testing.T, addr string) *fakeHTTP {
+func startFakeHTTP(t testing.TB, addr string) *fakeHTTP {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()

@@ -17,7 +17,7 @@ import (
 )
 
 // scrapeMetrics GETs /metrics of the service at ws URL and parses it.
-func scrapeMetrics(t *testing.T, wsURL string) metricstest.Families {
+func scrapeMetrics(t testing.TB, wsURL string) metricstest.Families {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()

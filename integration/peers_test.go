@@ -128,7 +128,7 @@ func everythingBinary(t *testing.T) string {
 
 // buildToolDeployment authors, saves and deploys a workflow wrapping the
 // tool of connection connID, and returns the deployment id.
-func buildToolDeployment(t *testing.T, c *client.Client, connID, tool, name string) string {
+func buildToolDeployment(t testing.TB, c *client.Client, connID, tool, name string) string {
 	t.Helper()
 	is := is.New(t)
 	ctx := testContext(t)

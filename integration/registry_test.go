@@ -126,7 +126,7 @@ func runCounter(t *testing.T, c *client.Client, deployment string) p.Object {
 
 // stop ends the process as an operator does (SIGTERM) and waits until it
 // is gone.
-func (pr *process) stop(t *testing.T) {
+func (pr *process) stop(t testing.TB) {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()

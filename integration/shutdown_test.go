@@ -28,11 +28,19 @@ const shutdownBudget = 10 * time.Second
 
 // writeConfig writes a config of sources with its store under dir and
 // returns its path.
-func writeConfig(t *testing.T, dir string, sources ...config.Connection) string {
+func writeConfig(t testing.TB, dir string, sources ...config.Connection) string {
+	t.Helper()
+	return writeServerConfig(t, dir, config.Server{Sources: sources})
+}
+
+// writeServerConfig is writeConfig for a server block of any settings;
+// its store root is dir/store, whatever server says.
+func writeServerConfig(t testing.TB, dir string, server config.Server) string {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	cfg := config.File{Version: 1, Server: config.Server{Store: config.Store{Root: filepath.Join(dir, "store")}, Sources: sources}}
+	server.Store = config.Store{Root: filepath.Join(dir, "store")}
+	cfg := config.File{Version: 1, Server: server}
 	data, err := json.Marshal(cfg)
 	is.NoErr(err)
 	path := filepath.Join(dir, "mcpflow.json")
