@@ -125,7 +125,7 @@ func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, st
 		Resume: resume, Deadline: setup.deadline(s.now()),
 		Supervisor: s.Supervisor.PID(), Store: s.Store,
 		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: finished, Metrics: s.Metrics,
-	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, s.incarnations.Add(1))),
+	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, s.incarnations.Add(1))), actor.WithInboxSize(runInbox),
 		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 	incarnation.pid.Store(pid)
 	return nil
@@ -134,6 +134,12 @@ func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, st
 // runKind is the actor kind of run actors; their id is the run id and
 // an incarnation number.
 const runKind = "run"
+
+// runInbox is the initial size of a run actor's inbox: a run has a few
+// messages waiting at a time (a commit done, its calls' results, a
+// cancel), and hollywood's inbox grows when full. The default (1,024
+// slots, 24 KiB) was most of what a run start allocated.
+const runInbox = 16
 
 // liveRun is the actor of a run's current incarnation; its pid is set
 // once spawned.
