@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -114,15 +113,10 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.onConnected(m)
 	case closed:
 		if m.attempt == a.attempt && a.session != nil {
-			cause := m.err
-			if cause == nil {
-				cause = errors.New("the server ended the session")
-			}
-			// The connection is closed: the work in flight on it returns at
-			// once and is judged by its own error (a call the server
-			// refused for an unknown session is replayed).
-			a.dropSession(fmt.Errorf("session ended: %w", cause), false)
+			a.sessionEnded(m.err)
 		}
+	case peerGone:
+		a.onPeerGone(m)
 	case callDone:
 		a.onCallDone(m)
 	case listDone:

@@ -3,6 +3,7 @@ package session
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -70,6 +71,14 @@ func (a *Actor) startConnect() {
 			engine.Send(self, connected{attempt: attempt, err: fmt.Errorf("transport: %w", err)})
 			return
 		}
+		if q, ok := t.(quieter); ok && opts.NoListen {
+			q.quiet()
+		}
+		if w, ok := t.(peerWatcher); ok {
+			w.watchPeer(func(err error, certain bool) {
+				engine.Send(self, peerGone{attempt: attempt, err: err, certain: certain})
+			})
+		}
 		timeout := time.AfterFunc(opts.ConnectTimeout, end)
 		cs, err := client.Connect(live, t, &mcp.ClientSessionOptions{ProtocolVersion: cmp.Or(conn.Transport.ProtocolVersion, opts.ProtocolVersion)})
 		if !timeout.Stop() && err != nil {
@@ -100,24 +109,31 @@ func (a *Actor) startConnect() {
 // newClient builds the go-sdk client of one connect attempt. It advertises
 // no client capabilities (mcpflow serves no roots, sampling or
 // elicitation), and forwards the tools, resources and prompts list_changed
-// notifications to the actor. Keepalive
+// notifications to the actor (none with NoListen). Keepalive
 // is the actor's own (see ping), not go-sdk's: go-sdk closes a session
 // whose ping failed gracefully, which waits for the calls in flight.
 func (a *Actor) newClient(attempt int) *mcp.Client {
 	engine, self := a.engine, a.self
-	return mcp.NewClient(&mcp.Implementation{Name: "mcpflow", Version: "0.1.0"}, &mcp.ClientOptions{
-		Capabilities: &mcp.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			engine.Send(self, listChanged{attempt: attempt, list: "tools"})
-		},
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
-			engine.Send(self, listChanged{attempt: attempt, list: "resources"})
-		},
-		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
-			engine.Send(self, listChanged{attempt: attempt, list: "prompts"})
-		},
-	})
+	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
+	if a.opts.NoListen {
+		// Without handlers, go-sdk opens no subscriptions/listen stream
+		// (the stateless era).
+		return mcp.NewClient(clientInfo, opts)
+	}
+	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {
+		engine.Send(self, listChanged{attempt: attempt, list: "tools"})
+	}
+	opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) {
+		engine.Send(self, listChanged{attempt: attempt, list: "resources"})
+	}
+	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) {
+		engine.Send(self, listChanged{attempt: attempt, list: "prompts"})
+	}
+	return mcp.NewClient(clientInfo, opts)
 }
+
+// clientInfo is how mcpflow names itself to the servers.
+var clientInfo = &mcp.Implementation{Name: "mcpflow", Version: "0.1.0"}
 
 // statelessEra is the first MCP version without sessions (and without
 // ping); versions are dates, so they compare as strings.
@@ -166,14 +182,55 @@ func (a *Actor) onConnected(m connected) {
 	if a.opts.CatalogMaxAge > 0 && now.Sub(a.listedAt) >= a.opts.CatalogMaxAge && !a.listQueued() {
 		a.relist() // never listed, or stale: list it now
 	}
-	engine, self, attempt := a.engine, a.self, a.attempt
-	go func() { engine.Send(self, closed{attempt: attempt, err: cs.Wait()}) }()
-	// ping is gone from the stateless era (2026-07-28, SEP-2575): go-sdk
-	// sends it without _meta, which a stateless HTTP server refuses.
-	if a.opts.KeepAlive > 0 && cs.InitializeResult().ProtocolVersion < statelessEra {
+	attempt := a.attempt
+	if _, ok := t.(peerWatcher); !ok {
+		// The transport does not tell when its peer goes: a goroutine
+		// waits for the session's end instead.
+		engine, self := a.engine, a.self
+		go func() { engine.Send(self, closed{attempt: attempt, err: cs.Wait()}) }()
+	}
+	if a.pings() {
 		a.armKeepalive(attempt)
 	}
 	a.drain()
+}
+
+// pings reports whether the open session is pinged: keepalive is on, and
+// its protocol version has ping. ping is gone from the stateless era
+// (2026-07-28, SEP-2575): go-sdk sends it without _meta, which a
+// stateless HTTP server refuses.
+func (a *Actor) pings() bool {
+	return a.opts.KeepAlive > 0 && a.session != nil && a.session.InitializeResult().ProtocolVersion < statelessEra
+}
+
+// sessionEnded lets go of a session that closed: the work in flight on it
+// returns at once and is judged by its own error (a call the server
+// refused for an unknown session is replayed).
+func (a *Actor) sessionEnded(cause error) {
+	if cause == nil {
+		cause = errors.New("the server ended the session")
+	}
+	a.dropSession(fmt.Errorf("session ended: %w", cause), false)
+}
+
+// onPeerGone handles a transport's report that its peer went, or may
+// have: a stdio server that exited ends the session as its close would;
+// an ended notification stream is checked with a ping at once (go-sdk
+// reopens a stream a proxy cut, and the ping is answered; a server that
+// died fails it, and the session is dropped without waiting for the next
+// keepalive).
+func (a *Actor) onPeerGone(m peerGone) {
+	if m.attempt != a.attempt || a.session == nil {
+		return
+	}
+	if m.certain {
+		a.sessionEnded(m.err)
+		return
+	}
+	slog.Debug("mcp notification stream ended; pinging", "connection", a.conn.ID, "generation", a.generation, "err", Redact(a.conn, m.err.Error()))
+	if a.session.InitializeResult().ProtocolVersion < statelessEra {
+		a.ping(m.attempt)
+	}
 }
 
 // failed handles a connect that failed or a session that died: the

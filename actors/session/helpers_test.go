@@ -94,6 +94,12 @@ type harness struct {
 
 func spawnWithParent(t *testing.T, factory session.TransportFactory, opts session.Options) *harness {
 	t.Helper()
+	return spawnConnWithParent(t, testConn(), factory, opts)
+}
+
+// spawnConnWithParent is spawnWithParent for the session actor of conn.
+func spawnConnWithParent(t *testing.T, conn config.Connection, factory session.TransportFactory, opts session.Options) *harness {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	h := &harness{
@@ -106,7 +112,7 @@ func spawnWithParent(t *testing.T, factory session.TransportFactory, opts sessio
 	h.parent = h.engine.SpawnFunc(func(c *actor.Context) {
 		switch m := c.Message().(type) {
 		case actor.Started:
-			children <- c.SpawnChild(session.New(testConn(), factory, opts), "session",
+			children <- c.SpawnChild(session.New(conn, factory, opts), "session",
 				actor.WithID(connID),
 				actor.WithMiddleware(guard.Recover(func(p guard.Panic) {
 					select {

@@ -18,13 +18,17 @@ import (
 // over a configured header of the same name.
 type HTTP struct {
 	// Client is the base HTTP client; nil (or one without a Transport)
-	// gives each session a connection pool of its own, cloned from
-	// http.DefaultTransport and closed with the session.
+	// uses Pool.
 	Client *http.Client
+	// Pool, when set (and Client brings no Transport), is the connection
+	// pool every session of this factory shares; nil gives each session a
+	// pool of its own, cloned from http.DefaultTransport and closed with
+	// the session.
+	Pool *Pool
 	// Credentials authorize the requests; nil sends none.
 	Credentials Credentials
 	// IdleConnsPerHost is how many idle connections a session's own pool
-	// keeps per host; 0 is DefaultOptions().MaxInFlight plus one, so that
+	// (without a shared Pool) keeps per host; 0 is DefaultOptions().MaxInFlight plus one, so that
 	// a session's calls at their cap, and its ping, reuse their
 	// connections instead of opening new ones (http.DefaultTransport
 	// keeps 2).
@@ -52,9 +56,12 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 	}
 	var base http.RoundTripper
 	var pool *http.Transport
-	if h.Client != nil && h.Client.Transport != nil {
+	switch {
+	case h.Client != nil && h.Client.Transport != nil:
 		base = h.Client.Transport
-	} else {
+	case h.Pool != nil:
+		base = h.Pool.transport // shared: not closed with the session
+	default:
 		pool = h.pool()
 		base = pool
 	}
@@ -68,13 +75,13 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 		base = authorized
 	}
 	// The configured headers are set first, the credentials after them.
-	watch := watch{expired: &atomic.Bool{}, pool: pool}
+	watch := watch{expired: &atomic.Bool{}, pool: pool, peer: &peerHook{}}
 	origin, err := url.Parse(conn.Transport.URL)
 	if err != nil {
 		return nil, fmt.Errorf("connection %q: url %s: %w", conn.ID, config.ShowURL(conn.Transport.URL), err)
 	}
 	client := &http.Client{
-		Transport:     expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers, origin: origin}, expired: watch.expired},
+		Transport:     expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers, origin: origin}, expired: watch.expired, peer: watch.peer},
 		CheckRedirect: withoutReferer,
 	}
 	if conn.Transport.Kind == config.TransportSSE {
@@ -108,6 +115,16 @@ type httpTransport struct {
 	watch
 }
 
+// quieter is implemented by the transports that can go without a
+// standing stream for the server's notifications (see Options.NoListen).
+type quieter interface {
+	// quiet is called before Connect.
+	quiet()
+}
+
+// quiet opens no standalone GET stream.
+func (t *httpTransport) quiet() { t.DisableStandaloneSSE = true }
+
 // sseTransport is the legacy HTTP+SSE client transport, noticing an
 // expired session as httpTransport does.
 type sseTransport struct {
@@ -116,12 +133,17 @@ type sseTransport struct {
 }
 
 // watch is what the HTTP transports add to go-sdk's: whether the server
-// refused a request of the session as unknown, and the session's own
-// connection pool (nil when the factory's client brings one).
+// refused a request of the session as unknown, the session's own
+// connection pool (nil when the factory's client or Pool brings one), and
+// where the end of its event stream is reported (see peerWatcher).
 type watch struct {
 	expired *atomic.Bool
 	pool    *http.Transport
+	peer    *peerHook
 }
+
+// watchPeer implements peerWatcher.
+func (w watch) watchPeer(gone func(err error, certain bool)) { w.peer.watchPeer(gone) }
 
 // SessionExpired reports whether the server refused a request of the
 // session with 400 or 404.
@@ -145,10 +167,12 @@ func closeIdle(t mcp.Transport) {
 
 // expiryWatch flags a 400 or 404 answer to a POST that belongs to a
 // session: one that carries an Mcp-Session-Id header (streamable HTTP) or
-// a sessionid query parameter (HTTP+SSE).
+// a sessionid query parameter (HTTP+SSE); and it reports to peer the end
+// of the event stream a GET opened.
 type expiryWatch struct {
 	base    http.RoundTripper
 	expired *atomic.Bool
+	peer    *peerHook
 }
 
 func (w expiryWatch) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -157,6 +181,9 @@ func (w expiryWatch) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err == nil && r.Method == http.MethodPost && inSession &&
 		(resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusBadRequest) {
 		w.expired.Store(true)
+	}
+	if err == nil {
+		watchStream(r, resp, w.peer)
 	}
 	return resp, err
 }

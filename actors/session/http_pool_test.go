@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -23,6 +25,7 @@ import (
 type dialCounter struct {
 	*httptest.Server
 	opened atomic.Int64
+	open   atomic.Int64 // connections not closed yet
 	mu     sync.Mutex
 	active map[net.Conn]bool
 }
@@ -32,8 +35,12 @@ func newDialCounter(t *testing.T) *dialCounter {
 	d := &dialCounter{active: map[net.Conn]bool{}}
 	d.Server = httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	d.Config.ConnState = func(c net.Conn, s http.ConnState) {
-		if s == http.StateNew {
+		switch s {
+		case http.StateNew:
 			d.opened.Add(1)
+			d.open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			d.open.Add(-1)
 		}
 		d.mu.Lock()
 		defer d.mu.Unlock()
@@ -118,4 +125,43 @@ func TestAnHTTPSessionReusesItsConnectionsForConcurrentCalls(t *testing.T) {
 	// when the call returns can cut short the drain of the SSE answer.
 	is.True(second <= 8)
 	is.True(dsecond >= 16) // where the default keeps 2 idle, and opens most again
+}
+
+func TestIdleSessionsOfASharedPoolHoldNoConnectionButTheirStream(t *testing.T) {
+	is := is.New(t)
+	const sessions = 6
+	held := func(factory session.HTTP) int64 {
+		upstream := newDialCounter(t)
+		conn := config.Connection{Kind: "mcp", ID: connID, Transport: config.Transport{Kind: config.TransportHTTP, URL: upstream.URL}}
+		e := newEngine(t)
+		for i := range sessions {
+			pid := e.Spawn(session.New(conn, factory, testOptions()), "session", actor.WithID(fmt.Sprint(i)))
+			t.Cleanup(func() { stop(t, e, pid) })
+			mustCall(t, e, pid, "counter", nil) // open, then idle
+		}
+		upstream.awaitQuiet(t, sessions) // only the notification streams serve
+		return upstream.open.Load()
+	}
+	pool := session.NewPool()
+	t.Cleanup(pool.Close)
+	shared, own := held(session.HTTP{Pool: pool}), held(session.HTTP{})
+	t.Logf("TCP connections held by %d idle sessions: shared pool %d, a pool each %d", sessions, shared, own)
+	is.True(shared <= sessions+2)       // a stream each, and the few the pool keeps for all
+	is.True(own >= sessions+sessions/2) // a stream and, mostly, an idle connection each
+}
+
+func TestASessionThatDoesNotListenHoldsNoConnectionWhenIdle(t *testing.T) {
+	is := is.New(t)
+	upstream := newDialCounter(t)
+	pool := session.NewPool()
+	t.Cleanup(pool.Close)
+	conn := config.Connection{Kind: "mcp", ID: connID, Transport: config.Transport{Kind: config.TransportHTTP, URL: upstream.URL}}
+	opts := testOptions()
+	opts.NoListen = true
+	e := newEngine(t)
+	pid := e.Spawn(session.New(conn, session.HTTP{Pool: pool}, opts), "session")
+	t.Cleanup(func() { stop(t, e, pid) })
+	is.Equal(mustCall(t, e, pid, "counter", nil)["count"], float64(1))
+	upstream.awaitQuiet(t, 0)                                          // no notification stream serves
+	is.Equal(mustCall(t, e, pid, "counter", nil)["count"], float64(2)) // the session works on
 }

@@ -16,6 +16,13 @@ type (
 		attempt int
 		err     error
 	}
+	// peerGone: attempt's transport saw its peer go (certain: a stdio
+	// server exited), or maybe go (its notification stream ended).
+	peerGone struct {
+		attempt int
+		err     error
+		certain bool
+	}
 	callDone struct {
 		run    uint64
 		result ToolResult

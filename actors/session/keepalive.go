@@ -76,5 +76,8 @@ func (a *Actor) onPinged(m pinged) {
 // out under load, in the same instant. A ping is never later than
 // KeepAlive.
 func (a *Actor) armKeepalive(attempt int) {
+	if !a.pings() {
+		return // a ping that checked an ended stream, with keepalive off
+	}
 	a.after(&a.keepTimer, jittered(a.opts.KeepAlive, a.opts.Policy.Jitter, nil), keepaliveDue{attempt: attempt})
 }

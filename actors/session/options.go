@@ -34,6 +34,14 @@ type Options struct {
 	// session is taken for hung and ended; 0 is DefaultPingFailures. A
 	// ping that fails because the session is closed ends it at once.
 	PingFailures int
+	// NoListen keeps an HTTP session from holding a stream open to hear
+	// the server's notifications (the standing GET of streamable HTTP,
+	// subscriptions/listen of the stateless era): an idle session then
+	// costs one goroutine and no connection, and a changed catalog is
+	// found when it turns stale (CatalogMaxAge) instead of at once. A
+	// stdio session hears notifications on its pipe either way; an
+	// HTTP+SSE one has no session without its stream.
+	NoListen bool
 	// Policy is how the session is reopened after it dies or a connect
 	// fails: backoff, restart limit, probes.
 	Policy Policy

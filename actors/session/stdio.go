@@ -143,7 +143,8 @@ type stdioTransport struct {
 	grace  reap.Grace
 	log    *slog.Logger
 	redact func(string) string
-	stderr *tail // the last lines of its stderr, for a failed connect
+	stderr *tail    // the last lines of its stderr, for a failed connect
+	peer   peerHook // told when the process exits
 
 	mu       sync.Mutex
 	started  bool
@@ -156,6 +157,9 @@ type stdioTransport struct {
 	inputOnce, stopOnce, killOnce sync.Once
 	stopErr, killErr              error
 }
+
+// watchPeer implements peerWatcher: gone hears of the process's exit.
+func (t *stdioTransport) watchPeer(gone func(err error, certain bool)) { t.peer.watchPeer(gone) }
 
 // Connect starts the process and connects to it over its stdin/stdout.
 // Closing the connection runs the stop sequence.
@@ -208,6 +212,11 @@ func (t *stdioTransport) start() error {
 	go func() {
 		t.waitErr = t.cmd.Wait()
 		close(t.exited)
+		cause := errors.New("the server exited")
+		if t.waitErr != nil {
+			cause = fmt.Errorf("the server exited: %w", t.waitErr)
+		}
+		t.peer.report(withStderr(cause, t), true)
 	}()
 	go func() {
 		logLines(errR, t.log.With("stream", "stderr"), t.redact, t.stderr)

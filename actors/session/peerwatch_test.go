@@ -1,0 +1,69 @@
+package session_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/fakes"
+)
+
+// openOverHTTP opens a session to a streamable HTTP endpoint of its own,
+// with no keepalive tick during the test: whatever notices the server's
+// fate is the end of the session's notification stream.
+func openOverHTTP(t *testing.T) (*harness, *httptest.Server) {
+	t.Helper()
+	server := fakes.NewServer()
+	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	t.Cleanup(upstream.Close)
+	conn := config.Connection{Kind: "mcp", ID: connID, Transport: config.Transport{Kind: config.TransportHTTP, URL: upstream.URL}}
+	opts := testOptions()
+	opts.KeepAlive, opts.PingTimeout = time.Hour, time.Second
+	h := spawnConnWithParent(t, conn, session.HTTP{}, opts)
+	is.New(t).NoErr(await(t, send(h.engine, h.pid, "counter", nil, patience)).Err)
+	h.waitState(t, session.StateConnecting)
+	h.waitState(t, session.StateOpen)
+	return h, upstream
+}
+
+func TestAnHTTPSessionWhoseServerDiedIsDroppedWithoutWaitingForAKeepalive(t *testing.T) {
+	is := is.New(t)
+	h, upstream := openOverHTTP(t)
+	is.NoErr(upstream.Listener.Close()) // the server is gone: nothing connects again
+	upstream.CloseClientConnections()   // and its connections with it, the notification stream's included
+	st := h.waitState(t, session.StateBackoff)
+	is.True(strings.Contains(st.LastError, "keepalive failed: session closed")) // the ping the stream's end sent found it
+}
+
+func TestACutNotificationStreamKeepsItsSession(t *testing.T) {
+	is := is.New(t)
+	h, upstream := openOverHTTP(t)
+	opened := liveStatus(t, h.engine, h.pid).LastSuccessAt
+	upstream.CloseClientConnections() // a proxy cuts the stream; the server lives on
+
+	// The stream's end sends a ping, which the server answers.
+	deadline := time.Now().Add(patience)
+	for !liveStatus(t, h.engine, h.pid).LastSuccessAt.After(opened) {
+		if time.Now().After(deadline) {
+			is.Fail() // a ping checked the session after the cut
+		}
+		select {
+		case <-time.After(5 * time.Millisecond): // polling interval
+		case <-t.Context().Done():
+			return
+		}
+	}
+	st := liveStatus(t, h.engine, h.pid)
+	is.Equal(st.State, session.StateOpen) // the session is kept
+	is.Equal(st.Generation, int64(1))
+	r := await(t, send(h.engine, h.pid, "counter", nil, patience))
+	is.NoErr(r.Err)
+	is.Equal(r.Output["count"], float64(2)) // on the same upstream session
+}
