@@ -30,6 +30,12 @@ type Supervision struct {
 	// that finds the session closed ends it at once.
 	PingTimeoutMS int `json:"ping_timeout_ms,omitempty"`
 	PingFailures  int `json:"ping_failures,omitempty"`
+	// Listen is whether an HTTP session holds a stream open to hear the
+	// server's notifications (tools, resources and prompts list_changed):
+	// true by default. false saves each idle session a connection and
+	// three goroutines, and a changed catalog is then found when it turns
+	// stale (300 s) instead of at once.
+	Listen *bool `json:"listen,omitempty"`
 	// MaxConcurrentConnects bounds the connects in progress across every
 	// source at once; server level only.
 	MaxConcurrentConnects int `json:"max_concurrent_connects,omitempty"`

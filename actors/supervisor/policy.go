@@ -41,8 +41,9 @@ func PolicyFor(base session.Policy, s *config.Supervision) session.Policy {
 
 // SessionFor returns base with what s sets: the options of the session
 // actors of a source whose config (or the server's) says s — its
-// supervision policy and its keepalive: interval, ping timeout and the
-// pings missed in a row that end a session.
+// supervision policy, its keepalive (interval, ping timeout and the pings
+// missed in a row that end a session) and whether it listens for the
+// server's notifications.
 func SessionFor(base session.Options, s *config.Supervision) session.Options {
 	base.Policy = PolicyFor(base.Policy, s)
 	if s == nil {
@@ -56,6 +57,9 @@ func SessionFor(base session.Options, s *config.Supervision) session.Options {
 	}
 	if s.PingFailures > 0 {
 		base.PingFailures = s.PingFailures
+	}
+	if s.Listen != nil {
+		base.NoListen = !*s.Listen
 	}
 	return base
 }

@@ -77,3 +77,21 @@ func TestConfigRefusesABadSupervisionBlock(t *testing.T) {
 	is.Equal(f.Server.Supervision.PingTimeoutMS, 3000)
 	is.Equal(f.Server.Supervision.PingFailures, 5)
 }
+
+func TestSessionForListensUnlessTheConfigSaysNot(t *testing.T) {
+	is := is.New(t)
+	on, off := true, false
+	base := session.DefaultOptions()
+	is.True(!supervisor.SessionFor(base, nil).NoListen) // listens by default
+	server := supervisor.DefaultOptions().WithConfig(&config.Supervision{Listen: &off}).Session
+	is.True(server.NoListen)
+	is.True(supervisor.SessionFor(server, &config.Supervision{KeepAliveMS: 4000}).NoListen) // absent: kept
+	is.True(!supervisor.SessionFor(server, &config.Supervision{Listen: &on}).NoListen)      // a source overrides it
+}
+
+func TestWithConfigSetsTheRefreshBound(t *testing.T) {
+	is := is.New(t)
+	is.Equal(supervisor.DefaultOptions().MaxConcurrentRefreshes, 0) // 0: DefaultRefreshConcurrency
+	is.Equal(supervisor.DefaultOptions().WithConfig(&config.Supervision{MaxConcurrentRefreshes: 3}).MaxConcurrentRefreshes, 3)
+	is.True(supervisor.DefaultRefreshConcurrency() >= 1 && supervisor.DefaultRefreshConcurrency() <= 16)
+}

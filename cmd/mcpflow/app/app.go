@@ -93,6 +93,7 @@ type App struct {
 	engine     *actor.Engine
 	supervisor *supervisor.Handle
 	refresher  *supervisor.Refresher // background catalog listing; nil when off
+	pool       *session.Pool         // the HTTP sessions' connections; nil with Options.Transports
 	edge       *edge.Server
 	http       *http.Server
 	life       *lifecycle // /readyz and the service manager's notifications
@@ -103,13 +104,13 @@ type App struct {
 }
 
 // DefaultTransports reach stdio subprocesses (stopped and reaped as sess
-// says) and streamable HTTP servers, with the credentials creds binds
-// (nil: none).
-func DefaultTransports(creds session.Credentials, sess session.Options) session.TransportFactory {
+// says) and streamable HTTP servers, whose sessions share the connections
+// of pool, with the credentials creds binds (nil: none).
+func DefaultTransports(creds session.Credentials, sess session.Options, pool *session.Pool) session.TransportFactory {
 	return session.Factories{
 		config.TransportStdio: session.NewStdio(sess, creds),
-		config.TransportHTTP:  session.HTTP{Credentials: creds},
-		config.TransportSSE:   session.HTTP{Credentials: creds},
+		config.TransportHTTP:  session.HTTP{Credentials: creds, Pool: pool},
+		config.TransportSSE:   session.HTTP{Credentials: creds, Pool: pool},
 	}
 }
 
@@ -153,7 +154,8 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	}
 	transports := opts.Transports
 	if transports == nil {
-		transports = DefaultTransports(credentials.NewBinder(credentials.FromStore(a.store)), opts.Supervisor.Session)
+		a.pool = session.NewPool()
+		transports = DefaultTransports(credentials.NewBinder(credentials.FromStore(a.store)), opts.Supervisor.Session, a.pool)
 	}
 	// Every write goes through the hub's store, so that live event
 	// subscriptions see each commit.
@@ -198,7 +200,9 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	recovered, err := svc.RecoverRuns(ctx)
 	if err != nil {
 		a.tracer.shutdown(ctx)
-		return nil, errors.Join(fmt.Errorf("recover runs: %w", err), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.closeStore())
+		err = errors.Join(fmt.Errorf("recover runs: %w", err), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.closeStore())
+		a.pool.Close()
+		return nil, err
 	}
 	if recovered.Resumed+recovered.Failed > 0 {
 		slog.Info("runs cut off by the last stop", "resumed", recovered.Resumed, "failed", recovered.Failed)
@@ -313,6 +317,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	}
 	// Every connection is closed: so is every subscription.
 	errs = append(errs, a.hub.Close(ctx), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.closeStore())
+	a.pool.Close() // no session is left to use its connections
 	a.tracer.shutdown(ctx) // the runs' spans, flushed within what is left of the budget
 	if err := errors.Join(errs...); err != nil {
 		return err
