@@ -28,16 +28,17 @@ import (
 // Group commit. Each write (one store method call, one atomic unit) is
 // queued to the writer, which the Store starts in Open and stops in Close.
 // The writer takes the first queued write, opens a transaction (BEGIN
-// IMMEDIATE) and runs it in a savepoint; it then takes the writes queued
-// meanwhile, each in its own savepoint, until the queue is empty, the
+// IMMEDIATE) and runs it; it then takes the writes queued meanwhile,
+// each in its own savepoint, until the queue is empty, the
 // batch holds 64 writes or 5 ms have passed since it began
 // (defaultBatchLimits). It commits once (one sync of the write-ahead log
 // at sync full) and only then reports to each write its outcome. It never
 // waits for more writes: those that queue while a batch commits form the
 // next one. So concurrent writes share commits, and no write is
-// acknowledged before its commit is durable at the store's sync level. A write that fails (store.ErrConflict,
-// store.ErrExists, a constraint) rolls back to its savepoint and reports
-// its own error; the others commit. A failure of the transaction itself
+// acknowledged before its commit is durable at the store's sync level. A
+// write that fails (store.ErrConflict, store.ErrExists, a constraint)
+// rolls back to its savepoint, or the first with the whole transaction,
+// and reports its own error; the others commit. A failure of the transaction itself
 // (its commit, or an error after which SQLite rolled it back) fails every
 // write of the batch, none of which is then committed.
 //

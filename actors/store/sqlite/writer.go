@@ -151,7 +151,8 @@ func (w *writer) run() {
 }
 
 // batch runs first, then the writes queued behind it while the bounds
-// allow, in one transaction, each in its own savepoint; it commits once
+// allow, in one transaction, each after the first in its own savepoint;
+// it commits once
 // and only then reports to each write its outcome. The writer owns its
 // connection, so it begins and ends the transaction with statements of
 // its own rather than through a *sql.Tx, which would wrap each statement
@@ -169,6 +170,20 @@ func (w *writer) batch(first *write) {
 				return
 			}
 			b.begun = true
+			// The first write needs no savepoint (two statements fewer
+			// per commit, every commit when runs come one at a time):
+			// should it fail, the transaction holds nothing else, and is
+			// rolled back whole; the next write begins another.
+			err := wr.fn(ctx, w.tx)
+			b.add(wr, err)
+			if err != nil {
+				if rbErr := w.rollback(ctx); rbErr != nil {
+					b.report(fmt.Errorf("write transaction: %w", rbErr))
+					return
+				}
+				b.begun = false
+			}
+			continue
 		}
 		own, fatal := inSavepoint(ctx, w.tx, wr.fn)
 		b.add(wr, own)
@@ -178,7 +193,8 @@ func (w *writer) batch(first *write) {
 		}
 	}
 	if !b.begun {
-		return // every write was dropped
+		b.report(nil) // every write failed, or was dropped
+		return
 	}
 	if _, err := w.tx.exec(ctx, commitTx); err != nil {
 		b.report(errors.Join(fmt.Errorf("commit write transaction: %w", err), w.rollback(ctx)))

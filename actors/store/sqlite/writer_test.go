@@ -133,6 +133,29 @@ func TestAFailingWriteFailsAlone(t *testing.T) {
 	}
 }
 
+// The first write of a batch runs without a savepoint: when it fails, its
+// transaction is rolled back whole, and the next write commits in another.
+func TestAFailingFirstWriteIsRolledBackWithItsTransaction(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	s := openTest(t, filepath.Join(t.TempDir(), "mcpflow.db"))
+	defer s.Close()
+	errBoom := errors.New("boom")
+	err := s.update(ctx, func(ctx context.Context, tx writeTx) error { // changes something, then fails
+		if err := insertNew(ctx, tx, insertWorkspace, "partial", 1, `{"id":"partial"}`); err != nil {
+			return err
+		}
+		return errBoom
+	})
+	is.True(errors.Is(err, errBoom)) // the write reports its own error
+	is.NoErr(createWorkspace(s, "after")())
+	_, err = s.GetWorkspace(ctx, "partial")
+	is.True(errors.Is(err, store.ErrNotFound)) // its change was rolled back
+	_, err = s.GetWorkspace(ctx, "after")
+	is.NoErr(err)                                               // the next write committed
+	is.Equal(s.WriteStats(), WriteStats{Writes: 1, Commits: 1}) // in a transaction of its own
+}
+
 func TestAWriteCancelledWhileQueuedIsDropped(t *testing.T) {
 	is := is.New(t)
 	s := openTest(t, filepath.Join(t.TempDir(), "mcpflow.db"))
