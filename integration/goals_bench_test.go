@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/fakes/procs"
@@ -37,10 +38,14 @@ type goalServer struct {
 	deployment string
 }
 
-func startGoalServer(b *testing.B) goalServer {
+// startGoalServer starts it with its store at sync level sync.
+func startGoalServer(b *testing.B, sync string) goalServer {
 	b.Helper()
 	dir := b.TempDir()
-	cfg := writeConfig(b, dir, stdioSource(demoSource, binary, "demo-server"))
+	cfg := writeServerConfig(b, dir, config.Server{
+		Store:   config.Store{Sync: sync},
+		Sources: []config.Connection{stdioSource(demoSource, binary, "demo-server")},
+	})
 	// Runs are answered once they end, as a client waiting for its
 	// result sees them.
 	pr := startProcess(b, cfg, "mcpflow.log", "--run-wait", "30s")
@@ -87,19 +92,27 @@ func (l samples) percentile(q float64) time.Duration {
 // us is d in microseconds.
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
-// BenchmarkGoalWarmRun measures goals 1, 3 and 4 with one client. Each
-// iteration makes one direct call and one warm run, alternately, so that
-// both see the same machine; a one-shot session (spawn, initialize, call,
-// close) is timed every tenth iteration. Reported: the p50 of each, the
-// ratios run/direct (goal 1: at most 2) and one-shot/run (goal 3: at
-// least 20), and the server's CPU per run (goal 4: at most 250 µs) next
-// to the upstream's CPU per call.
+// BenchmarkGoalWarmRun measures goals 1, 3 and 4 with one client, with
+// the store at sync full (the default: a commit is on disk before it is
+// acknowledged) and at sync normal (a commit survives a crash of mcpflow,
+// not of the machine). Each iteration makes one direct call and one warm
+// run, alternately, so that both see the same machine; a one-shot session
+// (spawn, initialize, call, close) is timed every tenth iteration.
+// Reported: the p50 of each, the ratios run/direct (goal 1: at most 2)
+// and one-shot/run (goal 3: at least 20), and the server's CPU per run
+// (goal 4: at most 250 µs) next to the upstream's CPU per call.
 func BenchmarkGoalWarmRun(b *testing.B) {
 	if testing.Short() {
 		b.Skip("starts the real binary")
 	}
+	for _, sync := range []string{config.StoreSyncFull, config.StoreSyncNormal} {
+		b.Run("sync="+sync, func(b *testing.B) { benchWarmRun(b, sync) })
+	}
+}
+
+func benchWarmRun(b *testing.B, sync string) {
 	ctx := context.Background()
-	g := startGoalServer(b)
+	g := startGoalServer(b, sync)
 	c := dialURL(b, g.pr.url)
 	direct, upstream := demoServer(ctx, b)
 	g.run(ctx, b, c) // warm: the session is open and the deployment prepared
@@ -173,7 +186,7 @@ func BenchmarkGoalThroughput(b *testing.B) {
 		concurrently(b, func(int) { callCounter(ctx, b, direct) })
 	})
 	b.Run("phase=mcpflow", func(b *testing.B) {
-		g := startGoalServer(b)
+		g := startGoalServer(b, config.StoreSyncFull)
 		clients := make([]*client.Client, goalClients)
 		for i := range clients {
 			clients[i] = dialURL(b, g.pr.url)

@@ -39,7 +39,7 @@ func writeServerConfig(t testing.TB, dir string, server config.Server) string {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	server.Store = config.Store{Root: filepath.Join(dir, "store")}
+	server.Store.Root = filepath.Join(dir, "store")
 	cfg := config.File{Version: 1, Server: server}
 	data, err := json.Marshal(cfg)
 	is.NoErr(err)
