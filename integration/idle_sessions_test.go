@@ -110,7 +110,7 @@ func httpSources(n int, url, era string) []config.Connection {
 
 // openAll opens the session of every source (a catalog refresh lists
 // through it), eight at a time, and waits until each reports open.
-func openAll(t *testing.T, c *client.Client, sources []config.Connection) {
+func openAll(t testing.TB, c *client.Client, sources []config.Connection) {
 	t.Helper()
 	is := is.New(t)
 	ctx := testContext(t)

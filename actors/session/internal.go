@@ -1,5 +1,7 @@
 package session
 
+import "time"
+
 // Internal messages, sent by the actor's own goroutines and timers. They
 // carry the connect attempt they belong to: a message of an earlier
 // attempt is stale.
@@ -49,6 +51,7 @@ type (
 		attempt int
 		err     error
 		missed  bool
+		starved time.Duration // how much the process's starvation added to the timeout
 	}
 	// catalogStale re-lists the catalog once it is CatalogMaxAge old.
 	catalogStale struct{ attempt int }

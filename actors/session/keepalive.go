@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -12,11 +13,17 @@ import (
 // errPingMissed is the cause of a ping cancelled at its timeout.
 var errPingMissed = errors.New("keepalive ping missed")
 
+// starvedShare: a ping that missed its timeout while mcpflow was starved
+// of CPU for at least 1/starvedShare of it says nothing of the upstream.
+const starvedShare = 10
+
 // ping checks, every KeepAlive (see armKeepalive), that the session
-// answers. A ping not
-// answered within PingTimeout is missed; PingFailures missed in a row end
-// the session (it hangs), and a ping that fails because the session is
-// closed ends it at once. The timeout runs on the actor's clock.
+// answers. A ping not answered within PingTimeout of the time mcpflow
+// could run (the time Stalls says it was starved of CPU meanwhile is
+// added, up to five timeouts) is missed, unless mcpflow was starved for a
+// tenth of the timeout or more (inconclusive); PingFailures missed in a
+// row end the session (it hangs), and a ping that fails because the
+// session is closed ends it at once. The timeout runs on the actor's clock.
 func (a *Actor) ping(attempt int) {
 	if attempt != a.attempt || a.session == nil || a.pinging {
 		return
@@ -24,13 +31,13 @@ func (a *Actor) ping(attempt int) {
 	a.pinging = true
 	engine, self, cs := a.engine, a.self, a.session
 	ctx, cancel := context.WithCancelCause(a.ctx)
-	timeout := a.clock.AfterFunc(a.opts.pingTimeout(), func() { cancel(errPingMissed) })
+	deadline := startStallDeadline(a.clock, a.opts.pingTimeout(), a.opts.Stalls, func() { cancel(errPingMissed) })
 	go func() {
 		err := cs.Ping(ctx, nil)
-		timeout.Stop()
+		_, starved := deadline.stop()
 		missed := err != nil && errors.Is(context.Cause(ctx), errPingMissed)
 		cancel(nil)
-		engine.Send(self, pinged{attempt: attempt, err: err, missed: missed})
+		engine.Send(self, pinged{attempt: attempt, err: err, missed: missed, starved: starved})
 	}()
 }
 
@@ -45,11 +52,18 @@ func (a *Actor) onPinged(m pinged) {
 	case errors.Is(m.err, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}):
 		a.missed = 0
 		return // the server does not answer pings: stop pinging
+	case m.missed && m.starved >= a.opts.pingTimeout()/starvedShare:
+		// mcpflow itself waited for a CPU for a good part of the ping's
+		// wait, however long the wait was extended: the answer may be
+		// waiting to be read. The ping neither counts as missed nor
+		// clears the count.
+		slog.Info("keepalive ping inconclusive: mcpflow was starved of CPU", "connection", a.conn.ID, "generation", a.generation,
+			"starved", m.starved.Round(time.Millisecond), "missed", a.missed)
 	case m.missed:
 		a.missed++
 		limit, timeout := a.opts.pingFailures(), a.opts.pingTimeout()
 		slog.Warn("keepalive ping missed", "connection", a.conn.ID, "generation", a.generation,
-			"missed", a.missed, "limit", limit, "timeout", timeout)
+			"missed", a.missed, "limit", limit, "timeout", timeout, "starved", m.starved.Round(time.Millisecond))
 		if a.missed >= limit {
 			// The session hangs: its calls would wait for their deadlines.
 			a.dropSession(fmt.Errorf("keepalive failed: %d pings in a row got no answer within %s", a.missed, timeout), true)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,11 +24,19 @@ import (
 // The logs are captured.
 func openKeepalive(t *testing.T, failures int) (*harness, *session.ManualClock, *blackhole, *fakes.Logs) {
 	t.Helper()
+	return openKeepaliveWith(t, failures, nil)
+}
+
+// openKeepaliveWith is openKeepalive with the process's starvation as
+// stalls tells (nil: none measured).
+func openKeepaliveWith(t *testing.T, failures int, stalls session.StallMeter) (*harness, *session.ManualClock, *blackhole, *fakes.Logs) {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	logs := fakes.CaptureLogs(t)
 	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, StablePeriod: time.Minute, ProbeInterval: time.Minute})
 	opts.KeepAlive, opts.PingTimeout, opts.PingFailures = 10*time.Second, 2*time.Second, failures
+	opts.Stalls = stalls
 	hole := &blackhole{inner: fakes.NewInMemory(nil)}
 	h := spawnWithParent(t, hole, opts)
 	is.NoErr(await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Minute)).Err)
@@ -165,4 +174,30 @@ func TestTheKeepalivesOfSessionsOpenedTogetherAreSpread(t *testing.T) {
 	is.True(slices.Max(pings) <= keepAlive)          // never later than the interval
 	is.True(len(slices.Compact(pings)) > sessions/2) // spread, not one instant
 	is.True(pings[len(pings)-1]-pings[0] >= keepAlive/10)
+}
+
+// starvation is a StallMeter the test sets.
+type starvation struct{ stalled atomic.Int64 }
+
+func (s *starvation) Stalled() time.Duration { return time.Duration(s.stalled.Load()) }
+
+func TestAPingMissedWhileMcpflowWasStarvedIsNotCounted(t *testing.T) {
+	is := is.New(t)
+	starved := &starvation{}
+	h, clock, hole, logs := openKeepaliveWith(t, 2, starved)
+
+	hole.on.Store(true) // no answer comes
+	nextPing(t, clock)
+	awaitTimer(t, clock, 2*time.Second)
+	starved.stalled.Add(int64(time.Second)) // mcpflow could not run for half the wait
+	clock.Advance(2 * time.Second)
+	awaitTimer(t, clock, time.Second) // the wait is extended by what mcpflow lost
+	clock.Advance(time.Second)
+	is.Equal(missedPings(t, h, clock), 0) // inconclusive: not counted
+	is.Equal(len(logs.Lines("keepalive ping inconclusive: mcpflow was starved of CPU")), 1)
+
+	missPing(t, clock) // a miss with mcpflow running counts
+	is.Equal(missedPings(t, h, clock), 1)
+	missPing(t, clock)
+	h.waitState(t, session.StateBackoff) // and a hung upstream is still found
 }

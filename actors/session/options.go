@@ -42,6 +42,9 @@ type Options struct {
 	// stdio session hears notifications on its pipe either way; an
 	// HTTP+SSE one has no session without its stream.
 	NoListen bool
+	// Stalls tells how long the process was starved of CPU, which a
+	// ping's timeout does not count (see StallMonitor); nil counts all.
+	Stalls StallMeter
 	// Policy is how the session is reopened after it dies or a connect
 	// fails: backoff, restart limit, probes.
 	Policy Policy

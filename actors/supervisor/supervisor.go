@@ -133,7 +133,10 @@ type Actor struct {
 	catalogs     store.Catalogs
 	// saver stores the listed catalogs, one at a time, off the inbox.
 	saver *saver
-	opts  Options
+	// stalls measures the process's starvation for the sessions' pings
+	// (nil when Options.Session brings its own meter).
+	stalls *session.StallMonitor
+	opts   Options
 
 	engine   *actor.Engine
 	self     *actor.PID
@@ -184,6 +187,10 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.engine, a.self = c.Engine(), c.PID()
 		a.saver = newSaver(a.catalogs, a.clock)
 		a.saver.start()
+		if a.opts.Session.Stalls == nil {
+			a.stalls = session.NewStallMonitor()
+			a.stalls.Start()
+		}
 	case session.CallTool:
 		pid, err := a.route(c, m.Connection, m.Scope)
 		if err != nil {
@@ -239,6 +246,7 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.onProbeDue(c, m)
 	case actor.Stopped:
 		a.saver.stop()
+		a.stalls.Stop()
 		// hollywood stopped every child before this; end what their stdio
 		// servers may have left behind.
 		for _, ch := range a.children {
@@ -344,10 +352,13 @@ func (a *Actor) getStatuses(m GetStatuses) {
 
 // sessionOptions are the options of conn's session actors: the policy and
 // keepalive its config sets over the default, the shared connect limiter
-// and the clock.
+// and starvation meter, and the clock.
 func (a *Actor) sessionOptions(conn config.Connection) session.Options {
 	o := SessionFor(a.opts.Session, conn.Supervision)
 	o.Limiter = a.limiter
+	if a.stalls != nil {
+		o.Stalls = a.stalls
+	}
 	if o.Clock == nil {
 		o.Clock = a.opts.Clock
 	}
