@@ -77,6 +77,10 @@ func (s *Store) checkEncoding(ctx context.Context) error {
 	return nil
 }
 
+// Pool is the store's connection pool, for the packages that keep tables
+// of their own in its database (the cluster's leases). Close closes it.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
 // Close closes the pool's connections, waiting for those in use.
 func (s *Store) Close() error {
 	s.pool.Close()
