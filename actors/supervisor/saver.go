@@ -17,15 +17,23 @@ import (
 // the snapshot waited to be listed or saved does not count.
 const catalogSaveTimeout = 30 * time.Second
 
+// catalogSavers is how many catalog saves run at once: enough for the
+// store to commit them together (the SQLite store's writer batches
+// concurrent commits into one transaction and one sync), few enough that
+// thousands of listings at a start queue here, each with its whole
+// timeout still ahead, rather than on the store's lock.
+const catalogSavers = 16
+
 // catalogSaveRetry is the backoff between the attempts of a save that
 // failed: 1 s doubling up to a minute, jittered.
 var catalogSaveRetry = session.Policy{MinBackoff: time.Second, MaxBackoff: time.Minute, Jitter: 0.2}
 
 // saver stores the catalog snapshots the supervisor's sessions list, off
-// its inbox, one at a time (the store has one writer: thousands of
-// concurrent saves only queue on its lock, and time out there, as 1,000
-// of 10,000 did at a start). A connection's newest snapshot replaces one
-// still waiting, so the queue holds at most one snapshot per connection.
+// its inbox, catalogSavers at a time (the store has one writer: thousands
+// of concurrent saves only queue on its lock, and time out there, as
+// 1,000 of 10,000 did at a start), and one at a time per connection, in
+// order. A connection's newest snapshot replaces one still waiting, so the
+// queue holds at most one snapshot per connection.
 // Each save has catalogSaveTimeout from its own start; a save that fails
 // is logged once and tried again after a backoff, until it succeeds, a
 // newer snapshot of its connection replaces it or the supervisor stops.
@@ -37,14 +45,15 @@ type saver struct {
 
 	mu      sync.Mutex
 	pending map[string]*pendingSave
-	order   []string // the connections waiting, first come first served
+	order   []string        // the connections waiting, first come first served
+	saving  map[string]bool // the connections whose save runs now
 	retry   session.Timer
 	retryAt time.Time
 	stopped bool
 
-	wake   chan struct{} // room for one: something is due
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the worker has returned
+	wake    chan struct{} // room for one: something is due
+	cancel  context.CancelFunc
+	workers sync.WaitGroup
 }
 
 // pendingSave is the snapshot of one connection waiting to be saved.
@@ -58,25 +67,34 @@ type pendingSave struct {
 
 // newSaver returns a saver over catalogs, timed by clock; start runs it.
 func newSaver(catalogs store.Catalogs, clock session.Clock) *saver {
-	return &saver{catalogs: catalogs, clock: clock, retryPolicy: catalogSaveRetry, pending: map[string]*pendingSave{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	return &saver{catalogs: catalogs, clock: clock, retryPolicy: catalogSaveRetry,
+		pending: map[string]*pendingSave{}, saving: map[string]bool{}, wake: make(chan struct{}, 1)}
 }
 
-// start runs the saver's worker until stop.
+// start runs the saver's workers until stop.
 func (s *saver) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
-	go s.run(ctx)
+	for range catalogSavers {
+		s.workers.Add(1)
+		go s.run(ctx)
+	}
 }
 
-// stop ends the worker, waiting for the save in progress (cancelled)
+// stop ends the workers, waiting for the saves in progress (cancelled)
 // within catalogSaveTimeout, and answers the refreshes still waiting.
 func (s *saver) stop() {
 	if s.cancel == nil {
 		return // never started
 	}
 	s.cancel()
+	done := make(chan struct{})
+	go func() {
+		s.workers.Wait()
+		close(done)
+	}()
 	select {
-	case <-s.done:
+	case <-done:
 	case <-time.After(catalogSaveTimeout):
 		slog.Warn("a catalog save did not end with the supervisor")
 	}
@@ -130,7 +148,7 @@ func (s *saver) signal() {
 }
 
 func (s *saver) run(ctx context.Context) {
-	defer close(s.done)
+	defer s.workers.Done()
 	for ctx.Err() == nil {
 		id, p := s.next()
 		if p == nil {
@@ -141,22 +159,32 @@ func (s *saver) run(ctx context.Context) {
 			}
 			continue
 		}
+		s.signal() // another worker may take what is left
 		s.attempt(ctx, id, p)
+		s.mu.Lock()
+		delete(s.saving, id)
+		s.mu.Unlock()
+		s.signal() // a newer snapshot of id may wait for this one
 	}
 }
 
-// next takes the first snapshot that is due off the queue, or arms the
-// retry timer for the earliest one that is not and returns nil.
+// next takes the first snapshot that is due, of a connection with no save
+// running, off the queue; or it arms the retry timer for the earliest one
+// not due yet and returns nil.
 func (s *saver) next() (string, *pendingSave) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.clock.Now()
 	var earliest time.Time
 	for i, id := range s.order {
+		if s.saving[id] {
+			continue
+		}
 		p := s.pending[id]
 		if !p.due.After(now) {
 			s.order = append(s.order[:i], s.order[i+1:]...)
 			delete(s.pending, id)
+			s.saving[id] = true
 			return id, p
 		}
 		if earliest.IsZero() || p.due.Before(earliest) {

@@ -136,22 +136,28 @@ func TestTheNewestSnapshotOfAConnectionReplacesOneWaiting(t *testing.T) {
 	cats := newSlowCatalogs()
 	s := startSaver(t, cats, session.NewManualClock(time.Now()))
 
-	s.save(snapshot("busy.default", 1), nil)
-	cats.next(t) // the first save holds the store
-	first, second := reply.NewWaiter[CatalogRefreshed](), reply.NewWaiter[CatalogRefreshed]()
-	s.save(snapshot("a.default", 1), first.To())
-	s.save(snapshot("a.default", 2), second.To()) // replaces the one waiting
+	s.save(snapshot("a.default", 1), nil)
+	cats.next(t) // a's first save holds the store
+	second, third := reply.NewWaiter[CatalogRefreshed](), reply.NewWaiter[CatalogRefreshed]()
+	s.save(snapshot("a.default", 2), second.To()) // waits for the first: one save per connection at a time
+	s.save(snapshot("a.default", 3), third.To())  // replaces the one waiting
+	s.save(snapshot("b.default", 1), nil)         // another connection's goes on meanwhile
+	is.Equal(cats.next(t), "b.default")
+	cats.release <- nil
 	cats.release <- nil
 	is.Equal(cats.next(t), "a.default")
 	cats.release <- nil
-	for _, w := range []*reply.Waiter[CatalogRefreshed]{first, second} {
+	for _, w := range []*reply.Waiter[CatalogRefreshed]{second, third} {
 		got, err := w.Wait(context.Background())
 		is.NoErr(err)
 		is.NoErr(got.Err)
-		is.Equal(got.Snapshot.FetchedAtEpochMs, int64(2)) // both askers get the newest
+		is.Equal(got.Snapshot.FetchedAtEpochMs, int64(3)) // both askers get the newest
 	}
+	stored, err := cats.Memory.GetCatalog(context.Background(), "a.default")
+	is.NoErr(err)
+	is.Equal(stored.FetchedAtEpochMs, int64(3))
 	_, saved := cats.figures()
-	is.Equal(saved, []int64{1, 2}) // busy's, then a's newest only
+	is.Equal(len(saved), 3) // a's first, b's, a's newest: a's second never
 }
 
 func TestAStoppedSaverAnswersWhoWaits(t *testing.T) {
@@ -159,11 +165,11 @@ func TestAStoppedSaverAnswersWhoWaits(t *testing.T) {
 	cats := newSlowCatalogs()
 	s := newSaver(cats, session.NewManualClock(time.Now()))
 	s.start()
-	s.save(snapshot("busy.default", 1), nil)
+	s.save(snapshot("a.default", 1), nil)
 	cats.next(t)
 	w := reply.NewWaiter[CatalogRefreshed]()
-	s.save(snapshot("a.default", 1), w.To())
-	s.stop() // cancels the save in progress
+	s.save(snapshot("a.default", 2), w.To()) // waits for the save in progress
+	s.stop()                                 // cancels the save in progress
 	got, err := w.Wait(context.Background())
 	is.NoErr(err)
 	is.True(errors.Is(got.Err, session.ErrUnavailable))
