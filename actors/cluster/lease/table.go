@@ -63,7 +63,8 @@ WHERE l.owner = excluded.owner OR l.expires_at <= clock_timestamp()
 RETURNING epoch, renewed_at, expires_at`
 
 // acquireTries bounds Acquire's attempts when the lease that refused it
-// has expired by the time Acquire reads who holds it.
+// has expired by the time Acquire reads who holds it. The last refusal is
+// reported as ErrHeld, naming the holder and its expiry, just past.
 const acquireTries = 3
 
 // Acquire gives key to owner for ttl, from the database's time now: it
@@ -88,11 +89,12 @@ func (t *Table) Acquire(ctx context.Context, key, owner string, ttl time.Duratio
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return Lease{}, fmt.Errorf("acquire lease %q for %q: %w", key, owner, err)
 		}
-		if err == nil && s.Live && s.Owner != owner {
+		held := err == nil && s.Owner != owner
+		if held && (s.Live || try == acquireTries) { // another owner's, live when refused
 			return Lease{}, &HeldError{Key: key, Owner: s.Owner, Epoch: s.Epoch, ExpiresAt: s.ExpiresAt}
 		}
-		if try == acquireTries { // the lease that refused it is gone, every time
-			return Lease{}, fmt.Errorf("acquire lease %q for %q: the lease changed %d times under the attempt", key, owner, try)
+		if try == acquireTries {
+			return Lease{}, fmt.Errorf("acquire lease %q for %q: refused %d times, by leases gone when read", key, owner, try)
 		}
 	}
 }
