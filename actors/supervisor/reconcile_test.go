@@ -235,13 +235,16 @@ func TestReconcileReplacesTheSessionWhenTheAuthRecordChanges(t *testing.T) {
 		auths = map[string]string{"creds.one": "v1"}
 	)
 	opts := testOptions()
-	opts.AuthHash = func(_ context.Context, c config.Connection) string {
+	opts.AuthHash = func(_ context.Context, cs []config.Connection) map[string]string {
 		mu.Lock()
 		defer mu.Unlock()
-		if c.AuthRef == nil {
-			return ""
+		out := map[string]string{}
+		for _, c := range cs {
+			if c.AuthRef != nil {
+				out[c.ID] = auths[*c.AuthRef]
+			}
 		}
-		return auths[*c.AuthRef]
+		return out
 	}
 	ref := "creds.one"
 	withRef := changed(conns(), "fake.one", func(c *config.Connection) { c.AuthRef = &ref })

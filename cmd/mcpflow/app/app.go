@@ -317,7 +317,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	}
 	// Every connection is closed: so is every subscription.
 	errs = append(errs, a.hub.Close(ctx), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.closeStore())
-	a.pool.Close() // no session is left to use its connections
+	a.pool.Close()         // no session is left to use its connections
 	a.tracer.shutdown(ctx) // the runs' spans, flushed within what is left of the budget
 	if err := errors.Join(errs...); err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"log/slog"
 
 	"github.com/mcpflow/mcpflow/actors/config"
@@ -14,26 +13,41 @@ import (
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 )
 
-// authDigest digests the auth record a connection binds (the one
+// authDigest digests the auth record each connection binds (the one
 // credentials.Ref names), so that the supervisor gives a connection a
-// fresh session when its record changed. The digest never leaves the
-// process and is never logged.
+// fresh session when its record changed. It reads every record at once.
+// The digests never leave the process and are never logged.
 func authDigest(records store.AuthRecords) supervisor.AuthHash {
-	return func(ctx context.Context, conn config.Connection) string {
-		ref, _ := credentials.Ref(conn)
-		rec, err := records.GetAuth(ctx, ref)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			return ""
-		case err != nil:
-			slog.Warn("auth record unreadable for the session fingerprint", "connection", conn.ID, "auth_ref", ref, "err", err)
-			return "unreadable"
-		}
-		data, err := json.Marshal(rec)
+	return func(ctx context.Context, conns []config.Connection) map[string]string {
+		out := make(map[string]string, len(conns))
+		all, err := records.ListAuth(ctx)
 		if err != nil {
-			return "unreadable"
+			slog.Warn("auth records unreadable for the session fingerprints", "err", err)
+			for _, c := range conns {
+				out[c.ID] = "unreadable"
+			}
+			return out
 		}
-		sum := sha256.Sum256(data)
-		return hex.EncodeToString(sum[:])
+		byID := make(map[string]store.AuthRecord, len(all))
+		for _, rec := range all {
+			byID[rec.ID] = rec
+		}
+		for _, c := range conns {
+			ref, _ := credentials.Ref(c)
+			if rec, ok := byID[ref]; ok {
+				out[c.ID] = digest(rec)
+			}
+		}
+		return out
 	}
+}
+
+// digest is the SHA-256 of rec's JSON.
+func digest(rec store.AuthRecord) string {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return "unreadable"
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
