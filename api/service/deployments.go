@@ -196,7 +196,7 @@ func (s *Service) deployment(ctx context.Context, id string) (store.Deployment, 
 	if err != nil {
 		return d, store.Artifact{}, storeErr(err, fmt.Sprintf("deployment %q", id))
 	}
-	a, err := s.Store.GetArtifact(ctx, d.ArtifactID, d.ArtifactVersion)
+	a, err := s.artifact(ctx, d.ArtifactID, d.ArtifactVersion)
 	if err != nil {
 		return d, a, storeErr(err, fmt.Sprintf("artifact %q version %d of deployment %q", d.ArtifactID, d.ArtifactVersion, id))
 	}

@@ -3,12 +3,14 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -63,4 +65,42 @@ func TestRunStartsShareOnePreparedDeploymentUntilWhatItUsesChanges(t *testing.T)
 	}
 	s.setConnections(kept)
 	is.Equal(codes(prepare().diags), []string{"source_missing"}) // and the connections as they are now
+}
+
+// countingStore counts the artifact reads that reach the store.
+type countingStore struct {
+	store.Store
+	artifactReads atomic.Int64
+}
+
+func (c *countingStore) GetArtifact(ctx context.Context, id string, version int) (store.Artifact, error) {
+	c.artifactReads.Add(1)
+	return c.Store.GetArtifact(ctx, id, version)
+}
+
+// Deployments of one artifact version share it: it is read from the store
+// once, and its program built once, until an artifact is deleted.
+func TestDeploymentsOfOneArtifactReadItOnce(t *testing.T) {
+	is := is.New(t)
+	s := manySources(t, 10)
+	counted := &countingStore{Store: s.Store}
+	s.Store = counted
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := s.Methods()[protocol.MethodDeploymentsSave].Handler(ctx, json.RawMessage(
+		`{"deployment":{"id":"d2","artifact_id":"echo","artifact_version":1,"bindings":[{"logical_source":"`+usedSource+`","concrete_source":"`+usedSource+`"}]}}`))
+	is.NoErr(err) // a second deployment of the artifact
+	counted.artifactReads.Store(0)
+
+	for _, id := range []string{"d", "d2", "d", "d2"} {
+		p, err := s.prepare(ctx, id)
+		is.NoErr(err)
+		is.NoErr(p.setupErr)
+	}
+	is.Equal(counted.artifactReads.Load(), int64(1)) // both deployments' run starts read the artifact once
+
+	s.recordsChanged() // as after an artifact is deleted
+	_, err = s.prepare(ctx, "d")
+	is.NoErr(err)
+	is.Equal(counted.artifactReads.Load(), int64(2)) // and again after a change of the records
 }

@@ -16,10 +16,17 @@ import (
 // maxSubgraphArtifacts bounds the subgraph tree one run loads.
 const maxSubgraphArtifacts = 256
 
-// program loads an artifact's plan with every child plan its subgraphs
-// reference, recursively; a reference cycle or a missing child is an
-// error.
+// program is an artifact's plan with every child plan its subgraphs
+// reference, recursively, checked and indexed once (see loadProgram) and
+// kept with the artifact version.
 func (s *Service) program(ctx context.Context, a store.Artifact) (workflow.Program, error) {
+	return s.cachedProgram(a, func() (workflow.Program, error) { return s.loadProgram(ctx, a) })
+}
+
+// loadProgram loads an artifact's plan with every child plan its
+// subgraphs reference, recursively; a reference cycle or a missing child
+// is an error.
+func (s *Service) loadProgram(ctx context.Context, a store.Artifact) (workflow.Program, error) {
 	p := workflow.Program{Root: a.Plan, Children: map[string]workflow.Plan{}}
 	var load func(plan workflow.Plan, path []string) error
 	load = func(plan workflow.Plan, path []string) error {
@@ -39,7 +46,7 @@ func (s *Service) program(ctx context.Context, a store.Artifact) (workflow.Progr
 			if len(p.Children) >= maxSubgraphArtifacts {
 				return invalid("more than %d subgraph artifacts", maxSubgraphArtifacts)
 			}
-			child, err := s.Store.GetArtifact(ctx, *ref.ArtifactID, *ref.Version)
+			child, err := s.artifact(ctx, *ref.ArtifactID, *ref.Version)
 			if err != nil {
 				return storeErr(err, fmt.Sprintf("subgraph artifact %s", key))
 			}

@@ -51,7 +51,7 @@ func (s *Service) resumable(ctx context.Context, r store.Run) (runSetup, string)
 	if r.Checkpoint == nil {
 		return runSetup{}, "no checkpoint"
 	}
-	a, err := s.Store.GetArtifact(ctx, r.ArtifactID, r.ArtifactVersion)
+	a, err := s.artifact(ctx, r.ArtifactID, r.ArtifactVersion)
 	if err != nil {
 		return runSetup{}, fmt.Sprintf("artifact: %v", err)
 	}

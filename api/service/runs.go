@@ -157,7 +157,7 @@ func (s *Service) resumeRun(ctx context.Context, p protocol.ResumeRunParams) (pr
 	if r.Status != store.RunInterrupted || r.Checkpoint == nil {
 		return protocol.RunResult{}, invalid("workflow run %q is not interrupted", p.RunID)
 	}
-	a, err := s.Store.GetArtifact(ctx, r.ArtifactID, r.ArtifactVersion)
+	a, err := s.artifact(ctx, r.ArtifactID, r.ArtifactVersion)
 	if err != nil {
 		return protocol.RunResult{}, storeErr(err, fmt.Sprintf("artifact %s v%d of run %q", r.ArtifactID, r.ArtifactVersion, r.ID))
 	}

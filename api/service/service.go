@@ -58,8 +58,10 @@ type Service struct {
 	life lifecycle
 	// registryMu runs source registry mutations and applies one at a time.
 	registryMu sync.Mutex
-	// prepared keeps deployments ready to start runs.
-	prepared preparedDeployments
+	// prepared keeps deployments ready to start runs, and artifacts the
+	// artifact versions they were read from.
+	prepared  preparedDeployments
+	artifacts artifactCache
 }
 
 // coreMethods are health, capabilities, workspaces, artifacts,
