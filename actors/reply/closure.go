@@ -1,6 +1,3 @@
-// Package reply owns reply addresses: where an actor sends the answer to a
-// request. An answer goes to another actor (as a message) or to a goroutine
-// waiting on a channel (the API edge), and the sender never blocks either way.
 package reply
 
 import (
@@ -11,14 +8,21 @@ import (
 )
 
 // To delivers one reply of type T. It never blocks.
+//
+// Deprecated: a closure cannot cross a process boundary; address answers
+// with an Address.
 type To[T any] func(T)
 
 // Actor addresses replies to an actor's inbox.
+//
+// Deprecated: use At.
 func Actor[T any](e *actor.Engine, pid *actor.PID) To[T] {
 	return func(v T) { e.Send(pid, v) }
 }
 
 // Waiter is a one-shot reply address for a goroutine that waits.
+//
+// Deprecated: use Expect.
 type Waiter[T any] struct {
 	ch chan T
 }
