@@ -2,8 +2,9 @@ package lease
 
 import "time"
 
-// Clock is the time source of a Keeper's schedule: when it renews, and
-// when it gives up a lease it could not renew. Only durations on it
+// Clock is the time source of a Keeper's schedule: when it renews, how
+// long a renewal may take, and when it gives up a lease it could not
+// renew. Only durations on it
 // matter, never its reading of the date. Production uses SystemClock;
 // tests drive a manual one.
 type Clock interface {

@@ -11,6 +11,7 @@
 // which fences off a stale owner's messages.
 //
 // Table acquires, renews, releases, reads and checks leases, each in one
-// statement. A Keeper holds a node's leases, renews them all in one
-// statement every third of their ttl, and reports each lease it loses.
+// statement (an Acquire refused reads who holds the key). A Keeper holds a
+// node's leases, renews them all in one statement every third of their
+// ttl, and reports each lease it loses. docs/cluster.md has the design.
 package lease

@@ -31,7 +31,8 @@ type KeeperOptions struct {
 	MaxLeases int
 	// LostBuffer is the capacity of Lost: DefaultLostBuffer when zero.
 	LostBuffer int
-	// Clock times the renewals and the deadlines: SystemClock when nil.
+	// Clock times the renewals, their attempts and the deadlines:
+	// SystemClock when nil.
 	Clock Clock
 	// Logger logs failed renewals and lost leases: slog.Default when nil.
 	Logger *slog.Logger
@@ -333,9 +334,11 @@ func (k *Keeper) renew(ctx context.Context, start time.Time) {
 	if len(leases) == 0 {
 		return
 	}
-	attempt, cancel := context.WithTimeout(ctx, bound)
+	attempt, cancel := context.WithCancel(ctx)
 	defer cancel()
+	timeout := k.clock.AfterFunc(bound, cancel) // on the keeper's clock, as its deadlines
 	renewed, lost, err := k.table.RenewAll(attempt, leases)
+	timeout.Stop()
 	if err != nil {
 		if ctx.Err() == nil { // not the keeper stopping
 			k.log.Warn("lease renewal failed", "leases", len(leases), "within", bound, "err", err)
