@@ -69,3 +69,14 @@ func takeOver(t *testing.T, table *lease.Table, key, owner string, ttl time.Dura
 	})
 	return l
 }
+
+// awaitExpiry polls until key's lease has expired by the database's clock.
+func awaitExpiry(t *testing.T, table *lease.Table, key string) {
+	t.Helper()
+	is := is.New(t)
+	eventually(t, "the lease of "+key+" expires", func() bool {
+		s, err := table.Get(t.Context(), key)
+		is.NoErr(err)
+		return !s.Live
+	})
+}

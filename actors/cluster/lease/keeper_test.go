@@ -238,11 +238,7 @@ func testKeeperReportsAnEndedTenureItTakesAgain(t *testing.T, srv *pgtest.Server
 	f := startKeeper(t, srv, lease.KeeperOptions{TTL: 300 * time.Millisecond})
 	old, err := f.keeper.Acquire(t.Context(), "conn")
 	is.NoErr(err)
-	eventually(t, "the lease expires", func() bool {
-		s, err := f.table.Get(t.Context(), "conn")
-		is.NoErr(err)
-		return !s.Live
-	})
+	awaitExpiry(t, f.table, "conn")
 	again, err := f.keeper.Acquire(t.Context(), "conn")
 	is.NoErr(err)
 	is.Equal(again.Epoch, old.Epoch+1)

@@ -164,11 +164,7 @@ func testExpiredLeaseStaysLost(t *testing.T, srv *pgtest.Server) {
 	table, _ := openTable(t, srv, "")
 	old, err := table.Acquire(ctx, "conn", "node-a", time.Millisecond)
 	is.NoErr(err)
-	eventually(t, "the lease expires", func() bool {
-		s, err := table.Get(ctx, "conn")
-		is.NoErr(err)
-		return !s.Live
-	})
+	awaitExpiry(t, table, "conn")
 	_, err = table.Renew(ctx, old)
 	is.True(errors.Is(err, lease.ErrLost)) // an ended tenure does not come back
 	again, err := table.Acquire(ctx, "conn", "node-a", time.Minute)
