@@ -75,7 +75,9 @@ func startWithHungSources(t *testing.T, stored bool) *client.Client {
 	storeCatalogs(t, filepath.Join(dir, "store"), snaps)
 	cfgPath := writeServerConfig(t, dir, config.Server{Sources: sources, Supervision: &config.Supervision{MaxConcurrentRefreshes: startRefreshes}})
 
+	began := time.Now()
 	pr := startProcess(t, cfgPath, "serve.log", "--run-wait", "30s")
+	t.Logf("serving %s after the exec", time.Since(began).Round(time.Millisecond))
 	code, body, err := readyz(pr.httpBase())
 	is.NoErr(err)
 	if code != http.StatusOK {
