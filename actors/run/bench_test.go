@@ -140,11 +140,12 @@ const boomStep = `"boom":{"use":"wf.std.runtime_error","input":[{"target":"messa
 // upstream ("fake.one") whose session is open, and the options the service
 // runs with: every capability's schemas checked.
 type benchWorld struct {
-	engine *actor.Engine
-	sup    *supervisor.Handle
-	runs   store.Runs
-	lookup workflow.Lookup
-	opts   workflow.Options
+	engine  *actor.Engine
+	sup     *supervisor.Handle
+	replies *reply.Router
+	runs    store.Runs
+	lookup  workflow.Lookup
+	opts    workflow.Options
 }
 
 func newBenchWorld(b *testing.B, runs store.Runs) *benchWorld {
@@ -182,7 +183,7 @@ func newBenchWorld(b *testing.B, runs store.Runs) *benchWorld {
 		return c, ok
 	}
 	return &benchWorld{
-		engine: e, sup: sup, runs: runs, lookup: lookup,
+		engine: e, sup: sup, replies: newRouter(b, e), runs: runs, lookup: lookup,
 		opts: workflow.Options{Capability: lookup, Validate: schema.Default.Validate},
 	}
 }
@@ -227,7 +228,7 @@ var benchRunID atomic.Int64
 func (w *benchWorld) run(b *testing.B, p benchProgram, input workflow.Object, traced int) {
 	id := fmt.Sprintf("bench-%d", benchRunID.Add(1))
 	now := time.Now().UTC()
-	done := reply.NewWaiter[store.Run]()
+	done := reply.Expect[run.Stopped](w.replies)
 	engine := w.engine
 	w.engine.Spawn(run.New(run.Spec{
 		Record: store.Run{
@@ -242,7 +243,8 @@ func (w *benchWorld) run(b *testing.B, p benchProgram, input workflow.Object, tr
 	}), "run", actor.WithID(id), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
-	final, err := done.Wait(ctx)
+	stopped, err := done.Wait(ctx)
+	final := stopped.Run
 	if err != nil {
 		b.Fatalf("run %s: %v", id, err)
 	}

@@ -22,7 +22,7 @@ func TestHaltStopsARunWithoutEndingIt(t *testing.T) {
 	plan := w.plan(t, "sleep")
 	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
 	is.NoErr(err)
-	done := reply.NewWaiter[store.Run]()
+	done := reply.Expect[run.Stopped](w.replies)
 	now := time.Now().UTC()
 	pid := w.engine.Spawn(run.New(run.Spec{
 		Record:  store.Run{ID: "run-halt", Status: store.RunRunning, Input: workflow.Object{"ms": 60_000}, CreatedAt: now, UpdatedAt: now},
@@ -43,7 +43,8 @@ func TestHaltStopsARunWithoutEndingIt(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)     // poll interval
 	}
 	w.engine.Send(pid, run.Halt{})
-	final, err := done.Wait(wait(t))
+	stopped, err := done.Wait(wait(t))
+	final := stopped.Run
 	is.NoErr(err)                            // the halted run stops
 	is.Equal(final.Status, store.RunRunning) // without ending
 	stored, err := w.store.GetRun(wait(t), "run-halt")

@@ -45,7 +45,7 @@ func TestReadResourceReadsThroughTheBoundSourcesSession(t *testing.T) {
 			targets, err := run.Resolve(prog, nil, func(c string) bool { return c == "fake.one" })
 			is.NoErr(err)
 			is.Equal(targets[workflow.ReadResource], run.Target{Resource: true})
-			done := reply.NewWaiter[store.Run]()
+			done := reply.Expect[run.Stopped](w.replies)
 			now := time.Now().UTC()
 			w.engine.Spawn(run.New(run.Spec{
 				Record:  store.Run{ID: "run-read", Status: store.RunRunning, CreatedAt: now, UpdatedAt: now},
@@ -54,7 +54,8 @@ func TestReadResourceReadsThroughTheBoundSourcesSession(t *testing.T) {
 				Supervisor: w.sup.PID(), Store: w.store,
 				CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 			}), "run", actor.WithID("run-read"))
-			final, err := done.Wait(wait(t))
+			stopped, err := done.Wait(wait(t))
+			final := stopped.Run
 			is.NoErr(err)
 			if final.Status != store.RunCompleted {
 				t.Logf("run failed: %v", *final.Error)

@@ -70,13 +70,18 @@ type Spec struct {
 	CallTimeout time.Duration
 	// StoreTimeout bounds each store write.
 	StoreTimeout time.Duration
-	// Started is told once the run's first record is committed (or could
-	// not be): from then on the run survives a crash, so the start may
-	// be acknowledged to the client.
-	Started reply.To[Started]
-	// Done receives the record the run stopped with: terminal, or
-	// interrupted.
-	Done reply.To[store.Run]
+	// Started is answered (Started) once the run's first record is
+	// committed, or could not be: from then on the run survives a crash,
+	// so the start may be acknowledged to the client. The zero Address
+	// asks for no answer.
+	Started reply.Address
+	// Done is answered (Stopped) with the record the run stopped with:
+	// terminal, or interrupted.
+	Done reply.Address
+	// Release, when set, is called once, on the actor's goroutine, as the
+	// actor stops, before Done is answered: its spawner (on this node)
+	// counts it out. It is bookkeeping, not an answer.
+	Release func()
 	// Metrics counts runs and times steps; nil records nothing.
 	Metrics *metrics.Metrics
 }
@@ -86,28 +91,6 @@ type Resume struct {
 	Outcome string
 	Payload workflow.Object
 }
-
-// Started reports whether a run's record was committed.
-type Started struct {
-	Run store.Run
-	Err error
-}
-
-// Cancel asks a run to end as cancelled. The reply is the run's final
-// record, once committed.
-type Cancel struct {
-	Reason string
-	Reply  reply.To[store.Run]
-}
-
-// Halt stops a run, for a shutdown, at its next commit boundary without
-// ending it: no further call goes out, a commit in progress is finished
-// (and the results that arrived during it are committed too, rather than
-// lost), and the actor stops. The run stays running in the store, its
-// checkpoint listing the calls it had out, so the next start recovers it
-// by the usual rules: it resumes when those calls are safe to repeat and
-// is failed otherwise. Done is told the record as committed.
-type Halt struct{}
 
 // Internal messages.
 type (
@@ -167,7 +150,7 @@ type Actor struct {
 	// progress, if any.
 	halting bool
 	// cancelled holds who asked to cancel, answered once committed.
-	cancelled    []reply.To[store.Run]
+	cancelled    []reply.Address
 	acknowledged bool
 	timers       []*time.Timer
 	// trace holds the spans of this incarnation; nil with tracing off.
@@ -393,9 +376,8 @@ func (a *Actor) acknowledge(err error) {
 		return
 	}
 	a.acknowledged = true
-	if a.spec.Started != nil {
-		a.spec.Started(Started{Run: a.record, Err: err})
-	}
+	to := a.spec.Started
+	reply.Send(a.engine, to, Started{CorrelationID: to.Correlation, Run: a.record, Error: reply.Fail(err)})
 }
 
 // send sends one attempt of a call: to its built-in in place, or to the
@@ -515,7 +497,7 @@ func (a *Actor) safeToRepeat(call workflow.Call) bool {
 // cancel ends the run as cancelled: calls in flight are cancelled
 // upstream, queued ones withdrawn, and the trace keeps where it stopped.
 func (a *Actor) cancel(m Cancel) {
-	if m.Reply != nil {
+	if !m.Reply.IsZero() {
 		a.cancelled = append(a.cancelled, m.Reply)
 	}
 	reason := "cancelled"
@@ -637,11 +619,11 @@ func (a *Actor) stop() {
 	a.releaseScopes()
 	a.spec.Metrics.RunEnded(a.record.DeploymentID, a.record.Status)
 	a.trace.End(a.record)
-	if a.spec.Done != nil {
-		a.spec.Done(a.record)
+	if a.spec.Release != nil {
+		a.spec.Release()
 	}
-	for _, r := range a.cancelled {
-		r(a.record)
+	for _, to := range append(a.cancelled, a.spec.Done) {
+		reply.Send(a.engine, to, Stopped{CorrelationID: to.Correlation, Run: a.record})
 	}
 	a.engine.Poison(a.self)
 }

@@ -33,6 +33,19 @@ func wait(t *testing.T) context.Context {
 	return ctx
 }
 
+// newRouter spawns a router for the answers runs give the test, stopped
+// with it.
+func newRouter(tb testing.TB, e *actor.Engine) *reply.Router {
+	tb.Helper()
+	r := reply.NewRouter(e, "test")
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), patience)
+		defer cancel()
+		is.New(tb).NoErr(r.Stop(ctx)) // the router stops
+	})
+	return r
+}
+
 // world is an engine with a supervisor over an in-memory fake upstream
 // ("fake.one") and an in-memory store.
 type world struct {
@@ -44,6 +57,8 @@ type world struct {
 	writes *progressLog
 	// metrics are what every run of the world records.
 	metrics *metrics.Metrics
+	// replies delivers the runs' answers to the tests.
+	replies *reply.Router
 }
 
 // progressLog is the run store, noting every record it is given.
@@ -75,6 +90,7 @@ func newWorld(t *testing.T) *world {
 	mem := fakes.NewInMemory(nil)
 	w := &world{engine: e, store: store.NewMemory(), rec: fakes.NewRecording(mem), mem: mem, metrics: metrics.New()}
 	w.writes = &progressLog{Memory: w.store}
+	w.replies = newRouter(t, e)
 	opts := supervisor.DefaultOptions()
 	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 2*time.Second, 2*time.Second, time.Second
 	conns := []config.Connection{{Kind: "mcp", ID: "fake.one", Transport: config.Transport{Kind: "inmemory"}}}
@@ -122,7 +138,7 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
 	is.NoErr(err) // resolve the plan's targets
 	now := time.Now().UTC()
-	started, done := reply.NewWaiter[run.Started](), reply.NewWaiter[store.Run]()
+	started, done := reply.Expect[run.Started](w.replies), reply.Expect[run.Stopped](w.replies)
 	engine := w.engine
 	w.engine.Spawn(run.New(run.Spec{
 		Record: store.Run{
@@ -140,7 +156,8 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 		t.Logf("run %s not acknowledged: %v", id, err)
 	}
 	is.NoErr(err) // the run acknowledged its start
-	final, err := done.Wait(wait(t))
+	stopped, err := done.Wait(wait(t))
+	final := stopped.Run
 	if err != nil {
 		t.Logf("run %s not done: %v", id, err)
 	}
@@ -154,7 +171,7 @@ func TestRunCompletesAndStoresItsRecordWithTheTrace(t *testing.T) {
 	plan := w.plan(t, "echo")
 
 	ack, final := w.start(t, "run-ok", plan, workflow.Object{"message": "hi"})
-	is.NoErr(ack.Err) // acknowledged once committed
+	is.NoErr(ack.Error.Err()) // acknowledged once committed
 	is.Equal(ack.Run.ID, "run-ok")
 	is.Equal(final.Status, store.RunCompleted)
 	is.Equal(*final.Outcome, workflow.OutcomeOK)
@@ -207,7 +224,7 @@ func TestToolErrorRoutedToRuntimeErrorFailsTheRun(t *testing.T) {
 	is.True(len(plan.Capabilities()) == 2) // the tool and wf.std.runtime_error
 
 	ack, final := w.start(t, "run-fail", plan, workflow.Object{})
-	is.NoErr(ack.Err)
+	is.NoErr(ack.Error.Err())
 	is.Equal(final.Status, store.RunFailed)
 	is.Equal(*final.Error, `step "tool_error": Capability call failed`)
 	is.Equal(final.Outcome, nil)
@@ -232,7 +249,7 @@ func TestCallThatCannotBeMadeFailsTheRun(t *testing.T) {
 	// Aim the step at a connection the supervisor does not know.
 	targets := map[string]run.Target{"fake.one.echo": {Connection: "fake.gone", Tool: "echo"}}
 
-	done := reply.NewWaiter[store.Run]()
+	done := reply.Expect[run.Stopped](w.replies)
 	now := time.Now().UTC()
 	w.engine.Spawn(run.New(run.Spec{
 		Record:  store.Run{ID: "run-gone", Status: store.RunRunning, Input: workflow.Object{"message": "hi"}, CreatedAt: now, UpdatedAt: now},
@@ -240,7 +257,8 @@ func TestCallThatCannotBeMadeFailsTheRun(t *testing.T) {
 		Supervisor: w.sup.PID(), Store: w.store,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID("run-gone"))
-	final, err := done.Wait(wait(t))
+	stopped, err := done.Wait(wait(t))
+	final := stopped.Run
 	is.NoErr(err)
 	is.Equal(final.Status, store.RunFailed)
 	is.True(final.Error != nil) // names the failed step
@@ -254,7 +272,7 @@ func TestRunOfAnInvalidPlanFailsAtOnce(t *testing.T) {
 	is := is.New(t)
 	w := newWorld(t)
 	ack, final := w.start(t, "run-invalid", workflow.Plan{Name: "broken", Start: "missing"}, nil)
-	is.NoErr(ack.Err) // the failed run is still recorded
+	is.NoErr(ack.Error.Err()) // the failed run is still recorded
 	is.Equal(final.Status, store.RunFailed)
 	stored, err := w.store.GetRun(wait(t), "run-invalid")
 	is.NoErr(err)
@@ -278,7 +296,7 @@ func TestDuplicateRunIDIsNotAcknowledged(t *testing.T) {
 	is.Equal(first.Status, store.RunCompleted)
 
 	ack, final := w.start(t, "run-dup", plan, workflow.Object{"message": "again"})
-	is.True(errors.Is(ack.Err, store.ErrExists)) // creation failed, and says so
+	is.True(errors.Is(ack.Error.Err(), store.ErrExists)) // creation failed, and says so
 	is.Equal(final.Status, store.RunFailed)
 	stored, err := w.store.GetRun(wait(t), "run-dup")
 	is.NoErr(err)
@@ -291,7 +309,7 @@ func (w *world) spawnPlan(t *testing.T, id string, plan workflow.Plan, targets m
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	done := reply.NewWaiter[store.Run]()
+	done := reply.Expect[run.Stopped](w.replies)
 	now := time.Now().UTC()
 	w.engine.Spawn(run.New(run.Spec{
 		Record:  store.Run{ID: id, Status: store.RunRunning, Input: input, CreatedAt: now, UpdatedAt: now},
@@ -299,7 +317,8 @@ func (w *world) spawnPlan(t *testing.T, id string, plan workflow.Plan, targets m
 		Supervisor: w.sup.PID(), Store: w.store,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID(id))
-	final, err := done.Wait(wait(t))
+	stopped, err := done.Wait(wait(t))
+	final := stopped.Run
 	is.NoErr(err) // the run ends
 	return final
 }

@@ -27,6 +27,7 @@ func observedWorld(t *testing.T) (*world, *fakes.CloseObserver) {
 	is.NoErr(err) // new engine
 	mem := fakes.NewInMemory(nil)
 	w := &world{engine: e, store: store.NewMemory(), rec: fakes.NewRecording(mem), mem: mem}
+	w.replies = newRouter(t, e)
 	w.writes = &progressLog{Memory: w.store}
 	obs := fakes.ObserveCloses(w.rec)
 	opts := supervisor.DefaultOptions()
@@ -54,7 +55,7 @@ func (w *world) runScoped(t *testing.T, id, dep string, plan workflow.Plan, scop
 		scopes = map[string]string{"fake.one": scope}
 	}
 	now := time.Now().UTC()
-	done := reply.NewWaiter[store.Run]()
+	done := reply.Expect[run.Stopped](w.replies)
 	engine := w.engine
 	w.engine.Spawn(run.New(run.Spec{
 		Record: store.Run{
@@ -66,7 +67,8 @@ func (w *world) runScoped(t *testing.T, id, dep string, plan workflow.Plan, scop
 		Supervisor: w.sup.PID(), Store: w.writes,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID(id), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
-	final, err := done.Wait(wait(t))
+	stopped, err := done.Wait(wait(t))
+	final := stopped.Run
 	is.NoErr(err) // the run finished
 	is.Equal(final.Status, store.RunCompleted)
 	return final

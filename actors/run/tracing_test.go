@@ -213,14 +213,14 @@ func TestTracingACallThatFailsRecordsItsErrorAndAttempts(t *testing.T) {
 
 // startSleeping spawns a run actor of a 60 s sleep and waits until its call
 // is out upstream.
-func (w *world) startSleeping(t *testing.T, id string) (*actor.PID, *reply.Waiter[store.Run]) {
+func (w *world) startSleeping(t *testing.T, id string) (*actor.PID, *reply.Expected[run.Stopped]) {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	plan := w.plan(t, "sleep")
 	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
 	is.NoErr(err)
-	done := reply.NewWaiter[store.Run]()
+	done := reply.Expect[run.Stopped](w.replies)
 	now := time.Now().UTC()
 	calls := len(w.rec.ToolCalls())
 	pid := w.engine.Spawn(run.New(run.Spec{
@@ -264,7 +264,8 @@ func TestTracingACancelledOrHaltedRunEndsEverySpan(t *testing.T) {
 					is.Fail() // the poisoned actor stops in time
 				}
 			} else {
-				final, err := done.Wait(wait(t))
+				stopped, err := done.Wait(wait(t))
+				final := stopped.Run
 				is.NoErr(err)
 				is.Equal(final.Status, tc.status)
 			}
@@ -289,14 +290,15 @@ func TestTracingAResumedRunIsANewRootSpanInTheSameTrace(t *testing.T) {
 
 	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
 	is.NoErr(err)
-	done := reply.NewWaiter[store.Run]()
+	done := reply.Expect[run.Stopped](w.replies)
 	w.engine.Spawn(run.New(run.Spec{
 		Record: interrupted, Resume: &run.Resume{Outcome: "submitted", Payload: workflow.Object{}},
 		Program: workflow.Program{Root: plan}, Targets: targets,
 		Supervisor: w.sup.PID(), Store: w.store,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID("run-traced-resume-2"))
-	final, err := done.Wait(wait(t))
+	stopped, err := done.Wait(wait(t))
+	final := stopped.Run
 	is.NoErr(err)
 	is.Equal(final.Status, store.RunCompleted)
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
@@ -137,7 +138,7 @@ func newFixture(t *testing.T) *fixture {
 		is.NoErr(sup.Stop(ctx)) // stop the supervisor
 	})
 	svc := &service.Service{
-		Store: hub.Store(), Hub: hub, Catalogs: reg, Engine: e, Supervisor: sup, Connections: config.NewView(conns),
+		Store: hub.Store(), Hub: hub, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: config.NewView(conns),
 		StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second,
 	}
 	return &fixture{svc: svc, store: st, registry: reg, methods: svc.Methods()}
@@ -148,6 +149,19 @@ func ticking() func() time.Time {
 	var n atomic.Int64
 	base := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	return func() time.Time { return base.Add(time.Duration(n.Add(1)) * time.Second) }
+}
+
+// replies spawns the router of a fixture's service on e, stopped with the
+// test.
+func replies(t *testing.T, e *actor.Engine) *reply.Router {
+	t.Helper()
+	r := reply.NewRouter(e, "service")
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), patience)
+		defer cancel()
+		is.New(t).NoErr(r.Stop(ctx)) // the router stops
+	})
+	return r
 }
 
 func bounded(t *testing.T) context.Context {

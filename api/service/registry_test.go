@@ -42,7 +42,7 @@ func registryFixture(t *testing.T, configured []config.Connection, entries ...st
 		is.NoErr(sup.Stop(ctx)) // stop the supervisor
 	})
 	reg := catalog.NewRegistry(nil)
-	svc := &service.Service{Store: st, Catalogs: reg, Engine: e, Supervisor: sup, Connections: view, StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second}
+	svc := &service.Service{Store: st, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: view, StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second}
 	return &fixture{svc: svc, store: st, registry: reg, methods: svc.Methods()}
 }
 

@@ -60,7 +60,9 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 // (finished or interrupted); a run still executing is answered as it
 // stands and goes on.
 func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, resume *run.Resume, tr *protocol.TraceRange, wait bool) (protocol.RunResult, error) {
-	started, done := reply.NewWaiter[run.Started](), reply.NewWaiter[store.Run]()
+	started, done := reply.Expect[run.Started](s.Replies), reply.Expect[run.Stopped](s.Replies)
+	defer started.Close()
+	defer done.Close() // a run that outlives the wait answers nobody
 	if err := s.spawnRun(rec, setup, resume, started.To(), done.To()); err != nil {
 		return protocol.RunResult{}, err
 	}
@@ -70,11 +72,10 @@ func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, re
 	if err != nil {
 		return protocol.RunResult{}, fmt.Errorf("run %s: %w", rec.ID, err)
 	}
-	if errors.Is(ack.Err, workflow.ErrResume) {
-		return protocol.RunResult{}, invalidParams("invalid params: %v", ack.Err)
-	}
-	if ack.Err != nil {
-		return protocol.RunResult{}, upstream("%v", ack.Err)
+	if err := ack.Error.Err(); errors.Is(err, workflow.ErrResume) {
+		return protocol.RunResult{}, invalidParams("invalid params: %v", err)
+	} else if err != nil {
+		return protocol.RunResult{}, upstream("%v", err)
 	}
 	current := ack.Run
 	if s.RunWait > 0 && wait {
@@ -83,7 +84,7 @@ func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, re
 		// A shutdown ends the wait too: the answer is the run as it stands.
 		defer context.AfterFunc(s.life.stopping(), cancel)()
 		if final, err := done.Wait(wctx); err == nil {
-			current = final
+			current = final.Run
 		} else if ctx.Err() != nil {
 			return protocol.RunResult{}, fmt.Errorf("run %s: %w", rec.ID, ctx.Err())
 		} else if stored, err := s.Store.GetRun(ctx, rec.ID); err == nil {
@@ -96,15 +97,16 @@ func (s *Service) execute(ctx context.Context, rec store.Run, setup runSetup, re
 // launch continues a recovered run in the background.
 func (s *Service) launch(rec store.Run, setup runSetup) error {
 	s.recordRunRecovered(rec)
-	return s.spawnRun(rec, setup, nil, nil, nil)
+	return s.spawnRun(rec, setup, nil, reply.Address{}, reply.Address{})
 }
 
 // spawnRun starts the actor of one incarnation of a run (its start, a
 // resume, a recovery). Each incarnation is its own actor, so that a new
 // one never waits for the last one's name; live maps the run id to the
-// incarnation running now. Once the service stops accepting runs it
-// spawns nothing and refuses with -32000.
-func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, started reply.To[run.Started], done reply.To[store.Run]) error {
+// incarnation running now. The run answers started and done (either may
+// be the zero Address). Once the service stops accepting runs it spawns
+// nothing and refuses with -32000.
+func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, started, done reply.Address) error {
 	if !s.life.admit() {
 		return errShuttingDown()
 	}
@@ -112,19 +114,16 @@ func (s *Service) spawnRun(rec store.Run, setup runSetup, resume *run.Resume, st
 	incarnation := &liveRun{}
 	s.live.Store(rec.ID, incarnation)
 	var stopped sync.Once
-	finished := func(r store.Run) {
+	release := func() {
 		// Counted out last: once every run is, none writes the store.
 		defer stopped.Do(s.life.runs.Done)
 		s.live.CompareAndDelete(rec.ID, incarnation)
-		if done != nil {
-			done(r)
-		}
 	}
 	pid := s.Engine.Spawn(run.New(run.Spec{
 		Record: rec, Program: setup.program, Targets: setup.targets, Sources: setup.sources, Scopes: setup.scopes(rec), Options: setup.options,
 		Resume: resume, Deadline: setup.deadline(s.now()),
 		Supervisor: s.Supervisor.PID(), Store: s.Store,
-		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: finished, Metrics: s.Metrics,
+		CallTimeout: s.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: done, Release: release, Metrics: s.Metrics,
 	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, s.incarnations.Add(1))), actor.WithInboxSize(runInbox),
 		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 	incarnation.pid.Store(pid)
@@ -194,14 +193,14 @@ func tryResume(setup runSetup, cp workflow.Snapshot, resume *run.Resume) error {
 // which cancels its calls upstream; an interrupted one in the store.
 func (s *Service) cancelRun(ctx context.Context, p protocol.CancelRunParams) (protocol.RunResult, error) {
 	if live, ok := s.live.Load(p.RunID); ok && live.(*liveRun).pid.Load() != nil {
-		done := reply.NewWaiter[store.Run]()
+		done := reply.Expect[run.Stopped](s.Replies)
 		s.Engine.Send(live.(*liveRun).pid.Load(), run.Cancel{Reason: deref(p.Reason), Reply: done.To()})
 		// A run that stopped as the request arrived never answers: its
 		// record then says how it ended.
 		wctx, cancel := context.WithTimeout(ctx, cancelWait)
 		defer cancel()
 		if final, err := done.Wait(wctx); err == nil {
-			return s.runResult(ctx, final, nil)
+			return s.runResult(ctx, final.Run, nil)
 		} else if ctx.Err() != nil {
 			return protocol.RunResult{}, fmt.Errorf("cancel run %s: %w", p.RunID, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/metrics"
+	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -27,6 +28,9 @@ type Service struct {
 	Catalogs   *catalog.Registry
 	Engine     *actor.Engine
 	Supervisor *supervisor.Handle
+	// Replies delivers the answers the handlers wait for (run starts and
+	// ends, cancels, direct tool calls); required with Engine.
+	Replies *reply.Router
 	// Connections is the live view of the effective MCP sources: the
 	// config merged with the source registry, replaced by each apply.
 	// Handlers read it through connections and connection.

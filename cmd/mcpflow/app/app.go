@@ -20,6 +20,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/credentials"
+	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
@@ -92,6 +93,7 @@ type App struct {
 	hub        *service.Hub
 	engine     *actor.Engine
 	supervisor *supervisor.Handle
+	replies    *reply.Router         // the answers the service's handlers wait for
 	refresher  *supervisor.Refresher // background catalog listing; nil when off
 	pool       *session.Pool         // the HTTP sessions' connections; nil with Options.Transports
 	edge       *edge.Server
@@ -189,8 +191,9 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		})
 		warmUp(ctx, a.refresher, conns, registry, opts.WarmUp, time.Now())
 	}
+	a.replies = reply.NewRouter(a.engine, "service")
 	svc := &service.Service{
-		Store: live, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Connections: sources,
+		Store: live, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Connections: sources,
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
 		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m,
 	}
@@ -200,7 +203,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	recovered, err := svc.RecoverRuns(ctx)
 	if err != nil {
 		a.tracer.shutdown(ctx)
-		err = errors.Join(fmt.Errorf("recover runs: %w", err), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.closeStore())
+		err = errors.Join(fmt.Errorf("recover runs: %w", err), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.replies.Stop(ctx), a.closeStore())
 		a.pool.Close()
 		return nil, err
 	}
@@ -316,7 +319,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 		slog.Info("runs stopped", "finished", runs.Finished, "halted", runs.Halted)
 	}
 	// Every connection is closed: so is every subscription.
-	errs = append(errs, a.hub.Close(ctx), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.closeStore())
+	errs = append(errs, a.hub.Close(ctx), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.replies.Stop(ctx), a.closeStore())
 	a.pool.Close()         // no session is left to use its connections
 	a.tracer.shutdown(ctx) // the runs' spans, flushed within what is left of the budget
 	if err := errors.Join(errs...); err != nil {

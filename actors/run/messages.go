@@ -1,0 +1,57 @@
+package run
+
+import (
+	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+)
+
+// Failure codes of what Started may tell: a resume the run refused
+// (workflow.ErrResume), a run whose id was taken (store.ErrExists).
+const (
+	CodeResumeRefused = "resume_refused"
+	CodeRunExists     = "run_exists"
+)
+
+func init() {
+	reply.Register(CodeResumeRefused, workflow.ErrResume)
+	reply.Register(CodeRunExists, store.ErrExists)
+}
+
+// Started answers Spec.Started: whether the run's first record was
+// committed. Error is set when it was not, or when the resume was refused
+// (errors.Is workflow.ErrResume); the run then changed nothing.
+type Started struct {
+	CorrelationID uint64
+	Run           store.Run
+	Error         *reply.Failure
+}
+
+// Correlation implements reply.Answer.
+func (m Started) Correlation() uint64 { return m.CorrelationID }
+
+// Stopped answers Spec.Done and Cancel with the record the run stopped
+// with, once committed: terminal, interrupted, or (after a Halt) running.
+type Stopped struct {
+	CorrelationID uint64
+	Run           store.Run
+}
+
+// Correlation implements reply.Answer.
+func (m Stopped) Correlation() uint64 { return m.CorrelationID }
+
+// Cancel asks a run to end as cancelled. Reply is answered (Stopped) with
+// the run's final record, once committed.
+type Cancel struct {
+	Reason string
+	Reply  reply.Address
+}
+
+// Halt stops a run, for a shutdown, at its next commit boundary without
+// ending it: no further call goes out, a commit in progress is finished
+// (and the results that arrived during it are committed too, rather than
+// lost), and the actor stops. The run stays running in the store, its
+// checkpoint listing the calls it had out, so the next start recovers it
+// by the usual rules: it resumes when those calls are safe to repeat and
+// is failed otherwise. Done is answered with the record as committed.
+type Halt struct{}
