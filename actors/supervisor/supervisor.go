@@ -6,10 +6,13 @@
 // source registry is applied (starting, stopping and replacing session
 // actors), and applies mcpflow's own restart policy when a session actor
 // panics (hollywood's is never reached: every actor runs behind
-// guard.Recover). Each connection's
-// counters (session generation, sessions opened, restarts) and restart
-// window outlive its session actors: a successor continues from its
-// predecessor's last status.
+// guard.Recover). It stores the catalogs its sessions list a bounded
+// number at a time (saver.go), measures the process's starvation for the
+// sessions' keepalive (session.StallMonitor), and a Refresher lists
+// catalogs through it in the background, a bounded number at a time.
+// Each connection's counters (session generation, sessions opened,
+// restarts) and restart window outlive its session actors: a successor
+// continues from its predecessor's last status.
 package supervisor
 
 import (
