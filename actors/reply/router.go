@@ -124,6 +124,10 @@ func (w *Expected[T]) Wait(ctx context.Context) (T, error) {
 	}
 }
 
+// Arrived reports, without waiting, whether the answer has arrived (and
+// not yet been taken by Wait).
+func (w *Expected[T]) Arrived() bool { return len(w.slot) > 0 }
+
 // Close gives the answer up without waiting: a later one is dropped. It
 // may be called more than once, and after Wait.
 func (w *Expected[T]) Close() { w.router.forget(w.id) }

@@ -30,13 +30,13 @@ func (a *Actor) readResource(f *inflight, tc tracing.Carrier) {
 		conn, ok = a.spec.Sources(logical)
 	}
 	if !ok {
-		a.engine.Send(a.self, session.ToolResult{CorrelationID: f.corr, Err: fmt.Errorf("unbound logical source %q", logical)})
+		a.engine.Send(a.self, answered{corr: f.corr, err: fmt.Errorf("unbound logical source %q", logical)})
 		return
 	}
 	a.engine.Send(a.spec.Supervisor, session.ReadResource{
-		CorrelationID: f.corr, Connection: conn, URI: uri,
+		Connection: conn, URI: uri,
 		Deadline: time.Now().Add(a.callTimeout(f.call)), Owner: a.record.ID, Scope: a.spec.Scopes[conn],
-		Reply:       reply.Actor[session.ToolResult](a.engine, a.self),
+		Reply:       reply.At(a.self, f.corr),
 		TraceParent: tc.TraceParent, TraceState: tc.TraceState,
 	})
 }

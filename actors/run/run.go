@@ -9,6 +9,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -94,6 +95,16 @@ type Resume struct {
 
 // Internal messages.
 type (
+	// answered is an attempt's result as the run uses it: a session's
+	// ToolResult, its output decoded, or a built-in's result (which the
+	// actor sends itself).
+	answered struct {
+		corr       uint64
+		outcome    string
+		output     workflow.Object
+		err        error
+		generation int64
+	}
 	persisted struct {
 		err   error
 		final bool
@@ -143,7 +154,7 @@ type Actor struct {
 	byCorr map[uint64]string
 	corr   uint64
 	// results are tool results that arrived while a commit was writing.
-	results  []session.ToolResult
+	results  []answered
 	writing  bool
 	stopping bool
 	// halting is set by Halt: the actor stops after the commit in
@@ -173,12 +184,9 @@ func (a *Actor) Receive(c *actor.Context) {
 	case persisted:
 		a.onPersisted(m)
 	case session.ToolResult:
-		if a.writing {
-			a.results = append(a.results, m)
-			return
-		}
-		a.onToolResult(m)
-		a.advance()
+		a.onAnswer(decodeResult(m))
+	case answered:
+		a.onAnswer(m)
 	case retryDue:
 		if f := a.calls[m.call]; f != nil && !a.stopping && !a.halting {
 			a.send(f)
@@ -390,30 +398,57 @@ func (a *Actor) send(f *inflight) {
 	target, found := a.spec.Targets[f.call.Capability]
 	tc := a.trace.Attempt(f.call, f.attempts, target.Connection, target.Builtin == nil)
 	if !found {
-		a.engine.Send(a.self, session.ToolResult{CorrelationID: f.corr, Err: fmt.Errorf("capability %q is not bound", f.call.Capability)})
+		a.engine.Send(a.self, answered{corr: f.corr, err: fmt.Errorf("capability %q is not bound", f.call.Capability)})
 		return
 	}
 	if target.Builtin != nil {
 		outcome, output, err := target.Builtin(f.call.Input)
-		a.engine.Send(a.self, session.ToolResult{CorrelationID: f.corr, Outcome: outcome, Output: output, Err: err})
+		a.engine.Send(a.self, answered{corr: f.corr, outcome: outcome, output: output, err: err})
 		return
 	}
 	if target.Resource {
 		a.readResource(f, tc)
 		return
 	}
+	args, err := json.Marshal(f.call.Input)
+	if err != nil {
+		a.engine.Send(a.self, answered{corr: f.corr, err: fmt.Errorf("encode the arguments of %s: %w", target.Tool, err)})
+		return
+	}
 	a.engine.Send(a.spec.Supervisor, session.CallTool{
-		CorrelationID: f.corr,
-		Connection:    target.Connection,
-		Tool:          target.Tool,
-		Arguments:     f.call.Input,
-		Deadline:      time.Now().Add(a.callTimeout(f.call)),
-		Owner:         a.record.ID,
-		Scope:         a.spec.Scopes[target.Connection],
-		Reply:         reply.Actor[session.ToolResult](a.engine, a.self),
-		TraceParent:   tc.TraceParent,
-		TraceState:    tc.TraceState,
+		Connection:  target.Connection,
+		Tool:        target.Tool,
+		Arguments:   args,
+		Deadline:    time.Now().Add(a.callTimeout(f.call)),
+		Owner:       a.record.ID,
+		Scope:       a.spec.Scopes[target.Connection],
+		Reply:       reply.At(a.self, f.corr),
+		TraceParent: tc.TraceParent,
+		TraceState:  tc.TraceState,
 	})
+}
+
+// decodeResult turns a session's answer into the run's: its failure back
+// into an error, its output decoded.
+func decodeResult(m session.ToolResult) answered {
+	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation}
+	if r.err == nil && len(m.Output) > 0 {
+		if err := json.Unmarshal(m.Output, &r.output); err != nil {
+			r.outcome, r.err = "", fmt.Errorf("decode tool output: %w", err)
+		}
+	}
+	return r
+}
+
+// onAnswer takes an attempt's result: at once, or after the commit in
+// progress.
+func (a *Actor) onAnswer(m answered) {
+	if a.writing {
+		a.results = append(a.results, m)
+		return
+	}
+	a.onToolResult(m)
+	a.advance()
 }
 
 // callTimeout bounds one attempt of c: its step's timeout_seconds, or
@@ -427,19 +462,19 @@ func (a *Actor) callTimeout(c workflow.Call) time.Duration {
 
 // onToolResult hands a call's result to the execution, or retries a
 // failed attempt when the step allows more.
-func (a *Actor) onToolResult(m session.ToolResult) {
-	id, ok := a.byCorr[m.CorrelationID]
+func (a *Actor) onToolResult(m answered) {
+	id, ok := a.byCorr[m.corr]
 	if !ok {
 		return // a late reply to an attempt this run no longer waits for
 	}
-	delete(a.byCorr, m.CorrelationID)
+	delete(a.byCorr, m.corr)
 	f := a.calls[id]
-	if f == nil || f.corr != m.CorrelationID || a.exec == nil {
+	if f == nil || f.corr != m.corr || a.exec == nil {
 		return
 	}
-	lost := errors.Is(m.Err, session.ErrSessionLost)
-	if errors.Is(m.Err, context.DeadlineExceeded) {
-		m.Err = fmt.Errorf("no answer within %s (the step's timeout): %w", a.callTimeout(f.call), m.Err)
+	lost := errors.Is(m.err, session.ErrSessionLost)
+	if errors.Is(m.err, context.DeadlineExceeded) {
+		m.err = fmt.Errorf("no answer within %s (the step's timeout): %w", a.callTimeout(f.call), m.err)
 	}
 	switch {
 	case lost && a.safeToRepeat(f.call) && f.lost < sessionLostRetries:
@@ -449,31 +484,31 @@ func (a *Actor) onToolResult(m session.ToolResult) {
 		if a.halting || a.stopping {
 			return // stays outstanding: a restart repeats it
 		}
-		slog.Info("call sent again on a new session", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.Err)
+		slog.Info("call sent again on a new session", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.err)
 		a.send(f)
 		return
 	case lost:
 		// Not safe to repeat (it may have run): the step's own retry does
 		// not apply; the workflow routes session_lost, or the step fails.
-	case m.Err != nil && f.call.Retry != nil && f.attempts <= *f.call.Retry && !errors.Is(m.Err, session.ErrCancelled):
+	case m.err != nil && f.call.Retry != nil && f.attempts <= *f.call.Retry && !errors.Is(m.err, session.ErrCancelled):
 		backoff := min(retryBase<<(f.attempts-1), retryMax)
-		slog.Info("step retry", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.Err, "backoff", backoff)
+		slog.Info("step retry", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.err, "backoff", backoff)
 		a.after(backoff, retryDue{call: id})
 		return
 	}
 	delete(a.calls, id)
-	if m.Err == nil && a.spec.Targets[f.call.Capability].Resource {
-		m.Output, m.Err = ResourceOutput(f.call.Input, m.Output)
+	if m.err == nil && a.spec.Targets[f.call.Capability].Resource {
+		m.output, m.err = ResourceOutput(f.call.Input, m.output)
 	}
-	r := workflow.Result{Outcome: m.Outcome, Output: m.Output, Err: m.Err, Attempts: f.attempts, Generation: m.Generation}
+	r := workflow.Result{Outcome: m.outcome, Output: m.output, Err: m.err, Attempts: f.attempts, Generation: m.generation}
 	switch {
 	case lost && a.exec.Routes(id, workflow.OutcomeSessionLost):
-		r.Outcome, r.Output, r.Err = workflow.OutcomeSessionLost, workflow.Object{"error": m.Err.Error()}, nil
+		r.Outcome, r.Output, r.Err = workflow.OutcomeSessionLost, workflow.Object{"error": m.err.Error()}, nil
 	case lost && f.attempts > 1:
 		// The error keeps starting with "session_lost:".
-		r.Err = fmt.Errorf("%w (after %d attempts)", m.Err, f.attempts)
-	case m.Err != nil && f.attempts > 1:
-		r.Err = fmt.Errorf("after %d attempts: %w", f.attempts, m.Err)
+		r.Err = fmt.Errorf("%w (after %d attempts)", m.err, f.attempts)
+	case m.err != nil && f.attempts > 1:
+		r.Err = fmt.Errorf("after %d attempts: %w", f.attempts, m.err)
 	}
 	a.observeStep(f, r)
 	a.trace.Finished(f.call, r)
@@ -529,7 +564,7 @@ func (a *Actor) halt() {
 func (a *Actor) finishHalt() {
 	known := 0
 	for _, r := range a.results {
-		if r.Err == nil {
+		if r.err == nil {
 			a.onToolResult(r)
 			known++
 		}

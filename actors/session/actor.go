@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/metrics"
+	"github.com/mcpflow/mcpflow/actors/reply"
 )
 
 // Actor owns one upstream MCP session for one connection.
@@ -101,7 +102,7 @@ func (a *Actor) Receive(c *actor.Context) {
 	case CancelCalls:
 		a.cancelCalls(m.Owner)
 	case GetStatus:
-		m.Reply(a.status())
+		reply.Send(a.engine, m.Reply, CurrentStatus{CorrelationID: m.Reply.Correlation, Status: a.status()})
 	case SetPolicy:
 		a.opts.Policy, a.backoff.Policy = m.Policy, m.Policy
 		a.intensity.Max, a.intensity.Window = m.Policy.MaxRestarts, m.Policy.RestartWindow

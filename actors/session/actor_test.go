@@ -22,16 +22,16 @@ func TestConcurrentCallsShareOneSession(t *testing.T) {
 	e, pid := spawn(t, rec, testOptions())
 
 	const n = 20
-	waiters := make([]*reply.Waiter[session.ToolResult], n)
+	waiters := make([]*reply.Expected[session.ToolResult], n)
 	for i := range n {
 		waiters[i] = send(e, pid, "counter", nil, 2*time.Second)
 	}
 	var counts []int
 	for _, w := range waiters {
 		r := await(t, w)
-		is.NoErr(r.Err)
+		is.NoErr(r.Error.Err())
 		is.Equal(r.Outcome, "ok")
-		counts = append(counts, int(r.Output["count"].(float64)))
+		counts = append(counts, int(output(t, r)["count"].(float64)))
 	}
 	slices.Sort(counts)
 	for i, c := range counts {
@@ -46,20 +46,20 @@ func TestStructuredOutputIsReturnedAsTheObject(t *testing.T) {
 	e, pid := spawn(t, fakes.NewInMemory(nil), testOptions())
 
 	r := call(t, e, pid, "echo", map[string]any{"message": "hi"})
-	is.NoErr(r.Err)
+	is.NoErr(r.Error.Err())
 	is.Equal(r.Outcome, "ok")
-	is.Equal(r.Output, map[string]any{"message": "hi"})
+	is.Equal(output(t, r), map[string]any{"message": "hi"})
 }
 
 func TestCorrelationIDIsEchoed(t *testing.T) {
 	is := is.New(t)
 	e, pid := spawn(t, fakes.NewInMemory(nil), testOptions())
 
-	w := reply.NewWaiter[session.ToolResult]()
-	e.Send(pid, session.CallTool{CorrelationID: 4242, Connection: connID, Tool: "counter", Deadline: time.Now().Add(2 * time.Second), Reply: w.To()})
+	w := expect[session.ToolResult](e)
+	e.Send(pid, session.CallTool{Connection: connID, Tool: "counter", Deadline: time.Now().Add(2 * time.Second), Reply: w.To()})
 	r := await(t, w)
-	is.NoErr(r.Err)
-	is.Equal(r.CorrelationID, uint64(4242))
+	is.NoErr(r.Error.Err())
+	is.Equal(r.CorrelationID, w.To().Correlation)
 }
 
 func TestToolErrorIsAnErrorOutcomeNotAnErr(t *testing.T) {
@@ -67,9 +67,9 @@ func TestToolErrorIsAnErrorOutcomeNotAnErr(t *testing.T) {
 	e, pid := spawn(t, fakes.NewInMemory(nil), testOptions())
 
 	r := call(t, e, pid, "fail", map[string]any{"message": "boom"})
-	is.NoErr(r.Err) // a tool error is a result
+	is.NoErr(r.Error.Err()) // a tool error is a result
 	is.Equal(r.Outcome, "error")
-	content, ok := r.Output["content"].([]any)
+	content, ok := output(t, r)["content"].([]any)
 	is.True(ok) // the error text comes as {"content": [...]}
 	is.Equal(len(content), 1)
 	is.Equal(content[0].(map[string]any)["text"], "boom")
@@ -99,8 +99,8 @@ func TestPassedDeadlineFailsTheCallAndKeepsTheSession(t *testing.T) {
 
 	began := time.Now()
 	r := await(t, send(e, pid, "sleep", map[string]any{"ms": 5000}, 100*time.Millisecond))
-	is.True(r.Err != nil)                                       // the deadline ended the call
-	is.True(errors.Is(r.Err, context.DeadlineExceeded))         // and says so
+	is.True(r.Error.Err() != nil)                               // the deadline ended the call
+	is.True(errors.Is(r.Error.Err(), context.DeadlineExceeded)) // and says so
 	is.True(time.Since(began) < 2*time.Second)                  // at the deadline, not after the sleep
 	is.Equal(mustCall(t, e, pid, "counter", nil)["count"], 2.0) // the same server answers
 	is.Equal(rec.SessionsCreated(), 1)
@@ -112,7 +112,7 @@ func TestCallAlreadyPastItsDeadlineFailsWithErrDeadline(t *testing.T) {
 	e, pid := spawn(t, rec, testOptions())
 
 	r := await(t, send(e, pid, "counter", nil, -time.Second))
-	is.True(errors.Is(r.Err, session.ErrDeadline))
+	is.True(errors.Is(r.Error.Err(), session.ErrDeadline))
 	is.Equal(rec.SessionsCreated(), 0) // nothing was opened for it
 }
 
@@ -127,7 +127,7 @@ func TestCallBeyondInFlightAndQueueBoundsIsRefused(t *testing.T) {
 	send(e, pid, "sleep", map[string]any{"ms": 5000}, 3*time.Second) // queued
 	began := time.Now()
 	r := call(t, e, pid, "counter", nil)
-	is.True(errors.Is(r.Err, session.ErrOverloaded))
+	is.True(errors.Is(r.Error.Err(), session.ErrOverloaded))
 	is.True(time.Since(began) < time.Second) // refused at once
 }
 
@@ -141,7 +141,7 @@ func TestQueuedCallFailsAtItsOwnDeadline(t *testing.T) {
 	running := send(e, pid, "sleep", map[string]any{"ms": 5000}, 10*time.Second)
 	queued := send(e, pid, "counter", nil, 100*time.Millisecond)
 	r := await(t, queued) // answered while the sleep still holds the only slot
-	is.True(errors.Is(r.Err, session.ErrDeadline))
+	is.True(errors.Is(r.Error.Err(), session.ErrDeadline))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -163,9 +163,9 @@ func TestStoppingAnswersInFlightAndQueuedCalls(t *testing.T) {
 	is.True(rec.WaitForToolCalls(2, patience)) // the sleep is at the server
 
 	stop(t, e, pid)
-	for _, w := range []*reply.Waiter[session.ToolResult]{running, queued} {
+	for _, w := range []*reply.Expected[session.ToolResult]{running, queued} {
 		r := await(t, w) // nobody is left waiting for a stopped actor
-		is.True(errors.Is(r.Err, session.ErrUnavailable))
+		is.True(errors.Is(r.Error.Err(), session.ErrUnavailable))
 	}
 }
 
@@ -202,8 +202,8 @@ func TestCrashingToolFailsAndTheNextCallReconnects(t *testing.T) {
 	h.waitState(t, session.StateOpen)
 
 	r := call(t, h.engine, h.pid, "crash", nil)
-	is.True(errors.Is(r.Err, session.ErrSessionLost)) // the call died with its connection
-	is.True(strings.HasPrefix(r.Err.Error(), "session_lost: "))
+	is.True(errors.Is(r.Error.Err(), session.ErrSessionLost)) // the call died with its connection
+	is.True(strings.HasPrefix(r.Error.Err().Error(), "session_lost: "))
 	is.Equal(r.Generation, int64(1))
 	h.waitState(t, session.StateBackoff)
 
@@ -217,8 +217,8 @@ func TestACallWaitsThroughAFailedConnectForTheRetry(t *testing.T) {
 	e, pid := spawn(t, factory, testOptions())
 
 	r := call(t, e, pid, "counter", nil) // waits through two refused connects
-	is.NoErr(r.Err)
-	is.Equal(r.Output["count"], 1.0)
+	is.NoErr(r.Error.Err())
+	is.Equal(output(t, r)["count"], 1.0)
 	is.Equal(r.Generation, int64(1))
 	is.Equal(factory.attempts.Load(), int32(3)) // two refused, one that worked
 }
@@ -228,7 +228,7 @@ func TestFailedConnectReportsBackoffStatus(t *testing.T) {
 	h := spawnWithParent(t, &flakyFactory{inner: fakes.NewInMemory(nil), failures: 1}, testOptions())
 
 	r := call(t, h.engine, h.pid, "counter", nil)
-	is.NoErr(r.Err) // it waited for the retry
+	is.NoErr(r.Error.Err()) // it waited for the retry
 	h.waitState(t, session.StateConnecting)
 	st := h.waitState(t, session.StateBackoff)
 	is.True(strings.Contains(st.LastError, "upstream refused"))

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/reply"
 )
 
 // inflight is work sent on a session.
@@ -34,20 +36,22 @@ func (a *Actor) start(w work) {
 		go func() {
 			defer cancel()
 			snap, err := listCatalog(ctx, cs, connID)
-			engine.Send(self, listDone{run: run, result: CatalogListed{Snapshot: snap, Err: err}, rpcErr: err})
+			engine.Send(self, listDone{run: run, result: CatalogListed{Snapshot: snap, Error: reply.Fail(err)}, rpcErr: err})
 		}()
 		return
 	}
 	go func() {
 		defer cancel()
-		var result ToolResult
-		var rpcErr error
+		var (
+			result      ToolResult
+			err, rpcErr error
+		)
 		if w.call != nil {
-			result, rpcErr = callTool(ctx, cs, *w.call)
+			result, err, rpcErr = callTool(ctx, cs, *w.call)
 		} else {
-			result, rpcErr = readResource(ctx, cs, *w.read)
+			result, err, rpcErr = readResource(ctx, cs, *w.read)
 		}
-		engine.Send(self, callDone{run: run, result: result, rpcErr: rpcErr})
+		engine.Send(self, callDone{run: run, result: result, err: err, rpcErr: rpcErr})
 	}()
 }
 
@@ -57,18 +61,23 @@ func (a *Actor) onCallDone(m callDone) {
 		return // answered already: its session was lost
 	}
 	delete(a.running, m.run)
-	a.observeCall(f, m.result)
+	a.observeCall(f, m.result.Outcome, m.err)
 	r := m.result
 	r.Generation = f.gen
 	current := f.attempt == a.attempt && a.session != nil
-	switch classify(m.rpcErr, f.transport) {
+	switch failure := classify(m.rpcErr, f.transport); failure {
 	case failNone, failProtocol:
 		// An answer proves the session alive as a ping would: pings
 		// missed meanwhile (a busy or starved peer) are forgiven.
 		a.lastSuccess, a.missed = a.clock.Now(), 0
-		f.w.answer(r)
+		if failure == failProtocol {
+			m.err = protocolError{m.err}
+		}
+		r.Error = reply.Fail(m.err)
+		a.answer(f.w, r)
 	case failDeadline:
-		f.w.answer(r)
+		r.Error = reply.Fail(m.err)
+		a.answer(f.w, r)
 	case failUnsent:
 		if !f.w.replayed {
 			a.replay(f.w, m.rpcErr, current)
@@ -94,7 +103,7 @@ func (a *Actor) onCallDone(m callDone) {
 // replayed: whether it ran is unknown.
 func (a *Actor) replay(w work, cause error, current bool) {
 	if a.degraded {
-		w.fail(a.degradedError())
+		a.fail(w, a.degradedError())
 		return
 	}
 	w.replayed = true
@@ -112,8 +121,8 @@ func (a *Actor) answerLost(f *inflight, cause error) {
 		ErrSessionLost, a.conn.ID, f.gen, f.w.what(), Redact(a.conn, cause.Error()))
 	if f.w.list != nil {
 		a.refresh.running = false
-		f.w.fail(err)
+		a.fail(f.w, err)
 		return
 	}
-	f.w.answer(ToolResult{CorrelationID: correlationOf(f.w), Err: err, Generation: f.gen})
+	a.answer(f.w, ToolResult{Error: reply.Fail(err), Generation: f.gen})
 }

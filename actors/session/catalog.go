@@ -1,6 +1,10 @@
 package session
 
-import "log/slog"
+import (
+	"log/slog"
+
+	"github.com/mcpflow/mcpflow/actors/reply"
+)
 
 // The catalog: the session lists the server's tools, resources and prompts
 // when it opens (if the last listing is stale), when the listing turns
@@ -17,15 +21,17 @@ func (a *Actor) onListDone(m listDone) {
 	delete(a.running, m.run)
 	a.refresh.running = false
 	failure := classify(m.rpcErr, f.transport)
-	if m.result.Err == nil {
+	if m.result.Error == nil {
 		a.listedAt, a.lastSuccess, a.missed = a.clock.Now(), a.clock.Now(), 0
 		if a.opts.CatalogMaxAge > 0 {
 			a.after(&a.staleTimer, a.opts.CatalogMaxAge, catalogStale{attempt: a.attempt})
 		}
 	}
-	if req := f.w.list; req.Reply != nil {
-		req.Reply(m.result)
-	} else if m.result.Err == nil {
+	if to := f.w.list.Reply; !to.IsZero() {
+		listed := m.result
+		listed.CorrelationID = to.Correlation
+		reply.Send(a.engine, to, listed)
+	} else if m.result.Error == nil {
 		a.notifyParent(m.result)
 	}
 	if (failure == failUnsent || failure == failLost) && f.attempt == a.attempt && a.session != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
-	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/fakes"
 )
@@ -21,10 +20,10 @@ func TestListCatalogReturnsToolsWithSchemas(t *testing.T) {
 	is := is.New(t)
 	e, pid := spawn(t, fakes.NewInMemory(nil), testOptions())
 
-	w := reply.NewWaiter[session.CatalogListed]()
+	w := expect[session.CatalogListed](e)
 	e.Send(pid, session.ListCatalog{Deadline: time.Now().Add(2 * time.Second), Reply: w.To()})
 	listed := await(t, w)
-	is.NoErr(listed.Err)
+	is.NoErr(listed.Error.Err())
 	snap := listed.Snapshot
 	is.Equal(snap.ConnectionID, connID)
 	is.True(snap.FetchedAtEpochMs > 0)
@@ -58,7 +57,7 @@ func TestToolListChangedSendsAFreshCatalogToTheParent(t *testing.T) {
 	server.RemoveTools("crash")
 	select {
 	case listed := <-h.catalogs:
-		is.NoErr(listed.Err)
+		is.NoErr(listed.Error.Err())
 		var names []string
 		for _, tool := range listed.Snapshot.Tools {
 			names = append(names, tool.Name)
@@ -86,7 +85,7 @@ func TestUnrunnableCatalogRefreshDoesNotPanic(t *testing.T) {
 	busy := send(h.engine, h.pid, "sleep", map[string]any{"ms": 5000}, time.Second)
 	server.RemoveTools("crash") // the re-list queues behind the sleep
 	r := await(t, busy)
-	is.True(r.Err != nil) // the sleep hit its deadline
+	is.True(r.Error.Err() != nil) // the sleep hit its deadline
 	// The re-list, expired by now, left the queue when the sleep finished;
 	// this call is handled after that.
 	mustCall(t, h.engine, h.pid, "counter", nil)
@@ -107,16 +106,16 @@ func TestASourceDownAtStartListsItsCatalogOnceItIsUp(t *testing.T) {
 
 	// The first listing (a warm-up) fails with the connect: the source is
 	// down.
-	w := reply.NewWaiter[session.CatalogListed]()
+	w := expect[session.CatalogListed](h.engine)
 	h.engine.Send(h.pid, session.ListCatalog{Deadline: time.Now().Add(patience), Reply: w.To()})
 	first := await(t, w)
-	is.True(errors.Is(first.Err, session.ErrUnavailable))
-	is.True(strings.Contains(first.Err.Error(), "upstream refused")) // at once, with the cause
+	is.True(errors.Is(first.Error.Err(), session.ErrUnavailable))
+	is.True(strings.Contains(first.Error.Err().Error(), "upstream refused")) // at once, with the cause
 
 	// Nobody asks again, yet the catalog arrives once the source is up.
 	select {
 	case listed := <-h.catalogs:
-		is.NoErr(listed.Err)
+		is.NoErr(listed.Error.Err())
 		is.True(len(listed.Snapshot.Tools) > 0)
 		is.Equal(factory.attempts.Load(), int32(3)) // two refused connects, then one that worked
 	case <-time.After(patience):
@@ -133,7 +132,7 @@ func TestAnOpenSessionListsItsCatalogAgainOnceItIsStale(t *testing.T) {
 	for i := range 2 { // listed when the session opens, then again when stale
 		select {
 		case listed := <-h.catalogs:
-			is.NoErr(listed.Err)
+			is.NoErr(listed.Error.Err())
 		case <-time.After(patience):
 			t.Logf("listing %d did not arrive", i+1)
 			is.Fail() // the catalog is listed again once stale
@@ -171,7 +170,7 @@ func TestListChangedNotificationsAreDebouncedIntoOneListing(t *testing.T) {
 
 	select {
 	case listed := <-h.catalogs:
-		is.NoErr(listed.Err)
+		is.NoErr(listed.Error.Err())
 		snap := listed.Snapshot
 		is.True(!slices.ContainsFunc(snap.Tools, func(tool catalog.Tool) bool { return tool.Name == "crash" }))
 		is.True(slices.ContainsFunc(snap.Resources, func(r catalog.Resource) bool { return r.URI == "fake://added" }))

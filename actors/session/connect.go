@@ -320,7 +320,7 @@ func (a *Actor) shutdown() {
 	a.lease.Release()
 	err := fmt.Errorf("connection %q: %w: shutting down", a.conn.ID, ErrUnavailable)
 	for _, f := range a.running {
-		f.w.fail(err)
+		a.fail(f.w, err)
 	}
 	a.running = nil
 	a.failQueue(err)

@@ -54,10 +54,10 @@ func TestHTTPSessionErrorsDoNotShowARejectedSecret(t *testing.T) {
 	h := spawnWithParentConn(t, httpSource(upstream.URL), session.HTTP{Credentials: bearerBinder(sessionSecret)})
 
 	r := call(t, h.engine, h.pid, "counter", nil)
-	is.True(r.Err != nil) // the upstream refused the token
-	t.Log(r.Err)
+	is.True(r.Error.Err() != nil) // the upstream refused the token
+	t.Log(r.Error.Err())
 	is.True(upstream.Rejections() > 0) // with a 401 that quoted it
-	is.True(!strings.Contains(r.Err.Error(), sessionSecret))
+	is.True(!strings.Contains(r.Error.Err().Error(), sessionSecret))
 	for st := h.waitState(t, session.StateConnecting); st.State != session.StateBackoff; {
 		select {
 		case st = <-h.statuses:
@@ -77,10 +77,10 @@ func TestUnboundCredentialsFailTheConnectByName(t *testing.T) {
 	pid := e.Spawn(session.New(httpSource("http://127.0.0.1:1/mcp"), session.HTTP{Credentials: binder}, testOptions()), "session")
 	t.Cleanup(func() { stop(t, e, pid) })
 	r := call(t, e, pid, "counter", nil)
-	is.True(r.Err != nil)
-	is.True(strings.Contains(r.Err.Error(), credentials.CodeNotSupported))
-	is.True(strings.Contains(r.Err.Error(), `"env"`))
-	is.True(!strings.Contains(r.Err.Error(), sessionSecret))
+	is.True(r.Error.Err() != nil)
+	is.True(strings.Contains(r.Error.Err().Error(), credentials.CodeNotSupported))
+	is.True(strings.Contains(r.Error.Err().Error(), `"env"`))
+	is.True(!strings.Contains(r.Error.Err().Error(), sessionSecret))
 }
 
 // spawnWithParentConn is spawnWithParent for a given connection.

@@ -7,25 +7,39 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/reply"
 )
 
 // Errors a call can fail with before reaching the upstream server, or
-// because its session died.
+// because its session died. Each has a failure code (reply.Register), so
+// that errors.Is holds for the error of a ToolResult wherever it is read.
 var (
-	ErrOverloaded  = errors.New("too many calls queued for this connection")
-	ErrUnavailable = errors.New("connection unavailable")
-	ErrDeadline    = errors.New("deadline passed before the call could start")
-	ErrCancelled   = errors.New("call cancelled by its owner")
+	ErrOverloaded  = reply.Register("overloaded", errors.New("too many calls queued for this connection"))
+	ErrUnavailable = reply.Register("unavailable", errors.New("connection unavailable"))
+	ErrDeadline    = reply.Register("deadline", errors.New("deadline passed before the call could start"))
+	ErrCancelled   = reply.Register("cancelled", errors.New("call cancelled by its owner"))
 	// ErrDegraded means the connection restarted too often within the
 	// policy's window: calls fail fast until a background probe
 	// connects. It wraps ErrUnavailable.
-	ErrDegraded error = &childError{msg: "connection degraded", parent: ErrUnavailable}
+	ErrDegraded = reply.Register("degraded", &childError{msg: "connection degraded", parent: ErrUnavailable})
 	// ErrSessionLost means the session died while the call was in flight
 	// (the server process exited, the HTTP session expired under it, a
 	// keepalive failed, the connection broke): whether the server ran the
 	// call is unknown. Its text, "session_lost", starts the error.
-	ErrSessionLost = errors.New("session_lost")
+	ErrSessionLost = reply.Register("session_lost", errors.New("session_lost"))
+	// ErrProtocol means the server answered the request with a JSON-RPC
+	// error: the session works, the request failed. The error is also the
+	// server's *jsonrpc.Error (errors.As) where it was made.
+	ErrProtocol = reply.Register("protocol", errors.New("upstream protocol error"))
 )
+
+// protocolError is a JSON-RPC error the server answered with: it is
+// ErrProtocol, with the text of the error it wraps.
+type protocolError struct{ error }
+
+func (e protocolError) Is(target error) bool { return target == ErrProtocol }
+func (e protocolError) Unwrap() error        { return e.error }
 
 // childError is a sentinel that is also its parent.
 type childError struct {

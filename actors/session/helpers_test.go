@@ -2,7 +2,9 @@ package session_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,13 +45,52 @@ func testOptions() session.Options {
 	}
 }
 
+// newEngine makes an engine with a router for the answers the test waits
+// for (see expect), stopped with the test.
 func newEngine(t *testing.T) *actor.Engine {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err) // new engine
+	r := reply.NewRouter(e, "test")
+	routers.Store(e, r)
+	t.Cleanup(func() {
+		routers.Delete(e)
+		ctx, cancel := context.WithTimeout(context.Background(), patience)
+		defer cancel()
+		is.NoErr(r.Stop(ctx)) // the router stops
+	})
 	return e
+}
+
+// routers are the routers of the tests' engines.
+var routers sync.Map // *actor.Engine → *reply.Router
+
+// expect expects an answer of type T through e's router.
+func expect[T reply.Answer](e *actor.Engine) *reply.Expected[T] {
+	r, _ := routers.Load(e)
+	return reply.Expect[T](r.(*reply.Router))
+}
+
+// arguments encodes a call's arguments.
+func arguments(args map[string]any) json.RawMessage {
+	if args == nil {
+		return nil
+	}
+	data, err := json.Marshal(args)
+	if err != nil {
+		panic(err) // the tests' arguments always encode
+	}
+	return data
+}
+
+// output decodes a call's output.
+func output(t *testing.T, r session.ToolResult) map[string]any {
+	t.Helper()
+	var out map[string]any
+	is.New(t).NoErr(json.Unmarshal(r.Output, &out)) // the output is a JSON object
+	return out
 }
 
 // spawn starts a session actor directly on a fresh engine (no parent) and
@@ -156,24 +197,21 @@ func (h *harness) waitState(t *testing.T, want session.State) session.Status {
 	return session.Status{}
 }
 
-var correlation atomic.Uint64
-
 // send asks pid to call tool and returns where the reply will arrive.
-func send(e *actor.Engine, pid *actor.PID, tool string, args map[string]any, deadline time.Duration) *reply.Waiter[session.ToolResult] {
-	w := reply.NewWaiter[session.ToolResult]()
+func send(e *actor.Engine, pid *actor.PID, tool string, args map[string]any, deadline time.Duration) *reply.Expected[session.ToolResult] {
+	w := expect[session.ToolResult](e)
 	e.Send(pid, session.CallTool{
-		CorrelationID: correlation.Add(1),
-		Connection:    connID,
-		Tool:          tool,
-		Arguments:     args,
-		Deadline:      time.Now().Add(deadline),
-		Reply:         w.To(),
+		Connection: connID,
+		Tool:       tool,
+		Arguments:  arguments(args),
+		Deadline:   time.Now().Add(deadline),
+		Reply:      w.To(),
 	})
 	return w
 }
 
 // await waits, bounded, for a reply.
-func await[T any](t *testing.T, w *reply.Waiter[T]) T {
+func await[T reply.Answer](t *testing.T, w *reply.Expected[T]) T {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
@@ -199,9 +237,9 @@ func mustCall(t *testing.T, e *actor.Engine, pid *actor.PID, tool string, args m
 	is := is.New(t)
 	is.Helper()
 	r := call(t, e, pid, tool, args)
-	is.NoErr(r.Err)
+	is.NoErr(r.Error.Err())
 	is.Equal(r.Outcome, "ok")
-	return r.Output
+	return output(t, r)
 }
 
 // flakyFactory fails its first failures transports, then delegates.

@@ -98,12 +98,12 @@ func connectionsPerWave(t *testing.T, factory session.HTTP) (first, second int64
 	wave := func() int64 {
 		upstream.awaitQuiet(t, 1)
 		before := upstream.opened.Load()
-		waiters := make([]*reply.Waiter[session.ToolResult], 32)
+		waiters := make([]*reply.Expected[session.ToolResult], 32)
 		for i := range waiters {
 			waiters[i] = send(e, pid, "sleep", map[string]any{"ms": 50}, patience)
 		}
 		for _, w := range waiters {
-			is.NoErr(await(t, w).Err)
+			is.NoErr(await(t, w).Error.Err())
 		}
 		return upstream.opened.Load() - before
 	}

@@ -52,8 +52,8 @@ func TestRestartedHTTPServerIsReachedThroughAFreshSession(t *testing.T) {
 	// The server refused the call (404: unknown session) without running
 	// it, so the session actor may replay it on a fresh session.
 	r := call(t, e, pid, "counter", nil)
-	is.NoErr(r.Err)
-	is.Equal(r.Output["count"], float64(1)) // a new upstream session, with fresh state
+	is.NoErr(r.Error.Err())
+	is.Equal(output(t, r)["count"], float64(1)) // a new upstream session, with fresh state
 }
 
 func TestALegacySSEServerKeepsItsSessionAcrossCalls(t *testing.T) {

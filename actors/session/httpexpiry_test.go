@@ -73,16 +73,16 @@ func TestAnHTTPSessionRefusedWith400Or404IsReplacedAndTheCallReplayed(t *testing
 			t.Cleanup(func() { stop(t, e, pid) })
 
 			r := call(t, e, pid, "counter", nil)
-			is.NoErr(r.Err)
+			is.NoErr(r.Error.Err())
 			is.Equal(r.Generation, int64(1))
 			upstream.forget()
 
 			// The server refused the call for its session without running
 			// it: the call is replayed on a new session.
 			r = call(t, e, pid, "counter", nil)
-			is.NoErr(r.Err)
+			is.NoErr(r.Error.Err())
 			is.Equal(r.Generation, int64(2))
-			is.Equal(r.Output["count"], 2.0) // one server, so its counter went on: the refused call did not run
+			is.Equal(output(t, r)["count"], 2.0) // one server, so its counter went on: the refused call did not run
 			is.Equal(liveStatus(t, e, pid).SessionsOpened, 2)
 		})
 	}
@@ -99,23 +99,23 @@ func TestAnHTTPSourceThatRefusesConnectionsIsNotReportedOpen(t *testing.T) {
 	e := newEngine(t)
 	pid := e.Spawn(session.New(conn, session.HTTP{}, testOptions()), "session")
 	t.Cleanup(func() { stop(t, e, pid) })
-	is.NoErr(call(t, e, pid, "counter", nil).Err)
+	is.NoErr(call(t, e, pid, "counter", nil).Error.Err())
 	is.Equal(liveStatus(t, e, pid).State, session.StateOpen)
 
 	upstream.CloseClientConnections()
 	upstream.Close() // from now on, connections are refused
 	r := await(t, send(e, pid, "counter", nil, 300*time.Millisecond))
-	if errors.Is(r.Err, session.ErrSessionLost) {
+	if errors.Is(r.Error.Err(), session.ErrSessionLost) {
 		// It went out on a pooled connection the server had closed (the
 		// session's pool is its own: httptest's Close empties only
 		// http.DefaultTransport's). That ended the session and its pool.
 		r = await(t, send(e, pid, "counter", nil, 300*time.Millisecond))
 	}
-	is.True(errors.Is(r.Err, session.ErrDeadline)) // it waited for a reconnect that could not happen
+	is.True(errors.Is(r.Error.Err(), session.ErrDeadline)) // it waited for a reconnect that could not happen
 	st := liveStatus(t, e, pid)
 	is.True(st.State != session.StateOpen) // the session is known to be down
 	is.True(strings.Contains(st.LastError, "refused"))
 	is.True(!strings.Contains(st.LastError, "s3cret")) // no secret in the status
-	is.True(!strings.Contains(r.Err.Error(), "s3cret"))
+	is.True(!strings.Contains(r.Error.Err().Error(), "s3cret"))
 	is.True(st.Restarts > 0)
 }

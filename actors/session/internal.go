@@ -25,9 +25,13 @@ type (
 		err     error
 		certain bool
 	}
+	// callDone: a call or read returned; result holds its outcome and
+	// output, err how it failed (the error answered), rpcErr the
+	// request's own error (for classify).
 	callDone struct {
 		run    uint64
 		result ToolResult
+		err    error
 		rpcErr error
 	}
 	listDone struct {

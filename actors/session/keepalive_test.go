@@ -39,7 +39,7 @@ func openKeepaliveWith(t *testing.T, failures int, stalls session.StallMeter) (*
 	opts.Stalls = stalls
 	hole := &blackhole{inner: fakes.NewInMemory(nil)}
 	h := spawnWithParent(t, hole, opts)
-	is.NoErr(await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Minute)).Err)
+	is.NoErr(await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Minute)).Error.Err())
 	h.waitState(t, session.StateConnecting)
 	h.waitState(t, session.StateOpen)
 	return h, clock, hole, logs
@@ -99,7 +99,7 @@ func TestMissedPingsEndTheSessionOnlyAtTheLimitInARow(t *testing.T) {
 	is.True(strings.Contains(st.LastError, "keepalive failed: 3 pings in a row got no answer within 2s"))
 	is.Equal(st.MissedPings, 0) // the count belongs to the session that ended
 	r := await(t, w)
-	is.True(errors.Is(r.Err, session.ErrSessionLost)) // the hung session's call is answered at once
+	is.True(errors.Is(r.Error.Err(), session.ErrSessionLost)) // the hung session's call is answered at once
 
 	missed := logs.Lines("keepalive ping missed")
 	is.Equal(len(missed), 5)
@@ -137,7 +137,7 @@ func TestAnAnsweredCallForgivesMissedPings(t *testing.T) {
 
 	hole.on.Store(false) // the peer is slow to ping, but it answers calls
 	r := await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Minute))
-	is.NoErr(r.Err)
+	is.NoErr(r.Error.Err())
 	st := liveStatus(t, h.engine, h.pid)
 	is.Equal(st.MissedPings, 0) // the answer proves the session alive
 	is.Equal(st.Generation, int64(1))
@@ -150,7 +150,7 @@ func TestTheKeepalivesOfSessionsOpenedTogetherAreSpread(t *testing.T) {
 	opts.KeepAlive, opts.PingTimeout = keepAlive, time.Second
 	e := newEngine(t)
 	factory := fakes.NewInMemory(nil)
-	var waits []*reply.Waiter[session.ToolResult]
+	var waits []*reply.Expected[session.ToolResult]
 	for i := range sessions {
 		conn := testConn()
 		conn.ID = fmt.Sprintf("spread%02d.default", i)
@@ -159,7 +159,7 @@ func TestTheKeepalivesOfSessionsOpenedTogetherAreSpread(t *testing.T) {
 		waits = append(waits, sendAt(e, pid, clock, "counter", nil, time.Minute)) // opens the session
 	}
 	for _, w := range waits {
-		is.NoErr(await(t, w).Err)
+		is.NoErr(await(t, w).Error.Err())
 	}
 	// Every session armed its first ping, all at the same instant of the
 	// clock: each waits between half the interval and all of it.

@@ -36,18 +36,21 @@ func closeSession(cs *mcp.ClientSession, t mcp.Transport, end context.CancelFunc
 	closeIdle(t)
 }
 
-// callTool performs one call and projects its result: structuredContent
-// when the tool returns an object, else {"content": [...]}. rpcErr is the
-// request's own error, for classify; a result that cannot be projected
-// fails the call with rpcErr nil.
-func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool) (r ToolResult, rpcErr error) {
+// emptyArguments are the arguments of a call that has none.
+var emptyArguments = json.RawMessage("{}")
+
+// callTool performs one call and projects its result (see projectOutput).
+// err is how the call failed, for its answer; rpcErr is the request's own
+// error, for classify: a result that cannot be projected fails the call
+// with rpcErr nil.
+func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool) (r ToolResult, err, rpcErr error) {
 	args := call.Arguments
-	if args == nil {
-		args = map[string]any{}
+	if len(args) == 0 {
+		args = emptyArguments
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.Tool, Arguments: args, Meta: tracing.Meta(call.TraceParent, call.TraceState)})
-	if err != nil {
-		return ToolResult{CorrelationID: call.CorrelationID, Err: fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err)}, err
+	res, rpcErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.Tool, Arguments: args, Meta: tracing.Meta(call.TraceParent, call.TraceState)})
+	if rpcErr != nil {
+		return ToolResult{}, fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, rpcErr), rpcErr
 	}
 	outcome := "ok"
 	if res.IsError {
@@ -55,41 +58,49 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool) (r Tool
 	}
 	output, err := projectOutput(res)
 	if err != nil {
-		return ToolResult{CorrelationID: call.CorrelationID, Err: fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err)}, nil
+		return ToolResult{}, fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err), nil
 	}
-	return ToolResult{CorrelationID: call.CorrelationID, Outcome: outcome, Output: output}, nil
+	return ToolResult{Outcome: outcome, Output: output}, nil, nil
 }
 
-// readResource reads one resource on an open session; rpcErr as for
-// callTool.
-func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource) (r ToolResult, rpcErr error) {
-	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.URI, Meta: tracing.Meta(req.TraceParent, req.TraceState)})
-	if err != nil {
-		rpcErr = err
-	} else {
-		var out map[string]any
-		if out, err = toObject(res); err == nil {
-			return ToolResult{CorrelationID: req.CorrelationID, Outcome: "ok", Output: out}, nil
+// readResource reads one resource on an open session; its output is the
+// ReadResourceResult. err and rpcErr as for callTool.
+func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource) (r ToolResult, err, rpcErr error) {
+	res, rpcErr := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.URI, Meta: tracing.Meta(req.TraceParent, req.TraceState)})
+	err = rpcErr
+	if rpcErr == nil {
+		var out json.RawMessage
+		if out, err = encodeOutput(res); err == nil {
+			return ToolResult{Outcome: "ok", Output: out}, nil, nil
 		}
 	}
-	return ToolResult{CorrelationID: req.CorrelationID, Err: fmt.Errorf("read %s of %s: %w", req.URI, req.Connection, err)}, rpcErr
+	return ToolResult{}, fmt.Errorf("read %s of %s: %w", req.URI, req.Connection, err), rpcErr
 }
 
-func projectOutput(res *mcp.CallToolResult) (map[string]any, error) {
-	if res.StructuredContent != nil {
-		if m, err := toObject(res.StructuredContent); err == nil {
-			return m, nil
-		}
+// projectOutput encodes a tool's result as the call's output:
+// structuredContent when it is an object, else {"content": [...]} with the
+// MCP content blocks. go-sdk has decoded the result; it is encoded once,
+// here, and decoded again only where it is used.
+func projectOutput(res *mcp.CallToolResult) (json.RawMessage, error) {
+	if m, ok := res.StructuredContent.(map[string]any); ok {
+		return encodeOutput(m)
 	}
 	content := res.Content
 	if content == nil {
 		content = []mcp.Content{}
 	}
-	// Encode through JSON (not a map holding SDK types), so that the output
-	// is plain JSON values like structured content.
-	return toObject(struct {
+	return encodeOutput(struct {
 		Content []mcp.Content `json:"content"`
 	}{content})
+}
+
+// encodeOutput encodes a call's output.
+func encodeOutput(v any) (json.RawMessage, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode tool output: %w", err)
+	}
+	return data, nil
 }
 
 // toObject normalises v to a JSON object.

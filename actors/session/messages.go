@@ -1,18 +1,20 @@
 package session
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/reply"
 )
 
-// CallTool asks the session actor of Connection to call one tool.
+// CallTool asks the session actor of Connection to call one tool. Reply
+// is answered with a ToolResult.
 type CallTool struct {
-	CorrelationID uint64
-	Connection    string
-	Tool          string
-	Arguments     map[string]any
+	Connection string
+	Tool       string
+	// Arguments are the tool's arguments, a JSON object; empty for none.
+	Arguments json.RawMessage
 	// Deadline bounds the call, including any wait for the session to open.
 	Deadline time.Time
 	// Owner names who made the call (a run id), so that CancelCalls can
@@ -23,7 +25,7 @@ type CallTool struct {
 	// see supervisor.DeploymentScope and supervisor.RunScope) a session of
 	// its own, which the supervisor opens on first use.
 	Scope string
-	Reply reply.To[ToolResult]
+	Reply reply.Address
 	// TraceParent and TraceState are the W3C trace context of the step
 	// that makes the call ("" for none), sent upstream in the request's
 	// _meta (see package tracing).
@@ -31,17 +33,16 @@ type CallTool struct {
 }
 
 // ReadResource asks the session actor of Connection to read one resource.
-// It is answered with a ToolResult whose Output is the MCP
+// Reply is answered with a ToolResult whose Output is the MCP
 // ReadResourceResult ({"contents": [...]}).
 type ReadResource struct {
-	CorrelationID uint64
-	Connection    string
-	URI           string
-	Deadline      time.Time
-	Owner         string
+	Connection string
+	URI        string
+	Deadline   time.Time
+	Owner      string
 	// Scope picks the session, as CallTool's does.
 	Scope string
-	Reply reply.To[ToolResult]
+	Reply reply.Address
 	// TraceParent and TraceState are the trace context, as CallTool's.
 	TraceParent, TraceState string
 }
@@ -58,19 +59,25 @@ type CancelCalls struct {
 	Scope string
 }
 
-// ToolResult answers a CallTool. Err is set when the call did not produce a
-// tool result (session down, deadline, protocol error); a tool that reports
-// an error is Outcome "error" with a nil Err. A call in flight when its
-// session died fails with an Err that wraps ErrSessionLost.
+// ToolResult answers a CallTool or a ReadResource. Error is set when the
+// call did not produce a tool result (session down, deadline, protocol
+// error); a tool that reports an error is Outcome "error" with no Error.
+// A call in flight when its session died fails with an Error whose Err
+// wraps ErrSessionLost (code session_lost).
 type ToolResult struct {
 	CorrelationID uint64
 	Outcome       string
-	Output        map[string]any
-	Err           error
+	// Output is the result, a JSON object: the tool's structured content,
+	// else {"content": [...]}; a read's ReadResourceResult.
+	Output json.RawMessage
+	Error  *reply.Failure
 	// Generation is the generation of the session the call was sent on
 	// (the last one, if it was replayed); 0 when it was never sent.
 	Generation int64
 }
+
+// Correlation implements reply.Answer.
+func (r ToolResult) Correlation() uint64 { return r.CorrelationID }
 
 // SetPolicy changes a session actor's supervision policy (its connection's
 // config changed); it applies from the next failure on.
@@ -78,23 +85,40 @@ type SetPolicy struct {
 	Policy Policy
 }
 
-// GetStatus asks a session actor for its live status.
+// GetStatus asks a session actor for its live status; Reply is answered
+// with a CurrentStatus.
 type GetStatus struct {
-	Reply reply.To[Status]
+	Reply reply.Address
 }
 
-// ListCatalog asks the session actor for a fresh catalog snapshot.
+// CurrentStatus answers GetStatus.
+type CurrentStatus struct {
+	CorrelationID uint64
+	Status        Status
+}
+
+// Correlation implements reply.Answer.
+func (m CurrentStatus) Correlation() uint64 { return m.CorrelationID }
+
+// ListCatalog asks the session actor for a fresh catalog snapshot. Reply
+// is answered with a CatalogListed; with the zero Address, a listing that
+// succeeds goes to the session actor's parent, as one nobody asked for.
 type ListCatalog struct {
 	Deadline time.Time
-	Reply    reply.To[CatalogListed]
+	Reply    reply.Address
 }
 
-// CatalogListed answers a ListCatalog, and is also sent unasked to the
-// parent when the server announces that its tools changed.
+// CatalogListed answers a ListCatalog, and is also sent unasked (its
+// CorrelationID 0) to the parent when the server announces that its tools
+// changed.
 type CatalogListed struct {
-	Snapshot catalog.Snapshot
-	Err      error
+	CorrelationID uint64
+	Snapshot      catalog.Snapshot
+	Error         *reply.Failure
 }
+
+// Correlation implements reply.Answer.
+func (m CatalogListed) Correlation() uint64 { return m.CorrelationID }
 
 // State is the life-cycle state of a session actor's upstream session.
 type State string

@@ -18,7 +18,7 @@ func (a *Actor) observe() {
 
 // observeCall records how long a call or read took on the session, from
 // the moment it was sent; listings are not calls.
-func (a *Actor) observeCall(f *inflight, r ToolResult) {
+func (a *Actor) observeCall(f *inflight, outcome string, err error) {
 	tool := metrics.ResourceRead
 	switch {
 	case f.w.call != nil:
@@ -26,5 +26,5 @@ func (a *Actor) observeCall(f *inflight, r ToolResult) {
 	case f.w.read == nil:
 		return
 	}
-	a.opts.Metrics.ToolCall(a.conn.ID, tool, metrics.OutcomeOf(r.Outcome, r.Err), time.Since(f.started))
+	a.opts.Metrics.ToolCall(a.conn.ID, tool, metrics.OutcomeOf(outcome, err), time.Since(f.started))
 }

@@ -14,16 +14,15 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/metrics/metricstest"
-	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/fakes"
 )
 
 // status asks pid for its live status.
 func status(t *testing.T, e *actor.Engine, pid *actor.PID) session.Status {
-	w := reply.NewWaiter[session.Status]()
+	w := expect[session.CurrentStatus](e)
 	e.Send(pid, session.GetStatus{Reply: w.To()})
-	return await(t, w)
+	return await(t, w).Status
 }
 
 func TestAFailedStdioConnectSaysWhatTheServerWroteToStderrAndLogsItOnce(t *testing.T) {
@@ -40,11 +39,11 @@ func TestAFailedStdioConnectSaysWhatTheServerWroteToStderrAndLogsItOnce(t *testi
 	pid := e.Spawn(session.New(conn, session.NewStdio(opts, nil), opts), "session", actor.WithID(conn.ID))
 	t.Cleanup(func() { stop(t, e, pid) })
 
-	w := reply.NewWaiter[session.CatalogListed]()
+	w := expect[session.CatalogListed](e)
 	e.Send(pid, session.ListCatalog{Deadline: time.Now().Add(patience), Reply: w.To()})
 	listed := await(t, w)
-	is.True(listed.Err != nil) // the server never answered initialize
-	msg := listed.Err.Error()
+	is.True(listed.Error.Err() != nil) // the server never answered initialize
+	msg := listed.Error.Err().Error()
 	is.True(strings.Contains(msg, "EOF"))                                          // what the connect saw
 	is.True(strings.Contains(msg, "Cannot find module ./nope.js\nkey=[redacted]")) // and why, in order
 	is.True(!strings.Contains(msg, "s3cr3t-value"))                                // never a secret

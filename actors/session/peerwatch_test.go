@@ -27,7 +27,7 @@ func openOverHTTP(t *testing.T) (*harness, *httptest.Server) {
 	opts := testOptions()
 	opts.KeepAlive, opts.PingTimeout = time.Hour, time.Second
 	h := spawnConnWithParent(t, conn, session.HTTP{}, opts)
-	is.New(t).NoErr(await(t, send(h.engine, h.pid, "counter", nil, patience)).Err)
+	is.New(t).NoErr(await(t, send(h.engine, h.pid, "counter", nil, patience)).Error.Err())
 	h.waitState(t, session.StateConnecting)
 	h.waitState(t, session.StateOpen)
 	return h, upstream
@@ -64,6 +64,6 @@ func TestACutNotificationStreamKeepsItsSession(t *testing.T) {
 	is.Equal(st.State, session.StateOpen) // the session is kept
 	is.Equal(st.Generation, int64(1))
 	r := await(t, send(h.engine, h.pid, "counter", nil, patience))
-	is.NoErr(r.Err)
-	is.Equal(r.Output["count"], float64(2)) // on the same upstream session
+	is.NoErr(r.Error.Err())
+	is.Equal(output(t, r)["count"], float64(2)) // on the same upstream session
 }

@@ -11,16 +11,16 @@ import (
 func (a *Actor) admit(w work) {
 	switch {
 	case !w.deadline().IsZero() && a.clock.Now().After(w.deadline()):
-		w.fail(fmt.Errorf("connection %q: %w", a.conn.ID, ErrDeadline))
+		a.fail(w, fmt.Errorf("connection %q: %w", a.conn.ID, ErrDeadline))
 		return
 	case a.degraded:
-		w.fail(a.degradedError())
+		a.fail(w, a.degradedError())
 		return
 	case a.state == StateOpen && len(a.running) < a.opts.MaxInFlight && len(a.queue) == 0:
 		a.start(w)
 		return
 	case len(a.queue) >= a.opts.MaxQueued:
-		w.fail(fmt.Errorf("connection %q: %w (%d queued)", a.conn.ID, ErrOverloaded, len(a.queue)))
+		a.fail(w, fmt.Errorf("connection %q: %w (%d queued)", a.conn.ID, ErrOverloaded, len(a.queue)))
 		return
 	}
 	a.queue = append(a.queue, w)
@@ -72,7 +72,7 @@ func (a *Actor) sweepQueue() {
 		d := w.deadline()
 		switch {
 		case !d.IsZero() && !now.Before(d):
-			w.fail(a.waitedError())
+			a.fail(w, a.waitedError())
 		default:
 			kept = append(kept, w)
 			if !d.IsZero() && (next.IsZero() || d.Before(next)) {
@@ -104,7 +104,7 @@ func (a *Actor) drain() {
 		a.queue[0] = work{}
 		a.queue = a.queue[1:]
 		if d := w.deadline(); !d.IsZero() && a.clock.Now().After(d) {
-			w.fail(fmt.Errorf("connection %q: %w", a.conn.ID, ErrDeadline))
+			a.fail(w, fmt.Errorf("connection %q: %w", a.conn.ID, ErrDeadline))
 			continue
 		}
 		a.start(w)
@@ -120,7 +120,7 @@ func (a *Actor) cancelCalls(owner string) {
 	kept := a.queue[:0]
 	for _, w := range a.queue {
 		if w.owner() == owner {
-			w.fail(fmt.Errorf("connection %q: %w", a.conn.ID, ErrCancelled))
+			a.fail(w, fmt.Errorf("connection %q: %w", a.conn.ID, ErrCancelled))
 			continue
 		}
 		kept = append(kept, w)
@@ -142,7 +142,7 @@ func (a *Actor) failListings(err error) {
 	kept := a.queue[:0]
 	for _, w := range a.queue {
 		if w.list != nil {
-			w.fail(err)
+			a.fail(w, err)
 			continue
 		}
 		kept = append(kept, w)
@@ -154,7 +154,7 @@ func (a *Actor) failListings(err error) {
 // failQueue fails every queued call with err.
 func (a *Actor) failQueue(err error) {
 	for _, w := range a.queue {
-		w.fail(err)
+		a.fail(w, err)
 	}
 	a.queue = nil
 }

@@ -46,26 +46,21 @@ func awaitTimer(t *testing.T, clock *session.ManualClock, d time.Duration) {
 }
 
 // sendAt asks pid to call tool with a deadline d after the clock's now.
-func sendAt(e *actor.Engine, pid *actor.PID, clock session.Clock, tool string, args map[string]any, d time.Duration) *reply.Waiter[session.ToolResult] {
-	w := reply.NewWaiter[session.ToolResult]()
-	e.Send(pid, session.CallTool{CorrelationID: correlation.Add(1), Connection: connID, Tool: tool, Arguments: args, Deadline: clock.Now().Add(d), Reply: w.To()})
+func sendAt(e *actor.Engine, pid *actor.PID, clock session.Clock, tool string, args map[string]any, d time.Duration) *reply.Expected[session.ToolResult] {
+	w := expect[session.ToolResult](e)
+	e.Send(pid, session.CallTool{Connection: connID, Tool: tool, Arguments: arguments(args), Deadline: clock.Now().Add(d), Reply: w.To()})
 	return w
 }
 
 // pending reports whether w has no answer yet.
-func pending[T any](w *reply.Waiter[T]) bool {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := w.Wait(ctx)
-	return err != nil
-}
+func pending[T reply.Answer](w *reply.Expected[T]) bool { return !w.Arrived() }
 
 // liveStatus asks the session actor for its status.
 func liveStatus(t *testing.T, e *actor.Engine, pid *actor.PID) session.Status {
 	t.Helper()
-	w := reply.NewWaiter[session.Status]()
+	w := expect[session.CurrentStatus](e)
 	e.Send(pid, session.GetStatus{Reply: w.To()})
-	return await(t, w)
+	return await(t, w).Status
 }
 
 // switchable fails every NewTransport while failing is set.
@@ -102,7 +97,7 @@ func TestReconnectsBackOffExponentiallyOnTheClock(t *testing.T) {
 	h.waitState(t, session.StateConnecting)
 	is.Equal(h.waitState(t, session.StateOpen).Generation, int64(1))
 	r := await(t, w)
-	is.NoErr(r.Err)
+	is.NoErr(r.Error.Err())
 	is.Equal(factory.attempts.Load(), int32(5))
 }
 
@@ -152,13 +147,13 @@ func TestTooManyRestartsDegradeTheConnectionUntilAProbeConnects(t *testing.T) {
 	is.True(strings.Contains(st.LastError, "upstream down"))
 
 	r := await(t, waiting) // the waiting call fails once degraded
-	is.True(errors.Is(r.Err, session.ErrDegraded))
+	is.True(errors.Is(r.Error.Err(), session.ErrDegraded))
 	began := time.Now()
 	r = await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Hour))
-	is.True(errors.Is(r.Err, session.ErrDegraded))    // a new call fails fast
-	is.True(errors.Is(r.Err, session.ErrUnavailable)) // which is a kind of unavailable
-	is.True(strings.Contains(r.Err.Error(), "degraded: 2 restarts within 1m0s"))
-	is.True(strings.Contains(r.Err.Error(), "upstream down")) // with the cause
+	is.True(errors.Is(r.Error.Err(), session.ErrDegraded))    // a new call fails fast
+	is.True(errors.Is(r.Error.Err(), session.ErrUnavailable)) // which is a kind of unavailable
+	is.True(strings.Contains(r.Error.Err().Error(), "degraded: 2 restarts within 1m0s"))
+	is.True(strings.Contains(r.Error.Err().Error(), "upstream down")) // with the cause
 	is.True(time.Since(began) < time.Second)
 
 	// A probe that fails keeps it degraded, without counting restarts.
@@ -174,7 +169,7 @@ func TestTooManyRestartsDegradeTheConnectionUntilAProbeConnects(t *testing.T) {
 	st = h.waitState(t, session.StateOpen)
 	is.Equal(st.Generation, int64(1))
 	r = await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Hour))
-	is.NoErr(r.Err)
+	is.NoErr(r.Error.Err())
 	is.Equal(len(liveStatus(t, h.engine, h.pid).RecentRestarts), 0) // a recovery forgets the restarts
 }
 
@@ -192,9 +187,9 @@ func TestACallWaitingForAReconnectFailsAtItsOwnDeadline(t *testing.T) {
 	is.True(pending(w))
 	clock.Advance(5 * time.Second)
 	r := await(t, w)
-	is.True(errors.Is(r.Err, session.ErrDeadline))
-	is.True(strings.Contains(r.Err.Error(), "waited for a reconnect")) // it says what it waited for
-	is.True(strings.Contains(r.Err.Error(), "upstream down"))
+	is.True(errors.Is(r.Error.Err(), session.ErrDeadline))
+	is.True(strings.Contains(r.Error.Err().Error(), "waited for a reconnect")) // it says what it waited for
+	is.True(strings.Contains(r.Error.Err().Error(), "upstream down"))
 }
 
 // gated blocks NewTransport while closed, counting the connects in
@@ -235,7 +230,7 @@ func TestAReconnectStormIsBoundedByTheSharedLimiter(t *testing.T) {
 		pids[i] = e.Spawn(session.New(testConn(), g, opts), "session")
 		t.Cleanup(func() { stop(t, e, pids[i]) })
 		r := await(t, sendAt(e, pids[i], clock, "counter", nil, time.Hour))
-		is.NoErr(r.Err)
+		is.NoErr(r.Error.Err())
 	}
 
 	// Every upstream dies at once; the backoffs end at the same instant.
@@ -273,7 +268,7 @@ func TestAReconnectStormIsBoundedByTheSharedLimiter(t *testing.T) {
 	is.Equal(g.maxActive.Load(), int32(slots)) // never more than the bound at once
 	for _, pid := range pids {
 		r := await(t, sendAt(e, pid, clock, "counter", nil, time.Hour))
-		is.NoErr(r.Err)
+		is.NoErr(r.Error.Err())
 		is.Equal(r.Generation, int64(2)) // each reopened once
 	}
 }
@@ -290,15 +285,15 @@ func TestACallInFlightWhenItsSessionDiesFailsWithSessionLost(t *testing.T) {
 	began := time.Now()
 	inMemory.KillAll()
 	r := await(t, w)
-	is.True(errors.Is(r.Err, session.ErrSessionLost))
-	is.True(strings.HasPrefix(r.Err.Error(), "session_lost: connection \"fake.one\": session generation 1 ended during the call to sleep"))
+	is.True(errors.Is(r.Error.Err(), session.ErrSessionLost))
+	is.True(strings.HasPrefix(r.Error.Err().Error(), "session_lost: connection \"fake.one\": session generation 1 ended during the call to sleep"))
 	is.Equal(r.Generation, int64(1))
 	is.True(time.Since(began) < 2*time.Second) // at once, not at its deadline
 
 	r = call(t, e, pid, "counter", nil)
-	is.NoErr(r.Err)
+	is.NoErr(r.Error.Err())
 	is.Equal(r.Generation, int64(2)) // a new session, a new generation
-	is.Equal(r.Output["count"], 1.0)
+	is.Equal(output(t, r)["count"], 1.0)
 }
 
 func TestTheStatusCountsCallsInFlightLive(t *testing.T) {
@@ -312,7 +307,7 @@ func TestTheStatusCountsCallsInFlightLive(t *testing.T) {
 	st := liveStatus(t, e, pid)
 	is.Equal(st.CallsInFlight, 1) // while it runs, not only at state changes
 	is.Equal(st.State, session.StateOpen)
-	is.NoErr(await(t, w).Err)
+	is.NoErr(await(t, w).Error.Err())
 	st = liveStatus(t, e, pid)
 	is.Equal(st.CallsInFlight, 0)
 	is.True(!st.LastSuccessAt.IsZero())
@@ -379,8 +374,8 @@ func TestAFailedKeepaliveEndsTheSessionAndFailsItsCalls(t *testing.T) {
 	is.True(pending(w))
 	missPing(t, clock) // one is the limit here
 	r := await(t, w)
-	is.True(errors.Is(r.Err, session.ErrSessionLost)) // at once, not at its deadline
-	is.True(strings.Contains(r.Err.Error(), "keepalive failed"))
+	is.True(errors.Is(r.Error.Err(), session.ErrSessionLost)) // at once, not at its deadline
+	is.True(strings.Contains(r.Error.Err().Error(), "keepalive failed"))
 	st := h.waitState(t, session.StateBackoff)
 	is.True(strings.Contains(st.LastError, "keepalive failed"))
 
@@ -390,7 +385,7 @@ func TestAFailedKeepaliveEndsTheSessionAndFailsItsCalls(t *testing.T) {
 	h.waitState(t, session.StateConnecting)
 	h.waitState(t, session.StateOpen)
 	r = await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Minute))
-	is.NoErr(r.Err)
+	is.NoErr(r.Error.Err())
 	is.Equal(r.Generation, int64(2))
 }
 
@@ -436,7 +431,7 @@ func TestStoppingMidConnectCancelsTheConnectAndEndsWhatItStarted(t *testing.T) {
 		is.Fail() // the transport's peer was ended
 	}
 	r := await(t, w)
-	is.True(errors.Is(r.Err, session.ErrUnavailable))
+	is.True(errors.Is(r.Error.Err(), session.ErrUnavailable))
 }
 
 func TestAContinuedActorCarriesTheGenerationAndCounters(t *testing.T) {
@@ -451,7 +446,7 @@ func TestAContinuedActorCarriesTheGenerationAndCounters(t *testing.T) {
 	is.Equal(st.Restarts, 4)
 	is.Equal(st.LastError, "session actor panicked")
 	r := call(t, e, pid, "counter", nil)
-	is.NoErr(r.Err)
+	is.NoErr(r.Error.Err())
 	is.Equal(r.Generation, int64(6))
 	st = liveStatus(t, e, pid)
 	is.Equal(st.SessionsOpened, 6)

@@ -8,7 +8,6 @@ import (
 	"github.com/matryer/is"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/fakes"
 )
@@ -22,14 +21,14 @@ func TestTracingTheTraceContextOfACallReachesTheUpstreamInMeta(t *testing.T) {
 	is := is.New(t)
 	e, pid := spawn(t, fakes.NewInMemory(func() *mcp.Server { return fakes.WithMetaEcho(fakes.NewServer()) }), testOptions())
 
-	w := reply.NewWaiter[session.ToolResult]()
+	w := expect[session.ToolResult](e)
 	e.Send(pid, session.CallTool{
-		CorrelationID: correlation.Add(1), Connection: connID, Tool: "meta", Deadline: time.Now().Add(2 * time.Second),
+		Connection: connID, Tool: "meta", Deadline: time.Now().Add(2 * time.Second),
 		TraceParent: testTraceParent, TraceState: testTraceState, Reply: w.To(),
 	})
 	r := await(t, w)
-	is.NoErr(r.Err)
-	is.Equal(r.Output["meta"], map[string]any{"traceparent": testTraceParent, "tracestate": testTraceState}) // the tool saw it in _meta
+	is.NoErr(r.Error.Err())
+	is.Equal(output(t, r)["meta"], map[string]any{"traceparent": testTraceParent, "tracestate": testTraceState}) // the tool saw it in _meta
 
 	untraced := mustCall(t, e, pid, "meta", nil)
 	is.Equal(untraced["meta"], map[string]any{}) // no trace context, no _meta
@@ -55,13 +54,13 @@ func TestTracingTheTraceContextOfAResourceReadReachesTheUpstreamInMeta(t *testin
 	}
 	e, pid := spawn(t, fakes.NewInMemory(newServer), testOptions())
 
-	w := reply.NewWaiter[session.ToolResult]()
+	w := expect[session.ToolResult](e)
 	e.Send(pid, session.ReadResource{
-		CorrelationID: correlation.Add(1), Connection: connID, URI: fakes.GreetingURI, Deadline: time.Now().Add(2 * time.Second),
+		Connection: connID, URI: fakes.GreetingURI, Deadline: time.Now().Add(2 * time.Second),
 		TraceParent: testTraceParent, Reply: w.To(),
 	})
 	r := await(t, w)
-	is.NoErr(r.Err)
+	is.NoErr(r.Error.Err())
 	select {
 	case meta := <-seen:
 		is.Equal(meta, map[string]any{"traceparent": testTraceParent}) // no tracestate: none was given

@@ -1,6 +1,10 @@
 package session
 
-import "time"
+import (
+	"time"
+
+	"github.com/mcpflow/mcpflow/actors/reply"
+)
 
 // work is a call, a resource read or a catalog listing waiting for the
 // session.
@@ -34,27 +38,33 @@ func (w work) owner() string {
 	return ""
 }
 
-// answer replies to a call or read.
-func (w work) answer(r ToolResult) {
-	if w.call != nil {
-		w.call.Reply(r)
-	} else {
-		w.read.Reply(r)
-	}
-}
-
-func (w work) fail(err error) {
+// replyTo is where w is answered.
+func (w work) replyTo() reply.Address {
 	switch {
 	case w.call != nil:
-		w.call.Reply(ToolResult{CorrelationID: w.call.CorrelationID, Err: err})
-		return
+		return w.call.Reply
 	case w.read != nil:
-		w.read.Reply(ToolResult{CorrelationID: w.read.CorrelationID, Err: err})
+		return w.read.Reply
+	}
+	return w.list.Reply
+}
+
+// answer replies to a call or read with r.
+func (a *Actor) answer(w work, r ToolResult) {
+	to := w.replyTo()
+	r.CorrelationID = to.Correlation
+	reply.Send(a.engine, to, r)
+}
+
+// fail answers w with err. The actor's own re-list has no reply address:
+// its failure goes nowhere.
+func (a *Actor) fail(w work, err error) {
+	if w.list != nil {
+		to := w.list.Reply
+		reply.Send(a.engine, to, CatalogListed{CorrelationID: to.Correlation, Error: reply.Fail(err)})
 		return
 	}
-	if w.list.Reply != nil { // the actor's own re-list has no reply address
-		w.list.Reply(CatalogListed{Err: err})
-	}
+	a.answer(w, ToolResult{Error: reply.Fail(err)})
 }
 
 // what names w in errors.
@@ -66,11 +76,4 @@ func (w work) what() string {
 		return "the read of " + w.read.URI
 	}
 	return "the catalog listing"
-}
-
-func correlationOf(w work) uint64 {
-	if w.call != nil {
-		return w.call.CorrelationID
-	}
-	return w.read.CorrelationID
 }

@@ -21,6 +21,7 @@ import (
 type Handle struct {
 	engine   *actor.Engine
 	pid      *actor.PID
+	replies  *reply.Router // the answers the handle's methods wait for
 	authHash AuthHash
 	// stopped is set by the first Stop: a later one only waits for the
 	// supervisor to be gone.
@@ -29,10 +30,11 @@ type Handle struct {
 
 // Spawn starts the supervisor of conns on engine.
 func Spawn(engine *actor.Engine, conns []config.Connection, factory session.TransportFactory, catalogs store.Catalogs, opts Options) *Handle {
-	pid := engine.Spawn(New(conns, factory, catalogs, opts), "supervisor",
+	replies := reply.NewRouter(engine, "mcp")
+	pid := engine.Spawn(New(conns, factory, catalogs, replies, opts), "supervisor",
 		actor.WithID("mcp"),
 		actor.WithMiddleware(guard.Recover(nil)))
-	return &Handle{engine: engine, pid: pid, authHash: opts.AuthHash}
+	return &Handle{engine: engine, pid: pid, replies: replies, authHash: opts.AuthHash}
 }
 
 // Reconcile makes conns, the complete effective set, the supervisor's
@@ -40,7 +42,7 @@ func Spawn(engine *actor.Engine, conns []config.Connection, factory session.Tran
 // and returns once removed, disabled and replaced sessions are closed.
 func (h *Handle) Reconcile(ctx context.Context, conns []config.Connection) (Reconciled, error) {
 	fps := fingerprints(ctx, conns, h.authHash)
-	w := reply.NewWaiter[Reconciled]()
+	w := reply.Expect[Reconciled](h.replies)
 	h.engine.Send(h.pid, Reconcile{Connections: conns, Fingerprints: fps, Reply: w.To()})
 	r, err := w.Wait(ctx)
 	if err != nil {
@@ -54,7 +56,7 @@ func (h *Handle) PID() *actor.PID { return h.pid }
 
 // RefreshCatalog lists and stores connection's catalog.
 func (h *Handle) RefreshCatalog(ctx context.Context, connection string) (catalog.Snapshot, error) {
-	w := reply.NewWaiter[CatalogRefreshed]()
+	w := reply.Expect[CatalogRefreshed](h.replies)
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(time.Minute)
@@ -64,7 +66,7 @@ func (h *Handle) RefreshCatalog(ctx context.Context, connection string) (catalog
 	if err != nil {
 		return catalog.Snapshot{}, fmt.Errorf("refresh catalog of %q: %w", connection, err)
 	}
-	return r.Snapshot, r.Err
+	return r.Snapshot, r.Error.Err()
 }
 
 // ReleaseScope stops every session of scope (see ReleaseScope); it does
@@ -75,9 +77,13 @@ func (h *Handle) ReleaseScope(scope string) {
 
 // Statuses returns the live status of every configured connection.
 func (h *Handle) Statuses(ctx context.Context) ([]session.Status, error) {
-	w := reply.NewWaiter[[]session.Status]()
+	w := reply.Expect[Statuses](h.replies)
 	h.engine.Send(h.pid, GetStatuses{Reply: w.To()})
-	return w.Wait(ctx)
+	r, err := w.Wait(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connection statuses: %w", err)
+	}
+	return r.Connections, nil
 }
 
 // Stop stops the supervisor and its session actors, which close their
@@ -97,7 +103,7 @@ func (h *Handle) Stop(ctx context.Context) error {
 	}
 	select {
 	case <-h.engine.Poison(h.pid).Done():
-		return nil
+		return h.replies.Stop(ctx)
 	case <-ctx.Done():
 		return fmt.Errorf("stop supervisor: %w", ctx.Err())
 	}

@@ -1,7 +1,9 @@
 package supervisor_test
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -54,7 +56,29 @@ type sup struct {
 	engine *actor.Engine
 	handle *supervisor.Handle
 	store  *store.Memory
+	// replies delivers the answers the test waits for.
+	replies *reply.Router
+	// trap is the session actors' clock, which panics when told to.
+	trap *trapClock
 }
+
+// trapClock is a clock that panics at its next reading once armed: read
+// by a session actor in its Receive, it makes the actor panic there.
+type trapClock struct {
+	session.Clock
+	armed atomic.Bool
+}
+
+// Now panics once after arm, else reads the clock.
+func (c *trapClock) Now() time.Time {
+	if c.armed.CompareAndSwap(true, false) {
+		panic("trapped clock")
+	}
+	return c.Clock.Now()
+}
+
+// arm makes the next reading panic.
+func (c *trapClock) arm() { c.armed.Store(true) }
 
 func start(t *testing.T, factory session.TransportFactory, opts supervisor.Options) *sup {
 	t.Helper()
@@ -67,7 +91,9 @@ func startWith(t *testing.T, factory session.TransportFactory, st *store.Memory,
 	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err) // new engine
-	s := &sup{engine: e, handle: supervisor.Spawn(e, conns(), factory, st, opts), store: st}
+	trap := &trapClock{Clock: cmp.Or[session.Clock](opts.Session.Clock, opts.Clock, session.SystemClock())}
+	opts.Session.Clock = trap
+	s := &sup{engine: e, handle: supervisor.Spawn(e, conns(), factory, st, opts), store: st, replies: newRouter(t, e), trap: trap}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
@@ -82,18 +108,48 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-var correlation atomic.Uint64
+// newRouter spawns a router for the answers the test waits for, stopped
+// with it.
+func newRouter(t *testing.T, e *actor.Engine) *reply.Router {
+	t.Helper()
+	r := reply.NewRouter(e, "test")
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), patience)
+		defer cancel()
+		is.New(t).NoErr(r.Stop(ctx)) // the router stops
+	})
+	return r
+}
+
+// arguments encodes a call's arguments.
+func arguments(args map[string]any) json.RawMessage {
+	if args == nil {
+		return nil
+	}
+	data, err := json.Marshal(args)
+	if err != nil {
+		panic(err) // the tests' arguments always encode
+	}
+	return data
+}
+
+// output decodes a call's output.
+func output(t *testing.T, r session.ToolResult) map[string]any {
+	t.Helper()
+	var out map[string]any
+	is.New(t).NoErr(json.Unmarshal(r.Output, &out)) // the output is a JSON object
+	return out
+}
 
 // send asks the supervisor to call tool on connection.
-func (s *sup) send(connection, tool string, args map[string]any) *reply.Waiter[session.ToolResult] {
-	w := reply.NewWaiter[session.ToolResult]()
+func (s *sup) send(connection, tool string, args map[string]any) *reply.Expected[session.ToolResult] {
+	w := reply.Expect[session.ToolResult](s.replies)
 	s.engine.Send(s.handle.PID(), session.CallTool{
-		CorrelationID: correlation.Add(1),
-		Connection:    connection,
-		Tool:          tool,
-		Arguments:     args,
-		Deadline:      time.Now().Add(2 * time.Second),
-		Reply:         w.To(),
+		Connection: connection,
+		Tool:       tool,
+		Arguments:  arguments(args),
+		Deadline:   time.Now().Add(2 * time.Second),
+		Reply:      w.To(),
 	})
 	return w
 }
@@ -115,9 +171,9 @@ func (s *sup) mustCall(t *testing.T, connection, tool string, args map[string]an
 	is := is.New(t)
 	is.Helper()
 	r := s.call(t, connection, tool, args)
-	is.NoErr(r.Err)
+	is.NoErr(r.Error.Err())
 	is.Equal(r.Outcome, "ok")
-	return r.Output
+	return output(t, r)
 }
 
 // status returns the supervisor's status of connection.

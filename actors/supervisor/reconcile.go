@@ -34,13 +34,15 @@ type Reconcile struct {
 	// Fingerprint); a connection missing here is fingerprinted without
 	// its auth record. Handle.Reconcile fills them.
 	Fingerprints map[string]string
-	Reply        reply.To[Reconciled]
+	// Reply is answered with Reconciled.
+	Reply reply.Address
 }
 
 // Reconciled answers Reconcile once every session actor it stopped is gone
 // (or its CloseTimeout and a grace period have passed) and the process
 // groups of their stdio servers were killed. The lists are sorted.
 type Reconciled struct {
+	CorrelationID uint64
 	// Registered are the ids of new connections.
 	Registered []string
 	// Updated are the ids of connections whose definition, enabled flag
@@ -56,6 +58,9 @@ type Reconciled struct {
 	// with it, are not listed.
 	Stopped []string
 }
+
+// Correlation implements reply.Answer.
+func (m Reconciled) Correlation() uint64 { return m.CorrelationID }
 
 // AuthHash returns, by connection id, a digest of the auth record each of
 // conns' sessions would bind (which record, and its content), "" when
@@ -114,7 +119,7 @@ type (
 	reconciled struct {
 		result Reconciled
 		warm   []string
-		reply  reply.To[Reconciled]
+		reply  reply.Address
 	}
 )
 
@@ -303,9 +308,8 @@ func (a *Actor) finishReconcile(c *actor.Context, m reconciled) {
 		sess := a.opts.Session
 		c.Send(pid, session.ListCatalog{Deadline: time.Now().Add(sess.ConnectTimeout + sess.CallTimeout)})
 	}
-	if m.reply != nil {
-		m.reply(m.result)
-	}
+	m.result.CorrelationID = m.reply.Correlation
+	reply.Send(a.engine, m.reply, m.result)
 }
 
 // transports is the transport factory of one session actor incarnation:

@@ -164,8 +164,8 @@ func TestReconcileRemovesAConnectionClosingItsSession(t *testing.T) {
 	is.Equal(s.engine.Registry.GetPID("supervisor/mcp/session", "fake.one"), nil)
 
 	res := s.call(t, "fake.one", "counter", nil)
-	is.True(res.Err != nil)
-	is.True(strings.Contains(res.Err.Error(), `unknown connection "fake.one"`))
+	is.True(res.Error.Err() != nil)
+	is.True(strings.Contains(res.Error.Err().Error(), `unknown connection "fake.one"`))
 	is.Equal(statusIDs(t, s), []string{"fake.two", "fake.off"})
 	is.Equal(s.mustCall(t, "fake.two", "counter", nil)["count"], 2.0) // the others keep their sessions
 }
@@ -181,8 +181,8 @@ func TestReconcileDisablesAConnectionClosingItsSession(t *testing.T) {
 	is.Equal(len(r.Replaced), 0)
 	is.Equal(obs.Closed(), 1)
 	res := s.call(t, "fake.two", "counter", nil)
-	is.True(res.Err != nil)
-	is.True(strings.Contains(res.Err.Error(), "disabled"))
+	is.True(res.Error.Err() != nil)
+	is.True(strings.Contains(res.Error.Err().Error(), "disabled"))
 	is.Equal(s.status(t, "fake.two").State, session.StateClosed)
 
 	// Enabled again, it gets a fresh session.

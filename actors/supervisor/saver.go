@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/anthdm/hollywood/actor"
+
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
@@ -39,6 +41,7 @@ var catalogSaveRetry = session.Policy{MinBackoff: time.Second, MaxBackoff: time.
 // newer snapshot of its connection replaces it or the supervisor stops.
 // Whoever asked for the refresh is answered by the first attempt.
 type saver struct {
+	engine      *actor.Engine // sends the answers
 	catalogs    store.Catalogs
 	clock       session.Clock
 	retryPolicy session.Policy // catalogSaveRetry
@@ -59,15 +62,16 @@ type saver struct {
 // pendingSave is the snapshot of one connection waiting to be saved.
 type pendingSave struct {
 	snap    catalog.Snapshot
-	answers []reply.To[CatalogRefreshed]
+	answers []reply.Address
 	due     time.Time // not before: a retry waits for its backoff
 	backoff session.Backoff
 	failing bool // a failure was logged; the next ones are not
 }
 
-// newSaver returns a saver over catalogs, timed by clock; start runs it.
-func newSaver(catalogs store.Catalogs, clock session.Clock) *saver {
-	return &saver{catalogs: catalogs, clock: clock, retryPolicy: catalogSaveRetry,
+// newSaver returns a saver over catalogs, timed by clock, that answers
+// through engine; start runs it.
+func newSaver(engine *actor.Engine, catalogs store.Catalogs, clock session.Clock) *saver {
+	return &saver{engine: engine, catalogs: catalogs, clock: clock, retryPolicy: catalogSaveRetry,
 		pending: map[string]*pendingSave{}, saving: map[string]bool{}, wake: make(chan struct{}, 1)}
 }
 
@@ -107,19 +111,18 @@ func (s *saver) stop() {
 	s.pending, s.order = map[string]*pendingSave{}, nil
 	s.mu.Unlock()
 	for id, p := range left {
-		p.answer(fmt.Errorf("catalog of %q not saved: %w: shutting down", id, session.ErrUnavailable))
+		s.answer(p, fmt.Errorf("catalog of %q not saved: %w: shutting down", id, session.ErrUnavailable))
 	}
 }
 
-// save queues snap, answering answer (if not nil) once it is saved or its
-// first attempt failed.
-func (s *saver) save(snap catalog.Snapshot, answer reply.To[CatalogRefreshed]) {
+// save queues snap, answering answer (unless zero) once it is saved or
+// its first attempt failed.
+func (s *saver) save(snap catalog.Snapshot, answer reply.Address) {
 	s.mu.Lock()
 	if s.stopped {
 		s.mu.Unlock()
-		if answer != nil {
-			answer(CatalogRefreshed{Err: fmt.Errorf("catalog of %q not saved: %w: shutting down", snap.ConnectionID, session.ErrUnavailable)})
-		}
+		err := fmt.Errorf("catalog of %q not saved: %w: shutting down", snap.ConnectionID, session.ErrUnavailable)
+		reply.Send(s.engine, answer, CatalogRefreshed{CorrelationID: answer.Correlation, Error: reply.Fail(err)})
 		return
 	}
 	id := snap.ConnectionID
@@ -132,7 +135,7 @@ func (s *saver) save(snap catalog.Snapshot, answer reply.To[CatalogRefreshed]) {
 	// The newest listing wins, and is due at once: it may not fail as
 	// the one it replaces did.
 	p.snap, p.due = snap, time.Time{}
-	if answer != nil {
+	if !answer.IsZero() {
 		p.answers = append(p.answers, answer)
 	}
 	s.mu.Unlock()
@@ -210,7 +213,7 @@ func (s *saver) attempt(ctx context.Context, id string, p *pendingSave) {
 	if err != nil {
 		err = fmt.Errorf("save catalog of %q: %w", id, err)
 	}
-	p.answer(err)
+	s.answer(p, err)
 	switch {
 	case err == nil && p.failing:
 		slog.Info("catalog saved after failed attempts", "connection", id, "attempts", p.backoff.Failures()+1)
@@ -244,9 +247,10 @@ func (s *saver) requeue(id string, p *pendingSave, wait time.Duration) {
 }
 
 // answer tells whoever waits for p how its first attempt went.
-func (p *pendingSave) answer(err error) {
-	for _, a := range p.answers {
-		a(CatalogRefreshed{Snapshot: p.snap, Err: err})
+func (s *saver) answer(p *pendingSave, err error) {
+	failure := reply.Fail(err)
+	for _, to := range p.answers {
+		reply.Send(s.engine, to, CatalogRefreshed{CorrelationID: to.Correlation, Snapshot: p.snap, Error: failure})
 	}
 	p.answers = nil
 }

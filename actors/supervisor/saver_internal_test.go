@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -76,12 +77,29 @@ func (s *slowCatalogs) figures() ([]time.Duration, []int64) {
 	return append([]time.Duration(nil), s.budget...), append([]int64(nil), s.saved...)
 }
 
-func startSaver(t *testing.T, catalogs store.Catalogs, clock session.Clock) *saver {
+// answers makes an engine with a router for the saver's answers, which
+// the test waits for; both stop with the test.
+func answers(t *testing.T) (*actor.Engine, *reply.Router) {
 	t.Helper()
-	s := newSaver(catalogs, clock)
+	is := is.New(t)
+	e, err := actor.NewEngine(actor.NewEngineConfig())
+	is.NoErr(err) // new engine
+	r := reply.NewRouter(e, "test")
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		is.NoErr(r.Stop(ctx)) // the router stops
+	})
+	return e, r
+}
+
+func startSaver(t *testing.T, catalogs store.Catalogs, clock session.Clock) (*saver, *reply.Router) {
+	t.Helper()
+	e, r := answers(t)
+	s := newSaver(e, catalogs, clock)
 	s.start()
 	t.Cleanup(s.stop)
-	return s
+	return s, r
 }
 
 func snapshot(id string, fetched int64) catalog.Snapshot {
@@ -94,18 +112,19 @@ func TestASaveThatTimedOutIsRetriedAfterABackoffAndLoggedOnce(t *testing.T) {
 	logs := fakes.CaptureLogs(t)
 	clock := session.NewManualClock(time.Now())
 	cats := newSlowCatalogs()
-	s := newSaver(cats, clock)
+	e, replies := answers(t)
+	s := newSaver(e, cats, clock)
 	s.retryPolicy = session.Policy{MinBackoff: time.Second, MaxBackoff: time.Minute} // no jitter: exact waits
 	s.start()
 	t.Cleanup(s.stop)
 
-	asked := reply.NewWaiter[CatalogRefreshed]()
+	asked := reply.Expect[CatalogRefreshed](replies)
 	s.save(snapshot("a.default", 1), asked.To())
 	cats.next(t)
 	cats.release <- fmt.Errorf("database is locked: %w", context.DeadlineExceeded)
 	got, err := asked.Wait(context.Background())
 	is.NoErr(err)
-	is.True(errors.Is(got.Err, context.DeadlineExceeded)) // the asker hears of the first attempt
+	is.True(errors.Is(got.Error.Err(), context.DeadlineExceeded)) // the asker hears of the first attempt
 
 	for _, wait := range []time.Duration{time.Second, 2 * time.Second} {
 		awaitTimer(t, clock, wait) // the retry waits for its backoff, doubling
@@ -134,23 +153,23 @@ func TestASaveThatTimedOutIsRetriedAfterABackoffAndLoggedOnce(t *testing.T) {
 func TestTheNewestSnapshotOfAConnectionReplacesOneWaiting(t *testing.T) {
 	is := is.New(t)
 	cats := newSlowCatalogs()
-	s := startSaver(t, cats, session.NewManualClock(time.Now()))
+	s, replies := startSaver(t, cats, session.NewManualClock(time.Now()))
 
-	s.save(snapshot("a.default", 1), nil)
+	s.save(snapshot("a.default", 1), reply.Address{})
 	cats.next(t) // a's first save holds the store
-	second, third := reply.NewWaiter[CatalogRefreshed](), reply.NewWaiter[CatalogRefreshed]()
-	s.save(snapshot("a.default", 2), second.To()) // waits for the first: one save per connection at a time
-	s.save(snapshot("a.default", 3), third.To())  // replaces the one waiting
-	s.save(snapshot("b.default", 1), nil)         // another connection's goes on meanwhile
+	second, third := reply.Expect[CatalogRefreshed](replies), reply.Expect[CatalogRefreshed](replies)
+	s.save(snapshot("a.default", 2), second.To())     // waits for the first: one save per connection at a time
+	s.save(snapshot("a.default", 3), third.To())      // replaces the one waiting
+	s.save(snapshot("b.default", 1), reply.Address{}) // another connection's goes on meanwhile
 	is.Equal(cats.next(t), "b.default")
 	cats.release <- nil
 	cats.release <- nil
 	is.Equal(cats.next(t), "a.default")
 	cats.release <- nil
-	for _, w := range []*reply.Waiter[CatalogRefreshed]{second, third} {
+	for _, w := range []*reply.Expected[CatalogRefreshed]{second, third} {
 		got, err := w.Wait(context.Background())
 		is.NoErr(err)
-		is.NoErr(got.Err)
+		is.NoErr(got.Error.Err())
 		is.Equal(got.Snapshot.FetchedAtEpochMs, int64(3)) // both askers get the newest
 	}
 	stored, err := cats.Memory.GetCatalog(context.Background(), "a.default")
@@ -163,21 +182,22 @@ func TestTheNewestSnapshotOfAConnectionReplacesOneWaiting(t *testing.T) {
 func TestAStoppedSaverAnswersWhoWaits(t *testing.T) {
 	is := is.New(t)
 	cats := newSlowCatalogs()
-	s := newSaver(cats, session.NewManualClock(time.Now()))
+	e, replies := answers(t)
+	s := newSaver(e, cats, session.NewManualClock(time.Now()))
 	s.start()
-	s.save(snapshot("a.default", 1), nil)
+	s.save(snapshot("a.default", 1), reply.Address{})
 	cats.next(t)
-	w := reply.NewWaiter[CatalogRefreshed]()
+	w := reply.Expect[CatalogRefreshed](replies)
 	s.save(snapshot("a.default", 2), w.To()) // waits for the save in progress
 	s.stop()                                 // cancels the save in progress
 	got, err := w.Wait(context.Background())
 	is.NoErr(err)
-	is.True(errors.Is(got.Err, session.ErrUnavailable))
-	late := reply.NewWaiter[CatalogRefreshed]()
+	is.True(errors.Is(got.Error.Err(), session.ErrUnavailable))
+	late := reply.Expect[CatalogRefreshed](replies)
 	s.save(snapshot("b.default", 1), late.To())
 	got, err = late.Wait(context.Background())
 	is.NoErr(err)
-	is.True(errors.Is(got.Err, session.ErrUnavailable)) // nothing is saved after the stop
+	is.True(errors.Is(got.Error.Err(), session.ErrUnavailable)) // nothing is saved after the stop
 }
 
 // awaitTimer waits until the clock has a timer of exactly d pending.

@@ -37,9 +37,9 @@ func (s *sup) callIn(t *testing.T, connection, scope string) session.ToolResult 
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	w := reply.NewWaiter[session.ToolResult]()
+	w := reply.Expect[session.ToolResult](s.replies)
 	s.engine.Send(s.handle.PID(), session.CallTool{
-		CorrelationID: correlation.Add(1), Connection: connection, Tool: "counter",
+		Connection: connection, Tool: "counter",
 		Deadline: time.Now().Add(2 * time.Second), Scope: scope, Reply: w.To(),
 	})
 	r, err := w.Wait(ctx(t))
@@ -54,9 +54,9 @@ func (s *sup) countIn(t *testing.T, connection, scope string) float64 {
 	is := is.New(t)
 	is.Helper()
 	r := s.callIn(t, connection, scope)
-	is.NoErr(r.Err)           // the call succeeds
+	is.NoErr(r.Error.Err())   // the call succeeds
 	is.Equal(r.Outcome, "ok") // the counter answers
-	n, _ := r.Output["count"].(float64)
+	n, _ := output(t, r)["count"].(float64)
 	return n
 }
 
@@ -111,12 +111,12 @@ func TestPerRunSessionsAreCapped(t *testing.T) {
 	is.Equal(s.countIn(t, "fake.two", supervisor.RunScope("b")), 1.0)
 	began := time.Now()
 	r := s.callIn(t, "fake.one", supervisor.RunScope("c"))
-	is.True(errors.Is(r.Err, session.ErrOverloaded))                  // a third per-run session is refused
-	is.True(strings.Contains(r.Err.Error(), "max_run_sessions 2"))    // naming the cap
-	is.True(strings.Contains(r.Err.Error(), `connection "fake.one"`)) // and the connection
-	is.True(time.Since(began) < time.Second)                          // at once
-	is.Equal(s.countIn(t, "fake.one", supervisor.RunScope("a")), 2.0) // open ones go on
-	is.Equal(s.countIn(t, "fake.one", ""), 1.0)                       // shared sessions are not capped
+	is.True(errors.Is(r.Error.Err(), session.ErrOverloaded))                  // a third per-run session is refused
+	is.True(strings.Contains(r.Error.Err().Error(), "max_run_sessions 2"))    // naming the cap
+	is.True(strings.Contains(r.Error.Err().Error(), `connection "fake.one"`)) // and the connection
+	is.True(time.Since(began) < time.Second)                                  // at once
+	is.Equal(s.countIn(t, "fake.one", supervisor.RunScope("a")), 2.0)         // open ones go on
+	is.Equal(s.countIn(t, "fake.one", ""), 1.0)                               // shared sessions are not capped
 	is.Equal(s.countIn(t, "fake.one", supervisor.DeploymentScope("d")), 1.0)
 	is.Equal(rec.SessionsCreated(), 4)
 
@@ -170,8 +170,8 @@ func TestAChangedOrRemovedConnectionStopsItsScopedSessions(t *testing.T) {
 	is.Equal(r.Removed, []string{"fake.two"})
 	obs.WaitClosed(t, 1, patience)
 	res := s.callIn(t, "fake.two", dep)
-	is.True(res.Err != nil)
-	is.True(strings.Contains(res.Err.Error(), `unknown connection "fake.two"`))
+	is.True(res.Error.Err() != nil)
+	is.True(strings.Contains(res.Error.Err().Error(), `unknown connection "fake.two"`))
 }
 
 func TestCancelCallsReachTheScopedSession(t *testing.T) {
@@ -180,9 +180,9 @@ func TestCancelCallsReachTheScopedSession(t *testing.T) {
 	scope := supervisor.RunScope("slow")
 	is.Equal(s.countIn(t, "fake.one", scope), 1.0) // the scope's session is open
 
-	w := reply.NewWaiter[session.ToolResult]()
+	w := reply.Expect[session.ToolResult](s.replies)
 	s.engine.Send(s.handle.PID(), session.CallTool{
-		CorrelationID: correlation.Add(1), Connection: "fake.one", Tool: "sleep", Arguments: map[string]any{"ms": 60_000},
+		Connection: "fake.one", Tool: "sleep", Arguments: arguments(map[string]any{"ms": 60_000}),
 		Deadline: time.Now().Add(time.Minute), Owner: "slow", Scope: scope, Reply: w.To(),
 	})
 	// Sent to the shared session, the cancel finds nothing; to the scope's,
@@ -191,7 +191,7 @@ func TestCancelCallsReachTheScopedSession(t *testing.T) {
 	s.engine.Send(s.handle.PID(), session.CancelCalls{Connection: "fake.one", Owner: "slow", Scope: scope})
 	r, err := w.Wait(ctx(t))
 	is.NoErr(err)
-	is.True(r.Err != nil) // the call was withdrawn
+	is.True(r.Error.Err() != nil) // the call was withdrawn
 }
 
 func TestTheRunSessionCapComesFromTheServersSupervision(t *testing.T) {

@@ -73,7 +73,7 @@ func TestStopClosesHungSessionsInParallel(t *testing.T) {
 	}
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err)
-	s := &sup{engine: e, handle: supervisor.Spawn(e, conns, hungCloses{fakes.NewInMemory(nil)}, store.NewMemory(), opts)}
+	s := &sup{engine: e, handle: supervisor.Spawn(e, conns, hungCloses{fakes.NewInMemory(nil)}, store.NewMemory(), opts), replies: newRouter(t, e)}
 	for _, c := range conns {
 		s.mustCall(t, c.ID, "echo", map[string]any{"message": "hi"}) // opens the session
 	}

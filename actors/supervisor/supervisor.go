@@ -32,30 +32,41 @@ import (
 )
 
 // RefreshCatalog lists a connection's catalog through its session and
-// stores the snapshot.
+// stores the snapshot. Reply is answered with a CatalogRefreshed.
 type RefreshCatalog struct {
 	Connection string
 	Deadline   time.Time
-	Reply      reply.To[CatalogRefreshed]
+	Reply      reply.Address
 }
 
 // CatalogRefreshed answers RefreshCatalog once the snapshot is stored.
 type CatalogRefreshed struct {
-	Snapshot catalog.Snapshot
-	Err      error
+	CorrelationID uint64
+	Snapshot      catalog.Snapshot
+	Error         *reply.Failure
 }
 
+// Correlation implements reply.Answer.
+func (m CatalogRefreshed) Correlation() uint64 { return m.CorrelationID }
+
 // GetStatuses asks for the live status of every configured connection.
+// Reply is answered with Statuses.
 type GetStatuses struct {
-	Reply reply.To[[]session.Status]
+	Reply reply.Address
 }
+
+// Statuses answers GetStatuses: one status per configured connection, in
+// the order they were configured.
+type Statuses struct {
+	CorrelationID uint64
+	Connections   []session.Status
+}
+
+// Correlation implements reply.Answer.
+func (m Statuses) Correlation() uint64 { return m.CorrelationID }
 
 // Internal messages.
 type (
-	refreshListed struct {
-		req    RefreshCatalog
-		result session.CatalogListed
-	}
 	// probeDue respawns a connection degraded by panics, as a probe.
 	probeDue struct {
 		connection string
@@ -154,18 +165,25 @@ type Actor struct {
 	// scope.go); scopedSpawned numbers their actor ids.
 	scoped        map[scopeKey]*scopedChild
 	scopedSpawned int
+	// replies delivers the session actors' live statuses to getStatuses.
+	replies *reply.Router
+	// refreshing are the refreshes whose listing a session actor owes,
+	// by the correlation id of their ListCatalog; lastRefresh numbers
+	// them.
+	refreshing  map[uint64]RefreshCatalog
+	lastRefresh uint64
 }
 
-// New returns a producer of the supervisor for conns. It fingerprints
-// them here, on the caller's goroutine, looking auth records up with
-// opts.AuthHash.
-func New(conns []config.Connection, factory session.TransportFactory, catalogs store.Catalogs, opts Options) actor.Producer {
+// New returns a producer of the supervisor for conns, which waits for
+// answers through replies. It fingerprints them here, on the caller's
+// goroutine, looking auth records up with opts.AuthHash.
+func New(conns []config.Connection, factory session.TransportFactory, catalogs store.Catalogs, replies *reply.Router, opts Options) actor.Producer {
 	fps := fingerprints(context.Background(), conns, opts.AuthHash)
 	return func() actor.Receiver {
 		a := &Actor{
 			conns: map[string]config.Connection{}, fingerprints: map[string]string{}, factory: factory, catalogs: catalogs, opts: opts,
 			children: map[string]*child{}, statuses: map[string]session.Status{}, scoped: map[scopeKey]*scopedChild{},
-			clock: opts.Clock,
+			clock: opts.Clock, replies: replies, refreshing: map[uint64]RefreshCatalog{},
 		}
 		if a.clock == nil {
 			a.clock = session.SystemClock()
@@ -188,7 +206,7 @@ func (a *Actor) Receive(c *actor.Context) {
 	switch m := c.Message().(type) {
 	case actor.Started:
 		a.engine, a.self = c.Engine(), c.PID()
-		a.saver = newSaver(a.catalogs, a.clock)
+		a.saver = newSaver(a.engine, a.catalogs, a.clock)
 		a.saver.start()
 		if a.opts.Session.Stalls == nil {
 			a.stalls = session.NewStallMonitor()
@@ -197,14 +215,14 @@ func (a *Actor) Receive(c *actor.Context) {
 	case session.CallTool:
 		pid, err := a.route(c, m.Connection, m.Scope)
 		if err != nil {
-			m.Reply(session.ToolResult{CorrelationID: m.CorrelationID, Err: err})
+			reply.Send(a.engine, m.Reply, session.ToolResult{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
 			return
 		}
 		c.Send(pid, m)
 	case session.ReadResource:
 		pid, err := a.route(c, m.Connection, m.Scope)
 		if err != nil {
-			m.Reply(session.ToolResult{CorrelationID: m.CorrelationID, Err: err})
+			reply.Send(a.engine, m.Reply, session.ToolResult{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
 			return
 		}
 		c.Send(pid, m)
@@ -221,11 +239,8 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.releaseScope(m)
 	case RefreshCatalog:
 		a.refresh(c, m)
-	case refreshListed:
-		a.storeSnapshot(m.result, m.req.Reply)
 	case session.CatalogListed:
-		// The server announced changed tools; the session re-listed them.
-		a.storeSnapshot(m, nil)
+		a.onListed(m)
 	case session.Status:
 		// Only the live session actor of a connection reports its status; a
 		// stopping one (after a panic) must not overwrite its successor's.
@@ -329,12 +344,13 @@ func (a *Actor) getStatuses(m GetStatuses) {
 		}
 		rows = append(rows, r)
 	}
-	engine := a.engine
+	engine, replies := a.engine, a.replies
 	go func() {
-		waiters := make([]*reply.Waiter[session.Status], len(rows))
+		waiters := make([]*reply.Expected[session.CurrentStatus], len(rows))
 		for i, r := range rows {
 			if r.pid != nil {
-				waiters[i] = reply.NewWaiter[session.Status]()
+				waiters[i] = reply.Expect[session.CurrentStatus](replies)
+				defer waiters[i].Close()
 				engine.Send(r.pid, session.GetStatus{Reply: waiters[i].To()})
 			}
 		}
@@ -345,11 +361,11 @@ func (a *Actor) getStatuses(m GetStatuses) {
 			out[i] = r.status
 			if waiters[i] != nil {
 				if live, err := waiters[i].Wait(ctx); err == nil {
-					out[i] = live
+					out[i] = live.Status
 				}
 			}
 		}
-		m.Reply(out)
+		reply.Send(engine, m.Reply, Statuses{CorrelationID: m.Reply.Correlation, Connections: out})
 	}()
 }
 
@@ -415,30 +431,54 @@ func (a *Actor) spawn(c *actor.Context, id string, inc session.Incarnation) {
 		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(self, p) })))
 }
 
+// refreshGrace is how long past its deadline a refresh waits for the
+// listing its session actor owes before it is forgotten (a session actor
+// stopped as it was asked never answers; its asker has given up by then).
+const refreshGrace = time.Minute
+
+// refresh asks the connection's session actor for a listing, answered to
+// the supervisor itself with the refresh's own correlation id.
 func (a *Actor) refresh(c *actor.Context, m RefreshCatalog) {
 	pid, err := a.session(c, m.Connection)
 	if err != nil {
-		if m.Reply != nil {
-			m.Reply(CatalogRefreshed{Err: err})
-		}
+		reply.Send(a.engine, m.Reply, CatalogRefreshed{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
 		return
 	}
-	engine, self := a.engine, a.self
-	c.Send(pid, session.ListCatalog{Deadline: m.Deadline, Reply: func(r session.CatalogListed) {
-		engine.Send(self, refreshListed{req: m, result: r})
-	}})
+	now := a.clock.Now()
+	for id, r := range a.refreshing {
+		if now.After(r.Deadline.Add(refreshGrace)) {
+			delete(a.refreshing, id)
+		}
+	}
+	a.lastRefresh++
+	a.refreshing[a.lastRefresh] = m
+	c.Send(pid, session.ListCatalog{Deadline: m.Deadline, Reply: reply.At(a.self, a.lastRefresh)})
+}
+
+// onListed stores a listing: the answer to a refresh, or one nobody asked
+// for (the server announced changed tools, or a reconcile warmed the
+// connection).
+func (a *Actor) onListed(m session.CatalogListed) {
+	var answer reply.Address
+	if m.CorrelationID != 0 {
+		req, ok := a.refreshing[m.CorrelationID]
+		if !ok {
+			return // forgotten: its asker gave up long ago
+		}
+		delete(a.refreshing, m.CorrelationID)
+		answer = req.Reply
+	}
+	a.storeSnapshot(m, answer)
 }
 
 // storeSnapshot hands a listed catalog to the saver, which answers once
 // it is stored; a listing that failed is answered at once. Whoever asked
 // for it reports the failure (the refresher logs it once), so it is only
 // a debug line here.
-func (a *Actor) storeSnapshot(listed session.CatalogListed, answer reply.To[CatalogRefreshed]) {
-	if err := listed.Err; err != nil {
-		slog.Debug("catalog refresh failed", "err", err)
-		if answer != nil {
-			answer(CatalogRefreshed{Err: err})
-		}
+func (a *Actor) storeSnapshot(listed session.CatalogListed, answer reply.Address) {
+	if listed.Error != nil {
+		slog.Debug("catalog refresh failed", "err", listed.Error.Message)
+		reply.Send(a.engine, answer, CatalogRefreshed{CorrelationID: answer.Correlation, Error: listed.Error})
 		return
 	}
 	a.saver.save(listed.Snapshot, answer)

@@ -28,8 +28,8 @@ func TestCallToUnknownOrDisabledConnectionFailsAtOnce(t *testing.T) {
 			is := is.New(t)
 			began := time.Now()
 			r := s.call(t, id, "counter", nil)
-			is.True(r.Err != nil)
-			is.True(strings.Contains(r.Err.Error(), `"`+id+`"`)) // names the connection
+			is.True(r.Error.Err() != nil)
+			is.True(strings.Contains(r.Error.Err().Error(), `"`+id+`"`)) // names the connection
 			is.True(time.Since(began) < time.Second)
 		})
 	}
@@ -114,11 +114,13 @@ func TestChangedToolsAreStoredWithoutARefresh(t *testing.T) {
 	}
 }
 
-// panicSession makes the session actor of connection panic in its Receive:
-// a CallTool without a reply address panics when the actor answers it.
+// panicSession makes the session actor of connection (the only one open)
+// panic in its Receive: the actor reads the trapped clock as it admits a
+// call.
 func (s *sup) panicSession(t *testing.T, connection string) {
 	t.Helper()
 	before := s.status(t, connection)
+	s.trap.arm()
 	s.engine.Send(s.handle.PID(), session.CallTool{Connection: connection, Tool: "counter", Deadline: time.Now().Add(2 * time.Second)})
 	s.waitStatus(t, connection, func(st session.Status) bool {
 		// The successor counts the crash as a restart, or degrades.
@@ -163,8 +165,8 @@ func TestCallRightAfterAPanicReachesAFreshSession(t *testing.T) {
 	first := s.send("fake.one", "counter", nil)
 	r, err := first.Wait(ctx(t))
 	is.NoErr(err) // the call is answered: it waited for the new session
-	is.NoErr(r.Err)
-	is.Equal(r.Output["count"], 1.0)                                  // by a fresh upstream
+	is.NoErr(r.Error.Err())
+	is.Equal(output(t, r)["count"], 1.0)                              // by a fresh upstream
 	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 2.0) // which later calls reach too
 	is.Equal(rec.SessionsCreated(), 2)
 }
@@ -190,8 +192,8 @@ func TestRepeatedPanicsDegradeTheConnectionAndRecordAnEvent(t *testing.T) {
 
 	began := time.Now()
 	r := s.call(t, "fake.one", "counter", nil)
-	is.True(errors.Is(r.Err, session.ErrDegraded))    // fails fast while degraded
-	is.True(errors.Is(r.Err, session.ErrUnavailable)) // a kind of unavailable
+	is.True(errors.Is(r.Error.Err(), session.ErrDegraded))    // fails fast while degraded
+	is.True(errors.Is(r.Error.Err(), session.ErrUnavailable)) // a kind of unavailable
 	is.True(time.Since(began) < time.Second)
 	_, err := s.handle.RefreshCatalog(ctx(t), "fake.one")
 	is.True(errors.Is(err, session.ErrUnavailable))
@@ -236,14 +238,14 @@ func TestADegradedConnectionRecoversWhenAProbeConnects(t *testing.T) {
 	s.panicSession(t, "fake.one") // one too many
 	st := s.waitStatus(t, "fake.one", func(st session.Status) bool { return st.State == session.StateDegraded })
 	is.Equal(st.NextAttemptAt, clock.Now().Add(time.Minute))
-	is.True(errors.Is(s.call(t, "fake.one", "counter", nil).Err, session.ErrDegraded))
+	is.True(errors.Is(s.call(t, "fake.one", "counter", nil).Error.Err(), session.ErrDegraded))
 
 	advance(t, clock, time.Minute) // the probe
 	st = s.waitStatus(t, "fake.one", func(st session.Status) bool { return st.State == session.StateOpen })
 	is.Equal(st.Generation, int64(3))
 	r := s.callAt(t, clock, "fake.one", "counter")
-	is.NoErr(r.Err)
-	is.Equal(r.Output["count"], 1.0)
+	is.NoErr(r.Error.Err())
+	is.Equal(output(t, r)["count"], 1.0)
 }
 
 func TestSessionActorsThatKeepCrashingGetNoSuccessorUntilAProbe(t *testing.T) {
@@ -266,12 +268,12 @@ func TestSessionActorsThatKeepCrashingGetNoSuccessorUntilAProbe(t *testing.T) {
 	is.True(strings.Contains(st.LastError, "panicked"))
 	is.Equal(s.engine.Registry.GetPID("supervisor/mcp/session", "fake.one#4"), nil) // no successor
 	r := s.call(t, "fake.one", "counter", nil)
-	is.True(errors.Is(r.Err, session.ErrDegraded))
-	is.True(strings.Contains(r.Err.Error(), "crashed"))
+	is.True(errors.Is(r.Error.Err(), session.ErrDegraded))
+	is.True(strings.Contains(r.Error.Err().Error(), "crashed"))
 
 	advance(t, clock, time.Minute) // the probe: a successor that connects at once
 	s.waitStatus(t, "fake.one", func(st session.Status) bool { return st.State == session.StateOpen })
-	is.NoErr(s.callAt(t, clock, "fake.one", "counter").Err)
+	is.NoErr(s.callAt(t, clock, "fake.one", "counter").Error.Err())
 }
 
 func TestStatusesShowCallsInFlightLive(t *testing.T) {
@@ -335,7 +337,7 @@ func TestStopAnswersCallsInFlight(t *testing.T) {
 	is.NoErr(s.handle.Stop(stopCtx))
 	r, err := w.Wait(ctx(t))
 	is.NoErr(err) // the caller is not left waiting
-	is.True(errors.Is(r.Err, session.ErrUnavailable))
+	is.True(errors.Is(r.Error.Err(), session.ErrUnavailable))
 }
 
 func toolNames(s catalog.Snapshot) []string {
@@ -365,7 +367,7 @@ func (s *sup) callAt(t *testing.T, clock session.Clock, connection, tool string)
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	w := reply.NewWaiter[session.ToolResult]()
+	w := reply.Expect[session.ToolResult](s.replies)
 	s.engine.Send(s.handle.PID(), session.CallTool{Connection: connection, Tool: tool, Deadline: clock.Now().Add(2 * time.Second), Reply: w.To()})
 	r, err := w.Wait(ctx(t))
 	is.NoErr(err) // the supervisor replies to the call

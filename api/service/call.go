@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -152,16 +153,20 @@ func runBuiltin(fn workflow.BuiltinFunc, input workflow.Object) (outcome string,
 func (s *Service) callTool(ctx context.Context, c catalog.Capability, payload workflow.Object) (string, workflow.Object, error) {
 	s.record(ctx, Event{Kind: EventToolCallStarted, ConnectionID: c.SourceID, CapabilityID: c.Name,
 		Payload: protocol.Object{"tool": c.LocalName, "input_keys": objectKeys(payload), "direct": true}})
+	args, err := json.Marshal(payload)
+	if err != nil {
+		return "", nil, fmt.Errorf("encode the payload: %w", err)
+	}
 	deadline := time.Now().Add(s.directCallTimeout())
-	w := reply.NewWaiter[session.ToolResult]()
-	s.Engine.Send(s.Supervisor.PID(), session.CallTool{Connection: c.SourceID, Tool: c.LocalName, Arguments: payload, Deadline: deadline, Reply: w.To()})
-	r, err := s.waitSession(ctx, w, deadline)
+	w := reply.Expect[session.ToolResult](s.Replies)
+	s.Engine.Send(s.Supervisor.PID(), session.CallTool{Connection: c.SourceID, Tool: c.LocalName, Arguments: args, Deadline: deadline, Reply: w.To()})
+	r, output, err := s.waitSession(ctx, w, deadline)
 	completed := protocol.Object{"tool": c.LocalName, "outcome": firstNonEmpty(r.Outcome, outcomeRuntimeError), "direct": true}
 	s.record(ctx, Event{Kind: EventToolCallCompleted, ConnectionID: c.SourceID, CapabilityID: c.Name, Payload: completed})
 	if err != nil {
 		return "", nil, err
 	}
-	return r.Outcome, r.Output, nil
+	return r.Outcome, output, nil
 }
 
 // readResourceDirectly performs wf.source.read_resource outside any
@@ -173,28 +178,36 @@ func (s *Service) readResourceDirectly(ctx context.Context, c catalog.Capability
 	}
 	s.record(ctx, Event{Kind: EventResourceReadStarted, ConnectionID: logical, CapabilityID: c.Name, Payload: protocol.Object{"uri": uri, "direct": true}})
 	deadline := time.Now().Add(s.directCallTimeout())
-	w := reply.NewWaiter[session.ToolResult]()
+	w := reply.Expect[session.ToolResult](s.Replies)
 	s.Engine.Send(s.Supervisor.PID(), session.ReadResource{Connection: logical, URI: uri, Deadline: deadline, Reply: w.To()})
-	r, err := s.waitSession(ctx, w, deadline)
+	_, read, err := s.waitSession(ctx, w, deadline)
 	s.record(ctx, Event{Kind: EventResourceReadCompleted, ConnectionID: logical, CapabilityID: c.Name,
 		Payload: protocol.Object{"uri": uri, "ok": err == nil, "direct": true}})
 	if err != nil {
 		return "", nil, err
 	}
-	out, err := run.ResourceOutput(input, r.Output)
+	out, err := run.ResourceOutput(input, read)
 	return workflow.OutcomeOK, out, err
 }
 
 // waitSession waits for a session actor's answer, a little past the
-// call's deadline so that the session answers a deadline first.
-func (s *Service) waitSession(ctx context.Context, w *reply.Waiter[session.ToolResult], deadline time.Time) (session.ToolResult, error) {
+// call's deadline so that the session answers a deadline first, and
+// decodes its output.
+func (s *Service) waitSession(ctx context.Context, w *reply.Expected[session.ToolResult], deadline time.Time) (session.ToolResult, workflow.Object, error) {
 	wctx, cancel := context.WithDeadline(ctx, deadline.Add(time.Second))
 	defer cancel()
 	r, err := w.Wait(wctx)
 	if err != nil {
-		return session.ToolResult{}, err
+		return session.ToolResult{}, nil, err
 	}
-	return r, r.Err
+	if err := r.Error.Err(); err != nil {
+		return r, nil, err
+	}
+	var output workflow.Object
+	if err := json.Unmarshal(r.Output, &output); err != nil {
+		return r, nil, fmt.Errorf("decode the output: %w", err)
+	}
+	return r, output, nil
 }
 
 func (s *Service) directCallTimeout() time.Duration {
