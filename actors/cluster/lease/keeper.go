@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpflow/mcpflow/actors/clock"
 )
 
 // Defaults of KeeperOptions.
@@ -31,9 +33,10 @@ type KeeperOptions struct {
 	MaxLeases int
 	// LostBuffer is the capacity of Lost: DefaultLostBuffer when zero.
 	LostBuffer int
-	// Clock times the renewals, their attempts and the deadlines:
-	// SystemClock when nil.
-	Clock Clock
+	// Clock times the renewals, their attempts and the deadlines (only
+	// durations on it matter, never its reading of the date):
+	// clock.System when nil.
+	Clock clock.Clock
 	// Logger logs failed renewals and lost leases: slog.Default when nil.
 	Logger *slog.Logger
 }
@@ -65,7 +68,7 @@ type Keeper struct {
 	interval time.Duration // between renewals
 	margin   time.Duration // before a lease's expiry by the keeper's clock
 	max      int
-	clock    Clock
+	clock    clock.Clock
 	log      *slog.Logger
 	lost     chan Loss
 	wake     chan struct{} // pokes Run; one pending poke is enough
@@ -92,7 +95,7 @@ func NewKeeper(table *Table, owner string, opts KeeperOptions) (*Keeper, error) 
 	o.MaxLeases = cmp.Or(o.MaxLeases, DefaultMaxLeases)
 	o.LostBuffer = cmp.Or(o.LostBuffer, DefaultLostBuffer)
 	if o.Clock == nil {
-		o.Clock = SystemClock()
+		o.Clock = clock.System()
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

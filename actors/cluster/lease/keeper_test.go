@@ -14,26 +14,20 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/clock"
 	"github.com/mcpflow/mcpflow/actors/cluster/lease"
-	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
 )
-
-// manualClock is the session package's manual clock as a lease.Clock: the
-// keeper renews only when a test advances it, which pauses a node at will.
-type manualClock struct{ *session.ManualClock }
-
-func (c manualClock) AfterFunc(d time.Duration, f func()) lease.Timer {
-	return c.ManualClock.AfterFunc(d, f)
-}
 
 // keeperFixture is a keeper of node-a running on a manual clock.
 type keeperFixture struct {
 	table  *lease.Table
 	keeper *lease.Keeper
-	clock  *session.ManualClock
-	ttl    time.Duration
-	stop   func() error // cancels Run and waits for it, once
+	// clock moves only when a test advances it: the keeper renews only
+	// then, which pauses a node at will.
+	clock *clock.Manual
+	ttl   time.Duration
+	stop  func() error // cancels Run and waits for it, once
 }
 
 // startKeeper starts a keeper of node-a with opts on a new database of
@@ -41,8 +35,8 @@ type keeperFixture struct {
 func startKeeper(t *testing.T, srv *pgtest.Server, opts lease.KeeperOptions) *keeperFixture {
 	t.Helper()
 	table, _ := openTable(t, srv, "")
-	clock := session.NewManualClock(time.Now())
-	opts.Clock = manualClock{clock}
+	manual := clock.NewManual(time.Now())
+	opts.Clock = manual
 	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	k, err := lease.NewKeeper(table, "node-a", opts)
 	if err != nil {
@@ -51,7 +45,7 @@ func startKeeper(t *testing.T, srv *pgtest.Server, opts lease.KeeperOptions) *ke
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- k.Run(ctx) }()
-	f := &keeperFixture{table: table, keeper: k, clock: clock, ttl: cmp.Or(opts.TTL, lease.DefaultTTL)}
+	f := &keeperFixture{table: table, keeper: k, clock: manual, ttl: cmp.Or(opts.TTL, lease.DefaultTTL)}
 	f.stop = sync.OnceValue(func() error {
 		cancel()
 		select {
