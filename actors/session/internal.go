@@ -49,13 +49,15 @@ type (
 	// retryDue: the backoff (or probe interval) armed as token passed.
 	retryDue struct{ token int }
 	// keepaliveDue: time to ping attempt's session; pinged: its answer,
-	// or its failure (missed: no answer within the ping timeout).
+	// or its failure (missed: no answer within the ping timeout; again:
+	// the second try after the transport failed).
 	keepaliveDue struct{ attempt int }
 	pinged       struct {
 		attempt int
 		err     error
 		missed  bool
 		starved time.Duration // how much the process's starvation added to the timeout
+		again   bool
 	}
 	// catalogStale re-lists the catalog once it is CatalogMaxAge old.
 	catalogStale struct{ attempt int }

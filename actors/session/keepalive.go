@@ -23,8 +23,14 @@ const starvedShare = 10
 // added, up to five timeouts) is missed, unless mcpflow was starved for a
 // tenth of the timeout or more (inconclusive); PingFailures missed in a
 // row end the session (it hangs), and a ping that fails because the
-// session is closed ends it at once. The timeout runs on the actor's clock.
-func (a *Actor) ping(attempt int) {
+// session is closed ends it at once, unless it was the transport's: the
+// ping is then sent once more (see onPinged). The timeout runs on the
+// actor's clock.
+func (a *Actor) ping(attempt int) { a.sendPing(attempt, false) }
+
+// sendPing pings attempt's session; again marks the second try of a ping
+// whose transport failed.
+func (a *Actor) sendPing(attempt int, again bool) {
 	if attempt != a.attempt || a.session == nil || a.pinging {
 		return
 	}
@@ -37,7 +43,7 @@ func (a *Actor) ping(attempt int) {
 		_, starved := deadline.stop()
 		missed := err != nil && errors.Is(context.Cause(ctx), errPingMissed)
 		cancel(nil)
-		engine.Send(self, pinged{attempt: attempt, err: err, missed: missed, starved: starved})
+		engine.Send(self, pinged{attempt: attempt, err: err, missed: missed, starved: starved, again: again})
 	}()
 }
 
@@ -71,6 +77,15 @@ func (a *Actor) onPinged(m pinged) {
 		}
 	case classify(m.err, a.transport) == failProtocol:
 		a.missed = 0 // the server answered, with an error: the session lives
+	case !m.again:
+		// The transport failed: the session may be closed, or the ping
+		// went out on a pooled connection the server had closed while
+		// it was idle (net/http does not retry a POST). A second ping,
+		// on a fresh connection, tells them apart.
+		slog.Debug("keepalive ping failed on the transport; pinging once more", "connection", a.conn.ID,
+			"generation", a.generation, "err", Redact(a.conn, m.err.Error()))
+		a.sendPing(m.attempt, true)
+		return
 	default:
 		// The session is closed (the transport broke, or the server no
 		// longer knows it): its calls return at once on their own, and
