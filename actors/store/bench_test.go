@@ -1,18 +1,16 @@
 package store_test
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
-	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/actors/store/storetest"
 )
 
 // BenchmarkRunLifecycle measures what the run actor asks of a store for a
@@ -46,7 +44,7 @@ func BenchmarkRunLifecycleParallel(b *testing.B) {
 				for range runs {
 					wg.Go(func() {
 						for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
-							if err := runLifecycle(ctx, s, int(i)); err != nil {
+							if err := storetest.RunLifecycle(ctx, s, "run-"+strconv.Itoa(int(i))); err != nil {
 								b.Error(err)
 								return
 							}
@@ -87,42 +85,8 @@ func benchmarkRunLifecycle(b *testing.B, s store.Store) {
 	ctx := b.Context()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if err := runLifecycle(ctx, s, i); err != nil {
+		if err := storetest.RunLifecycle(ctx, s, "run-"+strconv.Itoa(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
-}
-
-// lifecycleStart is when every benchmarked run starts.
-var lifecycleStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-
-// lifecycleSteps are the trace entries of a benchmarked run's two steps.
-var lifecycleSteps = []workflow.TraceEntry{
-	{FrameID: "root", NodeID: "fetch", StepType: workflow.NodeCall, Outcome: workflow.OutcomeOK, NextNodeID: "parse",
-		ResolvedInput: workflow.Object{"url": "https://example.com"}, Output: workflow.Object{"status": 200.0}},
-	{FrameID: "root", NodeID: "parse", StepType: workflow.NodeCall, Outcome: workflow.OutcomeOK, NextNodeID: workflow.End,
-		ResolvedInput: workflow.Object{"body": "<html></html>"}, Output: workflow.Object{"title": "Example"}},
-}
-
-// runLifecycle makes run number i: CreateRun, one RecordProgress per step,
-// then GetRun.
-func runLifecycle(ctx context.Context, s store.Store, i int) error {
-	r := store.Run{
-		ID: "run-" + strconv.Itoa(i), DeploymentID: "dep", ArtifactID: "wf", ArtifactVersion: 1,
-		Status: store.RunRunning, CurrentStep: "fetch", Input: workflow.Object{"url": "https://example.com"},
-		CreatedAt: lifecycleStart, UpdatedAt: lifecycleStart,
-	}
-	if err := s.CreateRun(ctx, r, nil); err != nil {
-		return err
-	}
-	for _, step := range lifecycleSteps {
-		r.TraceCount++
-		r.CurrentStep = step.NextNodeID
-		r.UpdatedAt = r.UpdatedAt.Add(time.Second)
-		if err := s.RecordProgress(ctx, r, []workflow.TraceEntry{step}); err != nil {
-			return err
-		}
-	}
-	_, err := s.GetRun(ctx, r.ID)
-	return err
 }

@@ -1,18 +1,16 @@
 package postgres_test
 
 import (
-	"context"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
-	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/actors/store/storetest"
 )
 
 // BenchmarkRunLifecycle measures, on SQLite and on PostgreSQL in one run,
@@ -71,7 +69,7 @@ func BenchmarkRunLifecycle(b *testing.B) {
 				b.ReportAllocs()
 				if !mode.parallel {
 					for b.Loop() {
-						if err := runLifecycle(b.Context(), s, "run-"+strconv.FormatInt(ids.Add(1), 10)); err != nil {
+						if err := storetest.RunLifecycle(b.Context(), s, "run-"+strconv.FormatInt(ids.Add(1), 10)); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -81,7 +79,7 @@ func BenchmarkRunLifecycle(b *testing.B) {
 				b.ResetTimer() // b.Loop does it for the serial runs
 				b.RunParallel(func(pb *testing.PB) {
 					for pb.Next() {
-						if err := runLifecycle(b.Context(), s, "run-"+strconv.FormatInt(ids.Add(1), 10)); err != nil {
+						if err := storetest.RunLifecycle(b.Context(), s, "run-"+strconv.FormatInt(ids.Add(1), 10)); err != nil {
 							b.Error(err) // not Fatal: this is not the benchmark's goroutine
 							return
 						}
@@ -90,37 +88,4 @@ func BenchmarkRunLifecycle(b *testing.B) {
 			})
 		}
 	}
-}
-
-// lifecycleStart is the clock of the benchmark's runs.
-var lifecycleStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-
-// lifecycleSteps are the two steps of each run.
-var lifecycleSteps = []workflow.TraceEntry{
-	{FrameID: "root", NodeID: "fetch", StepType: workflow.NodeCall, Outcome: workflow.OutcomeOK, NextNodeID: "parse",
-		ResolvedInput: workflow.Object{"url": "https://example.com"}, Output: workflow.Object{"status": 200.0}},
-	{FrameID: "root", NodeID: "parse", StepType: workflow.NodeCall, Outcome: workflow.OutcomeOK, NextNodeID: workflow.End,
-		ResolvedInput: workflow.Object{"body": "<html></html>"}, Output: workflow.Object{"title": "Example"}},
-}
-
-// runLifecycle creates a run, records its two steps and reads it back.
-func runLifecycle(ctx context.Context, s store.Store, id string) error {
-	r := store.Run{
-		ID: id, DeploymentID: "dep", ArtifactID: "wf", ArtifactVersion: 1,
-		Status: store.RunRunning, CurrentStep: "fetch", Input: workflow.Object{"url": "https://example.com"},
-		CreatedAt: lifecycleStart, UpdatedAt: lifecycleStart,
-	}
-	if err := s.CreateRun(ctx, r, nil); err != nil {
-		return err
-	}
-	for _, step := range lifecycleSteps {
-		r.TraceCount++
-		r.CurrentStep = step.NextNodeID
-		r.UpdatedAt = r.UpdatedAt.Add(time.Second)
-		if err := s.RecordProgress(ctx, r, []workflow.TraceEntry{step}); err != nil {
-			return err
-		}
-	}
-	_, err := s.GetRun(ctx, r.ID)
-	return err
 }
