@@ -31,7 +31,7 @@ func TestConcurrentCallsShareOneSession(t *testing.T) {
 		r := await(t, w)
 		is.NoErr(r.Error.Err())
 		is.Equal(r.Outcome, "ok")
-		counts = append(counts, int(output(t, r)["count"].(float64)))
+		counts = append(counts, int(fakes.ToolOutput(t, r)["count"].(float64)))
 	}
 	slices.Sort(counts)
 	for i, c := range counts {
@@ -48,7 +48,7 @@ func TestStructuredOutputIsReturnedAsTheObject(t *testing.T) {
 	r := call(t, e, pid, "echo", map[string]any{"message": "hi"})
 	is.NoErr(r.Error.Err())
 	is.Equal(r.Outcome, "ok")
-	is.Equal(output(t, r), map[string]any{"message": "hi"})
+	is.Equal(fakes.ToolOutput(t, r), map[string]any{"message": "hi"})
 }
 
 func TestCorrelationIDIsEchoed(t *testing.T) {
@@ -69,7 +69,7 @@ func TestToolErrorIsAnErrorOutcomeNotAnErr(t *testing.T) {
 	r := call(t, e, pid, "fail", map[string]any{"message": "boom"})
 	is.NoErr(r.Error.Err()) // a tool error is a result
 	is.Equal(r.Outcome, "error")
-	content, ok := output(t, r)["content"].([]any)
+	content, ok := fakes.ToolOutput(t, r)["content"].([]any)
 	is.True(ok) // the error text comes as {"content": [...]}
 	is.Equal(len(content), 1)
 	is.Equal(content[0].(map[string]any)["text"], "boom")
@@ -218,7 +218,7 @@ func TestACallWaitsThroughAFailedConnectForTheRetry(t *testing.T) {
 
 	r := call(t, e, pid, "counter", nil) // waits through two refused connects
 	is.NoErr(r.Error.Err())
-	is.Equal(output(t, r)["count"], 1.0)
+	is.Equal(fakes.ToolOutput(t, r)["count"], 1.0)
 	is.Equal(r.Generation, int64(1))
 	is.Equal(factory.attempts.Load(), int32(3)) // two refused, one that worked
 }

@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/guard"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/fakes"
 )
 
 // patience bounds every wait that only a broken actor would reach.
@@ -71,26 +71,6 @@ var routers sync.Map // *actor.Engine → *reply.Router
 func expect[T reply.Answer](e *actor.Engine) *reply.Expected[T] {
 	r, _ := routers.Load(e)
 	return reply.Expect[T](r.(*reply.Router))
-}
-
-// arguments encodes a call's arguments.
-func arguments(args map[string]any) json.RawMessage {
-	if args == nil {
-		return nil
-	}
-	data, err := json.Marshal(args)
-	if err != nil {
-		panic(err) // the tests' arguments always encode
-	}
-	return data
-}
-
-// output decodes a call's output.
-func output(t *testing.T, r session.ToolResult) map[string]any {
-	t.Helper()
-	var out map[string]any
-	is.New(t).NoErr(json.Unmarshal(r.Output, &out)) // the output is a JSON object
-	return out
 }
 
 // spawn starts a session actor directly on a fresh engine (no parent) and
@@ -203,7 +183,7 @@ func send(e *actor.Engine, pid *actor.PID, tool string, args map[string]any, dea
 	e.Send(pid, session.CallTool{
 		Connection: connID,
 		Tool:       tool,
-		Arguments:  arguments(args),
+		Arguments:  fakes.CallArguments(args),
 		Deadline:   time.Now().Add(deadline),
 		Reply:      w.To(),
 	})
@@ -239,7 +219,7 @@ func mustCall(t *testing.T, e *actor.Engine, pid *actor.PID, tool string, args m
 	r := call(t, e, pid, tool, args)
 	is.NoErr(r.Error.Err())
 	is.Equal(r.Outcome, "ok")
-	return output(t, r)
+	return fakes.ToolOutput(t, r)
 }
 
 // flakyFactory fails its first failures transports, then delegates.

@@ -53,7 +53,7 @@ func TestRestartedHTTPServerIsReachedThroughAFreshSession(t *testing.T) {
 	// it, so the session actor may replay it on a fresh session.
 	r := call(t, e, pid, "counter", nil)
 	is.NoErr(r.Error.Err())
-	is.Equal(output(t, r)["count"], float64(1)) // a new upstream session, with fresh state
+	is.Equal(fakes.ToolOutput(t, r)["count"], float64(1)) // a new upstream session, with fresh state
 }
 
 func TestALegacySSEServerKeepsItsSessionAcrossCalls(t *testing.T) {

@@ -82,7 +82,7 @@ func TestAnHTTPSessionRefusedWith400Or404IsReplacedAndTheCallReplayed(t *testing
 			r = call(t, e, pid, "counter", nil)
 			is.NoErr(r.Error.Err())
 			is.Equal(r.Generation, int64(2))
-			is.Equal(output(t, r)["count"], 2.0) // one server, so its counter went on: the refused call did not run
+			is.Equal(fakes.ToolOutput(t, r)["count"], 2.0) // one server, so its counter went on: the refused call did not run
 			is.Equal(liveStatus(t, e, pid).SessionsOpened, 2)
 		})
 	}

@@ -67,5 +67,5 @@ func TestAPingLostWithAStaleConnectionKeepsItsSession(t *testing.T) {
 	is.Equal(len(logs.Lines("keepalive found the session closed")), 0)
 	r := await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Minute))
 	is.NoErr(r.Error.Err())
-	is.Equal(output(t, r)["count"], float64(2)) // on the same upstream session
+	is.Equal(fakes.ToolOutput(t, r)["count"], float64(2)) // on the same upstream session
 }

@@ -65,5 +65,5 @@ func TestACutNotificationStreamKeepsItsSession(t *testing.T) {
 	is.Equal(st.Generation, int64(1))
 	r := await(t, send(h.engine, h.pid, "counter", nil, patience))
 	is.NoErr(r.Error.Err())
-	is.Equal(output(t, r)["count"], float64(2)) // on the same upstream session
+	is.Equal(fakes.ToolOutput(t, r)["count"], float64(2)) // on the same upstream session
 }

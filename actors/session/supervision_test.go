@@ -48,7 +48,7 @@ func awaitTimer(t *testing.T, clock *session.ManualClock, d time.Duration) {
 // sendAt asks pid to call tool with a deadline d after the clock's now.
 func sendAt(e *actor.Engine, pid *actor.PID, clock session.Clock, tool string, args map[string]any, d time.Duration) *reply.Expected[session.ToolResult] {
 	w := expect[session.ToolResult](e)
-	e.Send(pid, session.CallTool{Connection: connID, Tool: tool, Arguments: arguments(args), Deadline: clock.Now().Add(d), Reply: w.To()})
+	e.Send(pid, session.CallTool{Connection: connID, Tool: tool, Arguments: fakes.CallArguments(args), Deadline: clock.Now().Add(d), Reply: w.To()})
 	return w
 }
 
@@ -293,7 +293,7 @@ func TestACallInFlightWhenItsSessionDiesFailsWithSessionLost(t *testing.T) {
 	r = call(t, e, pid, "counter", nil)
 	is.NoErr(r.Error.Err())
 	is.Equal(r.Generation, int64(2)) // a new session, a new generation
-	is.Equal(output(t, r)["count"], 1.0)
+	is.Equal(fakes.ToolOutput(t, r)["count"], 1.0)
 }
 
 func TestTheStatusCountsCallsInFlightLive(t *testing.T) {

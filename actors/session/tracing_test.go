@@ -28,7 +28,7 @@ func TestTracingTheTraceContextOfACallReachesTheUpstreamInMeta(t *testing.T) {
 	})
 	r := await(t, w)
 	is.NoErr(r.Error.Err())
-	is.Equal(output(t, r)["meta"], map[string]any{"traceparent": testTraceParent, "tracestate": testTraceState}) // the tool saw it in _meta
+	is.Equal(fakes.ToolOutput(t, r)["meta"], map[string]any{"traceparent": testTraceParent, "tracestate": testTraceState}) // the tool saw it in _meta
 
 	untraced := mustCall(t, e, pid, "meta", nil)
 	is.Equal(untraced["meta"], map[string]any{}) // no trace context, no _meta

@@ -3,7 +3,6 @@ package supervisor_test
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
+	"github.com/mcpflow/mcpflow/fakes"
 )
 
 // patience bounds every wait that only a broken actor would reach.
@@ -121,33 +121,13 @@ func newRouter(t *testing.T, e *actor.Engine) *reply.Router {
 	return r
 }
 
-// arguments encodes a call's arguments.
-func arguments(args map[string]any) json.RawMessage {
-	if args == nil {
-		return nil
-	}
-	data, err := json.Marshal(args)
-	if err != nil {
-		panic(err) // the tests' arguments always encode
-	}
-	return data
-}
-
-// output decodes a call's output.
-func output(t *testing.T, r session.ToolResult) map[string]any {
-	t.Helper()
-	var out map[string]any
-	is.New(t).NoErr(json.Unmarshal(r.Output, &out)) // the output is a JSON object
-	return out
-}
-
 // send asks the supervisor to call tool on connection.
 func (s *sup) send(connection, tool string, args map[string]any) *reply.Expected[session.ToolResult] {
 	w := reply.Expect[session.ToolResult](s.replies)
 	s.engine.Send(s.handle.PID(), session.CallTool{
 		Connection: connection,
 		Tool:       tool,
-		Arguments:  arguments(args),
+		Arguments:  fakes.CallArguments(args),
 		Deadline:   time.Now().Add(2 * time.Second),
 		Reply:      w.To(),
 	})
@@ -173,7 +153,7 @@ func (s *sup) mustCall(t *testing.T, connection, tool string, args map[string]an
 	r := s.call(t, connection, tool, args)
 	is.NoErr(r.Error.Err())
 	is.Equal(r.Outcome, "ok")
-	return output(t, r)
+	return fakes.ToolOutput(t, r)
 }
 
 // status returns the supervisor's status of connection.

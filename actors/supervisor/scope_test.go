@@ -56,7 +56,7 @@ func (s *sup) countIn(t *testing.T, connection, scope string) float64 {
 	r := s.callIn(t, connection, scope)
 	is.NoErr(r.Error.Err())   // the call succeeds
 	is.Equal(r.Outcome, "ok") // the counter answers
-	n, _ := output(t, r)["count"].(float64)
+	n, _ := fakes.ToolOutput(t, r)["count"].(float64)
 	return n
 }
 
@@ -182,7 +182,7 @@ func TestCancelCallsReachTheScopedSession(t *testing.T) {
 
 	w := reply.Expect[session.ToolResult](s.replies)
 	s.engine.Send(s.handle.PID(), session.CallTool{
-		Connection: "fake.one", Tool: "sleep", Arguments: arguments(map[string]any{"ms": 60_000}),
+		Connection: "fake.one", Tool: "sleep", Arguments: fakes.CallArguments(map[string]any{"ms": 60_000}),
 		Deadline: time.Now().Add(time.Minute), Owner: "slow", Scope: scope, Reply: w.To(),
 	})
 	// Sent to the shared session, the cancel finds nothing; to the scope's,

@@ -166,7 +166,7 @@ func TestCallRightAfterAPanicReachesAFreshSession(t *testing.T) {
 	r, err := first.Wait(ctx(t))
 	is.NoErr(err) // the call is answered: it waited for the new session
 	is.NoErr(r.Error.Err())
-	is.Equal(output(t, r)["count"], 1.0)                              // by a fresh upstream
+	is.Equal(fakes.ToolOutput(t, r)["count"], 1.0)                    // by a fresh upstream
 	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 2.0) // which later calls reach too
 	is.Equal(rec.SessionsCreated(), 2)
 }
@@ -245,7 +245,7 @@ func TestADegradedConnectionRecoversWhenAProbeConnects(t *testing.T) {
 	is.Equal(st.Generation, int64(3))
 	r := s.callAt(t, clock, "fake.one", "counter")
 	is.NoErr(r.Error.Err())
-	is.Equal(output(t, r)["count"], 1.0)
+	is.Equal(fakes.ToolOutput(t, r)["count"], 1.0)
 }
 
 func TestSessionActorsThatKeepCrashingGetNoSuccessorUntilAProbe(t *testing.T) {
