@@ -6,11 +6,15 @@ import "strings"
 // routes "error", any other result "ok".
 var ToolOutcomes = []string{"ok", "error"}
 
-// defaultToolOutput is the output schema of a tool that declares none: its
-// result is projected as {"content": [...]}.
-func defaultToolOutput() Object {
-	return Object{"type": "object", "properties": Object{"content": Object{"type": "array"}}}
-}
+// The schemas of a tool that declares none: any object as input, and its
+// result projected as {"content": [...]}. Every such capability shares
+// them (a catalog's schemas are read, never changed): many MCP servers
+// declare no output schema, and a copy per tool of every source cost about
+// 1 KB each.
+var (
+	defaultToolInput  = Object{"type": "object"}
+	defaultToolOutput = Object{"type": "object", "properties": Object{"content": Object{"type": "array"}}}
+)
 
 // Capability is one executable node a workflow step can use.
 type Capability struct {
@@ -43,11 +47,11 @@ func (s Snapshot) Capabilities() []Capability {
 func (t Tool) Capability(connID string) Capability {
 	in := t.InputSchema
 	if in == nil {
-		in = Object{"type": "object"}
+		in = defaultToolInput
 	}
 	out := t.OutputSchema
 	if out == nil {
-		out = defaultToolOutput()
+		out = defaultToolOutput
 	}
 	return Capability{
 		Name:         connID + "." + t.Name,
