@@ -111,8 +111,14 @@ func (s *saver) stop() {
 	s.pending, s.order = map[string]*pendingSave{}, nil
 	s.mu.Unlock()
 	for id, p := range left {
-		s.answer(p, fmt.Errorf("catalog of %q not saved: %w: shutting down", id, session.ErrUnavailable))
+		s.answer(p, notSavedAtStop(id))
 	}
+}
+
+// notSavedAtStop is the answer to a refresh whose catalog the saver did
+// not save because it stopped.
+func notSavedAtStop(id string) error {
+	return fmt.Errorf("catalog of %q not saved: %w: shutting down", id, session.ErrUnavailable)
 }
 
 // save queues snap, answering answer (unless zero) once it is saved or
@@ -207,10 +213,16 @@ func (s *saver) next() (string, *pendingSave) {
 // attempt saves p once, answers whoever waits for it, and queues it again
 // after a backoff if it failed (unless a newer snapshot replaced it).
 func (s *saver) attempt(ctx context.Context, id string, p *pendingSave) {
-	sctx, cancel := context.WithTimeout(ctx, catalogSaveTimeout)
-	err := s.catalogs.SaveCatalog(sctx, p.snap)
-	cancel()
-	if err != nil {
+	err := ctx.Err() // a worker may take a save as the saver stops
+	if err == nil {
+		sctx, cancel := context.WithTimeout(ctx, catalogSaveTimeout)
+		err = s.catalogs.SaveCatalog(sctx, p.snap)
+		cancel()
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		err = notSavedAtStop(id)
+	case err != nil:
 		err = fmt.Errorf("save catalog of %q: %w", id, err)
 	}
 	s.answer(p, err)
