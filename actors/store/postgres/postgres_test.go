@@ -66,45 +66,15 @@ func TestStore(t *testing.T) {
 	}
 }
 
-// testReopenKeepsRecords closes and reopens a store: records, checkpoints
-// and both event logs are kept, and numbers go on.
+// testReopenKeepsRecords closes and reopens a store (its migrations
+// already applied: a no-op) and checks what it kept.
 func testReopenKeepsRecords(t *testing.T, srv *pgtest.Server) {
-	is := is.New(t)
-	ctx := t.Context()
 	dsn := srv.NewDatabase(t, icu)
-
-	s, err := postgres.Open(ctx, dsn, store.WithMaxEvents(2))
-	is.NoErr(err)
-	auth := store.AuthRecord{ID: "github", Scheme: "env", Payload: map[string]any{"env": map[string]any{"TOKEN": "x"}}}
-	is.NoErr(s.SaveAuth(ctx, auth))
-	for range 3 {
-		_, err := s.AppendEvent(ctx, store.Event{Kind: "auth_saved"})
-		is.NoErr(err)
-	}
-	r := store.Run{ID: "run", Status: store.RunRunning}
-	is.NoErr(s.CreateRun(ctx, r, nil))
-	r.CurrentStep, r.State, r.TraceCount = "parse", map[string]any{"page": "<html>"}, 1
-	is.NoErr(s.RecordProgress(ctx, r, []workflow.TraceEntry{{NodeID: "fetch"}}))
-	is.NoErr(s.Close())
-
-	s = open(t, dsn, store.WithMaxEvents(2)) // migrations already applied: a no-op
-	gotAuth, err := s.GetAuth(ctx, "github")
-	is.NoErr(err)
-	is.Equal(gotAuth, auth)
-	seq, err := s.AppendEvent(ctx, store.Event{Kind: "auth_saved"})
-	is.NoErr(err)
-	is.Equal(seq, int64(5)) // numbering goes on, after the run's workflow_run_started
-	events, err := s.ListEvents(ctx, 0, 0)
-	is.NoErr(err)
-	is.Equal(len(events), 2)
-	is.Equal(events[0].Seq, int64(4))
-	gotRun, err := s.GetRun(ctx, "run")
-	is.NoErr(err)
-	is.Equal(gotRun.State, r.State) // the checkpoint
-	runEvents, last, err := s.ReadRunEvents(ctx, "run", 0, 0)
-	is.NoErr(err)
-	is.Equal(last, int64(2)) // the run's events replay after a restart
-	is.Equal([]string{runEvents[0].Kind, runEvents[1].Kind}, []string{store.RunEventStatusChanged, store.RunEventStepFinished})
+	storetest.Reopen(t, func(t *testing.T) store.Store {
+		s, err := postgres.Open(t.Context(), dsn, store.WithMaxEvents(2))
+		is.New(t).NoErr(err)
+		return s
+	})
 }
 
 // testConcurrentMigrations opens one new database from several nodes at
