@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 
 	"github.com/mcpflow/mcpflow/actors/config"
@@ -11,9 +10,6 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow/schema"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
-
-// maxPrepared bounds how many deployments are kept prepared at once.
-const maxPrepared = 1024
 
 // prepared is a deployment made ready to start runs: its record, the
 // artifact it pins, its dependency diagnostics, its compiled input schema
@@ -32,47 +28,19 @@ type prepared struct {
 	// setup is the run setup, or setupErr why there is none.
 	setup    runSetup
 	setupErr error
-	at       version
 }
 
 // version is what a prepared deployment was resolved against: the
 // deployment and artifact records, the catalogs, and the connections.
 type version struct{ records, catalogs, sources uint64 }
 
-// preparedDeployments keeps deployments prepared. An entry is used only
-// while the version it was resolved at is current; each version counter
-// is read before what it guards and bumped after that changes, so an entry
-// resolved during a change is never used after it.
+// preparedDeployments keeps deployments prepared, each at the version it
+// was resolved at (see versioned).
 type preparedDeployments struct {
-	mu      sync.Mutex
-	entries map[string]*prepared
+	versioned[string, version, *prepared]
 	// records is bumped after every write of a deployment or an artifact,
 	// sources after every change of the effective connections.
 	records, sources atomic.Uint64
-}
-
-// get returns the entry of deployment id prepared at v, if any.
-func (c *preparedDeployments) get(id string, v version) (*prepared, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p, ok := c.entries[id]
-	return p, ok && p.at == v
-}
-
-// put keeps p, evicting an arbitrary entry when full.
-func (c *preparedDeployments) put(p *prepared) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = map[string]*prepared{}
-	}
-	if _, ok := c.entries[p.deployment.ID]; !ok && len(c.entries) >= maxPrepared {
-		for id := range c.entries {
-			delete(c.entries, id)
-			break
-		}
-	}
-	c.entries[p.deployment.ID] = p
 }
 
 // current is the version now.
@@ -103,21 +71,21 @@ func (s *Service) prepare(ctx context.Context, id string) (*prepared, error) {
 	if p, ok := s.prepared.get(id, at); ok {
 		return p, nil
 	}
-	p, err := s.resolve(ctx, id, at)
+	p, err := s.resolve(ctx, id)
 	if err == nil && p.setupErr == nil {
-		s.prepared.put(p)
+		s.prepared.put(id, at, p)
 	}
 	return p, err
 }
 
 // resolve loads deployment id and resolves it against the catalogs and
-// connections now, which are at version at or later.
-func (s *Service) resolve(ctx context.Context, id string, at version) (*prepared, error) {
+// connections now.
+func (s *Service) resolve(ctx context.Context, id string) (*prepared, error) {
 	d, a, err := s.deployment(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	p := &prepared{deployment: d, artifact: a, at: at, diags: s.checkDependencies(d, a)}
+	p := &prepared{deployment: d, artifact: a, diags: s.checkDependencies(d, a)}
 	if p.stored, err = storedDiags(p.diags); err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func manySources(tb testing.TB, n int) *Service {
 // deployment change): load the deployment and its artifact, check its
 // dependencies against the live catalogs, and resolve its program.
 func prepareRun(ctx context.Context, s *Service, id string) (runSetup, error) {
-	p, err := s.resolve(ctx, id, s.current())
+	p, err := s.resolve(ctx, id)
 	if err != nil {
 		return runSetup{}, err
 	}
