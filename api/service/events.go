@@ -60,11 +60,16 @@ func appendEvent(ctx context.Context, st store.Events, now time.Time, e Event) {
 	if payload == nil {
 		payload = protocol.Object{}
 	}
-	ev := store.Event{Kind: e.Kind, TimestampEpochMs: now.UnixMilli(), Payload: payload,
-		ConnectionID: optional(e.ConnectionID), CapabilityID: optional(e.CapabilityID), WorkflowName: optional(e.WorkflowName)}
+	appendRecord(ctx, st, store.Event{Kind: e.Kind, TimestampEpochMs: now.UnixMilli(), Payload: payload,
+		ConnectionID: optional(e.ConnectionID), CapabilityID: optional(e.CapabilityID), WorkflowName: optional(e.WorkflowName)})
+}
+
+// appendRecord appends an event record to the admin event log of st, best
+// effort, as appendEvent does.
+func appendRecord(ctx context.Context, st store.Events, ev store.Event) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
 	if _, err := st.AppendEvent(ctx, ev); err != nil {
-		slog.Warn("admin event not recorded", "kind", e.Kind, "err", err)
+		slog.Warn("admin event not recorded", "kind", ev.Kind, "err", err)
 	}
 }

@@ -63,7 +63,8 @@ func (s *Service) recordDeploymentSaved(ctx context.Context, d store.Deployment)
 // commits (store.RunAdminEvents), at no commit of their own.
 func (s *Service) recordRunRecovered(r store.Run) {
 	e := store.RunAdminEvent(store.EventRunResumed, r)
-	s.record(context.Background(), Event{Kind: e.Kind, CapabilityID: *e.CapabilityID, WorkflowName: *e.WorkflowName, Payload: e.Payload})
+	e.TimestampEpochMs = s.now().UnixMilli()
+	appendRecord(context.Background(), s.Store, e)
 }
 
 // recordRefreshStarted records catalog_refresh_started.
