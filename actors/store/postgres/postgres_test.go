@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -103,7 +104,13 @@ func testConcurrentMigrations(t *testing.T, srv *pgtest.Server) {
 		is.NoErr(err) // every node opened the store
 	}
 	versions := query[int](t, dsn, `SELECT version FROM schema_migrations ORDER BY version`)
-	is.Equal(versions, []int{1, 2}) // each version applied once
+	files, err := filepath.Glob("migrations/*.sql")
+	is.NoErr(err)
+	want := make([]int, len(files))
+	for i := range want {
+		want[i] = i + 1
+	}
+	is.Equal(versions, want) // each version applied once
 }
 
 // testRefusesNewerSchema opens a database that a newer build migrated.
