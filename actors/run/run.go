@@ -104,6 +104,8 @@ type (
 		output     workflow.Object
 		err        error
 		generation int64
+		node       string
+		epoch      int64
 	}
 	persisted struct {
 		err   error
@@ -431,7 +433,7 @@ func (a *Actor) send(f *inflight) {
 // decodeResult turns a session's answer into the run's: its failure back
 // into an error, its output decoded.
 func decodeResult(m session.ToolResult) answered {
-	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation}
+	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation, node: m.Node, epoch: m.Epoch}
 	if r.err == nil && len(m.Output) > 0 {
 		if err := json.Unmarshal(m.Output, &r.output); err != nil {
 			r.outcome, r.err = "", fmt.Errorf("decode tool output: %w", err)
@@ -500,7 +502,7 @@ func (a *Actor) onToolResult(m answered) {
 	if m.err == nil && a.spec.Targets[f.call.Capability].Resource {
 		m.output, m.err = ResourceOutput(f.call.Input, m.output)
 	}
-	r := workflow.Result{Outcome: m.outcome, Output: m.output, Err: m.err, Attempts: f.attempts, Generation: m.generation}
+	r := workflow.Result{Outcome: m.outcome, Output: m.output, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch}
 	switch {
 	case lost && a.exec.Routes(id, workflow.OutcomeSessionLost):
 		r.Outcome, r.Output, r.Err = workflow.OutcomeSessionLost, workflow.Object{"error": m.err.Error()}, nil

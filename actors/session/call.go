@@ -22,6 +22,10 @@ type inflight struct {
 
 // start runs w on the open session in a goroutine.
 func (a *Actor) start(w work) {
+	if err := a.fenced(); err != nil {
+		a.fail(w, err)
+		return
+	}
 	run := a.nextRun
 	a.nextRun++
 	deadline := w.deadline()
@@ -64,6 +68,7 @@ func (a *Actor) onCallDone(m callDone) {
 	a.observeCall(f, m.result.Outcome, m.err)
 	r := m.result
 	r.Generation = f.gen
+	r.Node, r.Epoch = a.tenure()
 	current := f.attempt == a.attempt && a.session != nil
 	switch failure := classify(m.rpcErr, f.transport); failure {
 	case failNone, failProtocol:
@@ -124,5 +129,6 @@ func (a *Actor) answerLost(f *inflight, cause error) {
 		a.fail(f.w, err)
 		return
 	}
-	a.answer(f.w, ToolResult{Error: reply.Fail(err), Generation: f.gen})
+	node, epoch := a.tenure()
+	a.answer(f.w, ToolResult{Error: reply.Fail(err), Generation: f.gen, Node: node, Epoch: epoch})
 }

@@ -65,6 +65,14 @@ func (a *Actor) startConnect() {
 			engine.Send(self, connected{attempt: attempt, err: fmt.Errorf("connect: %w", live.Err())})
 			return
 		}
+		claim, cancelClaim := context.WithTimeout(live, opts.ConnectTimeout)
+		gen, err := claimGeneration(claim, opts.Tenure)
+		cancelClaim()
+		if err != nil {
+			end()
+			engine.Send(self, connected{attempt: attempt, err: err})
+			return
+		}
 		t, err := factory.NewTransport(conn)
 		if err != nil {
 			end()
@@ -102,7 +110,7 @@ func (a *Actor) startConnect() {
 		}
 		h.session, h.transport, h.end = cs, t, end
 		h.mu.Unlock()
-		engine.Send(self, connected{attempt: attempt, hand: h})
+		engine.Send(self, connected{attempt: attempt, hand: h, generation: gen})
 	}()
 }
 
@@ -175,6 +183,9 @@ func (a *Actor) onConnected(m connected) {
 	a.session, a.transport, a.end = cs, t, end
 	a.reportedCause = "" // the next failure is news again
 	a.generation++
+	if m.generation != 0 { // claimed from the tenure: the cluster's count
+		a.generation = m.generation
+	}
 	a.opened++
 	a.openedAt, a.lastSuccess, a.nextTry = now, now, time.Time{}
 	a.setState(StateOpen)

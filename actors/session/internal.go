@@ -8,10 +8,13 @@ import "time"
 type (
 	// slotGranted: the limiter gave attempt its connect slot.
 	slotGranted struct{ attempt int }
-	connected   struct {
-		attempt int
-		hand    *handoff
-		err     error
+	// connected: attempt's connect ended, with the session handed over
+	// and the generation its tenure gave it (0 without one), or failed.
+	connected struct {
+		attempt    int
+		hand       *handoff
+		generation int64
+		err        error
 	}
 	// closed: ClientSession.Wait of attempt's session returned.
 	closed struct {

@@ -74,6 +74,11 @@ type ToolResult struct {
 	// Generation is the generation of the session the call was sent on
 	// (the last one, if it was replayed); 0 when it was never sent.
 	Generation int64
+	// Node and Epoch name the tenure the session was opened under in a
+	// cluster: the owning node and its lease's epoch ("" and 0 on one
+	// node, or when the call was never sent).
+	Node  string
+	Epoch int64
 }
 
 // Correlation implements reply.Answer.

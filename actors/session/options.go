@@ -74,6 +74,9 @@ type Options struct {
 	// Metrics records the session's gauges, connects and call latencies;
 	// nil records nothing.
 	Metrics *metrics.Metrics
+	// Tenure ties the session to its node's ownership of the connection
+	// in a cluster; nil on one node. See Tenure.
+	Tenure Tenure
 }
 
 // The keepalive defaults: a busy upstream (or a starved mcpflow) that is

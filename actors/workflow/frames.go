@@ -156,9 +156,13 @@ type Result struct {
 	Outcome string
 	Output  Object
 	Err     error
-	// Attempts and Generation are recorded in the trace entry.
+	// Attempts, Generation, Node and Epoch are recorded in the trace
+	// entry: the session's generation, and in a cluster the node that
+	// owned it and its lease's epoch.
 	Attempts   int
 	Generation int64
+	Node       string
+	Epoch      int64
 }
 
 // rootScope and rootFrame name the top-level workflow's scope and frame.

@@ -229,7 +229,11 @@ type TraceEntry struct {
 	Output        Object `json:"output"`
 	StateChanges  Object `json:"state_changes"`
 	// Extensions to the reference's trace entry.
-	Attempts   int    `json:"attempts,omitempty"`
-	Generation int64  `json:"session_generation,omitempty"`
-	Error      string `json:"error,omitempty"`
+	Attempts   int   `json:"attempts,omitempty"`
+	Generation int64 `json:"session_generation,omitempty"`
+	// Node and Epoch say, in a cluster, which node owned the session
+	// and under which lease epoch (docs/cluster.md).
+	Node  string `json:"session_node,omitempty"`
+	Epoch int64  `json:"lease_epoch,omitempty"`
+	Error string `json:"error,omitempty"`
 }

@@ -75,7 +75,7 @@ func (e *Execution) finishCall(f *Frame, node *Node, call Call, r Result) error 
 		}
 	}
 	entry := e.record(f, node, call.Input, r.Outcome, r.Output, changes)
-	entry.Attempts, entry.Generation = r.Attempts, r.Generation
+	entry.Attempts, entry.Generation, entry.Node, entry.Epoch = r.Attempts, r.Generation, r.Node, r.Epoch
 	if f.Status == FrameWaiting {
 		e.enqueue(f)
 	}
