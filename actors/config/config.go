@@ -43,6 +43,9 @@ type Server struct {
 	Edge *Edge `json:"edge,omitempty"`
 	// Access says who may call the API; absent, loopback clients only.
 	Access *Access `json:"access,omitempty"`
+	// Cluster makes the server a node of a cluster; absent, it runs
+	// alone.
+	Cluster *Cluster `json:"cluster,omitempty"`
 }
 
 // Store says where records are kept.
@@ -123,6 +126,9 @@ type Connection struct {
 	// Supervision overrides the server's supervision policy for this
 	// source.
 	Supervision *Supervision `json:"supervision,omitempty"`
+	// Nodes are the cluster nodes the source may run on, such as those
+	// where its command exists; empty, any node.
+	Nodes []string `json:"nodes,omitempty"`
 }
 
 // Transport says how to reach an MCP server: a stdio subprocess or a
@@ -222,6 +228,9 @@ func (c Connection) Validate() error {
 	if err := c.Supervision.Validate(); err != nil {
 		return fmt.Errorf("source %q: %w", c.ID, err)
 	}
+	if err := validateNodes(c.Nodes); err != nil {
+		return fmt.Errorf("source %q: nodes: %w", c.ID, err)
+	}
 	return nil
 }
 
@@ -271,6 +280,12 @@ func (f *File) Validate() error {
 	}
 	if err := f.Server.Access.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if err := f.Server.Cluster.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if f.Server.Cluster != nil && f.Server.Store.Kind != StorePostgres {
+		errs = append(errs, fmt.Errorf("cluster: the nodes of a cluster share a PostgreSQL store: set server.store.kind to %q", StorePostgres))
 	}
 	for _, c := range f.Server.Sources {
 		if err := c.Validate(); err != nil {
