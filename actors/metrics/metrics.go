@@ -2,8 +2,8 @@
 // service (never the global default, so that several services can run in
 // one process), the collectors on it, and the hooks through which the
 // actors (runs, sessions, the supervisor), the store wrapper, the live
-// event hub and the edge record what happens. docs/metrics.md lists every
-// metric.
+// event hub, the edge and the cluster (membership, leases) record what
+// happens. docs/metrics.md lists every metric.
 //
 // Every hook is safe on a nil *Metrics, which records nothing: a caller
 // that was not given metrics needs no checks.
@@ -73,6 +73,8 @@ type Metrics struct {
 	requests        *prometheus.CounterVec
 	subscriptionLag *prometheus.CounterVec
 	storeCommits    *prometheus.HistogramVec
+
+	cluster clusterCollectors
 }
 
 // New returns metrics on a registry of their own, with the Go runtime and
@@ -121,6 +123,8 @@ func New() *Metrics {
 		storeCommits: histogram("store_commit_duration_seconds",
 			"Time of the store writes live events follow, by operation (create_run, record_progress, append_event).",
 			commitBuckets, "operation"),
+
+		cluster: newClusterCollectors(),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -129,6 +133,7 @@ func New() *Metrics {
 		m.sessionsOpen, m.connectFailures, m.reconnects, m.restarts, m.callsQueued, m.callsInFlight,
 		m.websockets, m.requests, m.subscriptionLag, m.storeCommits,
 	)
+	reg.MustRegister(m.cluster.collectors()...)
 	return m
 }
 

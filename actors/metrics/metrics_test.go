@@ -28,6 +28,13 @@ func TestNilMetricsRecordNothingAndNeverPanic(t *testing.T) {
 	m.WebSocketOpened()()
 	m.StoreCommit("record_progress")()
 	m.Session("c").Set(true, 1, 2)
+	m.ClusterMembers(2)
+	m.LeasesHeld(1)
+	m.LeaseAcquisition(metrics.LeaseAcquired)
+	m.LeaseRenewal(true)
+	m.LeasesLost(1)
+	m.ForwardedCall("node-b")
+	m.RunsClaimed(1)
 	is.Equal(m.Registry(), nil) // nil metrics have no registry
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
