@@ -39,6 +39,9 @@ type KeeperOptions struct {
 	Clock clock.Clock
 	// Logger logs failed renewals and lost leases: slog.Default when nil.
 	Logger *slog.Logger
+	// Metrics is told of acquisitions, renewals, losses and the leases
+	// held: nothing when nil.
+	Metrics Metrics
 }
 
 // Loss is a lease that a Keeper lost, and why; Err is ErrLost to
@@ -70,6 +73,7 @@ type Keeper struct {
 	max      int
 	clock    clock.Clock
 	log      *slog.Logger
+	metrics  Metrics
 	lost     chan Loss
 	wake     chan struct{} // pokes Run; one pending poke is enough
 	running  atomic.Bool
@@ -100,6 +104,9 @@ func NewKeeper(table *Table, owner string, opts KeeperOptions) (*Keeper, error) 
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.Metrics == nil {
+		o.Metrics = noMetrics{}
+	}
 	switch {
 	case owner == "":
 		return nil, errors.New("new lease keeper: the owner is empty")
@@ -117,6 +124,7 @@ func NewKeeper(table *Table, owner string, opts KeeperOptions) (*Keeper, error) 
 		max:      o.MaxLeases,
 		clock:    o.Clock,
 		log:      o.Logger.With("owner", owner),
+		metrics:  o.Metrics,
 		lost:     make(chan Loss, o.LostBuffer),
 		wake:     make(chan struct{}, 1),
 		held:     make(map[string]*holding),
@@ -132,6 +140,20 @@ func (k *Keeper) Lost() <-chan Loss { return k.lost }
 // if its tenure had ended meanwhile the old one is reported lost. Once Run
 // has ended, it fails with ErrStopped.
 func (k *Keeper) Acquire(ctx context.Context, key string) (Lease, error) {
+	l, err := k.acquire(ctx, key)
+	switch {
+	case err == nil:
+		k.metrics.LeaseAcquisition(Acquired)
+	case errors.Is(err, ErrHeld):
+		k.metrics.LeaseAcquisition(HeldElsewhere)
+	default:
+		k.metrics.LeaseAcquisition(AcquireFailed)
+	}
+	return l, err
+}
+
+// acquire does the work of Acquire.
+func (k *Keeper) acquire(ctx context.Context, key string) (Lease, error) {
 	k.mu.Lock()
 	err := k.admit(key)
 	k.mu.Unlock()
@@ -156,6 +178,7 @@ func (k *Keeper) Acquire(ctx context.Context, key string) (Lease, error) {
 	if k.soonest.IsZero() || deadline.Before(k.soonest) {
 		k.soonest = deadline
 	}
+	k.countHeld()
 	return l, nil
 }
 
@@ -183,6 +206,7 @@ func (k *Keeper) Release(ctx context.Context, key string) error {
 	k.mu.Lock()
 	h := k.held[key]
 	delete(k.held, key)
+	k.countHeld()
 	k.mu.Unlock()
 	if h == nil {
 		return nil
@@ -200,9 +224,23 @@ func (k *Keeper) ReleaseAll(ctx context.Context) error {
 	k.mu.Lock()
 	leases := k.leases()
 	clear(k.held)
+	k.countHeld()
 	k.mu.Unlock()
 	_, err := k.table.ReleaseAll(ctx, leases)
 	return err
+}
+
+// Holds reports whether the keeper still holds key's tenure epoch, short
+// of its deadline by the keeper's own clock (see Keeper): false once the
+// lease was lost, released or given up, or Run has ended. It reads no
+// database, so it is cheap enough to fence each action taken on behalf of
+// the tenure; Table.Check is the fence that needs no clock.
+func (k *Keeper) Holds(key string, epoch int64) bool {
+	now := k.clock.Now()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	h := k.held[key]
+	return !k.stopped && h != nil && h.lease.Epoch == epoch && now.Before(h.deadline)
 }
 
 // Held returns the leases the keeper holds, in the order of their keys.
@@ -294,6 +332,7 @@ func (k *Keeper) poke() {
 func (k *Keeper) stop() {
 	k.mu.Lock()
 	k.stopped = true
+	k.countHeld()
 	k.mu.Unlock()
 	close(k.lost)
 }
@@ -319,6 +358,7 @@ func (k *Keeper) giveUpDue(now time.Time) {
 		}
 	}
 	if n > 0 {
+		k.countHeld()
 		k.log.Warn("leases given up: not renewed in time", "leases", n)
 	}
 }
@@ -344,10 +384,12 @@ func (k *Keeper) renew(ctx context.Context, start time.Time) {
 	timeout.Stop()
 	if err != nil {
 		if ctx.Err() == nil { // not the keeper stopping
+			k.metrics.LeaseRenewal(false)
 			k.log.Warn("lease renewal failed", "leases", len(leases), "within", bound, "err", err)
 		}
 		return
 	}
+	k.metrics.LeaseRenewal(true)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	deadline := k.deadline(start)
@@ -365,6 +407,7 @@ func (k *Keeper) renew(ctx context.Context, start time.Time) {
 		}
 	}
 	if n > 0 {
+		k.countHeld()
 		k.log.Warn("leases lost: a renewal found them ended", "leases", n)
 	}
 }
@@ -373,5 +416,17 @@ func (k *Keeper) renew(ctx context.Context, start time.Time) {
 func (k *Keeper) lose(l Lease, why error) {
 	err := fmt.Errorf("lease %q at epoch %d: %w: %w", l.Key, l.Epoch, ErrLost, why)
 	k.pending = append(k.pending, Loss{Lease: l, Err: err})
+	k.metrics.LeasesLost(1)
 	k.poke()
+}
+
+// countHeld tells the metrics how many leases the keeper holds: none once
+// it has stopped, since nothing renews them. k.mu is held, so that the
+// counts arrive in the order of the changes.
+func (k *Keeper) countHeld() {
+	n := len(k.held)
+	if k.stopped {
+		n = 0
+	}
+	k.metrics.LeasesHeld(n)
 }

@@ -119,6 +119,8 @@ func TestKeeper(t *testing.T) {
 		{"ReleaseHandsKeysOver", testKeeperReleaseHandsKeysOver},
 		{"StopsWithItsContext", testKeeperStopsWithItsContext},
 		{"BoundsItsLeases", testKeeperBoundsItsLeases},
+		{"HoldsOnlyALiveTenure", testKeeperHoldsOnlyALiveTenure},
+		{"TellsItsMetrics", testKeeperTellsItsMetrics},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
