@@ -30,6 +30,9 @@ type CallTool struct {
 	// that makes the call ("" for none), sent upstream in the request's
 	// _meta (see package tracing).
 	TraceParent, TraceState string
+	// Hops counts the supervisors of other nodes that passed the message
+	// on to the node that owns the connection (a cluster's).
+	Hops int
 }
 
 // ReadResource asks the session actor of Connection to read one resource.
@@ -45,6 +48,8 @@ type ReadResource struct {
 	Reply reply.Address
 	// TraceParent and TraceState are the trace context, as CallTool's.
 	TraceParent, TraceState string
+	// Hops counts the nodes that passed the message on, as CallTool's.
+	Hops int
 }
 
 // CancelCalls withdraws every call (and resource read) Owner made on
@@ -57,6 +62,8 @@ type CancelCalls struct {
 	Owner      string
 	// Scope is the session the calls were made on, as CallTool's.
 	Scope string
+	// Hops counts the nodes that passed the message on, as CallTool's.
+	Hops int
 }
 
 // ToolResult answers a CallTool or a ReadResource. Error is set when the

@@ -119,7 +119,10 @@ type (
 	reconciled struct {
 		result Reconciled
 		warm   []string
-		reply  reply.Address
+		// release are the connections whose tenure this node gives up
+		// (in a cluster) once their session actors are gone.
+		release []string
+		reply   reply.Address
 	}
 )
 
@@ -135,9 +138,10 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 		next[conn.ID] = conn
 	}
 	var (
-		res   Reconciled
-		stops []stopping
-		warm  []string
+		res     Reconciled
+		stops   []stopping
+		warm    []string
+		release []string
 	)
 	stop := func(id string) {
 		if s, ok := a.stopChild(id); ok {
@@ -153,6 +157,7 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 			continue
 		}
 		res.Removed = append(res.Removed, id)
+		release = append(release, id)
 		stop(id)
 		delete(a.conns, id)
 		delete(a.fingerprints, id)
@@ -191,6 +196,7 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 			res.Updated = append(res.Updated, id)
 			switch {
 			case old.IsEnabled() && !conn.IsEnabled():
+				release = append(release, id)
 				stop(id)
 				a.afresh(id)
 				a.setState(id, session.StateClosed)
@@ -216,7 +222,7 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 	for _, l := range [][]string{res.Registered, res.Updated, res.Removed, res.Replaced, res.Stopped} {
 		slices.Sort(l)
 	}
-	done := reconciled{result: res, warm: warm, reply: m.Reply}
+	done := reconciled{result: res, warm: warm, release: release, reply: m.Reply}
 	if len(stops) == 0 {
 		a.finishReconcile(c, done)
 		return
@@ -293,10 +299,11 @@ func (a *Actor) awaitStops(stops []stopping, then any) {
 // finishReconcile starts, and lists the catalogs of, the connections the
 // reconcile (re)started and that are still enabled, then answers.
 func (a *Actor) finishReconcile(c *actor.Context, m reconciled) {
+	a.release(m.release)
 	for _, id := range m.warm {
 		conn, ok := a.conns[id]
-		if !ok || !conn.IsEnabled() {
-			continue
+		if !ok || !conn.IsEnabled() || (a.opts.Placement != nil && a.tenures[id] == nil) {
+			continue // in a cluster, only the owner warms a connection
 		}
 		pid, err := a.session(c, id)
 		if err != nil {

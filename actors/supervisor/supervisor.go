@@ -37,6 +37,9 @@ type RefreshCatalog struct {
 	Connection string
 	Deadline   time.Time
 	Reply      reply.Address
+	// Hops counts the nodes that passed the message on (see
+	// session.CallTool).
+	Hops int
 }
 
 // CatalogRefreshed answers RefreshCatalog once the snapshot is stored.
@@ -117,6 +120,9 @@ type Options struct {
 	// MaxConcurrentRefreshes bounds the catalogs a Refresher lists at
 	// once; 0 is DefaultRefreshConcurrency.
 	MaxConcurrentRefreshes int
+	// Placement places each connection's shared session on one node of
+	// a cluster; nil on one node.
+	Placement Placement
 }
 
 // DefaultOptions are the production settings.
@@ -172,6 +178,14 @@ type Actor struct {
 	// them.
 	refreshing  map[uint64]RefreshCatalog
 	lastRefresh uint64
+	// In a cluster (Options.Placement): tenures are this node's
+	// tenures of the connections it owns, owners the other nodes known
+	// to own connections, and placing the placements in progress
+	// (numbered by lastPlacing) with the messages that wait for them.
+	tenures     map[string]session.Tenure
+	owners      map[string]remoteOwner
+	placing     map[string]*placing
+	lastPlacing uint64
 }
 
 // New returns a producer of the supervisor for conns, which waits for
@@ -184,6 +198,7 @@ func New(conns []config.Connection, factory session.TransportFactory, catalogs s
 			conns: map[string]config.Connection{}, fingerprints: map[string]string{}, factory: factory, catalogs: catalogs, opts: opts,
 			children: map[string]*child{}, statuses: map[string]session.Status{}, scoped: map[scopeKey]*scopedChild{},
 			clock: opts.Clock, replies: replies, refreshing: map[uint64]RefreshCatalog{},
+			tenures: map[string]session.Tenure{}, owners: map[string]remoteOwner{}, placing: map[string]*placing{},
 		}
 		if a.clock == nil {
 			a.clock = session.SystemClock()
@@ -202,8 +217,12 @@ func New(conns []config.Connection, factory session.TransportFactory, catalogs s
 }
 
 // Receive handles one message.
-func (a *Actor) Receive(c *actor.Context) {
-	switch m := c.Message().(type) {
+func (a *Actor) Receive(c *actor.Context) { a.handle(c, c.Message()) }
+
+// handle handles msg: the message received, or one that waited for its
+// connection to be placed.
+func (a *Actor) handle(c *actor.Context, msg any) {
+	switch m := msg.(type) {
 	case actor.Started:
 		a.engine, a.self = c.Engine(), c.PID()
 		a.saver = newSaver(a.engine, a.catalogs, a.clock)
@@ -213,6 +232,9 @@ func (a *Actor) Receive(c *actor.Context) {
 			a.stalls.Start()
 		}
 	case session.CallTool:
+		if m.Scope == "" && a.routed(c, m.Connection, m) {
+			return
+		}
 		pid, err := a.route(c, m.Connection, m.Scope)
 		if err != nil {
 			reply.Send(a.engine, m.Reply, session.ToolResult{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
@@ -220,6 +242,9 @@ func (a *Actor) Receive(c *actor.Context) {
 		}
 		c.Send(pid, m)
 	case session.ReadResource:
+		if m.Scope == "" && a.routed(c, m.Connection, m) {
+			return
+		}
 		pid, err := a.route(c, m.Connection, m.Scope)
 		if err != nil {
 			reply.Send(a.engine, m.Reply, session.ToolResult{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
@@ -232,13 +257,21 @@ func (a *Actor) Receive(c *actor.Context) {
 			if pid := a.scopedFor(m.Connection, m.Scope); pid != nil {
 				c.Send(pid, m)
 			}
+		} else if a.routed(c, m.Connection, m) {
+			return
 		} else if ch := a.children[m.Connection]; ch != nil && ch.pid != nil {
 			c.Send(ch.pid, m)
 		}
 	case ReleaseScope:
 		a.releaseScope(m)
 	case RefreshCatalog:
-		a.refresh(c, m)
+		if !a.routed(c, m.Connection, m) {
+			a.refresh(c, m)
+		}
+	case placed:
+		a.onPlaced(c, m)
+	case TenureEnded:
+		a.onTenureEnded(m)
 	case session.CatalogListed:
 		a.onListed(m)
 	case session.Status:
@@ -425,7 +458,9 @@ func (a *Actor) spawn(c *actor.Context, id string, inc session.Incarnation) {
 	}
 	engine, self := a.engine, a.self
 	ch.made = &transports{inner: a.factory}
-	ch.pid = c.SpawnChild(session.Continue(conn, ch.made, a.sessionOptions(conn), inc), "session",
+	opts := a.sessionOptions(conn)
+	opts.Tenure = a.tenures[id]
+	ch.pid = c.SpawnChild(session.Continue(conn, ch.made, opts, inc), "session",
 		actor.WithID(childID),
 		actor.WithInboxSize(sessionInbox),
 		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(self, p) })))

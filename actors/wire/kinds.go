@@ -43,8 +43,11 @@ var kinds = []Kind{
 	crossing[supervisor.Reconciled]("supervisor.Reconciled"),
 	local[supervisor.Reconcile]("supervisor.Reconcile",
 		"a node's own connection set, secrets expanded, from its own config and registry"),
+	local[supervisor.TenureEnded]("supervisor.TenureEnded",
+		"a node's own lease loss, told by its lease keeper to its supervisor"),
 
 	crossing[run.Cancel]("run.Cancel"),
+	crossing[run.CancelByID]("run.CancelByID"),
 	crossing[run.Halt]("run.Halt"),
 	crossing[run.Started]("run.Started"),
 	crossing[run.Stopped]("run.Stopped"),

@@ -180,7 +180,9 @@ func messageTypes(t *testing.T) []string {
 	return out
 }
 
-// switchesOnMessage reports whether s is `switch ... c.Message().(type)`.
+// switchesOnMessage reports whether s is `switch ... c.Message().(type)`,
+// or `switch ... msg.(type)` (a message handed on from Receive, by
+// convention named msg).
 func switchesOnMessage(s *ast.TypeSwitchStmt) bool {
 	var assert *ast.TypeAssertExpr
 	switch a := s.Assign.(type) {
@@ -191,6 +193,9 @@ func switchesOnMessage(s *ast.TypeSwitchStmt) bool {
 	}
 	if assert == nil {
 		return false
+	}
+	if id, ok := assert.X.(*ast.Ident); ok {
+		return id.Name == "msg"
 	}
 	call, ok := assert.X.(*ast.CallExpr)
 	if !ok {
