@@ -167,6 +167,7 @@ func (a *Actor) forward(c *actor.Context, o remoteOwner, msg any) {
 			session.ErrUnavailable, hops))
 		return
 	}
+	a.opts.Session.Metrics.ForwardedCall(o.node)
 	c.Send(o.supervisor, withHops(msg, hops+1))
 }
 

@@ -21,11 +21,18 @@ type Recovered struct {
 // any other ends failed, its error saying that the outcome of the step in
 // flight is unknown. Interrupted runs are not running and stay as they are.
 func (s *Service) RecoverRuns(ctx context.Context) (Recovered, error) {
-	var got Recovered
 	running, _, err := s.Store.ListRuns(ctx, store.RunQuery{Status: store.RunRunning})
 	if err != nil {
-		return got, fmt.Errorf("list running runs: %w", err)
+		return Recovered{}, fmt.Errorf("list running runs: %w", err)
 	}
+	return s.RecoverClaimed(ctx, running)
+}
+
+// RecoverClaimed recovers runs that a stop cut off, as RecoverRuns does:
+// in a cluster, the runs a node claimed (store.RunClaimer), its own as it
+// starts or a dead node's.
+func (s *Service) RecoverClaimed(ctx context.Context, running []store.Run) (Recovered, error) {
+	var got Recovered
 	for _, r := range running {
 		setup, why := s.resumable(ctx, r)
 		if why == "" {
