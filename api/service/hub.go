@@ -36,7 +36,9 @@ type HubOptions struct {
 // Hub publishes live events to subscriptions: the events of runs and the
 // admin event log, each read from the store after its commit, so that a
 // subscription replays from the store and goes on live with no gap or
-// duplicate. Writes must go through Store() for the hub to see them.
+// duplicate. Writes must go through Store() for the hub to see them; in a
+// cluster, the commits of other nodes reach it through WakeRun, WakeAdmin
+// and WakeAll, which the store's announcements call.
 //
 // Each log followed by at least one subscription has a feed: a goroutine
 // that, woken after each commit to that log, reads the new events once
@@ -139,15 +141,45 @@ type subscription struct {
 
 // committed wakes the feed of a topic after a commit to it, if any
 // subscription follows it. It never blocks.
-func (h *Hub) committed(key string) {
+func (h *Hub) committed(key string) { h.wakeAfter(key, 0) }
+
+// WakeRun wakes the feed of run id's events, as a commit of them through
+// Store() does, unless the feed has read up to event seq already (seq 0
+// wakes it anyway). It is for commits the hub cannot see: another node's,
+// which the store announces (postgres.Listener). The feed reads from where
+// it is, so a wake that finds nothing new costs one read and delivers
+// nothing twice. It never blocks.
+func (h *Hub) WakeRun(id string, seq int64) { h.wakeAfter(runTopicKey(id), seq) }
+
+// WakeAdmin is WakeRun for the admin event log.
+func (h *Hub) WakeAdmin(seq int64) { h.wakeAfter(adminTopicKey, seq) }
+
+// WakeAll wakes every feed, each to read its log from where it is: after
+// commits may have gone unannounced (the store's listener reconnected).
+// It never blocks.
+func (h *Hub) WakeAll() {
 	h.mu.Lock()
-	f := h.feeds[key]
-	h.mu.Unlock()
-	if f != nil {
-		select {
-		case f.wake <- struct{}{}:
-		default: // already woken: its next read takes this commit too
-		}
+	defer h.mu.Unlock()
+	for _, f := range h.feeds {
+		f.poke()
+	}
+}
+
+// wakeAfter wakes the feed of key, if any subscription follows it and it
+// has not read event seq yet.
+func (h *Hub) wakeAfter(key string, seq int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if f := h.feeds[key]; f != nil && (seq <= 0 || seq > f.last) {
+		f.poke()
+	}
+}
+
+// poke wakes f without blocking.
+func (f *feed) poke() {
+	select {
+	case f.wake <- struct{}{}:
+	default: // already woken: its next read takes this commit too
 	}
 }
 

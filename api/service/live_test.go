@@ -534,3 +534,34 @@ func TestAnInterruptedRunIsFollowedLiveThroughItsResume(t *testing.T) {
 	is.Equal(runEventKinds(notes[4:]), []string{"step_finished ask", "status completed"}) // live, after the pause
 	is.Equal(seqs(notes), span(1, 6))
 }
+
+// TestWakesDeliverCommitsTheHubDidNotSee: commits made straight to the
+// store, as another node's are, reach subscriptions once the hub is woken
+// for them, as the store's announcements wake it.
+func TestWakesDeliverCommitsTheHubDidNotSee(t *testing.T) {
+	is := is.New(t)
+	st := store.NewMemory()
+	svc, hub := liveService(t, st, service.HubOptions{})
+	w := newRun(t, st, "run-1") // not through the hub's store
+	runs, admin := newConn(t), newConn(t)
+	must[protocol.SubscribeRunResult](t, runs, svc, protocol.MethodRunsSubscribe, `{"run_id":"run-1"}`)
+	must[protocol.SubscribeAdminEventsResult](t, admin, svc, protocol.MethodAdminEventsSubscribe, `{}`)
+	runs.until(t, "the first event", func(n []note) bool { return len(n) == 1 })
+
+	w.step("a")
+	hub.WakeRun("run-1", 2)
+	is.Equal(seqs(runs.until(t, "two events", func(n []note) bool { return len(n) == 2 })), span(1, 2))
+	w.step("b")
+	hub.WakeAll() // announcements may have been missed
+	is.Equal(seqs(runs.until(t, "three events", func(n []note) bool { return len(n) == 3 })), span(1, 3))
+
+	seq, err := st.AppendEvent(t.Context(), store.Event{Kind: "connection_registered", TimestampEpochMs: 1})
+	is.NoErr(err)
+	hub.WakeAdmin(seq)
+	is.Equal(seqs(admin.until(t, "an admin event", func(n []note) bool { return len(n) == 1 })), []int64{seq})
+
+	w.finish()
+	hub.WakeRun("run-1", 4)
+	hub.WakeRun("run-1", 4) // twice: delivered once
+	is.Equal(seqs(runs.untilEnd(t)), span(1, 4))
+}
