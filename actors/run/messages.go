@@ -47,6 +47,17 @@ type Cancel struct {
 	Reply  reply.Address
 }
 
+// CancelByID asks a node's run desk (api/service) to cancel run RunID if
+// that node runs it: the desk forwards a Cancel with Reason and Reply to
+// the run's actor, and ignores a run it does not run, whose Reply is then
+// never answered. With it a node cancels a run another node runs, knowing
+// only the run's id.
+type CancelByID struct {
+	RunID  string
+	Reason string
+	Reply  reply.Address
+}
+
 // Halt stops a run, for a shutdown, at its next commit boundary without
 // ending it: no further call goes out, a commit in progress is finished
 // (and the results that arrived during it are committed too, rather than

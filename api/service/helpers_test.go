@@ -113,9 +113,16 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureOn(t, actor.NewEngineConfig())
+}
+
+// newFixtureOn is newFixture on an engine of that config: one with a
+// remote, for a node of a cluster.
+func newFixtureOn(t *testing.T, engine actor.EngineConfig) *fixture {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	e, err := actor.NewEngine(actor.NewEngineConfig())
+	e, err := actor.NewEngine(engine)
 	is.NoErr(err) // new engine
 	st := store.NewMemory()
 	opts := supervisor.DefaultOptions()

@@ -17,7 +17,6 @@ import (
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/run"
 	"github.com/mcpflow/mcpflow/actors/store"
-	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -187,43 +186,6 @@ func tryResume(setup runSetup, cp workflow.Snapshot, resume *run.Resume) error {
 		return invalidParams("invalid params: %v", err)
 	}
 	return nil
-}
-
-// cancelRun ends a run as cancelled: a running one through its actor,
-// which cancels its calls upstream; an interrupted one in the store.
-func (s *Service) cancelRun(ctx context.Context, p protocol.CancelRunParams) (protocol.RunResult, error) {
-	if live, ok := s.live.Load(p.RunID); ok && live.(*liveRun).pid.Load() != nil {
-		done := reply.Expect[run.Stopped](s.Replies)
-		s.Engine.Send(live.(*liveRun).pid.Load(), run.Cancel{Reason: deref(p.Reason), Reply: done.To()})
-		// A run that stopped as the request arrived never answers: its
-		// record then says how it ended.
-		wctx, cancel := context.WithTimeout(ctx, cancelWait)
-		defer cancel()
-		if final, err := done.Wait(wctx); err == nil {
-			return s.runResult(ctx, final.Run, nil)
-		} else if ctx.Err() != nil {
-			return protocol.RunResult{}, fmt.Errorf("cancel run %s: %w", p.RunID, err)
-		}
-	}
-	r, err := s.Store.GetRun(ctx, p.RunID)
-	if err != nil {
-		return protocol.RunResult{}, storeErr(err, fmt.Sprintf("workflow run %q", p.RunID))
-	}
-	if r.Status != store.RunInterrupted {
-		return protocol.RunResult{}, invalid("workflow run %q is %s; only a running or interrupted run can be cancelled", p.RunID, r.Status)
-	}
-	reason := "cancelled"
-	if p.Reason != nil && *p.Reason != "" {
-		reason += ": " + *p.Reason
-	}
-	r.Status, r.Error, r.ResumeReadiness, r.Interrupt = store.RunCancelled, &reason, "not_applicable", nil
-	r.UpdatedAt = s.now().UTC()
-	if err := s.Store.RecordProgress(ctx, r, nil); err != nil {
-		return protocol.RunResult{}, storeErr(err, fmt.Sprintf("workflow run %q", p.RunID))
-	}
-	// An interrupted run kept its own sessions for its resume.
-	s.releaseScope(supervisor.RunScope(r.ID))
-	return s.runResult(ctx, r, nil)
 }
 
 // newRun builds the record of a run about to start; diags are its

@@ -53,6 +53,9 @@ type Service struct {
 	Hub *Hub
 	// Metrics counts runs and times their steps; nil records nothing.
 	Metrics *metrics.Metrics
+	// Nodes are the other nodes of the cluster, whose desks runs.cancel
+	// asks about a run running elsewhere; nil on a node alone.
+	Nodes Nodes
 	// resuming holds the ids of runs being resumed, one resume at a time.
 	resuming sync.Map
 	// live maps the id of each run whose actor is running to it.

@@ -1,0 +1,118 @@
+package service_test
+
+import (
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+	"github.com/anthdm/hollywood/remote"
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/wire"
+	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/service"
+)
+
+// clusterEngine is the config of an engine whose remote (wire.Remote)
+// listens on a free loopback port: a node of a cluster. The remote stops
+// with the test, after what the test started on the engine.
+func clusterEngine(t *testing.T) actor.EngineConfig {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err) // a free port
+	addr := l.Addr().String()
+	is.NoErr(l.Close())
+	r := wire.NewRemote(addr, remote.NewConfig())
+	t.Cleanup(func() {
+		stopped := make(chan struct{})
+		go func() {
+			r.Stop().Wait()
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+		case <-time.After(patience):
+			is.Fail() // the remote stops in time
+		}
+	})
+	return actor.NewEngineConfig().WithRemote(r)
+}
+
+// peers are the desks of a cluster's other nodes.
+type peers []*actor.PID
+
+func (p peers) Peers() []*actor.PID { return p }
+
+// twoNodes is node A, a full service whose run desk is up, and node B, a
+// service on another engine, over the same store, that knows A as its
+// only peer.
+func twoNodes(t *testing.T) (a *fixture, b *service.Service) {
+	t.Helper()
+	a = newFixtureOn(t, clusterEngine(t))
+	desk := a.svc.SpawnDesk()
+	t.Cleanup(func() { is.New(t).NoErr(desk.Stop(bounded(t))) }) // the desk stops
+	is.New(t).Equal(desk.PID().String(), service.DeskAt(a.svc.Engine.Address()).String())
+
+	e, err := actor.NewEngine(clusterEngine(t))
+	is.New(t).NoErr(err) // node B's engine
+	b = &service.Service{Store: a.svc.Store, Engine: e, Replies: replies(t, e), Nodes: peers{service.DeskAt(a.svc.Engine.Address())}}
+	return a, b
+}
+
+// cancelOn calls runs.cancel on svc.
+func cancelOn(t *testing.T, svc *service.Service, params string) (protocol.RunResult, error) {
+	t.Helper()
+	res, err := svc.Methods()[protocol.MethodRunsCancel].Handler(bounded(t), json.RawMessage(params))
+	if err != nil {
+		return protocol.RunResult{}, err
+	}
+	return res.(protocol.RunResult), nil
+}
+
+// TestARunLiveOnAnotherNodeIsCancelledThroughItsDesk: node B, where the
+// run is not live, asks node A's desk over the wire; A's run actor
+// cancels its call and commits, and its answer comes back to B's router.
+func TestARunLiveOnAnotherNodeIsCancelledThroughItsDesk(t *testing.T) {
+	is := is.New(t)
+	a, b := twoNodes(t)
+	sleepDeployment(t, a)
+	start := startAsync(a, `{"deployment_id":"nap","workflow_input":{"ms":60000}}`)
+	id := runningIDs(t, a, 1)[0]
+
+	began := time.Now()
+	res, err := cancelOn(t, b, `{"run_id":"`+id+`","reason":"from node B"}`)
+	is.NoErr(err) // node B cancels it
+	t.Logf("runs.cancel on another node answered in %v", time.Since(began))
+	is.Equal(res.Status, "cancelled") // with the final record the run committed
+	is.True(strings.HasPrefix(*res.Error, "cancelled: from node B"))
+
+	started := <-start
+	is.NoErr(started.err)
+	is.Equal(started.res.(protocol.RunResult).Status, "cancelled") // node A's runs.start sees the same end
+	stored, err := a.store.GetRun(bounded(t), id)
+	is.NoErr(err)
+	is.Equal(stored.Status, "cancelled")
+}
+
+// TestARunThatIsNotRunningIsNotAskedAbout: a cancel of a run that the
+// store has ended is answered from the store at once, without asking
+// another node.
+func TestARunThatIsNotRunningIsNotAskedAbout(t *testing.T) {
+	is := is.New(t)
+	a, b := twoNodes(t)
+	counterDeployment(t, a)
+	done := startRun(t, a, `{"deployment_id":"count"}`)
+	is.Equal(done.Status, "completed")
+
+	began := time.Now()
+	_, err := cancelOn(t, b, `{"run_id":"`+*done.RunID+`"}`)
+	domainError(t, err, "ValueError")       // a completed run cannot be cancelled
+	is.True(time.Since(began) < patience/2) // no wait for an answer that cannot come
+	_, err = cancelOn(t, b, `{"run_id":"run-none"}`)
+	domainError(t, err, "KeyError") // nor can an unknown one
+}
