@@ -45,8 +45,8 @@ type Status struct {
 // Registry is the cluster_members table of the cluster's database (the
 // postgres store's migration 3 creates it): where each node says how to
 // reach it. Whether a member is live is its node lease's business (the
-// leases table): the Registry only reads it. It is safe for concurrent
-// use.
+// leases table): the Registry only reads the leases, for the members and
+// for a status. It is safe for concurrent use.
 type Registry struct {
 	pool *pgxpool.Pool
 }

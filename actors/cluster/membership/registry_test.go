@@ -11,7 +11,8 @@ import (
 )
 
 // TestRegistry registers three nodes, of which one holds its node lease,
-// one released it and one never took it, and reads them back.
+// one released it and one never took it, and reads them back, then the
+// leases.
 func TestRegistry(t *testing.T) {
 	is := is.New(t)
 	ctx := t.Context()
@@ -61,6 +62,25 @@ func TestRegistry(t *testing.T) {
 	nodes, err := reg.LiveNodes(ctx, []string{"node-z", "node-b", "node-a", "node-y"})
 	is.NoErr(err)
 	is.Equal(nodes, []string{"node-a", "node-z"}) // registered or not, by their leases alone
+
+	conn, err := table.Acquire(ctx, "conn.one", "node-a", time.Minute)
+	is.NoErr(err)
+	for range 2 {
+		_, err = table.NextGeneration(ctx, conn)
+		is.NoErr(err)
+	}
+	leases, err := reg.Leases(ctx)
+	is.NoErr(err)
+	var keys []string
+	for _, l := range leases {
+		keys = append(keys, l.Key)
+	}
+	is.Equal(keys, []string{"conn.one", "node/node-a", "node/node-b", "node/node-z"}) // every lease, by key
+	is.Equal(leases[0].Owner, "node-a")
+	is.Equal(leases[0].Generation, int64(2)) // its sessions' generations
+	is.True(leases[0].Live && leases[0].Remaining > 0)
+	is.True(!leases[2].Live && leases[2].Remaining == 0) // node-b's, released
+	is.Equal(leases[2].Generation, int64(0))
 
 	is.True(reg.Register(ctx, membership.Member{ClusterAddress: "10.0.0.1:7000"}) != nil) // no id
 	is.True(reg.Register(ctx, membership.Member{NodeID: "node-a"}) != nil)                // no address
