@@ -145,7 +145,7 @@ JSON result with -o json.
 	r := &remote{}
 	root.AddGroup(&cobra.Group{ID: groupServer, Title: "Server:"}, &cobra.Group{ID: groupClient, Title: "Client (talk to a running server):"})
 	root.AddCommand(newServeCommand(), newDemoServerCommand(), newReapCommand(), newVersionCommand(), newConfigCommand())
-	root.AddCommand(newStoreCommand())
+	root.AddCommand(newStoreCommand(), newClusterCommand())
 	for _, cmd := range []*cobra.Command{
 		newStatusCommand(r), newCapsCommand(r), newWorkflowCommand(r), newDeployCommand(r), newRunCommand(r),
 		newRunsCommand(r), newSourcesCommand(r), newRegistryCommand(r), newSchemaCommand(r), newBenchCommand(r),
