@@ -33,6 +33,12 @@ var (
 	// ErrInvalid means a record cannot be stored as it is, such as an auth
 	// record whose id is not a valid auth id.
 	ErrInvalid = errors.New("invalid record")
+	// ErrFenced means a run's commit was refused because the run is
+	// running on another node: a node of a cluster whose runs a surviving
+	// node claimed (RunClaimer) while it was paused or cut off. The run is
+	// the survivor's now; the fenced node must stop executing it and must
+	// not retry.
+	ErrFenced = errors.New("the run is running on another node")
 )
 
 // Store is every record kind mcpflow keeps. Each method is atomic.
@@ -259,6 +265,21 @@ type Runs interface {
 	// "failed" with an error naming the step that was in flight, and the
 	// changed runs are returned.
 	RecoverRunning(ctx context.Context, now time.Time) ([]Run, error)
+}
+
+// RunClaimer is what a store shared by the nodes of a cluster adds to
+// Runs: each running run belongs to one node, the one that executes it,
+// and only that node may commit it while it is running (RecordProgress of
+// a run running on another node is ErrFenced). A store used by one node
+// alone does not implement it.
+type RunClaimer interface {
+	// ClaimRuns moves every running run of node from to this store's node,
+	// in one statement, and returns them as stored (still running), sorted
+	// by id. A node claims its own runs and those of a store used by one
+	// node alone (from "") when it starts, and a surviving node claims a
+	// dead node's; two nodes claiming the runs of one node at once get
+	// disjoint sets.
+	ClaimRuns(ctx context.Context, from string) ([]Run, error)
 }
 
 // Catalogs keeps the last catalog snapshot of each connection.
