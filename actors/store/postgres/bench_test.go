@@ -1,16 +1,19 @@
 package postgres_test
 
 import (
+	"context"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
 	"github.com/mcpflow/mcpflow/actors/store/storetest"
+	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
 // BenchmarkRunLifecycle measures, on SQLite and on PostgreSQL in one run,
@@ -88,4 +91,55 @@ func BenchmarkRunLifecycle(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkRunStartFinish measures run starts and ends on a durable
+// PostgreSQL (fsync and synchronous_commit on), GOMAXPROCS*8 goroutines
+// at once: each operation creates a run and finishes it with one step,
+// two commits that each append an admin event (workflow_run_started, then
+// workflow_run_completed). "pool=4" is the pool's default size on this
+// machine; "pool=16" gives each goroutine a connection.
+func BenchmarkRunStartFinish(b *testing.B) {
+	srv := pgtest.Start(b, pgtest.Durable())
+	for _, conns := range []int{4, 16} {
+		b.Run("pool="+strconv.Itoa(conns), func(b *testing.B) {
+			s, err := postgres.Open(b.Context(), srv.NewDatabase(b)+" pool_max_conns="+strconv.Itoa(conns))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() {
+				if err := s.Close(); err != nil {
+					b.Error(err)
+				}
+			})
+			var ids atomic.Int64
+			b.ReportAllocs()
+			b.SetParallelism(8)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := startFinish(b.Context(), s, "run-"+strconv.FormatInt(ids.Add(1), 10)); err != nil {
+						b.Error(err) // not Fatal: this is not the benchmark's goroutine
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+		})
+	}
+}
+
+// startFinish creates run id running and records it completed after one
+// step.
+func startFinish(ctx context.Context, s store.Store, id string) error {
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	r := store.Run{
+		ID: id, DeploymentID: "dep", ArtifactID: "wf", ArtifactVersion: 1,
+		Status: store.RunRunning, CurrentStep: "fetch", CreatedAt: start, UpdatedAt: start,
+	}
+	if err := s.CreateRun(ctx, r, nil); err != nil {
+		return err
+	}
+	outcome := "ok"
+	r.Status, r.Outcome, r.CurrentStep, r.TraceCount, r.UpdatedAt = store.RunCompleted, &outcome, "", 1, start.Add(time.Second)
+	return s.RecordProgress(ctx, r, []workflow.TraceEntry{{FrameID: "root", NodeID: "fetch", NextNodeID: workflow.End}})
 }
