@@ -184,7 +184,9 @@ func (c copier) run(r store.Run) (int, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if _, err := c.tx.Exec(c.ctx, insertRun, append(row.args(last), seqs, records)...); err != nil {
+	// Node "": the runs of a store used by one node alone, which a
+	// cluster's nodes claim at start (store.RunClaimer).
+	if _, err := c.tx.Exec(c.ctx, insertRun, append(row.args(last, ""), seqs, records)...); err != nil {
 		return 0, 0, err
 	}
 	if len(trace) > 0 {

@@ -27,12 +27,12 @@ var icu = pgtest.ICUCollation("en-US")
 func TestConformance(t *testing.T) {
 	srv := pgtest.Start(t)
 	storetest.Run(t, func(t *testing.T, opts ...store.Option) store.Store {
-		return open(t, srv.NewDatabase(t, icu), opts...)
+		return open(t, srv.NewDatabase(t, icu), postgres.WithStoreOptions(opts...))
 	})
 }
 
 // open opens the store on dsn; it is closed when t ends.
-func open(t *testing.T, dsn string, opts ...store.Option) *postgres.Store {
+func open(t *testing.T, dsn string, opts ...postgres.Option) *postgres.Store {
 	t.Helper()
 	is := is.NewRelaxed(t)
 	s, err := postgres.Open(t.Context(), dsn, opts...)
@@ -59,6 +59,12 @@ func TestStore(t *testing.T) {
 		{"RecordsKeepEveryString", testRecordsKeepEveryString},
 		{"Copy", testCopy},
 		{"CopyIntoNonEmpty", testCopyIntoNonEmpty},
+		{"Fence", testFence},
+		{"ClaimRuns", testClaimRuns},
+		{"ClaimRunsRace", testClaimRunsRace},
+		{"RecoverRunningOfItsNode", testRecoverRunningOfItsNode},
+		{"EventsInCommitOrder", testEventsInCommitOrder},
+		{"QueuedEventsNumbered", testQueuedEventsNumbered},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -72,7 +78,7 @@ func TestStore(t *testing.T) {
 func testReopenKeepsRecords(t *testing.T, srv *pgtest.Server) {
 	dsn := srv.NewDatabase(t, icu)
 	storetest.Reopen(t, func(t *testing.T) store.Store {
-		s, err := postgres.Open(t.Context(), dsn, store.WithMaxEvents(2))
+		s, err := postgres.Open(t.Context(), dsn, postgres.WithStoreOptions(store.WithMaxEvents(2)))
 		is.New(t).NoErr(err)
 		return s
 	})

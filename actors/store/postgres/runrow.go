@@ -48,25 +48,26 @@ func newRunRow(r store.Run) (runRow, error) {
 	return row, nil
 }
 
-// insertRun is the INSERT of a run's row, with the run's events ($10 their
-// sequence numbers, $11 their records) in the same statement: it inserts
+// insertRun is the INSERT of a run's row, with the run's events ($11 their
+// sequence numbers, $12 their records) in the same statement: it inserts
 // both, or, when the id is taken, neither.
 const insertRun = `WITH run AS (
-	INSERT INTO runs (id, status, updated_at, updated_at_ns, trace_count, interrupt_id, calls_in_flight, last_event, record)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING id
+	INSERT INTO runs (id, status, updated_at, updated_at_ns, trace_count, interrupt_id, calls_in_flight, last_event, record, node)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING id
 )
 INSERT INTO run_events (run_id, seq, record)
-SELECT run.id, e.seq, e.record FROM run, unnest($10::bigint[], $11::text[]) AS e (seq, record)`
+SELECT run.id, e.seq, e.record FROM run, unnest($11::bigint[], $12::text[]) AS e (seq, record)`
 
 // updateRun is the UPDATE of a run's row.
 const updateRun = `UPDATE runs SET status = $2, updated_at = $3, updated_at_ns = $4, trace_count = $5,
-	interrupt_id = $6, calls_in_flight = $7, last_event = $8, record = $9 WHERE id = $1`
+	interrupt_id = $6, calls_in_flight = $7, last_event = $8, record = $9, node = $10 WHERE id = $1`
 
-// args are the arguments of insertRun and updateRun up to $9, with
-// lastEvent the sequence number of the run's last event.
-func (row runRow) args(lastEvent int64) []any {
+// args are the arguments of insertRun and updateRun up to $10, with
+// lastEvent the sequence number of the run's last event and node the node
+// that executes it.
+func (row runRow) args(lastEvent int64, node string) []any {
 	r := row.run
-	return []any{r.ID, r.Status, row.updatedAt, row.updatedNs, r.TraceCount, row.interruptID, row.calls, lastEvent, row.record}
+	return []any{r.ID, r.Status, row.updatedAt, row.updatedNs, r.TraceCount, row.interruptID, row.calls, lastEvent, row.record, node}
 }
 
 // head is what store.NewRunEvents compares of the run before a commit,
@@ -84,24 +85,31 @@ func head(id, status string, traceCount int, interruptID *string, calls []string
 	return prev
 }
 
-// lockHead reads, in tx, the head of a run and the sequence number of its
-// last event, and locks its row until tx ends; store.ErrNotFound if there
-// is no run.
-func lockHead(ctx context.Context, tx pgx.Tx, id string) (store.Run, int64, error) {
+// lockedRun is what a commit reads of a run's row, which it locks.
+type lockedRun struct {
+	head      store.Run // see head
+	lastEvent int64     // the sequence number of the run's last event
+	node      string    // the node that executes it, or last did
+}
+
+// lockRun reads a run's row in tx and locks it until tx ends;
+// store.ErrNotFound if there is no run.
+func lockRun(ctx context.Context, tx pgx.Tx, id string) (lockedRun, error) {
 	var (
+		l           lockedRun
 		status      string
 		traceCount  int
 		interruptID *string
 		calls       []string
-		lastEvent   int64
 	)
 	err := tx.QueryRow(ctx,
-		`SELECT status, trace_count, interrupt_id, calls_in_flight, last_event FROM runs WHERE id = $1 FOR UPDATE`, id).
-		Scan(&status, &traceCount, &interruptID, &calls, &lastEvent)
+		`SELECT status, trace_count, interrupt_id, calls_in_flight, last_event, node FROM runs WHERE id = $1 FOR UPDATE`, id).
+		Scan(&status, &traceCount, &interruptID, &calls, &l.lastEvent, &l.node)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Run{}, 0, store.ErrNotFound
+		return l, store.ErrNotFound
 	}
-	return head(id, status, traceCount, interruptID, calls), lastEvent, err
+	l.head = head(id, status, traceCount, interruptID, calls)
+	return l, err
 }
 
 // eventArgs are the sequence numbers and the records of events, as the
@@ -156,17 +164,17 @@ func queueTrace(b *pgx.Batch, id string, first int, entries []workflow.TraceEntr
 	return nil
 }
 
-// queueCommit queues in b what one commit of a run writes: its entries
-// appended to its trace after the first `first`, its row replaced by row,
-// and its events appended.
-func queueCommit(b *pgx.Batch, row runRow, first int, entries []workflow.TraceEntry, events []store.RunEvent, lastEvent int64) error {
+// queueCommit queues in b what one commit of a run by node writes: its
+// entries appended to its trace after the first `first`, its row replaced
+// by row, and its events appended.
+func queueCommit(b *pgx.Batch, row runRow, node string, first int, entries []workflow.TraceEntry, events []store.RunEvent, lastEvent int64) error {
 	if err := queueTrace(b, row.run.ID, first, entries); err != nil {
 		return err
 	}
 	if len(events) > 0 {
 		lastEvent = events[len(events)-1].Seq
 	}
-	b.Queue(updateRun, row.args(lastEvent)...)
+	b.Queue(updateRun, row.args(lastEvent, node)...)
 	if len(events) > 0 {
 		seqs, records, err := eventArgs(events)
 		if err != nil {

@@ -13,9 +13,11 @@ import (
 )
 
 // CreateRun implements store.Runs: in one transaction, one statement
-// inserts the run and its first events (a new run always has an event,
-// its status, so no event inserted means the id was taken), then its
-// first trace entries and its admin events follow in one round trip.
+// inserts the run, as the store's node's, and its first events (a new run
+// always has an event, its status, so no event inserted means the id was
+// taken), then its first trace entries and its admin events follow in one
+// round trip. The admin events are numbered once it has committed (see
+// commit).
 func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "create run %q", r.ID)
 	if r.TraceCount != len(entries) {
@@ -30,49 +32,51 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 	if err != nil {
 		return err
 	}
-	return s.update(ctx, func(tx pgx.Tx) error {
-		if err := insertNew(ctx, tx, insertRun, append(row.args(int64(len(events))), seqs, records)...); err != nil {
-			return err
+	return s.commit(ctx, func(tx pgx.Tx, b *pgx.Batch) ([]store.Event, error) {
+		if err := insertNew(ctx, tx, insertRun, append(row.args(int64(len(events)), s.node), seqs, records)...); err != nil {
+			return nil, err
 		}
-		b := &pgx.Batch{}
 		if err := queueTrace(b, r.ID, 0, entries); err != nil {
-			return err
+			return nil, err
 		}
-		if _, err := s.queueEvents(ctx, tx, b, store.RunAdminEvents(nil, row.run)...); err != nil {
-			return err
-		}
-		return tx.SendBatch(ctx, b).Close()
+		return store.RunAdminEvents(nil, row.run), nil
 	})
 }
 
 // RecordProgress implements store.Runs: in one transaction it locks the
-// run's row, checks the stored trace count, and then, in one round trip,
-// appends the entries after it, replaces the run and appends the events of
-// the change and the run's admin events.
+// run's row and checks it, and then, in one round trip, appends the
+// entries after the stored ones, replaces the run, as the store's node's,
+// and appends the events of the change and the run's admin events (which
+// are numbered once it has committed, see commit).
+//
+// The checks, under the row's lock: a run running on another node is
+// store.ErrFenced (that node claimed it, see ClaimRuns), and a stored
+// trace count other than r.TraceCount-len(entries) is store.ErrConflict.
+// A run that is not running (interrupted, finished) may be committed by
+// any node, which it then belongs to.
 func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "record progress of run %q", r.ID)
 	row, err := newRunRow(r)
 	if err != nil {
 		return err
 	}
-	return s.update(ctx, func(tx pgx.Tx) error {
-		prev, lastEvent, err := lockHead(ctx, tx, r.ID)
+	return s.commit(ctx, func(tx pgx.Tx, b *pgx.Batch) ([]store.Event, error) {
+		prev, err := lockRun(ctx, tx, r.ID)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if prev.TraceCount != r.TraceCount-len(entries) {
-			return fmt.Errorf("%d entries stored, %d appended, but trace_count is %d: %w",
-				prev.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
+		if prev.head.Status == store.RunRunning && prev.node != s.node {
+			return nil, fmt.Errorf("node %q runs it, not node %q: %w", prev.node, s.node, store.ErrFenced)
 		}
-		b := &pgx.Batch{}
-		events := store.NewRunEvents(&prev, row.run, entries, lastEvent)
-		if err := queueCommit(b, row, prev.TraceCount, entries, events, lastEvent); err != nil {
-			return err
+		if prev.head.TraceCount != r.TraceCount-len(entries) {
+			return nil, fmt.Errorf("%d entries stored, %d appended, but trace_count is %d: %w",
+				prev.head.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
 		}
-		if _, err := s.queueEvents(ctx, tx, b, store.RunAdminEvents(&prev, row.run)...); err != nil {
-			return err
+		events := store.NewRunEvents(&prev.head, row.run, entries, prev.lastEvent)
+		if err := queueCommit(b, row, s.node, prev.head.TraceCount, entries, events, prev.lastEvent); err != nil {
+			return nil, err
 		}
-		return tx.SendBatch(ctx, b).Close()
+		return store.RunAdminEvents(&prev.head, row.run), nil
 	})
 }
 
@@ -112,15 +116,22 @@ func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (
 	return entries, nil
 }
 
-// RecoverRunning implements store.Runs in one transaction, which locks the
-// running runs' rows.
+// RecoverRunning implements store.Runs for the store's node: it recovers
+// the runs running on that node only, in one transaction, which locks
+// their rows, so that a node starting leaves alone the runs that the
+// other nodes of its cluster are executing. Their admin events are
+// numbered once it has committed (see commit).
+//
+// It and ClaimRuns spell status = 'running' out, so that the planner can
+// use the index of the running runs by node (runs_running_by_node, which
+// is partial on that condition).
 func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []store.Run, err error) {
-	defer wrap(&err, "recover running runs")
-	err = s.update(ctx, func(tx pgx.Tx) error {
+	defer wrap(&err, "recover the running runs of node %q", s.node)
+	err = s.commit(ctx, func(tx pgx.Tx, b *pgx.Batch) ([]store.Event, error) {
 		rows, err := tx.Query(ctx,
-			`SELECT record, last_event FROM runs WHERE status = $1 ORDER BY id FOR UPDATE`, store.RunRunning)
+			`SELECT record, last_event FROM runs WHERE status = 'running' AND node = $1 ORDER BY id FOR UPDATE`, s.node)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		type running struct {
 			run       store.Run
@@ -135,28 +146,35 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 			return r, json.Unmarshal(record, &r.run)
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		b := &pgx.Batch{}
+		var admin []store.Event
 		recovered = make([]store.Run, 0, len(list))
 		for _, r := range list {
 			row, err := newRunRow(store.RecoveredRun(r.run, now))
 			if err != nil {
-				return err
+				return nil, err
 			}
 			events := store.NewRunEvents(&r.run, row.run, nil, r.lastEvent)
-			if err := queueCommit(b, row, r.run.TraceCount, nil, events, r.lastEvent); err != nil {
-				return err
+			if err := queueCommit(b, row, s.node, r.run.TraceCount, nil, events, r.lastEvent); err != nil {
+				return nil, err
 			}
-			if _, err := s.queueEvents(ctx, tx, b, store.RunAdminEvents(&r.run, row.run)...); err != nil {
-				return err
-			}
+			admin = append(admin, store.RunAdminEvents(&r.run, row.run)...)
 			recovered = append(recovered, row.run)
 		}
-		if b.Len() == 0 {
-			return nil
-		}
-		return tx.SendBatch(ctx, b).Close()
+		return admin, nil
 	})
 	return recovered, err
+}
+
+// ClaimRuns implements store.RunClaimer: one UPDATE moves the running runs
+// of node from to the store's node and returns them. Two nodes claiming
+// at once queue on the rows' locks, and the second finds the rows the
+// first moved no longer from's (READ COMMITTED re-checks an updated row's
+// WHERE), so each gets its own.
+func (s *Store) ClaimRuns(ctx context.Context, from string) (_ []store.Run, err error) {
+	defer wrap(&err, "claim the running runs of node %q", from)
+	return getAll[store.Run](ctx, s.pool, `WITH claimed AS (
+		UPDATE runs SET node = $2 WHERE status = 'running' AND node = $1 RETURNING id, record
+	) SELECT record FROM claimed ORDER BY id`, from, s.node)
 }

@@ -6,6 +6,9 @@
 // SQL files) under an advisory lock, so nodes that start at once on one
 // database are safe.
 //
+// A store opened for a node of a cluster (WithNode) commits only the runs
+// that node executes (runs.node): see RecordProgress and ClaimRuns.
+//
 // A DSN holds a password: errors and logs name a database by ShowDSN,
 // never by its DSN.
 package postgres
@@ -24,17 +27,21 @@ import (
 // connections. It is safe for concurrent use, from one process or many.
 type Store struct {
 	pool      *pgxpool.Pool
-	maxEvents int // see store.Options
+	maxEvents int    // see store.Options
+	node      string // see WithNode
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store      = (*Store)(nil)
+	_ store.RunClaimer = (*Store)(nil)
+)
 
 // Open connects to the database that dsn names (a postgres:// URL or
 // key=value pairs, as libpq takes them; pool_max_conns and the other
 // pgxpool settings may be added) and migrates its schema to the current
 // version. The database must be UTF-8: records are text.
-func Open(ctx context.Context, dsn string, opts ...store.Option) (*Store, error) {
-	o := store.NewOptions(opts...)
+func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
+	o := newOptions(opts...)
 	cfg, err := parseDSN(dsn)
 	if err != nil {
 		return nil, err
@@ -46,13 +53,15 @@ func Open(ctx context.Context, dsn string, opts ...store.Option) (*Store, error)
 	return s, nil
 }
 
-// open does the work of Open.
-func open(ctx context.Context, cfg *pgxpool.Config, o store.Options) (*Store, error) {
+// open does the work of Open: after migrating, it numbers the admin
+// events that a node which stopped between a commit and its numbering
+// left queued.
+func open(ctx context.Context, cfg *pgxpool.Config, o options) (*Store, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{pool: pool, maxEvents: o.MaxEvents}
+	s := &Store{pool: pool, maxEvents: o.store.MaxEvents, node: o.node}
 	if err := s.checkEncoding(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -60,6 +69,10 @@ func open(ctx context.Context, cfg *pgxpool.Config, o store.Options) (*Store, er
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, err
+	}
+	if _, err := s.numberEvents(ctx, nil); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("number the queued admin events: %w", err)
 	}
 	return s, nil
 }
