@@ -81,6 +81,24 @@ func (r *Registry) Register(ctx context.Context, m Member) error {
 	return nil
 }
 
+// Update changes the addresses of a registered member, m.NodeID, and
+// its updated_at, keeping its started_at: a node that learns its HTTP
+// address after it registered, say.
+func (r *Registry) Update(ctx context.Context, m Member) error {
+	if m.ClusterAddress == "" {
+		return fmt.Errorf("update member %q: the cluster address is empty", m.NodeID)
+	}
+	tag, err := r.pool.Exec(ctx, `UPDATE cluster_members SET cluster_address = $2, http_address = $3, updated_at = clock_timestamp()
+		WHERE node_id = $1`, m.NodeID, m.ClusterAddress, m.HTTPAddress)
+	switch {
+	case err != nil:
+		return fmt.Errorf("update member %q: %w", m.NodeID, err)
+	case tag.RowsAffected() == 0:
+		return fmt.Errorf("update member %q: it is not registered", m.NodeID)
+	}
+	return nil
+}
+
 // statusSQL reads the members with their node leases ($1 nodeKeyPrefix),
 // judged at the statement's database time.
 const statusSQL = `

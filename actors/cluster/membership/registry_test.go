@@ -57,6 +57,16 @@ func TestRegistry(t *testing.T) {
 	is.Equal(live[0].Member, moved)
 	is.True(live[0].StartedAt.After(all[0].StartedAt)) // started again
 
+	withHTTP := moved
+	withHTTP.HTTPAddress = "10.0.0.9:8765"
+	is.NoErr(reg.Update(ctx, withHTTP)) // it learns its HTTP address
+	updated, err := reg.Live(ctx)
+	is.NoErr(err)
+	is.Equal(updated[0].Member, withHTTP)
+	is.True(updated[0].StartedAt.Equal(live[0].StartedAt)) // the same start
+	is.True(updated[0].UpdatedAt.After(live[0].UpdatedAt))
+	is.True(reg.Update(ctx, membership.Member{NodeID: "node-y", ClusterAddress: "10.0.0.8:7000"}) != nil) // not registered
+
 	_, err = table.Acquire(ctx, membership.NodeKey("node-z"), "node-z", time.Minute)
 	is.NoErr(err)
 	nodes, err := reg.LiveNodes(ctx, []string{"node-z", "node-b", "node-a", "node-y"})
