@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -52,6 +53,28 @@ type Placed struct {
 type TenureEnded struct {
 	Connection string
 	Epoch      int64
+}
+
+// NodeLeft tells the supervisor that Node left the cluster: its node lease
+// expired (it died, or was paused or cut off past its ttl). The calls
+// passed to it will get no answer: they fail as calls whose session was
+// lost, since whether they ran is unknown. The connections it owned are
+// placed again on their next use.
+type NodeLeft struct {
+	Node string
+}
+
+// maxForwarded bounds the calls in flight passed to one node that the
+// supervisor remembers, to fail them if the node leaves; past it the
+// oldest are forgotten (and fail at their own deadline instead).
+const maxForwarded = 4096
+
+// passed is a call passed to another node, until it is answered there or
+// its deadline passes.
+type passed struct {
+	reply    reply.Address
+	deadline time.Time
+	what     string
 }
 
 // maxHops bounds how many supervisors a message passes through: the
@@ -168,7 +191,50 @@ func (a *Actor) forward(c *actor.Context, o remoteOwner, msg any) {
 		return
 	}
 	a.opts.Session.Metrics.ForwardedCall(o.node)
+	switch m := msg.(type) {
+	case session.CallTool:
+		a.remember(o.node, passed{reply: m.Reply, deadline: m.Deadline, what: "tool call " + m.Tool})
+	case session.ReadResource:
+		a.remember(o.node, passed{reply: m.Reply, deadline: m.Deadline, what: "resource read " + m.URI})
+	}
 	c.Send(o.supervisor, withHops(msg, hops+1))
+}
+
+// remember keeps a call passed to node, forgetting those whose deadline
+// passed once there are many, and the oldest beyond maxForwarded.
+func (a *Actor) remember(node string, p passed) {
+	list := a.forwarded[node]
+	if len(list) >= maxForwarded/2 {
+		now := a.clock.Now()
+		list = slices.DeleteFunc(list, func(q passed) bool { return !q.deadline.IsZero() && now.After(q.deadline) })
+	}
+	if len(list) >= maxForwarded {
+		list = slices.Delete(list, 0, len(list)-maxForwarded+1)
+	}
+	a.forwarded[node] = append(list, p)
+}
+
+// onNodeLeft fails the calls in flight passed to a node that left, and
+// forgets that it owned connections.
+func (a *Actor) onNodeLeft(m NodeLeft) {
+	now := a.clock.Now()
+	lost := 0
+	for _, p := range a.forwarded[m.Node] {
+		if !p.deadline.IsZero() && now.After(p.deadline) {
+			continue // failed at its deadline already
+		}
+		err := fmt.Errorf("%w: node %s, which held the connection's session, left the cluster during the %s, which may or may not have run",
+			session.ErrSessionLost, m.Node, p.what)
+		reply.Send(a.engine, p.reply, session.ToolResult{CorrelationID: p.reply.Correlation, Error: reply.Fail(err)})
+		lost++
+	}
+	delete(a.forwarded, m.Node)
+	for id, o := range a.owners {
+		if o.node == m.Node {
+			delete(a.owners, id)
+		}
+	}
+	slog.Warn("cluster node left", "node", m.Node, "calls_lost", lost)
 }
 
 // onTenureEnded stops the session actor of a tenure that ended and

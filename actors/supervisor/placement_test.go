@@ -197,3 +197,24 @@ func TestARemovedConnectionIsReleasedOnceItsSessionStopped(t *testing.T) {
 		time.Sleep(5 * time.Millisecond) // polling interval; the loop decides
 	}
 }
+
+func TestACallPassedToANodeThatLeavesFailsAsItsSessionWasLost(t *testing.T) {
+	is := is.New(t)
+	dir := newDirectory()
+	a, b := startClusterNode(t, dir, "a"), startClusterNode(t, dir, "b")
+	w := reply.Expect[session.ToolResult](a.replies)
+	a.engine.Send(a.handle.PID(), session.CallTool{
+		Connection: "fake.one", Tool: "sleep", Arguments: fakes.CallArguments(map[string]any{"ms": 60_000}),
+		Deadline: time.Now().Add(time.Minute), Reply: w.To(),
+	})
+	deadline := time.Now().Add(patience)
+	for len(b.servers.ToolCalls()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond) // polling interval; the loop decides
+	}
+	is.Equal(len(b.servers.ToolCalls()), 1) // the call runs on b
+
+	a.engine.Send(a.handle.PID(), supervisor.NodeLeft{Node: "b"})
+	r, err := w.Wait(ctx(t))
+	is.NoErr(err)                                             // answered long before its deadline
+	is.True(errors.Is(r.Error.Err(), session.ErrSessionLost)) // whether it ran is unknown
+}

@@ -186,6 +186,8 @@ type Actor struct {
 	owners      map[string]remoteOwner
 	placing     map[string]*placing
 	lastPlacing uint64
+	// forwarded are the calls in flight passed to each other node.
+	forwarded map[string][]passed
 }
 
 // New returns a producer of the supervisor for conns, which waits for
@@ -199,6 +201,7 @@ func New(conns []config.Connection, factory session.TransportFactory, catalogs s
 			children: map[string]*child{}, statuses: map[string]session.Status{}, scoped: map[scopeKey]*scopedChild{},
 			clock: opts.Clock, replies: replies, refreshing: map[uint64]RefreshCatalog{},
 			tenures: map[string]session.Tenure{}, owners: map[string]remoteOwner{}, placing: map[string]*placing{},
+			forwarded: map[string][]passed{},
 		}
 		if a.clock == nil {
 			a.clock = session.SystemClock()
@@ -272,6 +275,8 @@ func (a *Actor) handle(c *actor.Context, msg any) {
 		a.onPlaced(c, m)
 	case TenureEnded:
 		a.onTenureEnded(m)
+	case NodeLeft:
+		a.onNodeLeft(m)
 	case session.CatalogListed:
 		a.onListed(m)
 	case session.Status:

@@ -45,6 +45,8 @@ var kinds = []Kind{
 		"a node's own connection set, secrets expanded, from its own config and registry"),
 	local[supervisor.TenureEnded]("supervisor.TenureEnded",
 		"a node's own lease loss, told by its lease keeper to its supervisor"),
+	local[supervisor.NodeLeft]("supervisor.NodeLeft",
+		"a member leaving, told by the node's own view of the cluster to its supervisor"),
 
 	crossing[run.Cancel]("run.Cancel"),
 	crossing[run.CancelByID]("run.CancelByID"),
