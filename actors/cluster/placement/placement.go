@@ -1,0 +1,161 @@
+// Package placement places each connection's shared session on one node
+// of a cluster (supervisor.Placement): on the node that holds the
+// connection's lease, which a node takes on first use when nobody holds
+// it and the connection may run there (its source's `nodes`). The owner
+// runs the session under a tenure (session.Tenure) that its lease keeper
+// renews and fences; every other node passes the connection's messages to
+// the owner's supervisor, at the address hollywood's cluster knows the
+// owner by.
+package placement
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+	"github.com/anthdm/hollywood/cluster"
+
+	"github.com/mcpflow/mcpflow/actors/cluster/lease"
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
+)
+
+// connectionKeyPrefix begins the lease key of every connection.
+const connectionKeyPrefix = "conn/"
+
+// ConnectionKey is the key of connection id's lease.
+func ConnectionKey(id string) string { return connectionKeyPrefix + id }
+
+// ConnectionOf returns the connection whose lease key is key, if it is
+// one.
+func ConnectionOf(key string) (string, bool) {
+	return strings.CutPrefix(key, connectionKeyPrefix)
+}
+
+// DefaultTrust is how long a node passes a connection's messages to the
+// owner it found before it asks the database again: short, so that a
+// connection released by a node that stops is taken over at once.
+const DefaultTrust = time.Second
+
+// Options configure a Placement.
+type Options struct {
+	// Node is this node's id, and Keeper its lease keeper, which takes
+	// and renews its connections' leases.
+	Node   string
+	Keeper *lease.Keeper
+	Table  *lease.Table
+	// Members are the live members of the cluster as hollywood's cluster
+	// knows them (cluster.Cluster.Members): where each node is reached.
+	Members func() []*cluster.Member
+	// Supervisor is the actor id of every node's supervisor
+	// ("supervisor/mcp").
+	Supervisor string
+	// Trust is DefaultTrust when zero.
+	Trust time.Duration
+}
+
+// Placement implements supervisor.Placement with leases.
+type Placement struct {
+	opts Options
+}
+
+// New returns the placement of opts.Node.
+func New(opts Options) *Placement {
+	if opts.Trust <= 0 {
+		opts.Trust = DefaultTrust
+	}
+	return &Placement{opts: opts}
+}
+
+// Place implements supervisor.Placement: this node takes the connection
+// when nobody holds its lease and the connection may run here; otherwise
+// its messages go to the node that holds it, or, for a connection pinned
+// to other nodes that nobody holds yet, to the first of those nodes that
+// is a live member, which takes it.
+func (p *Placement) Place(ctx context.Context, conn config.Connection) (supervisor.Placed, error) {
+	key := ConnectionKey(conn.ID)
+	if len(conn.Nodes) > 0 && !slices.Contains(conn.Nodes, p.opts.Node) {
+		return p.pinnedElsewhere(ctx, conn, key)
+	}
+	l, err := p.opts.Keeper.Acquire(ctx, key)
+	var held *lease.HeldError
+	switch {
+	case err == nil:
+		return supervisor.Placed{Tenure: &tenure{keeper: p.opts.Keeper, table: p.opts.Table, lease: l}}, nil
+	case errors.As(err, &held):
+		return p.at(held.Owner)
+	default:
+		return supervisor.Placed{}, fmt.Errorf("take the lease of connection %q: %w", conn.ID, err)
+	}
+}
+
+// pinnedElsewhere places a connection that may not run on this node.
+func (p *Placement) pinnedElsewhere(ctx context.Context, conn config.Connection, key string) (supervisor.Placed, error) {
+	st, err := p.opts.Table.Get(ctx, key)
+	switch {
+	case err == nil && st.Live:
+		return p.at(st.Owner)
+	case err != nil && !errors.Is(err, lease.ErrNotFound):
+		return supervisor.Placed{}, fmt.Errorf("read the lease of connection %q: %w", conn.ID, err)
+	}
+	live := p.addresses()
+	for _, n := range conn.Nodes {
+		if _, ok := live[n]; ok {
+			return p.at(n)
+		}
+	}
+	return supervisor.Placed{}, fmt.Errorf("connection %q runs only on nodes %s, and none of them is a live member",
+		conn.ID, strings.Join(conn.Nodes, ", "))
+}
+
+// at places a connection on node, another live member.
+func (p *Placement) at(node string) (supervisor.Placed, error) {
+	addr, ok := p.addresses()[node]
+	if !ok {
+		return supervisor.Placed{}, fmt.Errorf("node %q holds the connection but is not a live member", node)
+	}
+	return supervisor.Placed{
+		Owner: node, Supervisor: actor.NewPID(addr, p.opts.Supervisor), Until: time.Now().Add(p.opts.Trust),
+	}, nil
+}
+
+// addresses are the live members' cluster addresses, by node id.
+func (p *Placement) addresses() map[string]string {
+	members := p.opts.Members()
+	out := make(map[string]string, len(members))
+	for _, m := range members {
+		out[m.ID] = m.Host
+	}
+	return out
+}
+
+// Release implements supervisor.Placement.
+func (p *Placement) Release(ctx context.Context, id string) error {
+	if err := p.opts.Keeper.Release(ctx, ConnectionKey(id)); err != nil {
+		return fmt.Errorf("release connection %q: %w", id, err)
+	}
+	return nil
+}
+
+// tenure is this node's tenure of a connection: its lease, which the
+// keeper renews.
+type tenure struct {
+	keeper *lease.Keeper
+	table  *lease.Table
+	lease  lease.Lease
+}
+
+func (t *tenure) Node() string { return t.lease.Owner }
+func (t *tenure) Epoch() int64 { return t.lease.Epoch }
+
+// Valid implements session.Tenure by the keeper's own clock.
+func (t *tenure) Valid() bool { return t.keeper.Holds(t.lease.Key, t.lease.Epoch) }
+
+// NextGeneration implements session.Tenure, fenced in the database.
+func (t *tenure) NextGeneration(ctx context.Context) (int64, error) {
+	return t.table.NextGeneration(ctx, t.lease)
+}
