@@ -351,7 +351,13 @@ func (a *Actor) persist(write func(context.Context) error, final bool) {
 func (a *Actor) onPersisted(m persisted) {
 	a.writing = false
 	if m.err != nil {
-		slog.Error("run not persisted", "run", a.record.ID, "err", m.err)
+		if errors.Is(m.err, store.ErrFenced) {
+			// Another node claimed the run while this one was paused or
+			// cut off: it is that node's to finish.
+			slog.Warn("run claimed by another node; this node stops executing it", "run", a.record.ID)
+		} else {
+			slog.Error("run not persisted", "run", a.record.ID, "err", m.err)
+		}
 		a.acknowledge(fmt.Errorf("store run %s: %w", a.record.ID, m.err))
 		a.record.Status, a.record.Error = store.RunFailed, ptr(fmt.Sprintf("store: %v", m.err))
 		a.withdraw()

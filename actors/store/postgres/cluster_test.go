@@ -43,8 +43,9 @@ func nodeOf(t *testing.T, dsn, id string) string {
 
 // testFence has node b claim a run of node a, as a survivor does when a
 // seems dead: a's next commit of the run is fenced off, while b goes on.
-// A run that is not running may be committed by any node, and becomes
-// its.
+// An interrupted run may be committed by any node, and becomes its; a
+// finished one only by the node that finished it, so that a node waking
+// up late cannot overwrite the end a survivor recorded.
 func testFence(t *testing.T, srv *pgtest.Server) {
 	is := is.New(t)
 	ctx := t.Context()
@@ -87,10 +88,13 @@ func testFence(t *testing.T, srv *pgtest.Server) {
 	stale, entries := step(r, store.RunRunning)
 	is.True(errors.Is(b.RecordProgress(ctx, stale, entries), store.ErrFenced)) // b no longer runs it
 
-	r, entries = step(r, store.RunCompleted)
-	is.NoErr(a.RecordProgress(ctx, r, entries))
-	r.UpdatedAt = r.UpdatedAt.Add(time.Second)
-	is.NoErr(b.RecordProgress(ctx, r, nil)) // a finished run may be committed by any node
+	r, entries = step(r, store.RunFailed)
+	is.NoErr(a.RecordProgress(ctx, r, entries)) // a ends the run, as a survivor does a claimed one
+	late, entries = step(r, store.RunCompleted)
+	is.True(errors.Is(b.RecordProgress(ctx, late, entries), store.ErrFenced)) // a late node cannot overwrite that end
+	got, err = a.GetRun(ctx, "run")
+	is.NoErr(err)
+	is.Equal(got.Status, store.RunFailed)
 }
 
 // testClaimRuns claims the runs of a store used by one node alone, and a

@@ -49,11 +49,13 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 // and appends the events of the change and the run's admin events (which
 // are numbered once it has committed, see commit).
 //
-// The checks, under the row's lock: a run running on another node is
-// store.ErrFenced (that node claimed it, see ClaimRuns), and a stored
-// trace count other than r.TraceCount-len(entries) is store.ErrConflict.
-// A run that is not running (interrupted, finished) may be committed by
-// any node, which it then belongs to.
+// The checks, under the row's lock: a run that another node last
+// committed is store.ErrFenced unless it is interrupted (that node claimed
+// it, see ClaimRuns, and it is running there or it finished it: a node
+// that wakes up after its run was claimed must not overwrite what the
+// survivor recorded), and a stored trace count other than
+// r.TraceCount-len(entries) is store.ErrConflict. An interrupted run may
+// be resumed or cancelled by any node, which it then belongs to.
 func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "record progress of run %q", r.ID)
 	row, err := newRunRow(r)
@@ -65,8 +67,8 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 		if err != nil {
 			return nil, err
 		}
-		if prev.head.Status == store.RunRunning && prev.node != s.node {
-			return nil, fmt.Errorf("node %q runs it, not node %q: %w", prev.node, s.node, store.ErrFenced)
+		if prev.node != s.node && prev.head.Status != store.RunInterrupted {
+			return nil, fmt.Errorf("node %q has it (%s), not node %q: %w", prev.node, prev.head.Status, s.node, store.ErrFenced)
 		}
 		if prev.head.TraceCount != r.TraceCount-len(entries) {
 			return nil, fmt.Errorf("%d entries stored, %d appended, but trace_count is %d: %w",
