@@ -26,6 +26,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
+	"github.com/mcpflow/mcpflow/actors/wire"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/edge"
@@ -100,6 +101,7 @@ type App struct {
 	http       *http.Server
 	life       *lifecycle // /readyz and the service manager's notifications
 	tracer     *tracer    // OpenTelemetry tracing; nil when off
+	member     *member    // the App's part in a cluster; nil on one node
 	// closeTimeout is each session's CloseTimeout, which Shutdown keeps
 	// for stopping the sessions.
 	closeTimeout time.Duration
@@ -138,7 +140,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := openStore(ctx, opts.Config.Server.Store, root)
+		s, err := openStore(ctx, opts.Config.Server, root)
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("open store under %s: %w", root, err), lock.Release())
 		}
@@ -149,10 +151,22 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		a.closeStore()
 		return nil, fmt.Errorf("load contract: %w", err)
 	}
-	a.engine, err = actor.NewEngine(actor.NewEngineConfig())
+	var cluster *config.Cluster
+	if opts.Config != nil {
+		cluster = opts.Config.Server.Cluster
+	}
+	var remote *wire.Remote
+	a.engine, remote, err = newEngine(cluster)
 	if err != nil {
 		a.closeStore()
 		return nil, fmt.Errorf("start actor engine: %w", err)
+	}
+	if cluster != nil {
+		if a.member, err = join(ctx, cluster, a.store, a.engine, remote, m); err != nil {
+			remote.Stop().Wait()
+			return nil, errors.Join(err, a.closeStore())
+		}
+		opts.Supervisor.Placement = a.member.node.Placement()
 	}
 	transports := opts.Transports
 	if transports == nil {
@@ -164,17 +178,18 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	opts.Hub.MaxSubscriptions = opts.Edge.MaxSubscriptions
 	a.hub = service.NewHub(a.store, opts.Hub)
 	live := a.hub.Store()
+	if a.member != nil {
+		a.member.follow(a.hub) // and for every other node's commit
+	}
 	snaps, err := a.store.ListCatalogs(ctx)
 	if err != nil {
-		a.closeStore()
-		return nil, fmt.Errorf("load catalogs: %w", err)
+		return nil, errors.Join(fmt.Errorf("load catalogs: %w", err), a.member.stop(ctx), a.closeStore())
 	}
 	registry := catalog.NewRegistry(snaps)
 	// The effective sources: the config merged with the source registry.
 	sources, err := service.LoadSources(ctx, live, opts.Config.Connections())
 	if err != nil {
-		a.closeStore()
-		return nil, fmt.Errorf("load sources: %w", err)
+		return nil, errors.Join(fmt.Errorf("load sources: %w", err), a.member.stop(ctx), a.closeStore())
 	}
 	conns := sources.All()
 	if opts.Supervisor.AuthHash == nil {
@@ -198,14 +213,22 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m,
 	}
 	a.service = svc
+	if a.member != nil {
+		a.member.serve(svc)
+	}
 	a.tracer = startTracing(ctx, os.Getenv) // before any run starts, recovered ones included
-	// Runs a stop cut off resume, or fail, before anything is served.
-	recovered, err := svc.RecoverRuns(ctx)
+	// Runs a stop cut off resume, or fail, before anything is served: in
+	// a cluster, those this node had (other nodes' are theirs).
+	recovered, err := a.recoverRuns(ctx)
 	if err != nil {
 		a.tracer.shutdown(ctx)
-		err = errors.Join(fmt.Errorf("recover runs: %w", err), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.replies.Stop(ctx), a.closeStore())
+		err = errors.Join(fmt.Errorf("recover runs: %w", err), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.replies.Stop(ctx),
+			a.member.stop(ctx), a.closeStore())
 		a.pool.Close()
 		return nil, err
+	}
+	if a.member != nil {
+		a.member.attach(a)
 	}
 	if recovered.Resumed+recovered.Failed > 0 {
 		slog.Info("runs cut off by the last stop", "resumed", recovered.Resumed, "failed", recovered.Failed)
@@ -235,6 +258,13 @@ func (a *App) Serve(l net.Listener) error {
 	// WriteTimeout would also cut its long-lived WebSocket connections).
 	a.http = &http.Server{Handler: a.Handler(), ReadHeaderTimeout: a.edge.Options().ReadHeaderTimeout, IdleTimeout: 2 * time.Minute}
 	slog.Info("mcpflow serving", "addr", l.Addr().String(), "ws", "ws://"+l.Addr().String()+"/ws")
+	if a.member != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
+		if err := a.member.node.Advertise(ctx, l.Addr().String()); err != nil {
+			slog.Warn("the edge's address is not registered for the cluster", "err", err)
+		}
+		cancel()
+	}
 	a.life.serving(l.Addr().String()) // READY=1; the listener is bound
 	if err := a.http.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
@@ -319,7 +349,9 @@ func (a *App) Shutdown(ctx context.Context) error {
 		slog.Info("runs stopped", "finished", runs.Finished, "halted", runs.Halted)
 	}
 	// Every connection is closed: so is every subscription.
-	errs = append(errs, a.hub.Close(ctx), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.replies.Stop(ctx), a.closeStore())
+	// The supervisor releases the connections it owned as their sessions
+	// close; leaving the cluster gives every other lease up.
+	errs = append(errs, a.member.quiet(ctx), a.hub.Close(ctx), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.replies.Stop(ctx), a.member.stop(ctx), a.closeStore())
 	a.pool.Close()         // no session is left to use its connections
 	a.tracer.shutdown(ctx) // the runs' spans, flushed within what is left of the budget
 	if err := errors.Join(errs...); err != nil {
@@ -337,12 +369,18 @@ func (a *App) stopRefresher(ctx context.Context) error {
 	return a.refresher.Stop(ctx)
 }
 
-// openStore opens the store cfg names: the PostgreSQL database of its dsn
-// for kind postgres (whose errors name the database, never the dsn), else
-// the SQLite database under root.
-func openStore(ctx context.Context, cfg config.Store, root string) (store.Store, error) {
+// openStore opens the store server.store names: the PostgreSQL database
+// of its dsn for kind postgres (whose errors name the database, never the
+// dsn), opened for the server's cluster node if it is one, else the
+// SQLite database under root.
+func openStore(ctx context.Context, server config.Server, root string) (store.Store, error) {
+	cfg := server.Store
 	if cfg.Kind == config.StorePostgres {
-		s, err := postgres.Open(ctx, cfg.DSN)
+		var opts []postgres.Option
+		if server.Cluster != nil {
+			opts = append(opts, postgres.WithNode(server.Cluster.NodeID))
+		}
+		s, err := postgres.Open(ctx, cfg.DSN, opts...)
 		if err != nil {
 			return nil, err
 		}

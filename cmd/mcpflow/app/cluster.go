@@ -1,0 +1,183 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+	"github.com/anthdm/hollywood/remote"
+
+	"github.com/mcpflow/mcpflow/actors/cluster/node"
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/metrics"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/store/postgres"
+	"github.com/mcpflow/mcpflow/actors/wire"
+	"github.com/mcpflow/mcpflow/api/service"
+)
+
+// member is the App's part in a cluster (server.cluster): the node, the
+// remote layer its engine talks to the other nodes through, the store it
+// claims runs from, the listener that wakes its live event hub for the
+// other nodes' commits, and the desk through which the other nodes cancel
+// the runs it runs. A single node has none.
+type member struct {
+	node    *node.Node
+	remote  *wire.Remote
+	store   *postgres.Store
+	claimer store.RunClaimer
+
+	listener *postgres.Listener
+	unlisten context.CancelFunc
+	desk     *service.Desk
+}
+
+// newEngine starts the actor engine: with a remote layer listening on the
+// cluster address for a node of a cluster.
+func newEngine(cfg *config.Cluster) (*actor.Engine, *wire.Remote, error) {
+	if cfg == nil {
+		e, err := actor.NewEngine(actor.NewEngineConfig())
+		return e, nil, err
+	}
+	r := wire.NewRemote(cfg.Listen, remote.NewConfig())
+	e, err := actor.NewEngine(actor.NewEngineConfig().WithRemote(r))
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen for the cluster on %s: %w", cfg.Listen, err)
+	}
+	return e, r, nil
+}
+
+// join makes the App a node of the cluster cfg describes, on its
+// PostgreSQL store s.
+func join(ctx context.Context, cfg *config.Cluster, s store.Store, engine *actor.Engine, r *wire.Remote, m *metrics.Metrics) (*member, error) {
+	pg, ok := s.(*postgres.Store)
+	if !ok {
+		return nil, errors.New("a cluster node needs the PostgreSQL store (server.store.kind postgres)")
+	}
+	n, err := node.Start(ctx, node.Options{Config: *cfg, Pool: pg.Pool(), Engine: engine, Metrics: m})
+	if err != nil {
+		return nil, err
+	}
+	return &member{node: n, remote: r, store: pg, claimer: pg}, nil
+}
+
+// follow wakes hub for every event any node commits (the store's
+// announcements), until quiet.
+func (c *member) follow(hub *service.Hub) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c.listener, c.unlisten = c.store.Listen(ctx, hub, postgres.ListenOptions{}), cancel
+}
+
+// serve lets the other nodes reach svc's runs (its desk), and svc reach
+// theirs (Nodes).
+func (c *member) serve(svc *service.Service) {
+	svc.Nodes = peers{c.node}
+	c.desk = svc.SpawnDesk()
+}
+
+// quiet stops the desk and the listener: the node takes no cancel from
+// other nodes and hears no more of their commits. Call it once the runs
+// have stopped, before the hub closes.
+func (c *member) quiet(ctx context.Context) error {
+	if c == nil {
+		return nil
+	}
+	var errs []error
+	if c.desk != nil {
+		errs = append(errs, c.desk.Stop(ctx))
+		c.desk = nil
+	}
+	if c.listener != nil {
+		c.unlisten()
+		select {
+		case <-c.listener.Done():
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("stop the event listener: %w", ctx.Err()))
+		}
+		c.listener = nil
+	}
+	return errors.Join(errs...)
+}
+
+// peers are the desks of the other live members (service.Nodes), as
+// hollywood's cluster knows them.
+type peers struct{ node *node.Node }
+
+func (p peers) Peers() []*actor.PID {
+	var out []*actor.PID
+	for _, m := range p.node.Cluster().Members() {
+		if m.ID != p.node.ID() {
+			out = append(out, service.DeskAt(m.Host))
+		}
+	}
+	return out
+}
+
+// recoverOwn recovers the runs this node left running when it last
+// stopped, and those a single-node store left: RecoverRuns of a cluster
+// node.
+func (c *member) recoverOwn(ctx context.Context, svc *service.Service) (service.Recovered, error) {
+	var got service.Recovered
+	for _, from := range []string{c.node.ID(), ""} {
+		r, err := c.recoverFrom(ctx, svc, from)
+		if err != nil {
+			return got, err
+		}
+		got.Resumed += r.Resumed
+		got.Failed += r.Failed
+	}
+	return got, nil
+}
+
+// recoverFrom claims the running runs of node from and recovers them.
+func (c *member) recoverFrom(ctx context.Context, svc *service.Service, from string) (service.Recovered, error) {
+	runs, err := c.claimer.ClaimRuns(ctx, from)
+	if err != nil {
+		return service.Recovered{}, err
+	}
+	return svc.RecoverClaimed(ctx, runs)
+}
+
+// attach starts recovering the runs of nodes that die, and telling the
+// supervisor of the connections this node loses.
+func (c *member) attach(a *App) {
+	c.node.Attach(a.supervisor.PID(), func(ctx context.Context, dead string) (int, error) {
+		r, err := c.recoverFrom(ctx, a.service, dead)
+		return r.Resumed + r.Failed, err
+	})
+}
+
+// stop leaves the cluster, giving the node's leases up, and stops the
+// remote layer.
+func (c *member) stop(ctx context.Context) error {
+	if c == nil {
+		return nil
+	}
+	err := errors.Join(c.quiet(ctx), c.node.Stop(ctx))
+	stopped := make(chan struct{})
+	go func() {
+		c.remote.Stop().Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		slog.Warn("the cluster remote did not stop in time", "err", ctx.Err())
+	}
+	return err
+}
+
+// joinTimeout bounds registering the node's edge address.
+const joinTimeout = 10 * time.Second
+
+// recoverRuns recovers the runs a stop cut off: every running one on a
+// single node; in a cluster, those of this node.
+func (a *App) recoverRuns(ctx context.Context) (service.Recovered, error) {
+	if a.member == nil {
+		return a.service.RecoverRuns(ctx)
+	}
+	return a.member.recoverOwn(ctx, a.service)
+}

@@ -1,0 +1,177 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/api/client"
+	p "github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// testCluster is a real PostgreSQL server and the `mcpflow serve` nodes
+// that share one database of it, each a process of its own with its own
+// cluster port on loopback.
+type testCluster struct {
+	dir     string
+	dsn     string
+	ttl     time.Duration
+	sources []config.Connection
+	// listen keeps each node's cluster address across its restarts.
+	listen map[string]string
+	nodes  map[string]*process
+}
+
+// newTestCluster starts PostgreSQL and a database for nodes whose leases
+// last ttl and which serve sources; start starts each node.
+func newTestCluster(t *testing.T, ttl time.Duration, sources ...config.Connection) *testCluster {
+	t.Helper()
+	srv := pgtest.Start(t)
+	return &testCluster{
+		dir: t.TempDir(), dsn: srv.NewDatabase(t) + " synchronous_commit=on", ttl: ttl, sources: sources,
+		listen: map[string]string{}, nodes: map[string]*process{},
+	}
+}
+
+// start runs node id (again, after a kill, on the same cluster address),
+// with runs answered once they end (--run-wait 30s).
+func (c *testCluster) start(t *testing.T, id string) *process {
+	t.Helper()
+	if c.listen[id] == "" {
+		c.listen[id] = freeAddr(t)
+	}
+	dir := filepath.Join(c.dir, id)
+	is.New(t).NoErr(os.MkdirAll(dir, 0o700))
+	cfg := writeServerConfig(t, dir, config.Server{
+		Store:   config.Store{Kind: config.StorePostgres, DSN: c.dsn},
+		Sources: c.sources,
+		Cluster: &config.Cluster{NodeID: id, Listen: c.listen[id], LeaseTTLMS: int(c.ttl / time.Millisecond)},
+	})
+	pr := startProcess(t, cfg, "node-"+id+"-"+strconv.Itoa(len(c.nodes))+".log", "--run-wait", "30s")
+	c.nodes[id] = pr
+	return pr
+}
+
+// startAll starts the nodes ids, one after the other.
+func (c *testCluster) startAll(t *testing.T, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		c.start(t, id)
+	}
+}
+
+// client dials node id's edge.
+func (c *testCluster) client(t *testing.T, id string) *client.Client {
+	t.Helper()
+	return dialURL(t, c.nodes[id].url)
+}
+
+// logs returns every node's log, for a failure's message.
+func (c *testCluster) logs() string {
+	var b strings.Builder
+	names, _ := filepath.Glob(filepath.Join(c.dir, "*", "node-*.log"))
+	slices.Sort(names)
+	for _, name := range names {
+		data, _ := os.ReadFile(name)
+		b.WriteString("== " + filepath.Base(name) + "\n")
+		b.Write(data)
+	}
+	return b.String()
+}
+
+// upstreams counts the upstream server processes (fakemcp) below every
+// live node: one per open stdio session in the cluster.
+func (c *testCluster) upstreams() int {
+	n := 0
+	for _, pr := range c.nodes {
+		select {
+		case <-pr.exited:
+			continue
+		default:
+		}
+		for _, pid := range descendantsOf(pr.cmd.Process.Pid) {
+			if exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil && exe == fakeMCP {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// runCounterOn runs the counter deployment through c and returns its run,
+// which must have completed.
+func runCounterOn(t *testing.T, c *client.Client, deployment string) p.RunResult {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	limit := 10
+	run, err := c.RunDeployment(testContext(t), p.StartRunParams{
+		DeploymentID: deployment, WorkflowInput: p.Object{}, TraceRange: &p.TraceRange{Limit: &limit},
+	})
+	is.NoErr(err)
+	is.Equal(run.Status, "completed")
+	return run
+}
+
+// callEntry is the trace entry of the run's one call step.
+func callEntry(t *testing.T, run p.RunResult) workflow.TraceEntry {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	is.Equal(len(run.Trace), 1) // one call step
+	return run.Trace[0]
+}
+
+// clusterTTL is the lease ttl of the cluster tests: short, so that
+// failover is quick, and long enough for a loaded 2-core machine to renew
+// in time.
+const clusterTTL = 3 * time.Second
+
+func TestClusterSeedJourneyCountsAcrossNodesOnOneUpstreamSession(t *testing.T) {
+	is := is.New(t)
+	c := newTestCluster(t, clusterTTL, stdioSource("counter.default", fakeMCP))
+	c.startAll(t, "a", "b", "c")
+	onA, onC := c.client(t, "a"), c.client(t, "c")
+	deployment := buildCounterDeployment(t, onA, "counter.default")
+
+	var owners []string
+	for i, cl := range []*client.Client{onA, onC, onA, onC} {
+		run := runCounterOn(t, cl, deployment)
+		if run.Output["count"] != float64(i+1) {
+			t.Logf("run %d counted %v\n%s", i+1, run.Output["count"], c.logs())
+		}
+		is.Equal(run.Output, p.Object{"count": float64(i + 1)}) // the count goes on across nodes: one upstream session
+		e := callEntry(t, run)
+		owners = append(owners, e.Node)
+		is.Equal(e.Generation, int64(1)) // its first generation
+		is.True(e.Epoch >= 1)
+	}
+	is.True(owners[0] != "")
+	is.Equal(owners, []string{owners[0], owners[0], owners[0], owners[0]}) // every call went to the owner's session
+	is.Equal(c.upstreams(), 1)                                             // one upstream server process in the whole cluster
+}
+
+// waitForLog polls pr's log until it holds text, failing t after within.
+func waitForLog(t *testing.T, pr *process, text string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		data, _ := os.ReadFile(pr.logs)
+		if strings.Contains(string(data), text) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q not in %s within %s:\n%s", text, pr.logs, within, data)
+		}
+		<-time.After(50 * time.Millisecond) // poll interval
+	}
+}
