@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
@@ -103,6 +104,8 @@ func BenchmarkRunLifecycle(b *testing.B) {
 // more first (commit_delay, which concurrent commits share as they would
 // share a slow disk's flush), as the development VM's disk took when the
 // admin events' counter row capped such commits at about 225 a second.
+// "flushes/run" counts the WAL flushes of the whole server (pg_stat_wal),
+// which the machine's load does not blur as it does the time.
 func BenchmarkRunStartFinish(b *testing.B) {
 	srv := pgtest.Start(b, pgtest.Durable())
 	for _, disk := range []struct{ name, params string }{
@@ -111,15 +114,17 @@ func BenchmarkRunStartFinish(b *testing.B) {
 	} {
 		for _, conns := range []int{4, 16} {
 			b.Run(disk.name+"/pool="+strconv.Itoa(conns), func(b *testing.B) {
-				s, err := postgres.Open(b.Context(), srv.NewDatabase(b)+disk.params+" pool_max_conns="+strconv.Itoa(conns))
+				dsn := srv.NewDatabase(b) + disk.params
+				s, err := postgres.Open(b.Context(), dsn+" pool_max_conns="+strconv.Itoa(conns))
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.Cleanup(func() {
-					if err := s.Close(); err != nil {
+					if err := s.Close(); err != nil { // closed already, unless the benchmark failed
 						b.Error(err)
 					}
 				})
+				flushed := walSyncs(b, dsn)
 				var ids atomic.Int64
 				b.ReportAllocs()
 				b.SetParallelism(8)
@@ -131,10 +136,30 @@ func BenchmarkRunStartFinish(b *testing.B) {
 						}
 					}
 				})
+				b.StopTimer()
+				if err := s.Close(); err != nil { // its connections report their statistics as they end
+					b.Fatal(err)
+				}
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+				b.ReportMetric(float64(walSyncs(b, dsn)-flushed)/float64(b.N), "flushes/run")
 			})
 		}
 	}
+}
+
+// walSyncs is how many times the server has flushed its WAL to disk.
+func walSyncs(b *testing.B, dsn string) int64 {
+	b.Helper()
+	conn, err := pgx.Connect(b.Context(), dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(context.WithoutCancel(b.Context()))
+	var n int64
+	if err := conn.QueryRow(b.Context(), `SELECT wal_sync FROM pg_stat_wal`).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	return n
 }
 
 // startFinish creates run id running and records it completed after one
