@@ -83,28 +83,33 @@ func eventRecords(events []store.Event) ([]string, error) {
 	return records, nil
 }
 
-// numberEvents is a numbering: in one transaction it takes eventLock,
-// then moves the queued events and then the events of records into the
-// log under the next numbers. It returns the last number given, 0 when
-// there was nothing to number. A numbering that finds nothing writes
-// nothing, so its commit waits for no flush.
+// numberEvents is a numbering: it takes eventLock, then moves the queued
+// events and then the events of records into the log under the next
+// numbers. It returns the last number given, 0 when there was nothing to
+// number. A numbering that finds nothing writes nothing, so its commit
+// waits for no flush.
+//
+// It is one batch sent outside any transaction, which PostgreSQL runs as
+// one implicit transaction that commits at the batch's end: the lock is
+// held while the server numbers and flushes, never across a round trip to
+// this process, which would make every numbering queued behind it wait
+// for this process to be scheduled.
 func (s *Store) numberEvents(ctx context.Context, records []string) (last int64, err error) {
-	err = s.update(ctx, func(tx pgx.Tx) error {
-		b := &pgx.Batch{}
-		// The planner's estimates of these small tables can pass
-		// jit_above_cost, and compiling the statement took 0.3 s, all of
-		// it under the lock.
-		b.Queue(`SET LOCAL jit = off`)
-		b.Queue(`SELECT pg_advisory_xact_lock($1)`, eventLock)
-		b.Queue(numberQueuedEvents, records, int64(s.maxEvents)).QueryRow(func(row pgx.Row) error {
-			err := row.Scan(&last)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
-			}
-			return err
-		})
-		return tx.SendBatch(ctx, b).Close()
+	b := &pgx.Batch{}
+	// The planner's estimates of these small tables can pass
+	// jit_above_cost, and compiling the statement took 0.3 s, all of it
+	// under the lock. (set_config, as SET LOCAL needs a transaction
+	// block.)
+	b.Queue(`SELECT set_config('jit', 'off', true)`)
+	b.Queue(`SELECT pg_advisory_xact_lock($1)`, eventLock)
+	b.Queue(numberQueuedEvents, records, int64(s.maxEvents)).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(&last)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		return err
 	})
+	err = s.pool.SendBatch(ctx, b).Close()
 	return last, err
 }
 
