@@ -55,7 +55,7 @@ func newPGNode(t *testing.T, dsn, name string) *pgNode {
 	is := is.New(t)
 	is.Helper()
 	dsn += " application_name=" + name
-	st, err := postgres.Open(t.Context(), dsn)
+	st, err := postgres.Open(t.Context(), dsn, postgres.WithNode(name))
 	is.NoErr(err) // the store opens
 	t.Cleanup(func() { is.NoErr(st.Close()) })
 	svc, hub := liveService(t, st, service.HubOptions{})

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -130,17 +131,12 @@ func (s *Service) removeRegistry(ctx context.Context, p protocol.RegistrySourceP
 func (s *Service) applyRegistry(ctx context.Context, _ protocol.Empty) (protocol.ApplyRegistryChangesResult, error) {
 	s.registryMu.Lock()
 	defer s.registryMu.Unlock()
-	registered, entries, err := registryConnections(ctx, s.Store)
+	merged, done, entries, err := s.reconcileRegistry(ctx)
 	if err != nil {
-		return protocol.ApplyRegistryChangesResult{}, upstream("%v", err)
+		return protocol.ApplyRegistryChangesResult{}, err
 	}
-	merged := config.Merge(s.Connections.Configured(), registered)
-	done, err := s.Supervisor.Reconcile(ctx, merged.Connections)
-	// The supervisor applies what it was sent even when the wait ends
-	// first: the view follows it either way.
-	s.setConnections(merged.Connections)
-	if err != nil {
-		return protocol.ApplyRegistryChangesResult{}, upstream("apply the source registry: %v", err)
+	if s.Announce != nil {
+		s.Announce.SourcesApplied() // the other nodes apply them too
 	}
 	s.recordMerge(ctx, merged)
 	replaced := map[string]bool{}
@@ -162,6 +158,24 @@ func (s *Service) applyRegistry(ctx context.Context, _ protocol.Empty) (protocol
 		Applied: true, Registered: nonNil(done.Registered), Updated: nonNil(done.Updated), Removed: nonNil(done.Removed),
 		ConnectionCount: len(merged.Connections), RegistryEntryCount: entries, AuthDiagnostics: s.authFindings(ctx, merged.Connections),
 	}, nil
+}
+
+// reconcileRegistry makes the config merged with the source registry the
+// supervisor's connections and the live view's. s.registryMu is held.
+func (s *Service) reconcileRegistry(ctx context.Context) (config.Merged, supervisor.Reconciled, int, error) {
+	registered, entries, err := registryConnections(ctx, s.Store)
+	if err != nil {
+		return config.Merged{}, supervisor.Reconciled{}, 0, upstream("%v", err)
+	}
+	merged := config.Merge(s.Connections.Configured(), registered)
+	done, err := s.Supervisor.Reconcile(ctx, merged.Connections)
+	// The supervisor applies what it was sent even when the wait ends
+	// first: the view follows it either way.
+	s.setConnections(merged.Connections)
+	if err != nil {
+		return config.Merged{}, supervisor.Reconciled{}, 0, upstream("apply the source registry: %v", err)
+	}
+	return merged, done, entries, nil
 }
 
 // authFindings checks, without reaching any server, that every enabled

@@ -56,6 +56,9 @@ type Service struct {
 	// Nodes are the other nodes of the cluster, whose desks runs.cancel
 	// asks about a run running elsewhere; nil on a node alone.
 	Nodes Nodes
+	// Announce tells the other nodes of a cluster of the changes they
+	// must follow that the store cannot see; nil on a node alone.
+	Announce Announcer
 	// resuming holds the ids of runs being resumed, one resume at a time.
 	resuming sync.Map
 	// live maps the id of each run whose actor is running to it.

@@ -12,7 +12,8 @@ import (
 // inserts it; later ones compare content hashes.
 func (s *Store) SaveArtifact(ctx context.Context, a store.Artifact) (created bool, err error) {
 	defer wrap(&err, "save artifact %q version %d", a.ID, a.Version)
-	return saveArtifact(ctx, s.pool, a)
+	created, err = saveArtifact(ctx, s.pool, a)
+	return created, s.announced(err, ChangeRecords, "")
 }
 
 // saveArtifact does the work of SaveArtifact on q. The INSERT and the
@@ -79,5 +80,6 @@ func (s *Store) ListArtifacts(ctx context.Context, q store.ArtifactQuery) (_ []s
 // DeleteArtifact implements store.Artifacts.
 func (s *Store) DeleteArtifact(ctx context.Context, id string, version int) (_ bool, err error) {
 	defer wrap(&err, "delete artifact %q version %d", id, version)
-	return s.deleteOne(ctx, `DELETE FROM artifacts WHERE id = $1 AND version = $2`, id, version)
+	deleted, err := s.deleteOne(ctx, `DELETE FROM artifacts WHERE id = $1 AND version = $2`, id, version)
+	return deleted, s.announced(err, ChangeRecords, "")
 }

@@ -13,7 +13,7 @@ const upsertCatalog = `INSERT INTO catalogs (connection_id, record) VALUES ($1, 
 // SaveCatalog implements store.Catalogs.
 func (s *Store) SaveCatalog(ctx context.Context, snap catalog.Snapshot) (err error) {
 	defer wrap(&err, "save catalog %q", snap.ConnectionID)
-	return upsert(ctx, s.pool, upsertCatalog, snap.ConnectionID, snap)
+	return s.announced(upsert(ctx, s.pool, upsertCatalog, snap.ConnectionID, snap), ChangeCatalog, snap.ConnectionID)
 }
 
 // GetCatalog implements store.Catalogs.

@@ -13,7 +13,7 @@ const upsertDeployment = `INSERT INTO deployments (id, record) VALUES ($1, $2)
 // SaveDeployment implements store.Deployments.
 func (s *Store) SaveDeployment(ctx context.Context, d store.Deployment) (err error) {
 	defer wrap(&err, "save deployment %q", d.ID)
-	return upsert(ctx, s.pool, upsertDeployment, d.ID, d)
+	return s.announced(upsert(ctx, s.pool, upsertDeployment, d.ID, d), ChangeRecords, "")
 }
 
 // GetDeployment implements store.Deployments.
@@ -31,5 +31,6 @@ func (s *Store) ListDeployments(ctx context.Context) (_ []store.Deployment, err 
 // DeleteDeployment implements store.Deployments.
 func (s *Store) DeleteDeployment(ctx context.Context, id string) (_ bool, err error) {
 	defer wrap(&err, "delete deployment %q", id)
-	return s.deleteOne(ctx, `DELETE FROM deployments WHERE id = $1`, id)
+	deleted, err := s.deleteOne(ctx, `DELETE FROM deployments WHERE id = $1`, id)
+	return deleted, s.announced(err, ChangeRecords, "")
 }

@@ -66,7 +66,11 @@ func (s *Store) AppendEvent(ctx context.Context, e store.Event) (seq int64, err 
 	if err != nil {
 		return 0, err
 	}
-	return s.numberEvents(ctx, record)
+	seq, err = s.numberEvents(ctx, record)
+	if err == nil {
+		s.announce.adminEvents(seq)
+	}
+	return seq, err
 }
 
 // eventRecords are the records of events, as the events table keeps them
@@ -147,9 +151,11 @@ func (s *Store) commit(ctx context.Context, fn func(tx pgx.Tx, b *pgx.Batch) ([]
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), numberTimeout)
 	defer cancel()
-	if _, err := s.numberEvents(ctx, nil); err != nil {
+	last, err := s.numberEvents(ctx, nil)
+	if err != nil {
 		slog.Warn("admin events committed but not numbered yet; the next numbering will", "err", err)
 	}
+	s.announce.adminEvents(last)
 	return nil
 }
 

@@ -14,10 +14,26 @@ import (
 	"github.com/mcpflow/mcpflow/actors/clock"
 )
 
-// EventsChannel is the channel on which the event triggers
-// (migrations/0005_event_notify.sql) announce every append to a run's
-// event log or to the admin event log, at commit.
+// EventsChannel is the channel on which the nodes of a cluster announce,
+// after each commit (see announcer), every append to a run's event log or
+// to the admin event log, and every change of what nodes cache.
 const EventsChannel = "mcpflow_events"
+
+// Kinds of the changes announced besides events: a connection's catalog
+// (its id), the deployment and artifact records (no id), and the
+// effective sources, which a node applied from the source registry (no
+// id).
+const (
+	ChangeCatalog = "catalog"
+	ChangeRecords = "records"
+	ChangeSources = "sources"
+)
+
+// ChangeWaker is what a Waker may also be told: a change another node
+// made to what this node caches (Change*; id "" for a kind without one).
+type ChangeWaker interface {
+	WakeChange(kind, id string)
+}
 
 // Waker is what a Listener tells of the events appended to the
 // database, by any node: the live event hub (service.Hub) is one. The
@@ -34,7 +50,7 @@ type Waker interface {
 	WakeAll()
 }
 
-// announce tells w of one payload of the event triggers. One this build
+// announce tells w of one payload (see announcer). One this build
 // cannot read (a newer node's) wakes everything: slower, never wrong.
 func announce(w Waker, payload string) {
 	kind, rest, _ := strings.Cut(payload, " ")
@@ -50,6 +66,11 @@ func announce(w Waker, payload string) {
 			w.WakeRun(id, seq)
 			return
 		}
+	case ChangeCatalog, ChangeRecords, ChangeSources:
+		if cw, ok := w.(ChangeWaker); ok {
+			cw.WakeChange(kind, rest)
+		}
+		return
 	}
 	w.WakeAll()
 }
@@ -100,7 +121,7 @@ func (o ListenOptions) withDefaults() ListenOptions {
 	return o
 }
 
-// Listener follows the announcements of the event triggers on one
+// Listener follows the announcements of the cluster's nodes on one
 // connection of its own (outside the store's pool), which LISTENs on
 // EventsChannel, and tells its Waker of each. After every connection (the
 // first, and each reconnection after an error) it calls WakeAll, since

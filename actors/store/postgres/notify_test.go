@@ -8,6 +8,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/clock"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
@@ -27,6 +28,7 @@ func TestListener(t *testing.T) {
 	}{
 		{"AnnouncesEachCommitOfEvents", testAnnouncesEachCommitOfEvents},
 		{"ReadsEveryPayload", testReadsEveryPayload},
+		{"AnnouncesChangesToWhatNodesCache", testAnnouncesChangesToWhatNodesCache},
 		{"ResyncsAfterItsConnectionIsKilled", testResyncsAfterItsConnectionIsKilled},
 		{"KeepsAConnectionThatAnswersItsIdleCheck", testKeepsAConnectionThatAnswersItsIdleCheck},
 		{"EndsWithItsContext", testEndsWithItsContext},
@@ -34,7 +36,7 @@ func TestListener(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dsn := srv.NewDatabase(t)
-			tt.test(t, open(t, dsn), dsn)
+			tt.test(t, open(t, dsn, postgres.WithNode("node")), dsn)
 		})
 	}
 }
@@ -46,6 +48,8 @@ type heard struct {
 	admin bool
 	seq   int64
 	all   bool
+	// change and id are a WakeChange's.
+	change, id string
 }
 
 // hearing is a listener under test, whose Waker records what it is told.
@@ -60,6 +64,7 @@ type hearing struct {
 func (h *hearing) WakeRun(id string, seq int64) { h.record(heard{run: id, seq: seq}) }
 func (h *hearing) WakeAdmin(seq int64)          { h.record(heard{admin: true, seq: seq}) }
 func (h *hearing) WakeAll()                     { h.record(heard{all: true}) }
+func (h *hearing) WakeChange(kind, id string)   { h.record(heard{change: kind, id: id}) }
 
 func (h *hearing) record(w heard) {
 	select {
@@ -133,8 +138,23 @@ func testAnnouncesEachCommitOfEvents(t *testing.T, s *postgres.Store, _ string) 
 	is.Equal(got, []heard{{run: "run-1", seq: 1}, {run: "run-1", seq: 3}, {admin: true, seq: seq}})
 }
 
+// testAnnouncesChangesToWhatNodesCache: a saved catalog, deployment or
+// artifact, and a change the service announces, are each announced once
+// written.
+func testAnnouncesChangesToWhatNodesCache(t *testing.T, s *postgres.Store, _ string) {
+	is := is.New(t)
+	ctx := t.Context()
+	h := listen(t, s)
+	is.NoErr(s.SaveCatalog(ctx, catalog.Snapshot{ConnectionID: "demo.default", FetchedAtEpochMs: 1}))
+	is.Equal(h.next(t), heard{change: postgres.ChangeCatalog, id: "demo.default"})
+	is.NoErr(s.SaveDeployment(ctx, store.Deployment{ID: "d", ArtifactID: "a", ArtifactVersion: 1}))
+	is.Equal(h.next(t), heard{change: postgres.ChangeRecords})
+	s.AnnounceChange(postgres.ChangeSources, "")
+	is.Equal(h.next(t), heard{change: postgres.ChangeSources})
+}
+
 // testReadsEveryPayload: a run id may hold spaces; a payload the listener
-// cannot read, or the trigger's resync for a run id too long to name,
+// cannot read, or the resync announced for a run id too long to name,
 // wakes everything.
 func testReadsEveryPayload(t *testing.T, s *postgres.Store, dsn string) {
 	is := is.New(t)

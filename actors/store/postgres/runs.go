@@ -32,7 +32,7 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 	if err != nil {
 		return err
 	}
-	return s.commit(ctx, func(tx pgx.Tx, b *pgx.Batch) ([]store.Event, error) {
+	err = s.commit(ctx, func(tx pgx.Tx, b *pgx.Batch) ([]store.Event, error) {
 		if err := insertNew(ctx, tx, insertRun, append(row.args(int64(len(events)), s.node), seqs, records)...); err != nil {
 			return nil, err
 		}
@@ -41,6 +41,17 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 		}
 		return store.RunAdminEvents(nil, row.run), nil
 	})
+	if err == nil {
+		s.announceRun(r.ID, events)
+	}
+	return err
+}
+
+// announceRun announces the events a commit of run id appended.
+func (s *Store) announceRun(id string, events []store.RunEvent) {
+	if len(events) > 0 {
+		s.announce.runEvents(id, events[len(events)-1].Seq)
+	}
 }
 
 // RecordProgress implements store.Runs: in one transaction it locks the
@@ -62,7 +73,8 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 	if err != nil {
 		return err
 	}
-	return s.commit(ctx, func(tx pgx.Tx, b *pgx.Batch) ([]store.Event, error) {
+	var events []store.RunEvent
+	err = s.commit(ctx, func(tx pgx.Tx, b *pgx.Batch) ([]store.Event, error) {
 		prev, err := lockRun(ctx, tx, r.ID)
 		if err != nil {
 			return nil, err
@@ -74,12 +86,16 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 			return nil, fmt.Errorf("%d entries stored, %d appended, but trace_count is %d: %w",
 				prev.head.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
 		}
-		events := store.NewRunEvents(&prev.head, row.run, entries, prev.lastEvent)
+		events = store.NewRunEvents(&prev.head, row.run, entries, prev.lastEvent)
 		if err := queueCommit(b, row, s.node, prev.head.TraceCount, entries, events, prev.lastEvent); err != nil {
 			return nil, err
 		}
 		return store.RunAdminEvents(&prev.head, row.run), nil
 	})
+	if err == nil {
+		s.announceRun(r.ID, events)
+	}
+	return err
 }
 
 // GetRun implements store.Runs.
@@ -129,6 +145,7 @@ func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (
 // is partial on that condition).
 func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []store.Run, err error) {
 	defer wrap(&err, "recover the running runs of node %q", s.node)
+	var appended [][]store.RunEvent // the events of each recovered run
 	err = s.commit(ctx, func(tx pgx.Tx, b *pgx.Batch) ([]store.Event, error) {
 		rows, err := tx.Query(ctx,
 			`SELECT record, last_event FROM runs WHERE status = 'running' AND node = $1 ORDER BY id FOR UPDATE`, s.node)
@@ -163,9 +180,15 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 			}
 			admin = append(admin, store.RunAdminEvents(&r.run, row.run)...)
 			recovered = append(recovered, row.run)
+			appended = append(appended, events)
 		}
 		return admin, nil
 	})
+	if err == nil {
+		for i, r := range recovered {
+			s.announceRun(r.ID, appended[i])
+		}
+	}
 	return recovered, err
 }
 

@@ -29,6 +29,9 @@ type Store struct {
 	pool      *pgxpool.Pool
 	maxEvents int    // see store.Options
 	node      string // see WithNode
+	// announce tells the other nodes of each commit; nil for a store of
+	// one node alone.
+	announce *announcer
 }
 
 var (
@@ -74,6 +77,9 @@ func open(ctx context.Context, cfg *pgxpool.Config, o options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("number the queued admin events: %w", err)
 	}
+	if s.node != "" {
+		s.announce = newAnnouncer(pool)
+	}
 	return s, nil
 }
 
@@ -96,6 +102,22 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // Close closes the pool's connections, waiting for those in use.
 func (s *Store) Close() error {
+	s.announce.stop()
 	s.pool.Close()
 	return nil
+}
+
+// AnnounceChange tells the other nodes of the cluster, on EventsChannel,
+// of a change of kind (Change*) to what they cache; nothing for a store
+// of one node alone. The store announces its own writes; this is for a
+// change it cannot see, such as sources applied from the registry.
+func (s *Store) AnnounceChange(kind, id string) { s.announce.change(kind, id) }
+
+// announced announces a change of kind to id once a write succeeded
+// (err nil), and returns err.
+func (s *Store) announced(err error, kind, id string) error {
+	if err == nil {
+		s.announce.change(kind, id)
+	}
+	return err
 }
