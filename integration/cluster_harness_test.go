@@ -33,7 +33,7 @@ type testCluster struct {
 
 // newTestCluster starts PostgreSQL and a database for nodes whose leases
 // last ttl and which serve sources; start starts each node.
-func newTestCluster(t *testing.T, ttl time.Duration, sources ...config.Connection) *testCluster {
+func newTestCluster(t testing.TB, ttl time.Duration, sources ...config.Connection) *testCluster {
 	t.Helper()
 	srv := pgtest.Start(t)
 	return &testCluster{
@@ -44,7 +44,7 @@ func newTestCluster(t *testing.T, ttl time.Duration, sources ...config.Connectio
 
 // start runs node id (again, after a kill, on the same cluster address),
 // with runs answered once they end (--run-wait 30s).
-func (c *testCluster) start(t *testing.T, id string) *process {
+func (c *testCluster) start(t testing.TB, id string) *process {
 	t.Helper()
 	if c.listen[id] == "" {
 		c.listen[id] = freeAddr(t)
@@ -62,7 +62,7 @@ func (c *testCluster) start(t *testing.T, id string) *process {
 }
 
 // startAll starts the nodes ids, one after the other.
-func (c *testCluster) startAll(t *testing.T, ids ...string) {
+func (c *testCluster) startAll(t testing.TB, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
 		c.start(t, id)
@@ -70,7 +70,7 @@ func (c *testCluster) startAll(t *testing.T, ids ...string) {
 }
 
 // client dials node id's edge.
-func (c *testCluster) client(t *testing.T, id string) *client.Client {
+func (c *testCluster) client(t testing.TB, id string) *client.Client {
 	t.Helper()
 	return dialURL(t, c.nodes[id].url)
 }
@@ -92,24 +92,15 @@ func (c *testCluster) logs() string {
 // live node: one per open stdio session in the cluster.
 func (c *testCluster) upstreams() int {
 	n := 0
-	for _, pr := range c.nodes {
-		select {
-		case <-pr.exited:
-			continue
-		default:
-		}
-		for _, pid := range descendantsOf(pr.cmd.Process.Pid) {
-			if exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil && exe == fakeMCP {
-				n++
-			}
-		}
+	for id := range c.nodes {
+		n += c.upstreamsOn(id)
 	}
 	return n
 }
 
 // runCounterOn runs the counter deployment through c and returns its run,
 // which must have completed.
-func runCounterOn(t *testing.T, c *client.Client, deployment string) p.RunResult {
+func runCounterOn(t testing.TB, c *client.Client, deployment string) p.RunResult {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
@@ -123,7 +114,7 @@ func runCounterOn(t *testing.T, c *client.Client, deployment string) p.RunResult
 }
 
 // callEntry is the trace entry of the run's one call step.
-func callEntry(t *testing.T, run p.RunResult) workflow.TraceEntry {
+func callEntry(t testing.TB, run p.RunResult) workflow.TraceEntry {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
@@ -142,6 +133,13 @@ func TestClusterSeedJourneyCountsAcrossNodesOnOneUpstreamSession(t *testing.T) {
 	c.startAll(t, "a", "b", "c")
 	onA, onC := c.client(t, "a"), c.client(t, "c")
 	deployment := buildCounterDeployment(t, onA, "counter.default")
+	for _, id := range []string{"b", "c"} { // whoever listed the catalog, every node knows it
+		cl := c.client(t, id)
+		eventually(t, "node "+id+" knows the catalog listed for node a", func() bool {
+			_, err := cl.InspectCapability(testContext(t), "counter.default.counter")
+			return err == nil
+		})
+	}
 
 	var owners []string
 	for i, cl := range []*client.Client{onA, onC, onA, onC} {
@@ -173,5 +171,40 @@ func waitForLog(t *testing.T, pr *process, text string, within time.Duration) {
 			t.Fatalf("%q not in %s within %s:\n%s", text, pr.logs, within, data)
 		}
 		<-time.After(50 * time.Millisecond) // poll interval
+	}
+}
+
+// upstreamsOn counts the upstream server processes (fakemcp) below node
+// id: none once it has exited.
+func (c *testCluster) upstreamsOn(id string) int {
+	pr := c.nodes[id]
+	select {
+	case <-pr.exited:
+		return 0
+	default:
+	}
+	n := 0
+	for _, pid := range descendantsOf(pr.cmd.Process.Pid) {
+		if exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil && exe == fakeMCP {
+			n++
+		}
+	}
+	return n
+}
+
+// configOf is the config file node id was last started with.
+func (c *testCluster) configOf(id string) string {
+	return filepath.Join(c.dir, id, "mcpflow.json")
+}
+
+// eventually polls cond until it holds, failing t after 10 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within 10s: %s", what)
+		}
+		<-time.After(20 * time.Millisecond) // poll interval
 	}
 }

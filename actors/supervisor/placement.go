@@ -112,8 +112,17 @@ type placed struct {
 // msg is to be served here: on one node, or when this node owns the
 // connection.
 func (a *Actor) routed(c *actor.Context, id string, msg any) bool {
-	if a.opts.Placement == nil || a.tenures[id] != nil {
+	if a.opts.Placement == nil {
 		return false
+	}
+	if t := a.tenures[id]; t != nil {
+		if t.Valid() {
+			return false
+		}
+		// Ended by the node's own clock (it was paused, say), before its
+		// keeper said so: the connection is placed again rather than the
+		// message refused.
+		a.endTenure(id, t.Epoch())
 	}
 	conn, ok := a.conns[id]
 	if !ok || !conn.IsEnabled() {
@@ -239,14 +248,18 @@ func (a *Actor) onNodeLeft(m NodeLeft) {
 
 // onTenureEnded stops the session actor of a tenure that ended and
 // forgets the tenure: the connection is placed again on its next use.
-func (a *Actor) onTenureEnded(m TenureEnded) {
-	t := a.tenures[m.Connection]
-	if t == nil || t.Epoch() != m.Epoch {
+func (a *Actor) onTenureEnded(m TenureEnded) { a.endTenure(m.Connection, m.Epoch) }
+
+// endTenure forgets tenure epoch of connection id, if it is the one held,
+// and stops its session actor.
+func (a *Actor) endTenure(id string, epoch int64) {
+	t := a.tenures[id]
+	if t == nil || t.Epoch() != epoch {
 		return
 	}
-	delete(a.tenures, m.Connection)
-	slog.Warn("connection no longer owned here: its session stops", "connection", m.Connection, "epoch", m.Epoch)
-	if s, ok := a.stopChild(m.Connection); ok {
+	delete(a.tenures, id)
+	slog.Warn("connection no longer owned here: its session stops", "connection", id, "epoch", epoch)
+	if s, ok := a.stopChild(id); ok {
 		a.awaitStops([]stopping{s}, nil)
 	}
 }

@@ -31,6 +31,7 @@ type directory struct {
 	fail        error
 	epoch       atomic.Int64
 	released    []string
+	tenures     []*tenure // every tenure given, in order
 }
 
 // placement is one node's view of the directory.
@@ -48,7 +49,9 @@ func (p placement) Place(_ context.Context, conn config.Connection) (supervisor.
 	}
 	owner := d.owner[conn.ID]
 	if owner == p.node {
-		return supervisor.Placed{Tenure: &tenure{node: p.node, epoch: d.epoch.Add(1)}}, nil
+		t := &tenure{node: p.node, epoch: d.epoch.Add(1)}
+		d.tenures = append(d.tenures, t)
+		return supervisor.Placed{Tenure: t}, nil
 	}
 	return supervisor.Placed{Owner: owner, Supervisor: d.supervisors[owner], Until: time.Now().Add(time.Minute)}, nil
 }
@@ -65,11 +68,12 @@ type tenure struct {
 	node  string
 	epoch int64
 	gen   atomic.Int64
+	ended atomic.Bool
 }
 
 func (t *tenure) Node() string { return t.node }
 func (t *tenure) Epoch() int64 { return t.epoch }
-func (t *tenure) Valid() bool  { return true }
+func (t *tenure) Valid() bool  { return !t.ended.Load() }
 func (t *tenure) NextGeneration(context.Context) (int64, error) {
 	return t.gen.Add(1), nil
 }
@@ -217,4 +221,21 @@ func TestACallPassedToANodeThatLeavesFailsAsItsSessionWasLost(t *testing.T) {
 	r, err := w.Wait(ctx(t))
 	is.NoErr(err)                                             // answered long before its deadline
 	is.True(errors.Is(r.Error.Err(), session.ErrSessionLost)) // whether it ran is unknown
+}
+
+func TestACallAfterTheTenureEndedByTheNodesClockIsPlacedAgainNotRefused(t *testing.T) {
+	is := is.New(t)
+	dir := newDirectory()
+	a, b := startClusterNode(t, dir, "a"), startClusterNode(t, dir, "b")
+	first := a.call(t, "fake.two")
+	is.Equal(first.Node, "a")
+
+	dir.mu.Lock()
+	dir.owner["fake.two"] = "b" // a was paused past its lease: b took the connection
+	dir.tenures[0].ended.Store(true)
+	dir.mu.Unlock()
+	r := a.call(t, "fake.two") // before a's keeper told its supervisor
+	is.NoErr(r.Error.Err())    // not refused as not_owner
+	is.Equal(r.Node, "b")      // but passed to the new owner
+	is.Equal(b.servers.SessionsCreated(), 1)
 }

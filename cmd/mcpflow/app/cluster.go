@@ -30,6 +30,7 @@ type member struct {
 	store   *postgres.Store
 	claimer store.RunClaimer
 
+	follower *follower
 	listener *postgres.Listener
 	unlisten context.CancelFunc
 	desk     *service.Desk
@@ -64,19 +65,38 @@ func join(ctx context.Context, cfg *config.Cluster, s store.Store, engine *actor
 	return &member{node: n, remote: r, store: pg, claimer: pg}, nil
 }
 
-// follow wakes hub for every event any node commits (the store's
-// announcements), until quiet.
+// follow listens to the other nodes' announcements, until quiet: hub's
+// feeds wake for every event any node commits, and the changes to this
+// node's caches wait for serve. Call it before the node loads its
+// catalogs and sources, so that no change made meanwhile is missed.
 func (c *member) follow(hub *service.Hub) {
 	ctx, cancel := context.WithCancel(context.Background())
-	c.listener, c.unlisten = c.store.Listen(ctx, hub, postgres.ListenOptions{}), cancel
+	c.follower = newFollower(hub)
+	c.listener, c.unlisten = c.store.Listen(ctx, c.follower, postgres.ListenOptions{}), cancel
+	select {
+	case <-c.follower.connected:
+	case <-time.After(listenWait):
+		c.follower.reloadAll() // once it runs
+		slog.Warn("the cluster's announcements are not heard yet; what changes before they are is reloaded once they are", "waited", listenWait)
+	}
 }
 
-// serve lets the other nodes reach svc's runs (its desk), and svc reach
-// theirs (Nodes).
+// listenWait bounds the wait for the listener's first connection.
+const listenWait = 10 * time.Second
+
+// serve lets the other nodes reach svc's runs (its desk), svc reach
+// theirs (Nodes) and announce the sources it applies, and applies the
+// other nodes' changes to svc's caches.
 func (c *member) serve(svc *service.Service) {
-	svc.Nodes = peers{c.node}
+	svc.Nodes, svc.Announce = peers{c.node}, announcer{c.store}
 	c.desk = svc.SpawnDesk()
+	c.follower.start(svc)
 }
+
+// announcer announces the sources the service applied.
+type announcer struct{ store *postgres.Store }
+
+func (a announcer) SourcesApplied() { a.store.AnnounceChange(postgres.ChangeSources, "") }
 
 // quiet stops the desk and the listener: the node takes no cancel from
 // other nodes and hears no more of their commits. Call it once the runs
@@ -98,6 +118,7 @@ func (c *member) quiet(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("stop the event listener: %w", ctx.Err()))
 		}
 		c.listener = nil
+		c.follower.stop(ctx)
 	}
 	return errors.Join(errs...)
 }
