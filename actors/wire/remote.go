@@ -26,7 +26,8 @@ const (
 // hollywood drops a message to an unreachable node; it never reaches
 // hollywood's serializer, which would crash the process.
 type Remote struct {
-	inner *remote.Remote
+	inner     *remote.Remote
+	advertise string
 }
 
 // NewRemote makes the remote layer of a node listening on addr.
@@ -34,8 +35,22 @@ func NewRemote(addr string, config remote.Config) *Remote {
 	return &Remote{inner: remote.New(addr, config)}
 }
 
-// Address is the node's address: the Node of its actors' PIDs.
-func (r *Remote) Address() string { return r.inner.Address() }
+// Advertised makes the node known by addr, where the other nodes reach it
+// (behind NAT, or listening on every interface), rather than by the
+// address it listens on; it returns r.
+func (r *Remote) Advertised(addr string) *Remote {
+	r.advertise = addr
+	return r
+}
+
+// Address is the node's address: the Node of its actors' PIDs, which the
+// other nodes dial to reach them.
+func (r *Remote) Address() string {
+	if r.advertise != "" {
+		return r.advertise
+	}
+	return r.inner.Address()
+}
 
 // Start starts hollywood's remote and spawns the node's gateway.
 func (r *Remote) Start(e *actor.Engine) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -122,5 +123,37 @@ func TestANodeLocalMessageIsNotSentToAnotherNode(t *testing.T) {
 		is.Equal(m, supervisor.ReleaseScope{Scope: "run:x"}) // only the message that may cross arrived
 	case <-time.After(patience):
 		is.Fail() // the crossing message arrives in time
+	}
+}
+
+// TestANodeIsReachedAtTheAddressItAdvertises: a node listening on every
+// interface (here 0.0.0.0) is known by the address it advertises, which
+// its PIDs carry, and a message to one of them arrives.
+func TestANodeIsReachedAtTheAddressItAdvertises(t *testing.T) {
+	is := is.New(t)
+	a := node(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	is.NoErr(err)
+	port := l.Addr().(*net.TCPAddr).Port
+	is.NoErr(l.Close())
+	r := wire.NewRemote(fmt.Sprintf("0.0.0.0:%d", port), remote.NewConfig()).Advertised(fmt.Sprintf("localhost:%d", port))
+	b, err := actor.NewEngine(actor.NewEngineConfig().WithRemote(r))
+	is.NoErr(err)
+	t.Cleanup(func() { r.Stop().Wait() })
+	is.Equal(b.Address(), fmt.Sprintf("localhost:%d", port)) // its actors are named by the advertised address
+
+	got := make(chan any, 1)
+	pid := b.SpawnFunc(func(c *actor.Context) {
+		if m, ok := c.Message().(supervisor.ReleaseScope); ok {
+			got <- m
+		}
+	}, "probe", actor.WithID("one"))
+	t.Cleanup(func() { <-b.Poison(pid).Done() })
+	a.Send(pid, supervisor.ReleaseScope{Scope: "run:x"})
+	select {
+	case m := <-got:
+		is.Equal(m, supervisor.ReleaseScope{Scope: "run:x"}) // it arrived through the advertised address
+	case <-time.After(patience):
+		is.Fail() // the message arrives in time
 	}
 }

@@ -84,12 +84,6 @@ const SupervisorID = "supervisor/mcp"
 // service.
 func Start(ctx context.Context, opts Options) (*Node, error) {
 	cfg := opts.Config
-	if cfg.AdvertiseAddress() != cfg.Listen {
-		// hollywood names every actor by the address its remote listens
-		// on, so the others must reach the node there.
-		return nil, fmt.Errorf("cluster node %q: advertise %s differs from listen %s: hollywood's remote names actors by the address it listens on, so listen on the address the other nodes reach",
-			cfg.NodeID, cfg.Advertise, cfg.Listen)
-	}
 	ttl := cfg.LeaseTTL()
 	table, err := lease.New(ctx, opts.Pool)
 	if err != nil {
@@ -109,7 +103,7 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 		id: cfg.NodeID, ttl: ttl, engine: opts.Engine, table: table, keeper: keeper,
 		registry: membership.NewRegistry(opts.Pool), metrics: opts.Metrics, log: log,
 		ctx: run, cancel: cancel, reaped: map[string]time.Time{},
-		self: membership.Member{NodeID: cfg.NodeID, ClusterAddress: cfg.Listen},
+		self: membership.Member{NodeID: cfg.NodeID, ClusterAddress: cfg.AdvertiseAddress()},
 	}
 	n.wg.Add(1)
 	go func() {
@@ -149,7 +143,7 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	n.place = placement.New(placement.Options{
 		Node: cfg.NodeID, Keeper: keeper, Table: table, Members: n.cluster.Members, Supervisor: SupervisorID,
 	})
-	log.Info("cluster node joined", "listen", cfg.Listen, "lease_ttl", ttl)
+	log.Info("cluster node joined", "listen", cfg.Listen, "advertise", cfg.AdvertiseAddress(), "lease_ttl", ttl)
 	return n, nil
 }
 

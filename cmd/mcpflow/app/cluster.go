@@ -43,7 +43,7 @@ func newEngine(cfg *config.Cluster) (*actor.Engine, *wire.Remote, error) {
 		e, err := actor.NewEngine(actor.NewEngineConfig())
 		return e, nil, err
 	}
-	r := wire.NewRemote(cfg.Listen, remote.NewConfig())
+	r := wire.NewRemote(cfg.Listen, remote.NewConfig()).Advertised(cfg.AdvertiseAddress())
 	e, err := actor.NewEngine(actor.NewEngineConfig().WithRemote(r))
 	if err != nil {
 		return nil, nil, fmt.Errorf("listen for the cluster on %s: %w", cfg.Listen, err)
