@@ -171,8 +171,9 @@ func TestClusterAPIRunsAPinnedSourceOnItsNode(t *testing.T) {
 	c.startAll(t, "a", "b", "c")
 	membersSettled(t, c) // a and c know where b is
 	onA, onC := c.client(t, "a"), c.client(t, "c")
-	// A refresh through a reaches a's own catalog after it answers: wait
-	// for it before authoring on a.
+	// A refresh through a reaches a's own catalog after it answers
+	// (TestClusterAPIRefreshThroughAnotherNodeIsKnownThere): wait for it
+	// before authoring on a.
 	_, err := onA.RefreshConnectionCatalog(testContext(t), conn)
 	is.NoErr(err)
 	eventually(t, "node a knows the catalog its refresh listed", func() bool {
@@ -205,6 +206,40 @@ func TestClusterAPIRunsAPinnedSourceOnItsNode(t *testing.T) {
 		<-time.After(200 * time.Millisecond) // retry interval
 	}
 	is.Equal(c.upstreams(), 0) // no other node started the source
+}
+
+// TestClusterAPIRefreshThroughAnotherNodeIsKnownThere: a catalog refresh
+// asked of node a, of a source pinned to node b, runs on b's session; once
+// a answers it, a's own catalog has what the refresh fetched, so that the
+// client's next request to a (authoring from the capability, say) finds
+// it. Each of ten refreshes is checked.
+func TestClusterAPIRefreshThroughAnotherNodeIsKnownThere(t *testing.T) {
+	is := is.New(t)
+	const conn = "pinned.default"
+	pinned := stdioSource(conn, fakeMCP)
+	pinned.Nodes = []string{"b"}
+	c := newTestCluster(t, clusterTTL, pinned)
+	logsOnFailure(t, c)
+	c.startAll(t, "a", "b")
+	membersSettled(t, c)
+	onA := c.client(t, "a")
+	stale := 0
+	for range 10 {
+		refreshed, err := onA.RefreshConnectionCatalog(testContext(t), conn)
+		is.NoErr(err)
+		statuses, err := onA.GetConnectionStatuses(testContext(t))
+		is.NoErr(err)
+		is.Equal(statuses.Total, 1)
+		var known int64 // when a's catalog was fetched; 0 while it has none
+		if at := statuses.Statuses[0].FetchedAtEpochMs; at != nil {
+			known = *at
+		}
+		if known < refreshed.FetchedAtEpochMs {
+			t.Logf("a answered a refresh that fetched the catalog at %d ms, and then had the one fetched at %d ms", refreshed.FetchedAtEpochMs, known)
+			stale++
+		}
+	}
+	is.Equal(stale, 0) // a knows each catalog it answered a refresh with
 }
 
 // membersSettled waits until every live node of c counts them all as
