@@ -58,7 +58,8 @@ func BenchmarkClusterCrossNodeCall(b *testing.B) {
 	nodes := [2]*client.Client{c.client(b, "a"), c.client(b, "b")} // local, remote
 	deployment := buildCounterDeployment(b, nodes[0], benchConn)
 	is.Equal(callEntry(b, runCounterOn(b, nodes[0], deployment)).Node, "a") // a's first run makes a the owner
-	refreshUntilServed(b, nodes[1], 10*time.Second)                         // b knows the echo tool too
+	_, err := nodes[1].RefreshConnectionCatalog(testContext(b), benchConn)
+	is.NoErr(err) // b knows the echo tool too
 	for _, n := range nodes {
 		runCounterOn(b, n, deployment) // warm: each node's deployment prepared
 		callEcho(ctx, b, n)
@@ -95,28 +96,6 @@ func BenchmarkClusterCrossNodeCall(b *testing.B) {
 	b.ReportMetric(us(localCall), "local-call-p50-µs")
 	b.ReportMetric(us(remoteCall), "remote-call-p50-µs")
 	b.ReportMetric(us(remoteCall-localCall), "added-µs/call")
-}
-
-// refreshUntilServed refreshes benchConn's catalog through c until it
-// succeeds, failing tb after within: a node that just started may not yet
-// see the owner of the connection among the cluster's members, and then
-// answers that the connection is unavailable.
-func refreshUntilServed(tb testing.TB, c *client.Client, within time.Duration) {
-	tb.Helper()
-	deadline := time.Now().Add(within)
-	for attempt := 1; ; attempt++ {
-		_, err := c.RefreshConnectionCatalog(testContext(tb), benchConn)
-		if err == nil {
-			if attempt > 1 {
-				tb.Logf("refresh of %s served at attempt %d", benchConn, attempt)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("refresh of %s not served within %s: %v", benchConn, within, err)
-		}
-		<-time.After(50 * time.Millisecond) // poll interval
-	}
 }
 
 // callEcho calls benchConn's echo tool through c's capabilities.call.
