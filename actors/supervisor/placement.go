@@ -9,6 +9,7 @@ import (
 
 	"github.com/anthdm/hollywood/actor"
 
+	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
@@ -201,12 +202,43 @@ func (a *Actor) forward(c *actor.Context, o remoteOwner, msg any) {
 	}
 	a.opts.Session.Metrics.ForwardedCall(o.node)
 	switch m := msg.(type) {
+	case RefreshCatalog:
+		// The answer comes back here first: this node's catalogs get the
+		// snapshot before its asker does, so that what the asker does
+		// next here sees it.
+		a.forgetStaleRefreshes()
+		a.lastRefresh++
+		a.refreshing[a.lastRefresh] = m
+		m.Reply = reply.At(a.self, a.lastRefresh)
+		msg = m
 	case session.CallTool:
 		a.remember(o.node, passed{reply: m.Reply, deadline: m.Deadline, what: "tool call " + m.Tool})
 	case session.ReadResource:
 		a.remember(o.node, passed{reply: m.Reply, deadline: m.Deadline, what: "resource read " + m.URI})
 	}
 	c.Send(o.supervisor, withHops(msg, hops+1))
+}
+
+// onRefreshed takes the answer of a refresh passed to another node: the
+// snapshot it stored is published to this node's catalogs (the store has
+// it already), and the answer goes on to the asker.
+func (a *Actor) onRefreshed(m CatalogRefreshed) {
+	req, ok := a.refreshing[m.CorrelationID]
+	if !ok {
+		return // forgotten: its asker gave up long ago
+	}
+	delete(a.refreshing, m.CorrelationID)
+	if p, ok := a.catalogs.(Publisher); ok && m.Error == nil {
+		p.Publish(m.Snapshot)
+	}
+	m.CorrelationID = req.Reply.Correlation
+	reply.Send(a.engine, req.Reply, m)
+}
+
+// Publisher is what the supervisor's catalogs may also do: take a
+// snapshot another node listed and stored, into this node's view.
+type Publisher interface {
+	Publish(snap catalog.Snapshot)
 }
 
 // remember keeps a call passed to node, forgetting those whose deadline

@@ -13,6 +13,7 @@ import (
 	"github.com/anthdm/hollywood/remote"
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
@@ -89,6 +90,12 @@ type clusterNode struct {
 
 func startClusterNode(t *testing.T, dir *directory, id string) *clusterNode {
 	t.Helper()
+	return startClusterNodeWith(t, dir, id, store.NewMemory())
+}
+
+// startClusterNodeWith is startClusterNode with the node's catalogs.
+func startClusterNodeWith(t *testing.T, dir *directory, id string, catalogs store.Catalogs) *clusterNode {
+	t.Helper()
 	is := is.New(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	is.NoErr(err) // a free port
@@ -100,7 +107,7 @@ func startClusterNode(t *testing.T, dir *directory, id string) *clusterNode {
 	opts := testOptions()
 	opts.Placement = placement{dir: dir, node: id}
 	n := &clusterNode{engine: e, servers: fakes.NewRecording(fakes.NewInMemory(nil))}
-	n.handle = supervisor.Spawn(e, conns(), n.servers, store.NewMemory(), opts)
+	n.handle = supervisor.Spawn(e, conns(), n.servers, catalogs, opts)
 	n.replies = newRouter(t, e)
 	dir.mu.Lock()
 	dir.supervisors[id] = n.handle.PID()
@@ -238,4 +245,33 @@ func TestACallAfterTheTenureEndedByTheNodesClockIsPlacedAgainNotRefused(t *testi
 	is.NoErr(r.Error.Err())    // not refused as not_owner
 	is.Equal(r.Node, "b")      // but passed to the new owner
 	is.Equal(b.servers.SessionsCreated(), 1)
+}
+
+// publishing is the catalogs of a node that records what it is given to
+// publish.
+type publishing struct {
+	*store.Memory
+	published chan catalog.Snapshot
+}
+
+func (p publishing) Publish(snap catalog.Snapshot) { p.published <- snap }
+
+func TestACatalogRefreshedThroughTheOwnerIsPublishedHereBeforeTheAnswer(t *testing.T) {
+	is := is.New(t)
+	dir := newDirectory()
+	here := publishing{Memory: store.NewMemory(), published: make(chan catalog.Snapshot, 1)}
+	a := startClusterNodeWith(t, dir, "a", here)
+	startClusterNode(t, dir, "b")
+
+	snap, err := a.handle.RefreshCatalog(ctx(t), "fake.one") // owned by b
+	is.NoErr(err)
+	is.True(len(snap.Tools) > 0)
+	select {
+	case got := <-here.published:
+		is.Equal(got.ConnectionID, "fake.one") // a's view had it before its asker heard back
+	default:
+		is.Fail() // published before the answer
+	}
+	_, err = here.GetCatalog(ctx(t), "fake.one")
+	is.True(errors.Is(err, store.ErrNotFound)) // a stored nothing: b did
 }

@@ -271,6 +271,8 @@ func (a *Actor) handle(c *actor.Context, msg any) {
 		if !a.routed(c, m.Connection, m) {
 			a.refresh(c, m)
 		}
+	case CatalogRefreshed:
+		a.onRefreshed(m)
 	case placed:
 		a.onPlaced(c, m)
 	case TenureEnded:
@@ -476,6 +478,17 @@ func (a *Actor) spawn(c *actor.Context, id string, inc session.Incarnation) {
 // stopped as it was asked never answers; its asker has given up by then).
 const refreshGrace = time.Minute
 
+// forgetStaleRefreshes forgets the refreshes whose answer is past its
+// deadline and grace.
+func (a *Actor) forgetStaleRefreshes() {
+	now := a.clock.Now()
+	for id, r := range a.refreshing {
+		if now.After(r.Deadline.Add(refreshGrace)) {
+			delete(a.refreshing, id)
+		}
+	}
+}
+
 // refresh asks the connection's session actor for a listing, answered to
 // the supervisor itself with the refresh's own correlation id.
 func (a *Actor) refresh(c *actor.Context, m RefreshCatalog) {
@@ -484,12 +497,7 @@ func (a *Actor) refresh(c *actor.Context, m RefreshCatalog) {
 		reply.Send(a.engine, m.Reply, CatalogRefreshed{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
 		return
 	}
-	now := a.clock.Now()
-	for id, r := range a.refreshing {
-		if now.After(r.Deadline.Add(refreshGrace)) {
-			delete(a.refreshing, id)
-		}
-	}
+	a.forgetStaleRefreshes()
 	a.lastRefresh++
 	a.refreshing[a.lastRefresh] = m
 	c.Send(pid, session.ListCatalog{Deadline: m.Deadline, Reply: reply.At(a.self, a.lastRefresh)})

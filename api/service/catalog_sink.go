@@ -46,6 +46,16 @@ func (k *CatalogSink) SaveCatalog(ctx context.Context, snap catalog.Snapshot) er
 	return nil
 }
 
+// Publish implements supervisor.Publisher: a snapshot another node of a
+// cluster listed and stored joins the live registry, unless the registry
+// has a later one; its events were that node's to record.
+func (k *CatalogSink) Publish(snap catalog.Snapshot) {
+	if have, ok := k.registry.Get(snap.ConnectionID); ok && have.FetchedAtEpochMs > snap.FetchedAtEpochMs {
+		return
+	}
+	k.registry.Put(snap)
+}
+
 // GetCatalog and ListCatalogs read the store.
 func (k *CatalogSink) GetCatalog(ctx context.Context, id string) (catalog.Snapshot, error) {
 	return k.store.GetCatalog(ctx, id)
