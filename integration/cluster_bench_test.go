@@ -22,7 +22,7 @@ import (
 // `mcpflow serve` nodes sharing one real PostgreSQL, each figure next to
 // its baseline in the same run:
 //
-//	go test -run '^$' -bench ClusterCrossNodeCall -benchtime 500x -count 3 ./integration/
+//	go test -run '^$' -bench ClusterCrossNodeCall -benchtime 1000x -count 3 ./integration/
 //	go test -run '^$' -bench ClusterThroughput -benchtime 3x -count 3 ./integration/
 //
 // The upstream is fakemcp over stdio, whose counter tool counts per
