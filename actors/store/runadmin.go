@@ -17,8 +17,11 @@ const (
 // workflow_run_completed or workflow_run_failed (a cancelled run too, its
 // payload says so) when it ends. A pause records nothing.
 //
-// Implementations of Store append them in the transaction of the commit,
-// so that a run's admin events cost no commit of their own. The payload
+// Implementations of Store write them in the transaction of the commit,
+// so that they stand or fall with it: memory and SQLite append them
+// there; PostgreSQL queues them there and numbers them once the commit
+// is durable, so that concurrent commits do not wait on one counter. The
+// payload
 // never holds the run's error text, which may quote an upstream;
 // workflow.runs.inspect shows it.
 func RunAdminEvents(prev *Run, next Run) []Event {
