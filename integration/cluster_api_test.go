@@ -437,3 +437,46 @@ func settledMetrics(t *testing.T, pr *process, ok func(metricstest.Families) boo
 	})
 	return f
 }
+
+// gateDraft counts, waits for approval, and counts again, on one stateful
+// connection.
+const gateDraft = `{"name":"gate","start":"first","outcomes":["ok"],
+	"state_schema":{"type":"object","properties":{
+		"first":{"type":"integer"},"second":{"type":"integer"},"approved":{"type":"boolean"}}},
+	"output_schema":{"type":"object","properties":{"first":{},"second":{},"approved":{}}},
+	"steps":{
+		"first":{"use":"` + clusterCounter + `.counter","output":[{"source":"count","target":"state.first"}]},
+		"approve":{"interrupt":{"kind":"approval","request":[{"target":"message","value":"Go on?"}],
+			"resume":[{"source":"approved","target":"state.approved"}],
+			"resume_schema":{"type":"object","properties":{"approved":{"type":"boolean"}},"required":["approved"]}}},
+		"second":{"use":"` + clusterCounter + `.counter","output":[{"source":"count","target":"state.second"}]}},
+	"routes":{"first":{"ok":"approve","error":"approve"},"approve":{"submitted":"second"},"second":{"ok":"__end__","error":"__end__"}}}`
+
+// TestClusterAPIResumesARunInterruptedOnAnotherNode: a run that paused for
+// approval on node a is resumed through node c, where it goes on, on the
+// connection's one session.
+func TestClusterAPIResumesARunInterruptedOnAnotherNode(t *testing.T) {
+	is := is.New(t)
+	c := newTestCluster(t, clusterTTL, stdioSource(clusterCounter, fakeMCP))
+	logsOnFailure(t, c)
+	c.startAll(t, "a", "c")
+	onA, onC := c.client(t, "a"), c.client(t, "c")
+	ctx := testContext(t)
+	_, err := onA.RefreshConnectionCatalog(ctx, clusterCounter)
+	is.NoErr(err)
+	saveDraft(t, onA, "gate", gateDraft)
+	_, err = onA.SaveDeployment(ctx, p.Object{"id": "gate.default", "artifact_id": "gate", "artifact_version": 1,
+		"bindings": []any{p.Object{"logical_source": clusterCounter, "concrete_source": clusterCounter}}})
+	is.NoErr(err)
+
+	paused, err := onA.RunDeployment(ctx, p.StartRunParams{DeploymentID: "gate.default", WorkflowInput: p.Object{}})
+	is.NoErr(err)
+	is.Equal(paused.Status, "interrupted") // paused on node a
+	done, err := onC.ResumeRun(ctx, p.ResumeRunParams{RunID: *paused.RunID, ResumePayload: p.Object{"approved": true}})
+	is.NoErr(err) // resumed through node c
+	is.Equal(done.Status, "completed")
+	is.Equal(done.Output, p.Object{"first": float64(1), "second": float64(2), "approved": true}) // one session counted both
+	inspected, err := onA.InspectRun(ctx, *paused.RunID)
+	is.NoErr(err)
+	is.Equal(inspected.Status, "completed") // and node a sees it ended
+}
