@@ -3,14 +3,12 @@ package supervisor_test
 import (
 	"context"
 	"errors"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
-	"github.com/anthdm/hollywood/remote"
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -19,7 +17,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
-	"github.com/mcpflow/mcpflow/actors/wire"
+	"github.com/mcpflow/mcpflow/actors/wire/wiretest"
 	"github.com/mcpflow/mcpflow/fakes"
 )
 
@@ -97,13 +95,7 @@ func startClusterNode(t *testing.T, dir *directory, id string) *clusterNode {
 func startClusterNodeWith(t *testing.T, dir *directory, id string, catalogs store.Catalogs) *clusterNode {
 	t.Helper()
 	is := is.New(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	is.NoErr(err) // a free port
-	addr := l.Addr().String()
-	is.NoErr(l.Close())
-	r := wire.NewRemote(addr, remote.NewConfig())
-	e, err := actor.NewEngine(actor.NewEngineConfig().WithRemote(r))
-	is.NoErr(err) // the node's engine starts
+	e := wiretest.Engine(t)
 	opts := testOptions()
 	opts.Placement = placement{dir: dir, node: id}
 	n := &clusterNode{engine: e, servers: fakes.NewRecording(fakes.NewInMemory(nil))}
@@ -116,7 +108,6 @@ func startClusterNodeWith(t *testing.T, dir *directory, id string, catalogs stor
 		c, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
 		is.NoErr(n.handle.Stop(c)) // the node's supervisor stops
-		r.Stop().Wait()
 	})
 	return n
 }

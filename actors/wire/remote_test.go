@@ -19,6 +19,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/wire"
+	"github.com/mcpflow/mcpflow/actors/wire/wiretest"
 	"github.com/mcpflow/mcpflow/fakes"
 )
 
@@ -31,40 +32,13 @@ func bounded(t *testing.T) context.Context {
 	return ctx
 }
 
-// node starts an engine whose remote listens on a free loopback port,
-// stopped with the test.
-func node(t *testing.T) *actor.Engine {
-	t.Helper()
-	is := is.New(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	is.NoErr(err) // a free port
-	addr := l.Addr().String()
-	is.NoErr(l.Close())
-	r := wire.NewRemote(addr, remote.NewConfig())
-	e, err := actor.NewEngine(actor.NewEngineConfig().WithRemote(r))
-	is.NoErr(err) // the node starts
-	t.Cleanup(func() {
-		stopped := make(chan struct{})
-		go func() {
-			r.Stop().Wait()
-			close(stopped)
-		}()
-		select {
-		case <-stopped:
-		case <-time.After(patience):
-			is.Fail() // the remote stops in time
-		}
-	})
-	return e
-}
-
 // TestAToolCallCrossesToTheSessionOfAnotherNodeAndItsAnswerComesBack sends
 // a CallTool from node A to the supervisor of node B, which owns the
 // connection's session actor: the answer, addressed to A's router by PID
 // and correlation id, comes back over the remote.
 func TestAToolCallCrossesToTheSessionOfAnotherNodeAndItsAnswerComesBack(t *testing.T) {
 	is := is.New(t)
-	a, b := node(t), node(t)
+	a, b := wiretest.Engine(t), wiretest.Engine(t)
 	is.True(a.Address() != b.Address())
 
 	opts := supervisor.DefaultOptions()
@@ -106,7 +80,7 @@ func TestAToolCallCrossesToTheSessionOfAnotherNodeAndItsAnswerComesBack(t *testi
 // another node is dropped, and the sending node goes on.
 func TestANodeLocalMessageIsNotSentToAnotherNode(t *testing.T) {
 	is := is.New(t)
-	a, b := node(t), node(t)
+	a, b := wiretest.Engine(t), wiretest.Engine(t)
 	got := make(chan any, 4)
 	pid := b.SpawnFunc(func(c *actor.Context) {
 		switch m := c.Message().(type) {
@@ -131,7 +105,7 @@ func TestANodeLocalMessageIsNotSentToAnotherNode(t *testing.T) {
 // its PIDs carry, and a message to one of them arrives.
 func TestANodeIsReachedAtTheAddressItAdvertises(t *testing.T) {
 	is := is.New(t)
-	a := node(t)
+	a := wiretest.Engine(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	is.NoErr(err)
 	port := l.Addr().(*net.TCPAddr).Port

@@ -2,46 +2,17 @@ package service_test
 
 import (
 	"encoding/json"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
-	"github.com/anthdm/hollywood/remote"
 	"github.com/matryer/is"
 
-	"github.com/mcpflow/mcpflow/actors/wire"
+	"github.com/mcpflow/mcpflow/actors/wire/wiretest"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/service"
 )
-
-// clusterEngine is the config of an engine whose remote (wire.Remote)
-// listens on a free loopback port: a node of a cluster. The remote stops
-// with the test, after what the test started on the engine.
-func clusterEngine(t *testing.T) actor.EngineConfig {
-	t.Helper()
-	is := is.New(t)
-	is.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	is.NoErr(err) // a free port
-	addr := l.Addr().String()
-	is.NoErr(l.Close())
-	r := wire.NewRemote(addr, remote.NewConfig())
-	t.Cleanup(func() {
-		stopped := make(chan struct{})
-		go func() {
-			r.Stop().Wait()
-			close(stopped)
-		}()
-		select {
-		case <-stopped:
-		case <-time.After(patience):
-			is.Fail() // the remote stops in time
-		}
-	})
-	return actor.NewEngineConfig().WithRemote(r)
-}
 
 // peers are the desks of a cluster's other nodes.
 type peers []*actor.PID
@@ -53,12 +24,12 @@ func (p peers) Peers() []*actor.PID { return p }
 // only peer.
 func twoNodes(t *testing.T) (a *fixture, b *service.Service) {
 	t.Helper()
-	a = newFixtureOn(t, clusterEngine(t))
+	a = newFixtureOn(t, wiretest.Config(t))
 	desk := a.svc.SpawnDesk()
 	t.Cleanup(func() { is.New(t).NoErr(desk.Stop(bounded(t))) }) // the desk stops
 	is.New(t).Equal(desk.PID().String(), service.DeskAt(a.svc.Engine.Address()).String())
 
-	e, err := actor.NewEngine(clusterEngine(t))
+	e, err := actor.NewEngine(wiretest.Config(t))
 	is.New(t).NoErr(err) // node B's engine
 	b = &service.Service{Store: a.svc.Store, Engine: e, Replies: replies(t, e), Nodes: peers{service.DeskAt(a.svc.Engine.Address())}}
 	return a, b

@@ -2,19 +2,17 @@ package node
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
-	"github.com/anthdm/hollywood/remote"
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
-	"github.com/mcpflow/mcpflow/actors/wire"
+	"github.com/mcpflow/mcpflow/actors/wire/wiretest"
 )
 
 const patience = 20 * time.Second
@@ -28,15 +26,8 @@ func startNode(t *testing.T, dsn, id string) *Node {
 	st, err := postgres.Open(t.Context(), dsn, postgres.WithNode(id))
 	is.NoErr(err)
 	t.Cleanup(func() { is.NoErr(st.Close()) })
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	is.NoErr(err)
-	addr := l.Addr().String()
-	is.NoErr(l.Close())
-	r := wire.NewRemote(addr, remote.NewConfig())
-	e, err := actor.NewEngine(actor.NewEngineConfig().WithRemote(r))
-	is.NoErr(err)
-	t.Cleanup(func() { r.Stop().Wait() })
-	n, err := Start(t.Context(), Options{Config: config.Cluster{NodeID: id, Listen: addr, LeaseTTLMS: 1000}, Pool: st.Pool(), Engine: e})
+	e := wiretest.Engine(t)
+	n, err := Start(t.Context(), Options{Config: config.Cluster{NodeID: id, Listen: e.Address(), LeaseTTLMS: 1000}, Pool: st.Pool(), Engine: e})
 	is.NoErr(err) // the node joins
 	t.Cleanup(func() {
 		if n.ctx.Err() == nil {
