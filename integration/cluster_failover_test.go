@@ -118,19 +118,39 @@ func others(ids []string, node string) []string {
 	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == node })
 }
 
-func TestClusterFailoverWhenTheOwningNodeIsKilled(t *testing.T) {
-	is := is.New(t)
+// ownedCluster is three nodes serving one stateful stdio connection, its
+// counter and sleep deployments, and the owner of the connection's
+// session after a first run.
+type ownedCluster struct {
+	*testCluster
+	counter, sleeper string
+	first            workflow.TraceEntry // the first run's call
+	owner            string
+	survivors        []string // the other two nodes
+}
+
+func startOwnedCluster(t *testing.T) ownedCluster {
+	t.Helper()
 	c := newTestCluster(t, clusterTTL, stdioSource("counter.default", fakeMCP))
 	ids := []string{"a", "b", "c"}
 	c.startAll(t, ids...)
 	onA := c.client(t, "a")
-	counter := buildCounterDeployment(t, onA, "counter.default")
-	sleeper := buildToolDeploymentFor(t, onA, "counter.default", "sleep")
-	first := callEntry(t, runCounterOn(t, onA, counter))
-	owner := first.Node
-	survivors := others(ids, owner)
+	o := ownedCluster{testCluster: c,
+		counter: buildCounterDeployment(t, onA, "counter.default"),
+		sleeper: buildToolDeploymentFor(t, onA, "counter.default", "sleep"),
+	}
+	o.first = callEntry(t, runCounterOn(t, onA, o.counter))
+	o.owner = o.first.Node
+	o.survivors = others(ids, o.owner)
+	return o
+}
+
+func TestClusterFailoverWhenTheOwningNodeIsKilled(t *testing.T) {
+	is := is.New(t)
+	c := startOwnedCluster(t)
+	counter, sleeper, first, owner, survivors := c.counter, c.sleeper, c.first, c.owner, c.survivors
 	clients := map[string]*client.Client{}
-	for _, id := range ids {
+	for _, id := range []string{"a", "b", "c"} {
 		clients[id] = c.client(t, id)
 	}
 	survivorClients := []*client.Client{clients[survivors[0]], clients[survivors[1]]}
@@ -167,15 +187,8 @@ func TestClusterFailoverWhenTheOwningNodeIsKilled(t *testing.T) {
 
 func TestClusterPartitionedOwnerIsFencedWhenItComesBack(t *testing.T) {
 	is := is.New(t)
-	c := newTestCluster(t, clusterTTL, stdioSource("counter.default", fakeMCP))
-	ids := []string{"a", "b", "c"}
-	c.startAll(t, ids...)
-	onA := c.client(t, "a")
-	counter := buildCounterDeployment(t, onA, "counter.default")
-	sleeper := buildToolDeploymentFor(t, onA, "counter.default", "sleep")
-	first := callEntry(t, runCounterOn(t, onA, counter))
-	owner := first.Node
-	survivors := others(ids, owner)
+	c := startOwnedCluster(t)
+	counter, sleeper, first, owner, survivors := c.counter, c.sleeper, c.first, c.owner, c.survivors
 	ownerClient := c.client(t, owner)
 	survivorClients := []*client.Client{c.client(t, survivors[0]), c.client(t, survivors[1])}
 
