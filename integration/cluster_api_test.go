@@ -156,6 +156,22 @@ func TestClusterAPICancelsARunOfAnotherNode(t *testing.T) {
 	is.Equal(deref(inspected.Error), deref(cancelled.Error))
 }
 
+// pinnedConn is a stdio source pinned to node b.
+const pinnedConn = "pinned.default"
+
+// pinnedCluster starts nodes ids, each serving pinnedConn, once each
+// knows the others.
+func pinnedCluster(t *testing.T, ids ...string) *testCluster {
+	t.Helper()
+	pinned := stdioSource(pinnedConn, fakeMCP)
+	pinned.Nodes = []string{"b"}
+	c := newTestCluster(t, clusterTTL, pinned)
+	logsOnFailure(t, c)
+	c.startAll(t, ids...)
+	membersSettled(t, c)
+	return c
+}
+
 // TestClusterAPIRunsAPinnedSourceOnItsNode: a source every node knows,
 // pinned to node b, runs on b's session whether a or c starts the run,
 // and only b runs its upstream server; once b is killed, a run of it on a
@@ -163,24 +179,9 @@ func TestClusterAPICancelsARunOfAnotherNode(t *testing.T) {
 // names the nodes the source may run on.
 func TestClusterAPIRunsAPinnedSourceOnItsNode(t *testing.T) {
 	is := is.New(t)
-	const conn = "pinned.default"
-	pinned := stdioSource(conn, fakeMCP)
-	pinned.Nodes = []string{"b"}
-	c := newTestCluster(t, clusterTTL, pinned)
-	logsOnFailure(t, c)
-	c.startAll(t, "a", "b", "c")
-	membersSettled(t, c) // a and c know where b is
+	c := pinnedCluster(t, "a", "b", "c") // a and c know where b is
 	onA, onC := c.client(t, "a"), c.client(t, "c")
-	// A refresh through a reaches a's own catalog after it answers
-	// (TestClusterAPIRefreshThroughAnotherNodeIsKnownThere): wait for it
-	// before authoring on a.
-	_, err := onA.RefreshConnectionCatalog(testContext(t), conn)
-	is.NoErr(err)
-	eventually(t, "node a knows the catalog its refresh listed", func() bool {
-		_, err := onA.InspectCapability(testContext(t), conn+".counter")
-		return err == nil
-	})
-	dep := buildCounterDeployment(t, onA, conn)
+	dep := buildCounterDeployment(t, onA, pinnedConn)
 	for i, cl := range []*client.Client{onA, onC} {
 		run := runCounterOn(t, cl, dep)
 		is.Equal(run.Output, p.Object{"count": float64(i + 1)}) // one session
@@ -215,17 +216,11 @@ func TestClusterAPIRunsAPinnedSourceOnItsNode(t *testing.T) {
 // it. Each of ten refreshes is checked.
 func TestClusterAPIRefreshThroughAnotherNodeIsKnownThere(t *testing.T) {
 	is := is.New(t)
-	const conn = "pinned.default"
-	pinned := stdioSource(conn, fakeMCP)
-	pinned.Nodes = []string{"b"}
-	c := newTestCluster(t, clusterTTL, pinned)
-	logsOnFailure(t, c)
-	c.startAll(t, "a", "b")
-	membersSettled(t, c)
+	c := pinnedCluster(t, "a", "b")
 	onA := c.client(t, "a")
 	stale := 0
 	for range 10 {
-		refreshed, err := onA.RefreshConnectionCatalog(testContext(t), conn)
+		refreshed, err := onA.RefreshConnectionCatalog(testContext(t), pinnedConn)
 		is.NoErr(err)
 		statuses, err := onA.GetConnectionStatuses(testContext(t))
 		is.NoErr(err)
