@@ -37,11 +37,12 @@ const benchTTL = 10 * time.Second
 
 // BenchmarkClusterCrossNodeCall measures what a tool call costs when the
 // session it needs lives on another node. Two nodes, a and b, share one
-// database; a owns the counter connection's session. Each iteration makes
-// a one-step counter run through a client of a (a local session) and one
-// through a client of b (b's run actor's call goes to a and its answer
-// comes back), then a capabilities.call of the echo tool through each,
-// which involves no run and no store; the order of a and b flips every
+// database; one of them owns the counter connection's session (its home,
+// found from the first run). Each iteration makes a one-step counter run
+// through a client of the owner (a local session) and one through a
+// client of the other node (its run actor's call goes to the owner and
+// its answer comes back), then a capabilities.call of the echo tool
+// through each, which involves no run and no store; the order flips every
 // iteration so that both see the same machine. Reported: the p50 and p90
 // of each, the added cost of a cross-node call (remote p50 - local p50)
 // and the ratio remote/local. PostgreSQL runs without fsync here, as in
@@ -55,16 +56,18 @@ func BenchmarkClusterCrossNodeCall(b *testing.B) {
 	ctx := context.Background()
 	c := newTestCluster(b, benchTTL, stdioSource(benchConn, fakeMCP))
 	c.startAll(b, "a", "b")
-	nodes := [2]*client.Client{c.client(b, "a"), c.client(b, "b")} // local, remote
-	deployment := buildCounterDeployment(b, nodes[0], benchConn)
-	is.Equal(callEntry(b, runCounterOn(b, nodes[0], deployment)).Node, "a") // a's first run makes a the owner
+	onA := c.client(b, "a")
+	deployment := buildCounterDeployment(b, onA, benchConn)
+	owner := callEntry(b, runCounterOn(b, onA, deployment)).Node // the connection's home
+	other := map[string]string{"a": "b", "b": "a"}[owner]
+	nodes := [2]*client.Client{c.client(b, owner), c.client(b, other)} // local, remote
 	_, err := nodes[1].RefreshConnectionCatalog(testContext(b), benchConn)
 	is.NoErr(err) // b knows the echo tool too
 	for _, n := range nodes {
 		runCounterOn(b, n, deployment) // warm: each node's deployment prepared
 		callEcho(ctx, b, n)
 	}
-	forwarded := forwardedCalls(b, c, "b")
+	forwarded := forwardedCalls(b, c, other)
 
 	var runs, calls [2]samples
 	for i := 0; b.Loop(); i++ {
@@ -73,7 +76,7 @@ func BenchmarkClusterCrossNodeCall(b *testing.B) {
 			start := time.Now()
 			run := runCounterOn(b, nodes[side], deployment)
 			runs[side] = append(runs[side], time.Since(start))
-			is.Equal(callEntry(b, run).Node, "a") // the session stays on a
+			is.Equal(callEntry(b, run).Node, owner) // the session stays on its owner
 		}
 		for k := range 2 {
 			side := (i + k) % 2
@@ -82,8 +85,8 @@ func BenchmarkClusterCrossNodeCall(b *testing.B) {
 			calls[side] = append(calls[side], time.Since(start))
 		}
 	}
-	is.True(forwardedCalls(b, c, "b")-forwarded >= float64(2*b.N)) // each of b's runs and calls went to a
-	is.Equal(forwardedCalls(b, c, "a"), 0.0)                       // and none of a's left it
+	is.True(forwardedCalls(b, c, other)-forwarded >= float64(2*b.N)) // each of the other node's runs and calls went to the owner
+	is.Equal(forwardedCalls(b, c, owner), 0.0)                       // and none of the owner's left it
 
 	local, remote := runs[0].percentile(.5), runs[1].percentile(.5)
 	b.ReportMetric(us(local), "local-run-p50-µs")

@@ -21,9 +21,11 @@ import (
 // the node's own.
 type Placement interface {
 	// Place finds the owner of conn's shared session within ctx, taking
-	// the connection for this node when nobody holds it and the
-	// connection may run here.
-	Place(ctx context.Context, conn config.Connection) (Placed, error)
+	// the connection for this node when nobody holds it and it belongs
+	// here; passed says another node sent the connection's message here
+	// to be served, which this node then does if the connection may run
+	// here.
+	Place(ctx context.Context, conn config.Connection, passed bool) (Placed, error)
 	// Release ends this node's tenure of connection id within ctx (the
 	// connection was removed, or the node stops), so that another node
 	// may take it at once.
@@ -141,7 +143,7 @@ func (a *Actor) routed(c *actor.Context, id string, msg any) bool {
 		a.lastPlacing++
 		p = &placing{token: a.lastPlacing}
 		a.placing[id] = p
-		a.place(conn, p.token)
+		a.place(conn, p.token, hopsOf(msg) > 0)
 	}
 	if len(p.waiting) >= a.opts.Session.MaxQueued {
 		a.failRouted(msg, fmt.Errorf("connection %q: %w: %d messages wait for the connection's owner to be found",
@@ -153,12 +155,12 @@ func (a *Actor) routed(c *actor.Context, id string, msg any) bool {
 }
 
 // place finds conn's owner off the inbox; the answer comes back as placed.
-func (a *Actor) place(conn config.Connection, token uint64) {
+func (a *Actor) place(conn config.Connection, token uint64, passed bool) {
 	engine, self, placement := a.engine, a.self, a.opts.Placement
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), placeTimeout)
 		defer cancel()
-		r, err := placement.Place(ctx, conn)
+		r, err := placement.Place(ctx, conn, passed)
 		engine.Send(self, placed{connection: conn.ID, token: token, result: r, err: err})
 	}()
 }

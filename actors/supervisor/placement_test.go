@@ -39,7 +39,7 @@ type placement struct {
 	node string
 }
 
-func (p placement) Place(_ context.Context, conn config.Connection) (supervisor.Placed, error) {
+func (p placement) Place(_ context.Context, conn config.Connection, _ bool) (supervisor.Placed, error) {
 	d := p.dir
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -1,17 +1,21 @@
 // Package placement places each connection's shared session on one node
 // of a cluster (supervisor.Placement): on the node that holds the
-// connection's lease, which a node takes on first use when nobody holds
-// it and the connection may run there (its source's `nodes`). The owner
-// runs the session under a tenure (session.Tenure) that its lease keeper
-// renews and fences; every other node passes the connection's messages to
-// the owner's supervisor, at the address hollywood's cluster knows the
-// owner by.
+// connection's lease. When nobody holds it, the connection goes to its
+// home: of the live members where it may run (its source's `nodes`, or
+// all), the one that ranks first for it by rendezvous hashing, so that
+// connections spread evenly over the nodes, every node agrees where each
+// belongs, and only the connections of a node that leaves move. The
+// owner runs the session under a tenure (session.Tenure) that its lease
+// keeper renews and fences; every other node passes the connection's
+// messages to the owner's supervisor, at the address hollywood's cluster
+// knows the owner by.
 package placement
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -72,49 +76,81 @@ func New(opts Options) *Placement {
 }
 
 // Place implements supervisor.Placement: this node takes the connection
-// when nobody holds its lease and the connection may run here; otherwise
-// its messages go to the node that holds it, or, for a connection pinned
-// to other nodes that nobody holds yet, to the first of those nodes that
-// is a live member, which takes it.
-func (p *Placement) Place(ctx context.Context, conn config.Connection) (supervisor.Placed, error) {
+// when nobody holds its lease, it may run here, and this node is its home
+// or was passed its message by a node that took this one for it (two
+// nodes whose views of the members differ for a moment so settle it);
+// otherwise the connection's messages go to the node that holds it, or
+// to its home, which takes it.
+func (p *Placement) Place(ctx context.Context, conn config.Connection, passed bool) (supervisor.Placed, error) {
 	key := ConnectionKey(conn.ID)
-	if len(conn.Nodes) > 0 && !slices.Contains(conn.Nodes, p.opts.Node) {
-		return p.pinnedElsewhere(ctx, conn, key)
+	live := p.addresses()
+	home := Home(conn, live)
+	if mayRun(conn, p.opts.Node) && (passed || home == p.opts.Node || home == "") {
+		l, err := p.opts.Keeper.Acquire(ctx, key)
+		var held *lease.HeldError
+		switch {
+		case err == nil:
+			return supervisor.Placed{Tenure: &tenure{keeper: p.opts.Keeper, table: p.opts.Table, lease: l}}, nil
+		case errors.As(err, &held):
+			return p.at(held.Owner, live)
+		default:
+			return supervisor.Placed{}, fmt.Errorf("take the lease of connection %q: %w", conn.ID, err)
+		}
 	}
-	l, err := p.opts.Keeper.Acquire(ctx, key)
-	var held *lease.HeldError
-	switch {
-	case err == nil:
-		return supervisor.Placed{Tenure: &tenure{keeper: p.opts.Keeper, table: p.opts.Table, lease: l}}, nil
-	case errors.As(err, &held):
-		return p.at(held.Owner)
-	default:
-		return supervisor.Placed{}, fmt.Errorf("take the lease of connection %q: %w", conn.ID, err)
-	}
-}
-
-// pinnedElsewhere places a connection that may not run on this node.
-func (p *Placement) pinnedElsewhere(ctx context.Context, conn config.Connection, key string) (supervisor.Placed, error) {
 	st, err := p.opts.Table.Get(ctx, key)
 	switch {
 	case err == nil && st.Live:
-		return p.at(st.Owner)
+		return p.at(st.Owner, live)
 	case err != nil && !errors.Is(err, lease.ErrNotFound):
 		return supervisor.Placed{}, fmt.Errorf("read the lease of connection %q: %w", conn.ID, err)
+	case home == "":
+		return supervisor.Placed{}, fmt.Errorf("connection %q runs only on nodes %s, and none of them is a live member",
+			conn.ID, strings.Join(conn.Nodes, ", "))
 	}
-	live := p.addresses()
-	for _, n := range conn.Nodes {
-		if _, ok := live[n]; ok {
-			return p.at(n)
-		}
-	}
-	return supervisor.Placed{}, fmt.Errorf("connection %q runs only on nodes %s, and none of them is a live member",
-		conn.ID, strings.Join(conn.Nodes, ", "))
+	return p.at(home, live)
 }
 
-// at places a connection on node, another live member.
-func (p *Placement) at(node string) (supervisor.Placed, error) {
-	addr, ok := p.addresses()[node]
+// mayRun reports whether conn may run on node.
+func mayRun(conn config.Connection, node string) bool {
+	return len(conn.Nodes) == 0 || slices.Contains(conn.Nodes, node)
+}
+
+// Home is where conn belongs among the live members (node ids): of those
+// where it may run, the one with the highest rendezvous score for it; ""
+// when none is live.
+func Home[V any](conn config.Connection, live map[string]V) string {
+	var home string
+	var best uint64
+	for node := range live {
+		if !mayRun(conn, node) {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write([]byte(conn.ID))
+		h.Write([]byte{0})
+		h.Write([]byte(node))
+		if score := mix(h.Sum64()); home == "" || score > best || (score == best && node < home) {
+			home, best = node, score
+		}
+	}
+	return home
+}
+
+// mix spreads the bits of an FNV hash (splitmix64's finalizer): FNV alone
+// scores ids that differ in their last byte (node ids b and c) too much
+// alike, and rendezvous hashing needs independent scores.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// at places a connection on node, a live member.
+func (p *Placement) at(node string, live map[string]string) (supervisor.Placed, error) {
+	addr, ok := live[node]
 	if !ok {
 		return supervisor.Placed{}, fmt.Errorf("node %q holds the connection but is not a live member", node)
 	}
