@@ -160,8 +160,18 @@ func (n *Node) join(ctx context.Context) error {
 		}
 	}
 	l, err := n.keeper.Acquire(ctx, key)
+	for wait := 50 * time.Millisecond; errors.Is(err, lease.ErrHeld); wait = min(2*wait, time.Second) {
+		// Another node holds it while it recovers this node's runs from
+		// its last run: for a moment.
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return fmt.Errorf("cluster node %q: take the node lease, held by another node that recovers this one's runs: %w", n.id, err)
+		}
+		l, err = n.keeper.Acquire(ctx, key)
+	}
 	if err != nil {
-		return fmt.Errorf("cluster node %q: take the node lease (is another process running as this node?): %w", n.id, err)
+		return fmt.Errorf("cluster node %q: take the node lease: %w", n.id, err)
 	}
 	n.mu.Lock()
 	self := n.self

@@ -8,6 +8,8 @@ import (
 	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/cluster/lease"
+	"github.com/mcpflow/mcpflow/actors/cluster/membership"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
@@ -87,4 +89,23 @@ func TestADeadMembersRunsAreRecoveredOnceAndItsDepartureToldToTheSupervisor(t *t
 		t.Fatalf("b's runs recovered twice (%s)", again)
 	case <-time.After(2 * time.Second): // four reaper rounds at a 1 s ttl
 	}
+}
+
+func TestANodeStartingWhileAnotherRecoversItsRunsWaitsForItsLease(t *testing.T) {
+	is := is.New(t)
+	dsn := pgtest.Start(t).NewDatabase(t) + " synchronous_commit=on"
+	st, err := postgres.Open(t.Context(), dsn)
+	is.NoErr(err)
+	t.Cleanup(func() { is.NoErr(st.Close()) })
+	table, err := lease.New(t.Context(), st.Pool())
+	is.NoErr(err)
+	held, err := table.Acquire(t.Context(), membership.NodeKey("b"), "a", time.Second) // a recovers b's runs
+	is.NoErr(err)
+
+	b := startNode(t, dsn, "b") // b restarts meanwhile
+	got, err := table.Get(t.Context(), membership.NodeKey("b"))
+	is.NoErr(err)
+	is.Equal(got.Owner, "b") // b has its lease back
+	is.True(got.Epoch > held.Epoch)
+	is.Equal(b.ID(), "b")
 }
