@@ -156,6 +156,10 @@ func TestClusterFailoverWhenTheOwningNodeIsKilled(t *testing.T) {
 	survivorClients := []*client.Client{clients[survivors[0]], clients[survivors[1]]}
 
 	inFlight := startInFlight(t, []*client.Client{clients[owner], clients[survivors[0]], clients[survivors[1]]}, sleeper, 3, 20_000)
+	// Runs in a step that is safe to repeat (idle: idempotentHint), on the
+	// owner and on a survivor: they must resume and complete.
+	idler := buildToolDeploymentFor(t, clients[survivors[0]], "counter.default", "idle")
+	repeatable := startInFlight(t, []*client.Client{clients[owner], clients[survivors[0]]}, idler, 2, 2_000)
 	c.nodes[owner].kill(t)
 	killed := time.Now()
 
@@ -174,6 +178,13 @@ func TestClusterFailoverWhenTheOwningNodeIsKilled(t *testing.T) {
 		is.Equal(e.Generation, entry.Generation)
 	}
 
+	for _, id := range repeatable { // recovered or retried on the new session, they complete
+		run := settled(t, survivorClients[0], id)
+		if run.Status != "completed" {
+			t.Logf("run %s of a step safe to repeat: %s %s", id, run.Status, deref(run.Error))
+		}
+		is.Equal(run.Status, "completed")
+	}
 	for _, id := range inFlight { // every acknowledged run is there and ends
 		run := settled(t, survivorClients[0], id)
 		is.True(slices.Contains([]string{"completed", "failed", "interrupted"}, run.Status))
