@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -92,11 +91,8 @@ type clusterLeaseJSON struct {
 
 // run reads the members and leases and prints them.
 func (s clusterStatus) run(ctx context.Context, out io.Writer) error {
-	if err := checkOutput(s.output); err != nil {
+	if err := checkOutputAndTimeout(s.output, s.timeout); err != nil {
 		return err
-	}
-	if s.timeout <= 0 {
-		return errors.New("--timeout must be positive")
 	}
 	cfg, err := config.Load(s.configPath)
 	if err != nil {

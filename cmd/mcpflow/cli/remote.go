@@ -77,11 +77,8 @@ func (c *conn) json() bool { return c.r.output == outputJSON }
 // do connects, runs fn, and closes the connection. SIGINT or SIGTERM
 // cancels fn's context.
 func (r *remote) do(cmd *cobra.Command, fn func(ctx context.Context, c *conn) error) error {
-	if err := checkOutput(r.output); err != nil {
+	if err := checkOutputAndTimeout(r.output, r.timeout); err != nil {
 		return err
-	}
-	if r.timeout <= 0 {
-		return errors.New("--timeout must be positive")
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -92,11 +92,8 @@ type migrateResult struct {
 // run copies the store and prints what it copied. SIGINT or SIGTERM
 // cancels the copy, which then leaves PostgreSQL as it was.
 func (m storeMigrate) run(ctx context.Context, out io.Writer) error {
-	if err := checkOutput(m.output); err != nil {
+	if err := checkOutputAndTimeout(m.output, m.timeout); err != nil {
 		return err
-	}
-	if m.timeout <= 0 {
-		return errors.New("--timeout must be positive")
 	}
 	dsn := firstSet(m.to, os.Getenv(envPGDSN))
 	if dsn == "" {

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -90,6 +92,17 @@ func newVersionCommand() *cobra.Command {
 func checkOutput(output string) error {
 	if output != outputTable && output != outputJSON {
 		return fmt.Errorf("-o %q: want %s or %s", output, outputTable, outputJSON)
+	}
+	return nil
+}
+
+// checkOutputAndTimeout checks a command's -o and --timeout.
+func checkOutputAndTimeout(output string, timeout time.Duration) error {
+	if err := checkOutput(output); err != nil {
+		return err
+	}
+	if timeout <= 0 {
+		return errors.New("--timeout must be positive")
 	}
 	return nil
 }
