@@ -109,6 +109,9 @@ func runCounterOn(t testing.TB, c *client.Client, deployment string) p.RunResult
 		DeploymentID: deployment, WorkflowInput: p.Object{}, TraceRange: &p.TraceRange{Limit: &limit},
 	})
 	is.NoErr(err)
+	if run.Status != "completed" {
+		t.Logf("run %s: %s: %s", deref(run.RunID), run.Status, deref(run.Error))
+	}
 	is.Equal(run.Status, "completed")
 	return run
 }

@@ -141,7 +141,7 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	}
 	n.cluster.Start()
 	n.place = placement.New(placement.Options{
-		Node: cfg.NodeID, Keeper: keeper, Table: table, Members: n.cluster.Members, Supervisor: SupervisorID,
+		Node: cfg.NodeID, Keeper: keeper, Table: table, Members: n.cluster.Members, Registry: n.registry, Supervisor: SupervisorID,
 	})
 	log.Info("cluster node joined", "listen", cfg.Listen, "advertise", cfg.AdvertiseAddress(), "lease_ttl", ttl)
 	return n, nil

@@ -24,6 +24,7 @@ import (
 	"github.com/anthdm/hollywood/cluster"
 
 	"github.com/mcpflow/mcpflow/actors/cluster/lease"
+	"github.com/mcpflow/mcpflow/actors/cluster/membership"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 )
@@ -55,6 +56,10 @@ type Options struct {
 	// Members are the live members of the cluster as hollywood's cluster
 	// knows them (cluster.Cluster.Members): where each node is reached.
 	Members func() []*cluster.Member
+	// Registry is asked where a node is when Members does not know it
+	// (a node that just woke up from a pause, whose view lags, or whose
+	// cluster agent did not answer in time).
+	Registry *membership.Registry
 	// Supervisor is the actor id of every node's supervisor
 	// ("supervisor/mcp").
 	Supervisor string
@@ -92,7 +97,7 @@ func (p *Placement) Place(ctx context.Context, conn config.Connection, passed bo
 		case err == nil:
 			return supervisor.Placed{Tenure: &tenure{keeper: p.opts.Keeper, table: p.opts.Table, lease: l}}, nil
 		case errors.As(err, &held):
-			return p.at(held.Owner, live)
+			return p.at(ctx, held.Owner, live)
 		default:
 			return supervisor.Placed{}, fmt.Errorf("take the lease of connection %q: %w", conn.ID, err)
 		}
@@ -100,14 +105,14 @@ func (p *Placement) Place(ctx context.Context, conn config.Connection, passed bo
 	st, err := p.opts.Table.Get(ctx, key)
 	switch {
 	case err == nil && st.Live:
-		return p.at(st.Owner, live)
+		return p.at(ctx, st.Owner, live)
 	case err != nil && !errors.Is(err, lease.ErrNotFound):
 		return supervisor.Placed{}, fmt.Errorf("read the lease of connection %q: %w", conn.ID, err)
 	case home == "":
 		return supervisor.Placed{}, fmt.Errorf("connection %q runs only on nodes %s, and none of them is a live member",
 			conn.ID, strings.Join(conn.Nodes, ", "))
 	}
-	return p.at(home, live)
+	return p.at(ctx, home, live)
 }
 
 // mayRun reports whether conn may run on node.
@@ -148,9 +153,21 @@ func mix(x uint64) uint64 {
 	return x
 }
 
-// at places a connection on node, a live member.
-func (p *Placement) at(node string, live map[string]string) (supervisor.Placed, error) {
+// at places a connection on node, a live member: at the address live
+// gives, else at the one it registered.
+func (p *Placement) at(ctx context.Context, node string, live map[string]string) (supervisor.Placed, error) {
 	addr, ok := live[node]
+	if !ok && p.opts.Registry != nil {
+		members, err := p.opts.Registry.Live(ctx)
+		if err != nil {
+			return supervisor.Placed{}, fmt.Errorf("find node %q: %w", node, err)
+		}
+		for _, m := range members {
+			if m.NodeID == node {
+				addr, ok = m.ClusterAddress, true
+			}
+		}
+	}
 	if !ok {
 		return supervisor.Placed{}, fmt.Errorf("node %q holds the connection but is not a live member", node)
 	}
