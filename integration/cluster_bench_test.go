@@ -216,7 +216,7 @@ func startCounterCluster(b *testing.B, srv *pgtest.Server, ids ...string) *count
 func clusterOn(tb testing.TB, srv *pgtest.Server, sources ...config.Connection) *testCluster {
 	tb.Helper()
 	return &testCluster{
-		dir: tb.TempDir(), dsn: srv.NewDatabase(tb) + " synchronous_commit=on", ttl: benchTTL, sources: sources,
+		dir: tb.TempDir(), dsn: srv.NewDatabase(tb) + pgtest.SynchronousCommit, ttl: benchTTL, sources: sources,
 		listen: map[string]string{}, nodes: map[string]*process{},
 	}
 }

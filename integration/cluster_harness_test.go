@@ -37,7 +37,7 @@ func newTestCluster(t testing.TB, ttl time.Duration, sources ...config.Connectio
 	t.Helper()
 	srv := pgtest.Start(t)
 	return &testCluster{
-		dir: t.TempDir(), dsn: srv.NewDatabase(t) + " synchronous_commit=on", ttl: ttl, sources: sources,
+		dir: t.TempDir(), dsn: srv.NewDatabase(t) + pgtest.SynchronousCommit, ttl: ttl, sources: sources,
 		listen: map[string]string{}, nodes: map[string]*process{},
 	}
 }

@@ -13,10 +13,6 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
 )
 
-// durable is the DSN parameter that leases need: pgtest's servers commit
-// without waiting for the WAL by default, which New refuses.
-const durable = " synchronous_commit=on"
-
 // waitFor bounds every wait of these tests.
 const waitFor = 20 * time.Second
 
@@ -25,7 +21,7 @@ const waitFor = 20 * time.Second
 // returns the table on the store's pool; it is closed when tb ends.
 func openTable(tb testing.TB, srv *pgtest.Server, params string) (*lease.Table, *pgxpool.Pool) {
 	tb.Helper()
-	s, err := postgres.Open(tb.Context(), srv.NewDatabase(tb, pgtest.ICUCollation("en-US"))+durable+params)
+	s, err := postgres.Open(tb.Context(), srv.NewDatabase(tb, pgtest.ICUCollation("en-US"))+pgtest.SynchronousCommit+params)
 	if err != nil {
 		tb.Fatalf("open the store: %v", err)
 	}

@@ -309,7 +309,7 @@ func testNewRefusesAsynchronousCommits(t *testing.T, srv *pgtest.Server) {
 	is.True(err != nil)
 	is.True(strings.Contains(err.Error(), "synchronous_commit")) // says why
 
-	pool, err := pgxpool.New(ctx, srv.NewDatabase(t)+durable)
+	pool, err := pgxpool.New(ctx, srv.NewDatabase(t)+pgtest.SynchronousCommit)
 	is.NoErr(err)
 	defer pool.Close()
 	_, err = lease.New(ctx, pool)

@@ -37,9 +37,7 @@ var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 // ends.
 func openDatabase(tb testing.TB, srv *pgtest.Server) (*lease.Table, *membership.Registry) {
 	tb.Helper()
-	// pgtest's servers commit without waiting for the WAL by default,
-	// which the leases refuse.
-	s, err := postgres.Open(tb.Context(), srv.NewDatabase(tb)+" synchronous_commit=on")
+	s, err := postgres.Open(tb.Context(), srv.NewDatabase(tb)+pgtest.SynchronousCommit)
 	if err != nil {
 		tb.Fatalf("open the store: %v", err)
 	}

@@ -51,7 +51,7 @@ func (n *Node) die() {
 
 func TestADeadMembersRunsAreRecoveredOnceAndItsDepartureToldToTheSupervisor(t *testing.T) {
 	is := is.New(t)
-	dsn := pgtest.Start(t).NewDatabase(t) + " synchronous_commit=on"
+	dsn := pgtest.Start(t).NewDatabase(t) + pgtest.SynchronousCommit
 	a, b := startNode(t, dsn, "a"), startNode(t, dsn, "b")
 	deadline := time.Now().Add(patience)
 	for len(a.Cluster().Members()) < 2 && time.Now().Before(deadline) {
@@ -93,7 +93,7 @@ func TestADeadMembersRunsAreRecoveredOnceAndItsDepartureToldToTheSupervisor(t *t
 
 func TestANodeStartingWhileAnotherRecoversItsRunsWaitsForItsLease(t *testing.T) {
 	is := is.New(t)
-	dsn := pgtest.Start(t).NewDatabase(t) + " synchronous_commit=on"
+	dsn := pgtest.Start(t).NewDatabase(t) + pgtest.SynchronousCommit
 	st, err := postgres.Open(t.Context(), dsn)
 	is.NoErr(err)
 	t.Cleanup(func() { is.NoErr(st.Close()) })

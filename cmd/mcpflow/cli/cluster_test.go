@@ -28,7 +28,7 @@ func TestClusterStatus(t *testing.T) {
 	srv := pgtest.Start(t)
 	// The server trusts its socket and ignores the password; the leases
 	// need durable commits.
-	dsn := srv.NewDatabase(t) + " synchronous_commit=on password=" + clusterPassword
+	dsn := srv.NewDatabase(t) + pgtest.SynchronousCommit + " password=" + clusterPassword
 	st, err := postgres.Open(ctx, dsn)
 	is.NoErr(err)
 	defer st.Close()

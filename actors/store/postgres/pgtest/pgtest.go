@@ -56,6 +56,12 @@ type Option func(*settings)
 // settings are the server's configuration parameters (postgres -c).
 type settings map[string]string
 
+// SynchronousCommit is the DSN parameter, to append to NewDatabase's DSN,
+// of connections whose commits wait for the WAL: the servers Start runs
+// commit without waiting by default, which a lease table
+// (actors/cluster/lease) refuses.
+const SynchronousCommit = " synchronous_commit=on"
+
 // Durable keeps PostgreSQL's durability settings (fsync, synchronous
 // commit, full page writes), which Start otherwise turns off for speed: a
 // benchmark set against another durable store wants them on.
