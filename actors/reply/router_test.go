@@ -11,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/reply/replytest"
 )
 
 // answer is an answer for the tests.
@@ -32,9 +33,7 @@ func router(t *testing.T) (*actor.Engine, *reply.Router) {
 	is := is.New(t)
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err) // new engine
-	r := reply.NewRouter(e, "test")
-	t.Cleanup(func() { is.NoErr(r.Stop(bounded(t))) }) // the router stops in time
-	return e, r
+	return e, replytest.Router(t, e, "test")
 }
 
 // waitFor polls cond until it holds or patience runs out.

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/guard"
 	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/reply/replytest"
 	"github.com/mcpflow/mcpflow/actors/run"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
@@ -37,13 +38,7 @@ func wait(t *testing.T) context.Context {
 // with it.
 func newRouter(tb testing.TB, e *actor.Engine) *reply.Router {
 	tb.Helper()
-	r := reply.NewRouter(e, "test")
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), patience)
-		defer cancel()
-		is.New(tb).NoErr(r.Stop(ctx)) // the router stops
-	})
-	return r
+	return replytest.Router(tb, e, "test")
 }
 
 // world is an engine with a supervisor over an in-memory fake upstream

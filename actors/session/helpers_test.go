@@ -15,6 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/guard"
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/reply/replytest"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/fakes"
 )
@@ -52,15 +53,9 @@ func newEngine(t *testing.T) *actor.Engine {
 	is := is.New(t)
 	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
-	is.NoErr(err) // new engine
-	r := reply.NewRouter(e, "test")
-	routers.Store(e, r)
-	t.Cleanup(func() {
-		routers.Delete(e)
-		ctx, cancel := context.WithTimeout(context.Background(), patience)
-		defer cancel()
-		is.NoErr(r.Stop(ctx)) // the router stops
-	})
+	is.NoErr(err)                           // new engine
+	t.Cleanup(func() { routers.Delete(e) }) // after the router stopped
+	routers.Store(e, replytest.Router(t, e, "test"))
 	return e
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/reply/replytest"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
@@ -112,13 +113,7 @@ func ctx(t *testing.T) context.Context {
 // with it.
 func newRouter(t *testing.T, e *actor.Engine) *reply.Router {
 	t.Helper()
-	r := reply.NewRouter(e, "test")
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), patience)
-		defer cancel()
-		is.New(t).NoErr(r.Stop(ctx)) // the router stops
-	})
-	return r
+	return replytest.Router(t, e, "test")
 }
 
 // send asks the supervisor to call tool on connection.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/reply/replytest"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/fakes"
@@ -84,13 +85,7 @@ func answers(t *testing.T) (*actor.Engine, *reply.Router) {
 	is := is.New(t)
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err) // new engine
-	r := reply.NewRouter(e, "test")
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		is.NoErr(r.Stop(ctx)) // the router stops
-	})
-	return e, r
+	return e, replytest.Router(t, e, "test")
 }
 
 func startSaver(t *testing.T, catalogs store.Catalogs, clock session.Clock) (*saver, *reply.Router) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/reply/replytest"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
@@ -46,8 +47,7 @@ func TestAToolCallCrossesToTheSessionOfAnotherNodeAndItsAnswerComesBack(t *testi
 	conns := []config.Connection{{Kind: "mcp", ID: "fake.one", Transport: config.Transport{Kind: "inmemory"}}}
 	sup := supervisor.Spawn(b, conns, fakes.NewInMemory(nil), store.NewMemory(), opts)
 	t.Cleanup(func() { is.NoErr(sup.Stop(bounded(t))) }) // node B's supervisor stops
-	replies := reply.NewRouter(a, "test")
-	t.Cleanup(func() { is.NoErr(replies.Stop(bounded(t))) }) // node A's router stops
+	replies := replytest.Router(t, a, "test")            // node A's
 
 	// B's supervisor, as A addresses it: B's address, the same actor id.
 	remoteSup := actor.NewPID(b.Address(), sup.PID().ID)

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/reply/replytest"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
@@ -162,13 +163,7 @@ func ticking() func() time.Time {
 // test.
 func replies(t *testing.T, e *actor.Engine) *reply.Router {
 	t.Helper()
-	r := reply.NewRouter(e, "service")
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), patience)
-		defer cancel()
-		is.New(t).NoErr(r.Stop(ctx)) // the router stops
-	})
-	return r
+	return replytest.Router(t, e, "service")
 }
 
 func bounded(t *testing.T) context.Context {
