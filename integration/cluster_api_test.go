@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/cluster/membership"
 	"github.com/mcpflow/mcpflow/actors/cluster/placement"
+	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/metrics/metricstest"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/client"
@@ -34,9 +35,7 @@ const clusterCounter = "counter.default"
 // committed.
 func TestClusterAPIFollowsARunOfAnotherNode(t *testing.T) {
 	is := is.New(t)
-	c := newTestCluster(t, clusterTTL, stdioSource(liveSource, fakeMCP))
-	logsOnFailure(t, c)
-	c.startAll(t, "a", "c")
+	c := servedCluster(t, stdioSource(liveSource, fakeMCP), "a", "c")
 	onA := c.client(t, "a")
 	dep := deployDraft(t, onA, "naps", foreachDraft("naps", liveSource+".sleep", "ms"), liveSource)
 	const items, napMS = 6, 250
@@ -63,17 +62,7 @@ func TestClusterAPIFollowsARunOfAnotherNode(t *testing.T) {
 	is.Equal(live[len(live)-1].Status.Status, "completed")
 	is.True(live[len(live)-1].Seq > sub.LastSequence) // the later events came live
 
-	replayer := c.client(t, "c")
-	replay := notifications(replayer)
-	again, err := replayer.SubscribeRun(testContext(t), p.SubscribeRunParams{RunID: run})
-	is.NoErr(err)
-	is.Equal(again.Status, "completed")
-	is.Equal(again.LastSequence, live[len(live)-1].Seq)
-	replayed := runEventsUntilEnd(t, replay, again.SubscriptionID)
-	is.Equal(len(replayed), len(live))
-	for i := range live {
-		is.Equal(replayed[i].RunEvent, live[i].RunEvent) // what came live is what the store has
-	}
+	replaysTheSame(t, c.client(t, "c"), run, live) // what came live is what the store has
 
 	kinds := adminRunEvents(t, adminNotes, asub, run)
 	is.Equal(kinds, []string{store.EventRunStarted, store.EventRunCompleted})
@@ -120,9 +109,7 @@ func adminRunEvents(t *testing.T, notes <-chan client.Notification, sub p.Subscr
 // inspecting it on b says so too.
 func TestClusterAPICancelsARunOfAnotherNode(t *testing.T) {
 	is := is.New(t)
-	c := newTestCluster(t, clusterTTL, stdioSource(clusterCounter, fakeMCP))
-	logsOnFailure(t, c)
-	c.startAll(t, "a", "b", "c")
+	c := servedCluster(t, stdioSource(clusterCounter, fakeMCP), "a", "b", "c")
 	membersSettled(t, c) // c asks the other members' desks
 	onA, onB, onC := c.client(t, "a"), c.client(t, "b"), c.client(t, "c")
 	sleeper := buildToolDeploymentFor(t, onA, clusterCounter, "sleep")
@@ -156,6 +143,16 @@ func TestClusterAPICancelsARunOfAnotherNode(t *testing.T) {
 	is.Equal(deref(inspected.Error), deref(cancelled.Error))
 }
 
+// servedCluster starts nodes ids, each serving source, and prints every
+// node's log if the test fails.
+func servedCluster(t *testing.T, source config.Connection, ids ...string) *testCluster {
+	t.Helper()
+	c := newTestCluster(t, clusterTTL, source)
+	logsOnFailure(t, c)
+	c.startAll(t, ids...)
+	return c
+}
+
 // pinnedConn is a stdio source pinned to node b.
 const pinnedConn = "pinned.default"
 
@@ -165,9 +162,7 @@ func pinnedCluster(t *testing.T, ids ...string) *testCluster {
 	t.Helper()
 	pinned := stdioSource(pinnedConn, fakeMCP)
 	pinned.Nodes = []string{"b"}
-	c := newTestCluster(t, clusterTTL, pinned)
-	logsOnFailure(t, c)
-	c.startAll(t, ids...)
+	c := servedCluster(t, pinned, ids...)
 	membersSettled(t, c)
 	return c
 }
@@ -308,10 +303,8 @@ type clusterStatusJSON struct {
 // trace, as a table and as JSON.
 func TestClusterAPIStatusShowsMembersLeasesAndOwners(t *testing.T) {
 	is := is.New(t)
-	c := newTestCluster(t, clusterTTL, stdioSource(clusterCounter, fakeMCP))
-	logsOnFailure(t, c)
 	ids := []string{"a", "b", "c"}
-	c.startAll(t, ids...)
+	c := servedCluster(t, stdioSource(clusterCounter, fakeMCP), ids...)
 	onB := c.client(t, "b")
 	entry := callEntry(t, runCounterOn(t, onB, buildCounterDeployment(t, onB, clusterCounter)))
 	connKey := placement.ConnectionKey(clusterCounter)
@@ -390,10 +383,8 @@ func matchFields(row, fields []string) bool {
 // the calls it passed to the owner and holds its node lease only.
 func TestClusterAPIMetricsShowOwnershipAndLeases(t *testing.T) {
 	is := is.New(t)
-	c := newTestCluster(t, clusterTTL, stdioSource(clusterCounter, fakeMCP))
-	logsOnFailure(t, c)
 	ids := []string{"a", "b", "c"}
-	c.startAll(t, ids...)
+	c := servedCluster(t, stdioSource(clusterCounter, fakeMCP), ids...)
 	onA := c.client(t, "a")
 	dep := buildCounterDeployment(t, onA, clusterCounter)
 	owner := callEntry(t, runCounterOn(t, onA, dep)).Node
@@ -452,9 +443,7 @@ const gateDraft = `{"name":"gate","start":"first","outcomes":["ok"],
 // connection's one session.
 func TestClusterAPIResumesARunInterruptedOnAnotherNode(t *testing.T) {
 	is := is.New(t)
-	c := newTestCluster(t, clusterTTL, stdioSource(clusterCounter, fakeMCP))
-	logsOnFailure(t, c)
-	c.startAll(t, "a", "c")
+	c := servedCluster(t, stdioSource(clusterCounter, fakeMCP), "a", "c")
 	onA, onC := c.client(t, "a"), c.client(t, "c")
 	ctx := testContext(t)
 	_, err := onA.RefreshConnectionCatalog(ctx, clusterCounter)

@@ -118,6 +118,25 @@ func runEventsUntil(t *testing.T, notes <-chan client.Notification, sub string, 
 	}
 }
 
+// replaysTheSame subscribes through c, from the start, to run, which has
+// ended, and requires the replay to be events: the same sequence numbers
+// and payloads.
+func replaysTheSame(t *testing.T, c *client.Client, run string, events []p.RunEventNotification) {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	replay := notifications(c)
+	sub, err := c.SubscribeRun(testContext(t), p.SubscribeRunParams{RunID: run})
+	is.NoErr(err)
+	is.Equal(sub.Status, "completed")
+	is.Equal(sub.LastSequence, events[len(events)-1].Seq)
+	replayed := runEventsUntilEnd(t, replay, sub.SubscriptionID)
+	is.Equal(len(replayed), len(events))
+	for i := range events {
+		is.Equal(replayed[i].RunEvent, events[i].RunEvent) // the same sequence and payloads
+	}
+}
+
 // isGapless checks that events are numbered from first on, one apart, and
 // that only the last ends the run.
 func isGapless(t *testing.T, events []p.RunEventNotification, first int64) {
@@ -235,19 +254,9 @@ func TestLiveSubscriberReconnectsMidRunWithoutGapOrDuplicate(t *testing.T) {
 
 	// A subscription from the start after the end replays the same events
 	// from the store.
-	third := svc.dial(t)
-	replay := notifications(third)
-	sub3, err := third.SubscribeRun(testContext(t), p.SubscribeRunParams{RunID: run})
-	is.NoErr(err)
-	is.Equal(sub3.Status, "completed")
-	is.Equal(sub3.LastSequence, all[len(all)-1].Seq)
-	replayed := runEventsUntilEnd(t, replay, sub3.SubscriptionID)
-	is.Equal(len(replayed), len(all))
-	for i := range all {
-		is.Equal(replayed[i].RunEvent, all[i].RunEvent) // the same sequence and payloads
-	}
-	t.Logf("run %s: %d events; the first connection got 1..%d and was cut while the run went on (%s), the second got %d..%d, the replay after the end %d identical",
-		run, len(all), last, sub2.Status, rest[0].Seq, rest[len(rest)-1].Seq, len(replayed))
+	replaysTheSame(t, svc.dial(t), run, all)
+	t.Logf("run %s: %d events; the first connection got 1..%d and was cut while the run went on (%s), the second got %d..%d, the replay after the end identical",
+		run, len(all), last, sub2.Status, rest[0].Seq, rest[len(rest)-1].Seq)
 }
 
 // TestLiveSlowSubscriberGetsOneLagNotificationAndResumes: a client
