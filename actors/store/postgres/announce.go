@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -144,27 +143,37 @@ func (a *announcer) drop() {
 
 // runEvents announces run id's events up to seq, adminEvents the admin
 // events up to seq, and change a change of kind (Change*) to the record
-// id ("" for none).
+// id ("" for none). A store of one node alone has no announcer: they do
+// nothing, not even build the payload.
 func (a *announcer) runEvents(id string, seq int64) {
-	if len(id) > maxAnnouncedID {
-		a.say("resync") // a payload holds at most 8000 bytes
-		return
+	if a != nil {
+		a.naming("run "+strconv.FormatInt(seq, 10), id)
 	}
-	a.say("run " + strconv.FormatInt(seq, 10) + " " + id)
 }
 
 func (a *announcer) adminEvents(seq int64) {
-	if seq > 0 {
+	if a != nil && seq > 0 {
 		a.say("admin " + strconv.FormatInt(seq, 10))
 	}
 }
 
 func (a *announcer) change(kind, id string) {
-	if len(id) > maxAnnouncedID {
-		a.say("resync")
-		return
+	if a != nil {
+		a.naming(kind, id)
 	}
-	a.say(strings.TrimSpace(kind + " " + id))
+}
+
+// naming queues prefix followed by id ("" for none), or a resync for an
+// id longer than a payload may name (8000 bytes in all).
+func (a *announcer) naming(prefix, id string) {
+	switch {
+	case len(id) > maxAnnouncedID:
+		a.say("resync")
+	case id == "":
+		a.say(prefix)
+	default:
+		a.say(prefix + " " + id)
+	}
 }
 
 // maxAnnouncedID is the longest id a payload names; longer ones are
