@@ -69,7 +69,8 @@ type NodeLeft struct {
 
 // maxForwarded bounds the calls in flight passed to one node that the
 // supervisor remembers, to fail them if the node leaves; past it the
-// oldest are forgotten (and fail at their own deadline instead).
+// oldest are forgotten (and fail at their own deadline instead). Answers
+// go straight to the callers, so a call is remembered until its deadline.
 const maxForwarded = 4096
 
 // passed is a call passed to another node, until it is answered there or
@@ -243,16 +244,18 @@ type Publisher interface {
 	Publish(snap catalog.Snapshot)
 }
 
-// remember keeps a call passed to node, forgetting those whose deadline
-// passed once there are many, and the oldest beyond maxForwarded.
+// remember keeps a call passed to node. Once maxForwarded are kept, those
+// whose deadline passed are forgotten, and if more than half remain, the
+// oldest of them down to half: a sweep every maxForwarded/2 calls at
+// most, not one per call.
 func (a *Actor) remember(node string, p passed) {
 	list := a.forwarded[node]
-	if len(list) >= maxForwarded/2 {
+	if len(list) >= maxForwarded {
 		now := a.clock.Now()
 		list = slices.DeleteFunc(list, func(q passed) bool { return !q.deadline.IsZero() && now.After(q.deadline) })
-	}
-	if len(list) >= maxForwarded {
-		list = slices.Delete(list, 0, len(list)-maxForwarded+1)
+		if len(list) > maxForwarded/2 {
+			list = slices.Delete(list, 0, len(list)-maxForwarded/2)
+		}
 	}
 	a.forwarded[node] = append(list, p)
 }
