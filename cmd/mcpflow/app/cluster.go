@@ -25,10 +25,9 @@ import (
 // other nodes' commits, and the desk through which the other nodes cancel
 // the runs it runs. A single node has none.
 type member struct {
-	node    *node.Node
-	remote  *wire.Remote
-	store   *postgres.Store
-	claimer store.RunClaimer
+	node   *node.Node
+	remote *wire.Remote
+	store  *postgres.Store
 
 	follower *follower
 	listener *postgres.Listener
@@ -62,7 +61,7 @@ func join(ctx context.Context, cfg *config.Cluster, s store.Store, engine *actor
 	if err != nil {
 		return nil, err
 	}
-	return &member{node: n, remote: r, store: pg, claimer: pg}, nil
+	return &member{node: n, remote: r, store: pg}, nil
 }
 
 // follow listens to the other nodes' announcements, until quiet: hub's
@@ -155,7 +154,7 @@ func (c *member) recoverOwn(ctx context.Context, svc *service.Service) (service.
 
 // recoverFrom claims the running runs of node from and recovers them.
 func (c *member) recoverFrom(ctx context.Context, svc *service.Service, from string) (service.Recovered, error) {
-	runs, err := c.claimer.ClaimRuns(ctx, from)
+	runs, err := c.store.ClaimRuns(ctx, from)
 	if err != nil {
 		return service.Recovered{}, err
 	}
