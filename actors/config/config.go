@@ -46,6 +46,8 @@ type Server struct {
 	// Cluster makes the server a node of a cluster; absent, it runs
 	// alone.
 	Cluster *Cluster `json:"cluster,omitempty"`
+	// Retention says how long finished runs are kept; absent, 30 days.
+	Retention *Retention `json:"retention,omitempty"`
 }
 
 // Store says where records are kept.
@@ -282,6 +284,9 @@ func (f *File) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := f.Server.Cluster.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := f.Server.Retention.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if f.Server.Cluster != nil && f.Server.Store.Kind != StorePostgres {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 )
@@ -24,6 +25,8 @@ type Memory struct {
 	events      []Event // the kept events, in sequence order
 	lastSeq     int64   // the sequence number of the last event appended
 	maxEvents   int
+	retention   time.Duration         // see Options
+	tombstones  map[string]time.Time // when each pruned run was pruned
 }
 
 var _ Store = (*Memory)(nil)
@@ -40,6 +43,8 @@ func NewMemory(opts ...Option) *Memory {
 		auth:        map[string]AuthRecord{},
 		registry:    map[string]RegistryEntry{},
 		maxEvents:   o.MaxEvents,
+		retention:   o.Retention,
+		tombstones:  map[string]time.Time{},
 	}
 }
 

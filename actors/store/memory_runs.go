@@ -16,6 +16,8 @@ type storedRun struct {
 	run    Run
 	trace  []workflow.TraceEntry
 	events []RunEvent
+	// expires is when retention may prune it (RunExpiry); nil: kept.
+	expires *time.Time
 }
 
 // CreateRun implements Runs.
@@ -35,7 +37,7 @@ func (m *Memory) CreateRun(_ context.Context, r Run, entries []workflow.TraceEnt
 	if err := m.appendRunAdminEvents(nil, c); err != nil {
 		return fmt.Errorf("create run %q: %w", r.ID, err)
 	}
-	m.runs[r.ID] = &storedRun{run: c, trace: newEntries, events: NewRunEvents(nil, c, newEntries, 0)}
+	m.runs[r.ID] = &storedRun{run: c, trace: newEntries, events: NewRunEvents(nil, c, newEntries, 0), expires: RunExpiry(c, m.retention)}
 	return nil
 }
 
@@ -60,6 +62,7 @@ func (m *Memory) RecordProgress(_ context.Context, r Run, entries []workflow.Tra
 	}
 	stored.events = append(stored.events, NewRunEvents(&stored.run, c, newEntries, int64(len(stored.events)))...)
 	stored.run = c
+	stored.expires = RunExpiry(c, m.retention)
 	stored.trace = append(stored.trace, newEntries...)
 	return nil
 }
@@ -93,7 +96,7 @@ func (m *Memory) GetRun(_ context.Context, id string) (Run, error) {
 	defer m.mu.Unlock()
 	stored, ok := m.runs[id]
 	if !ok {
-		return Run{}, fmt.Errorf("get run %q: %w", id, ErrNotFound)
+		return Run{}, fmt.Errorf("get run %q: %w", id, m.missing(id))
 	}
 	return deepCopy(stored.run)
 }
@@ -124,7 +127,7 @@ func (m *Memory) ReadTrace(_ context.Context, runID string, start, limit int) ([
 	defer m.mu.Unlock()
 	stored, ok := m.runs[runID]
 	if !ok {
-		return nil, fmt.Errorf("read trace of run %q: %w", runID, ErrNotFound)
+		return nil, fmt.Errorf("read trace of run %q: %w", runID, m.missing(runID))
 	}
 	return deepCopy(page(stored.trace, start, limit))
 }
@@ -135,7 +138,7 @@ func (m *Memory) ReadRunEvents(_ context.Context, runID string, afterSeq int64, 
 	defer m.mu.Unlock()
 	stored, ok := m.runs[runID]
 	if !ok {
-		return nil, 0, fmt.Errorf("read events of run %q: %w", runID, ErrNotFound)
+		return nil, 0, fmt.Errorf("read events of run %q: %w", runID, m.missing(runID))
 	}
 	// Sequence numbers are positions from 1: the events after afterSeq
 	// start at index afterSeq.
@@ -159,6 +162,7 @@ func (m *Memory) RecoverRunning(_ context.Context, now time.Time) ([]Run, error)
 			}
 			stored.events = append(stored.events, NewRunEvents(&stored.run, failed, nil, int64(len(stored.events)))...)
 			stored.run = failed
+			stored.expires = RunExpiry(failed, m.retention)
 			recovered = append(recovered, stored.run)
 		}
 	}

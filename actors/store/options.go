@@ -1,6 +1,9 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // MaxEvents is how many admin events a store keeps unless WithMaxEvents
 // says otherwise.
@@ -10,6 +13,9 @@ const MaxEvents = 10_000
 type Options struct {
 	// MaxEvents is how many of the newest admin events the store keeps.
 	MaxEvents int
+	// Retention is how long a finished run is kept when its deployment
+	// does not say (see RunExpiry); 0 keeps it for ever.
+	Retention time.Duration
 }
 
 // Option sets one of the Options.
@@ -24,10 +30,20 @@ func WithMaxEvents(n int) Option {
 	return func(o *Options) { o.MaxEvents = n }
 }
 
+// WithRetention makes a store keep finished runs for d unless their
+// deployment says otherwise, instead of DefaultRetention; 0 keeps them for
+// ever. It panics if d is negative.
+func WithRetention(d time.Duration) Option {
+	if d < 0 {
+		panic(fmt.Sprintf("store.WithRetention(%v): a retention is not negative", d))
+	}
+	return func(o *Options) { o.Retention = d }
+}
+
 // NewOptions returns the defaults with opts applied, for implementations of
 // Store.
 func NewOptions(opts ...Option) Options {
-	o := Options{MaxEvents: MaxEvents}
+	o := Options{MaxEvents: MaxEvents, Retention: DefaultRetention}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -48,6 +48,7 @@ type Store interface {
 	Deployments
 	Runs
 	RunEventLog
+	RunRetention
 	Catalogs
 	AuthRecords
 	SourceRegistry
@@ -171,6 +172,9 @@ type Deployment struct {
 	// Limits override the server's run limits for this deployment (an
 	// mcpflow extension).
 	Limits *RunLimits `json:"limits,omitempty"`
+	// Retention overrides how long the server keeps the deployment's
+	// finished runs (an mcpflow extension).
+	Retention *Retention `json:"retention,omitempty"`
 }
 
 // RunLimits bound each run of a deployment: its step budget and its
@@ -252,7 +256,8 @@ type Runs interface {
 	// entries and the events of the change; r.TraceCount must equal the
 	// stored count plus len(entries).
 	RecordProgress(ctx context.Context, r Run, entries []workflow.TraceEntry) error
-	// GetRun returns a run or ErrNotFound.
+	// GetRun returns a run, or ErrNotFound (ErrPruned for one that
+	// retention pruned).
 	GetRun(ctx context.Context, id string) (Run, error)
 	// ListRuns returns one page sorted by (updated_at, id) descending and
 	// the total count after filtering.

@@ -24,6 +24,7 @@ type deploymentDoc struct {
 	Bindings        json.RawMessage  `json:"bindings"`
 	DriftPolicy     string           `json:"drift_policy"`
 	Limits          *store.RunLimits `json:"limits"`
+	Retention       *store.Retention `json:"retention"`
 }
 
 func parseDeployment(doc protocol.Object) (store.Deployment, error) {
@@ -31,9 +32,12 @@ func parseDeployment(doc protocol.Object) (store.Deployment, error) {
 	if err := remarshal(doc, &in); err != nil {
 		return store.Deployment{}, invalidParams("invalid params: deployment: %v", err)
 	}
-	d := store.Deployment{ID: in.ID, ArtifactID: in.ArtifactID, ArtifactVersion: in.ArtifactVersion, DriftPolicy: in.DriftPolicy, Limits: in.Limits}
+	d := store.Deployment{ID: in.ID, ArtifactID: in.ArtifactID, ArtifactVersion: in.ArtifactVersion, DriftPolicy: in.DriftPolicy, Limits: in.Limits, Retention: in.Retention}
 	if l := in.Limits; l != nil && (l.MaxSteps != nil && *l.MaxSteps < 1 || l.RunTimeoutSeconds != nil && *l.RunTimeoutSeconds < 1) {
 		return d, invalidParams("invalid params: deployment limits: max_steps and run_timeout_seconds are at least 1")
+	}
+	if r := in.Retention; r != nil && r.FinishedSeconds != nil && *r.FinishedSeconds < 0 {
+		return d, invalidParams("invalid params: deployment retention: finished_seconds is at least 0 (0 keeps the runs for ever)")
 	}
 	switch {
 	case in.ID != "" && in.DeploymentID != "":

@@ -36,6 +36,8 @@ func invalidParams(format string, args ...any) error {
 // error, anything else an upstream failure. what names the record.
 func storeErr(err error, what string) error {
 	switch {
+	case errors.Is(err, store.ErrPruned):
+		return notFound("%s not found (pruned): its retention had passed since it finished", what)
 	case errors.Is(err, store.ErrNotFound):
 		return notFound("unknown %s", what)
 	case errors.Is(err, store.ErrConflict):

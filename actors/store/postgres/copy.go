@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -51,7 +52,7 @@ func (s *Store) CopyFrom(ctx context.Context, src store.Store) (copied Counts, e
 		if held.Total() > 0 {
 			return fmt.Errorf("it already holds %d records (%+v): copy into an empty database", held.Total(), held)
 		}
-		c := copier{ctx: ctx, tx: tx, src: src}
+		c := copier{ctx: ctx, tx: tx, src: src, retention: s.retention}
 		for _, step := range []func(*Counts) error{
 			c.workspaces, c.artifacts, c.deployments, c.runs, c.catalogs, c.authRecords, c.registry, c.events,
 		} {
@@ -86,9 +87,10 @@ func countRecords(ctx context.Context, q querier) (Counts, error) {
 // copier copies one kind of record at a time from src into tx, adding
 // what it copied to the counts it is given.
 type copier struct {
-	ctx context.Context
-	tx  pgx.Tx
-	src store.Store
+	ctx       context.Context
+	tx        pgx.Tx
+	src       store.Store
+	retention time.Duration // the store's, which gives the runs copied their expiry
 }
 
 // workspaces copies the draft workspaces.
@@ -176,7 +178,7 @@ func (c copier) run(r store.Run) (int, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	row, err := newRunRow(r)
+	row, err := newRunRow(r, c.retention)
 	if err != nil {
 		return 0, 0, err
 	}

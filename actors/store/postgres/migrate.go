@@ -60,10 +60,30 @@ const migrationLock int64 = 0x6d6370666c6f77
 // migration alters, which a running node may be reading.
 const migrationLockTimeout = time.Minute
 
+// retentionVersion is the schema version that adds runs.expires_at.
+const retentionVersion = 5
+
+// backfillExpiry gives the runs that ended before the schema had
+// runs.expires_at their expiry: their end plus retention (0: kept for
+// ever), in tx. Their deployments could not set a retention then.
+func backfillExpiry(ctx context.Context, tx pgx.Tx, retention time.Duration) error {
+	if retention <= 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `UPDATE runs SET expires_at = updated_at + make_interval(secs => $1)
+		WHERE status IN ('completed', 'failed', 'cancelled')`, retention.Seconds())
+	if err != nil {
+		return fmt.Errorf("give the finished runs their expiry: %w", err)
+	}
+	return nil
+}
+
 // migrate brings the schema to the newest version in one transaction,
 // recording each version applied in schema_migrations. It refuses a
-// database whose schema is newer than this build knows.
-func migrate(ctx context.Context, db beginner) error {
+// database whose schema is newer than this build knows. retention is the
+// store's (store.Options), which the runs that ended before the schema
+// kept expiry times are given.
+func migrate(ctx context.Context, db beginner, retention time.Duration) error {
 	list, err := migrations()
 	if err != nil {
 		return err
@@ -93,6 +113,11 @@ func migrate(ctx context.Context, db beginner) error {
 		for _, m := range list[current:] {
 			if _, err := tx.Exec(ctx, m.sql); err != nil {
 				return fmt.Errorf("migrate the schema to version %d (%s): %w", m.version, m.name, err)
+			}
+			if m.version == retentionVersion {
+				if err := backfillExpiry(ctx, tx, retention); err != nil {
+					return err
+				}
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
 				return err

@@ -24,5 +24,5 @@ func (s *Store) ReadRunEvents(ctx context.Context, runID string, afterSeq int64,
 			`SELECT record FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, runID, afterSeq, limitArg(limit))
 		return err
 	})
-	return events, last, err
+	return events, last, s.missing(ctx, runID, err)
 }

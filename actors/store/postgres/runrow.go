@@ -19,12 +19,14 @@ type runRow struct {
 	updatedAt   time.Time // run.UpdatedAt to the microsecond
 	updatedNs   int       // and the nanoseconds below it
 	interruptID *string
-	calls       []string // the ids of the calls in flight, sorted
+	calls       []string   // the ids of the calls in flight, sorted
+	expiresAt   *time.Time // when retention may prune it (store.RunExpiry)
 }
 
 // newRunRow returns r's row: its timestamps in UTC, as stores return them,
-// its JSON record and its columns.
-func newRunRow(r store.Run) (runRow, error) {
+// its JSON record and its columns; retention is the store's (see
+// store.RunExpiry).
+func newRunRow(r store.Run, retention time.Duration) (runRow, error) {
 	r.CreatedAt = r.CreatedAt.UTC()
 	r.UpdatedAt = r.UpdatedAt.UTC()
 	record, err := encode(r)
@@ -34,7 +36,7 @@ func newRunRow(r store.Run) (runRow, error) {
 	row := runRow{
 		run: r, record: record,
 		updatedAt: r.UpdatedAt.Truncate(time.Microsecond), updatedNs: r.UpdatedAt.Nanosecond() % 1000,
-		calls: []string{},
+		calls: []string{}, expiresAt: store.RunExpiry(r, retention),
 	}
 	if r.Interrupt != nil {
 		row.interruptID = &r.Interrupt.ID
@@ -48,26 +50,26 @@ func newRunRow(r store.Run) (runRow, error) {
 	return row, nil
 }
 
-// insertRun is the INSERT of a run's row, with the run's events ($11 their
-// sequence numbers, $12 their records) in the same statement: it inserts
+// insertRun is the INSERT of a run's row, with the run's events ($12 their
+// sequence numbers, $13 their records) in the same statement: it inserts
 // both, or, when the id is taken, neither.
 const insertRun = `WITH run AS (
-	INSERT INTO runs (id, status, updated_at, updated_at_ns, trace_count, interrupt_id, calls_in_flight, last_event, record, node)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING id
+	INSERT INTO runs (id, status, updated_at, updated_at_ns, trace_count, interrupt_id, calls_in_flight, last_event, record, node, expires_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING RETURNING id
 )
 INSERT INTO run_events (run_id, seq, record)
-SELECT run.id, e.seq, e.record FROM run, unnest($11::bigint[], $12::text[]) AS e (seq, record)`
+SELECT run.id, e.seq, e.record FROM run, unnest($12::bigint[], $13::text[]) AS e (seq, record)`
 
 // updateRun is the UPDATE of a run's row.
 const updateRun = `UPDATE runs SET status = $2, updated_at = $3, updated_at_ns = $4, trace_count = $5,
-	interrupt_id = $6, calls_in_flight = $7, last_event = $8, record = $9, node = $10 WHERE id = $1`
+	interrupt_id = $6, calls_in_flight = $7, last_event = $8, record = $9, node = $10, expires_at = $11 WHERE id = $1`
 
-// args are the arguments of insertRun and updateRun up to $10, with
+// args are the arguments of insertRun and updateRun up to $11, with
 // lastEvent the sequence number of the run's last event and node the node
 // that executes it.
 func (row runRow) args(lastEvent int64, node string) []any {
 	r := row.run
-	return []any{r.ID, r.Status, row.updatedAt, row.updatedNs, r.TraceCount, row.interruptID, row.calls, lastEvent, row.record, node}
+	return []any{r.ID, r.Status, row.updatedAt, row.updatedNs, r.TraceCount, row.interruptID, row.calls, lastEvent, row.record, node, row.expiresAt}
 }
 
 // head is what store.NewRunEvents compares of the run before a commit,

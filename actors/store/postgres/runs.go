@@ -23,7 +23,7 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 	if r.TraceCount != len(entries) {
 		return fmt.Errorf("%d trace entries, yet trace_count is %d", len(entries), r.TraceCount)
 	}
-	row, err := newRunRow(r)
+	row, err := newRunRow(r, s.retention)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (s *Store) announceRun(id string, events []store.RunEvent) {
 // be resumed or cancelled by any node, which it then belongs to.
 func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "record progress of run %q", r.ID)
-	row, err := newRunRow(r)
+	row, err := newRunRow(r, s.retention)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,8 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 // GetRun implements store.Runs.
 func (s *Store) GetRun(ctx context.Context, id string) (_ store.Run, err error) {
 	defer wrap(&err, "get run %q", id)
-	return getOne[store.Run](ctx, s.pool, `SELECT record FROM runs WHERE id = $1`, id)
+	r, err := getOne[store.Run](ctx, s.pool, `SELECT record FROM runs WHERE id = $1`, id)
+	return r, s.missing(ctx, id, err)
 }
 
 // ListRuns implements store.Runs.
@@ -129,7 +130,7 @@ func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (
 		return nil, err
 	}
 	if !exists {
-		return nil, store.ErrNotFound
+		return nil, s.missing(ctx, runID, store.ErrNotFound)
 	}
 	return entries, nil
 }
@@ -170,7 +171,7 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 		var admin []store.Event
 		recovered = make([]store.Run, 0, len(list))
 		for _, r := range list {
-			row, err := newRunRow(store.RecoveredRun(r.run, now))
+			row, err := newRunRow(store.RecoveredRun(r.run, now), s.retention)
 			if err != nil {
 				return nil, err
 			}

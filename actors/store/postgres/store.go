@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -27,7 +28,8 @@ import (
 // connections. It is safe for concurrent use, from one process or many.
 type Store struct {
 	pool      *pgxpool.Pool
-	maxEvents int    // see store.Options
+	maxEvents int           // see store.Options
+	retention time.Duration // see store.Options
 	node      string // see WithNode
 	// announce tells the other nodes of each commit; nil for a store of
 	// one node alone.
@@ -64,12 +66,12 @@ func open(ctx context.Context, cfg *pgxpool.Config, o options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{pool: pool, maxEvents: o.store.MaxEvents, node: o.node}
+	s := &Store{pool: pool, maxEvents: o.store.MaxEvents, retention: o.store.Retention, node: o.node}
 	if err := s.checkEncoding(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
-	if err := migrate(ctx, pool); err != nil {
+	if err := migrate(ctx, pool, s.retention); err != nil {
 		pool.Close()
 		return nil, err
 	}

@@ -17,6 +17,10 @@ import (
 // connection (a checkpoint, or another process) before SQLITE_BUSY.
 const busyTimeoutMs = 5000
 
+// walSizeLimit is the size, in bytes, that a checkpoint truncates the
+// write-ahead log back to.
+const walSizeLimit = 64 << 20
+
 // createFile makes the database's directory (0700) and an empty database
 // file (0600) unless they exist, so that SQLite never creates them with
 // looser permissions. SQLite gives its -wal and -shm files the database
@@ -38,7 +42,13 @@ func openWriter(ctx context.Context, path, synchronous string) (*sql.DB, error) 
 	db, err := sql.Open("sqlite", dsn(path, url.Values{
 		"_pragma": {
 			fmt.Sprintf("busy_timeout(%d)", busyTimeoutMs),
+			// Before any table exists, so that a new database is made
+			// with it (see incrementalVacuum).
+			"auto_vacuum(INCREMENTAL)",
 			"journal_mode(WAL)",
+			// A checkpoint truncates a write-ahead log that grew past
+			// this back to it, rather than keeping its largest size.
+			fmt.Sprintf("journal_size_limit(%d)", walSizeLimit),
 			"synchronous(" + synchronous + ")",
 			"foreign_keys(ON)",
 		},

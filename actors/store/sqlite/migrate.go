@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 )
 
 // migrations are the schema changes in order: applying migrations[i] brings
@@ -89,11 +90,49 @@ CREATE TABLE run_events (
 	PRIMARY KEY (run_id, seq)
 ) STRICT, WITHOUT ROWID;
 `,
+	`
+-- Retention (store.RunRetention). expires_at is when a finished run may
+-- be pruned (store.RunExpiry, as timeKey text): NULL for a run that has
+-- not ended, or that is kept for ever. Runs that ended before this
+-- version get the store's retention from their end (see backfillExpiry).
+ALTER TABLE runs ADD COLUMN expires_at TEXT;
+CREATE INDEX runs_by_expiry ON runs (expires_at) WHERE expires_at IS NOT NULL;
+
+-- The runs retention pruned, kept for a time so that looking one up says
+-- "pruned" rather than "not found". pruned_at is timeKey text.
+CREATE TABLE run_tombstones (
+	run_id    TEXT PRIMARY KEY,
+	pruned_at TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX run_tombstones_by_time ON run_tombstones (pruned_at);
+`,
+}
+
+// retentionVersion is the schema version that adds runs.expires_at.
+const retentionVersion = 4
+
+// backfillExpiry gives the runs that ended before the schema had
+// runs.expires_at their expiry: their end plus retention (0: kept for
+// ever), in tx. Their deployments could not set a retention then.
+func backfillExpiry(ctx context.Context, tx *sql.Tx, retention time.Duration) error {
+	if retention <= 0 {
+		return nil
+	}
+	// updated_at is timeKey text: the date and time to the second, then
+	// the fraction and the zone, which adding whole seconds keeps.
+	_, err := tx.ExecContext(ctx, `UPDATE runs SET expires_at = strftime('%Y-%m-%dT%H:%M:%S', substr(updated_at, 1, 19), ?) || substr(updated_at, 20)
+		WHERE status IN ('completed', 'failed', 'cancelled')`, fmt.Sprintf("+%d seconds", int64(retention/time.Second)))
+	if err != nil {
+		return fmt.Errorf("give the finished runs their expiry: %w", err)
+	}
+	return nil
 }
 
 // migrate brings the schema to the current version in one transaction. It
 // refuses a database whose schema is newer than this build knows.
-func migrate(ctx context.Context, db *sql.DB) error {
+// retention is the store's (store.Options), which the runs that ended
+// before the schema kept expiry times are given.
+func migrate(ctx context.Context, db *sql.DB, retention time.Duration) error {
 	return inTx(ctx, db, nil, func(tx *sql.Tx) error {
 		var version int
 		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
@@ -105,6 +144,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		for v := version; v < len(migrations); v++ {
 			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
 				return fmt.Errorf("migrate schema to version %d: %w", v+1, err)
+			}
+			if v+1 == retentionVersion {
+				if err := backfillExpiry(ctx, tx, retention); err != nil {
+					return err
+				}
 			}
 		}
 		// PRAGMA takes no parameters; the value is an int.

@@ -91,5 +91,5 @@ func (s *Store) ReadRunEvents(ctx context.Context, runID string, afterSeq int64,
 		events, err = getAll[store.RunEvent](ctx, reads, readRunEvents, runID, afterSeq, limit)
 		return err
 	})
-	return events, last, err
+	return events, last, s.missing(ctx, runID, err)
 }

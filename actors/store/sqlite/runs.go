@@ -12,9 +12,9 @@ import (
 
 // The queries of runs and their traces.
 var (
-	insertRun = newWriteQuery(`INSERT INTO runs (id, status, updated_at, trace_count, record) VALUES (?, ?, ?, ?, ?)
+	insertRun = newWriteQuery(`INSERT INTO runs (id, status, updated_at, trace_count, record, expires_at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING`)
-	updateRun          = newWriteQuery(`UPDATE runs SET status = ?, updated_at = ?, trace_count = ?, record = ? WHERE id = ?`)
+	updateRun          = newWriteQuery(`UPDATE runs SET status = ?, updated_at = ?, trace_count = ?, record = ?, expires_at = ? WHERE id = ?`)
 	insertTraceEntry   = newWriteQuery(`INSERT INTO run_trace (run_id, seq, entry) VALUES (?, ?, ?)`)
 	selectRunsByStatus = newWriteQuery(`SELECT record FROM runs WHERE status = ? ORDER BY id`)
 	getRun             = newReadQuery(`SELECT record FROM runs WHERE id = ?`)
@@ -38,7 +38,7 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 		return err
 	}
 	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
-		err := insertNew(ctx, tx, insertRun, r.ID, r.Status, timeKey(r.UpdatedAt), r.TraceCount, record)
+		err := insertNew(ctx, tx, insertRun, r.ID, r.Status, timeKey(r.UpdatedAt), r.TraceCount, record, s.expiry(r))
 		if err != nil {
 			return err
 		}
@@ -64,7 +64,7 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 			return fmt.Errorf("%d entries stored, %d appended, but trace_count is %d: %w",
 				prev.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
 		}
-		r, err := replaceRun(ctx, tx, r)
+		r, err := s.replaceRun(ctx, tx, r)
 		if err != nil {
 			return err
 		}
@@ -108,7 +108,8 @@ func encodeEntries(entries []workflow.TraceEntry) ([]string, error) {
 // GetRun implements store.Runs.
 func (s *Store) GetRun(ctx context.Context, id string) (_ store.Run, err error) {
 	defer wrap(&err, "get run %q", id)
-	return getOne[store.Run](ctx, s.reads, getRun, id)
+	r, err := getOne[store.Run](ctx, s.reads, getRun, id)
+	return r, s.missing(ctx, id, err)
 }
 
 // ListRuns implements store.Runs.
@@ -138,7 +139,7 @@ func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (
 		return nil, err
 	}
 	if !exists {
-		return nil, store.ErrNotFound
+		return nil, s.missing(ctx, runID, store.ErrNotFound)
 	}
 	return entries, nil
 }
@@ -156,7 +157,7 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 			if err := tx.row(ctx, lastRunEvent, r.ID).Scan(&lastSeq); err != nil {
 				return err
 			}
-			if running[i], err = replaceRun(ctx, tx, store.RecoveredRun(r, now)); err != nil {
+			if running[i], err = s.replaceRun(ctx, tx, store.RecoveredRun(r, now)); err != nil {
 				return err
 			}
 			if err := s.appendProgress(ctx, tx, &r, running[i], nil, nil, lastSeq); err != nil {
@@ -170,13 +171,24 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 }
 
 // replaceRun overwrites the stored row of r and returns r as stored.
-func replaceRun(ctx context.Context, tx writeTx, r store.Run) (store.Run, error) {
+func (s *Store) replaceRun(ctx context.Context, tx writeTx, r store.Run) (store.Run, error) {
 	r, record, err := encodeRun(r)
 	if err != nil {
 		return r, err
 	}
-	_, err = tx.exec(ctx, updateRun, r.Status, timeKey(r.UpdatedAt), r.TraceCount, record, r.ID)
+	_, err = tx.exec(ctx, updateRun, r.Status, timeKey(r.UpdatedAt), r.TraceCount, record, s.expiry(r), r.ID)
 	return r, err
+}
+
+// expiry is the expires_at column of run r: when retention may prune it
+// (store.RunExpiry), or NULL.
+func (s *Store) expiry(r store.Run) *string {
+	at := store.RunExpiry(r, s.retention)
+	if at == nil {
+		return nil
+	}
+	key := timeKey(*at)
+	return &key
 }
 
 // encodeRun returns r with its timestamps in UTC, as stores return them,

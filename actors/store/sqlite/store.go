@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 )
@@ -60,7 +61,9 @@ type Store struct {
 	read       *sql.DB
 	reads      reader
 	writer     *writer
-	maxEvents  int // see store.Options
+	maxEvents  int           // see store.Options
+	retention  time.Duration // see store.Options
+	path       string        // the database file's, absolute
 }
 
 var _ store.Store = (*Store)(nil)
@@ -91,7 +94,7 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 	if err := createFile(path); err != nil {
 		return nil, err
 	}
-	s := &Store{maxEvents: o.store.MaxEvents}
+	s := &Store{maxEvents: o.store.MaxEvents, retention: o.store.Retention, path: path}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, s.closeDatabase())
@@ -100,7 +103,10 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 	if s.write, err = openWriter(ctx, path, synchronous); err != nil {
 		return nil, err
 	}
-	if err := migrate(ctx, s.write); err != nil {
+	if err := migrate(ctx, s.write, s.retention); err != nil {
+		return nil, err
+	}
+	if err := incrementalVacuum(ctx, s.write, path); err != nil {
 		return nil, err
 	}
 	if s.writeConn, err = s.write.Conn(ctx); err != nil {

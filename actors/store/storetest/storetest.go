@@ -45,6 +45,9 @@ func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store
 		{"EventRetention", testEventRetention, []store.Option{store.WithMaxEvents(retainedEvents)}},
 		{"DeepCopy", testDeepCopy, nil},
 		{"DeepCopyRecords", testDeepCopyRecords, nil},
+		{"PruneRuns", testPruneRuns, []store.Option{store.WithRetention(retention)}},
+		{"PruneLimits", testPruneLimits, []store.Option{store.WithRetention(retention)}},
+		{"PruneEveryExpiredRun", testPruneEveryExpiredRun, []store.Option{store.WithRetention(retention)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// DefaultRetention is how long a finished run is kept unless the store
+// was opened WithRetention or its deployment says otherwise.
+const DefaultRetention = 30 * 24 * time.Hour
+
+// ErrPruned means a run does not exist any more because retention pruned
+// it. It is an ErrNotFound: errors.Is(err, ErrNotFound) holds too.
+var ErrPruned = fmt.Errorf("%w (pruned)", ErrNotFound)
+
+// Retention says how long a deployment's finished runs are kept (an
+// mcpflow extension of the deployment). A nil field keeps the server's
+// setting.
+type Retention struct {
+	// FinishedSeconds is how long a run is kept after it ended (completed,
+	// failed or cancelled); 0 keeps it for ever.
+	FinishedSeconds *int64 `json:"finished_seconds,omitempty"`
+}
+
+// RunExpiry returns when retention may prune r, as committed: nil while
+// r has not ended (running and interrupted runs are kept until they end)
+// or when it is kept for ever. A finished run is kept for its
+// deployment's retention, as the run's own copy of the deployment (the
+// one it started with) says, else for def; 0 is for ever. The time is
+// r.UpdatedAt, the end, plus that retention. Implementations of Store
+// call it at every commit, so that they agree.
+func RunExpiry(r Run, def time.Duration) *time.Time {
+	if !Terminal(r.Status) {
+		return nil
+	}
+	keep := def
+	if ret := r.Deployment.Retention; ret != nil && ret.FinishedSeconds != nil {
+		keep = time.Duration(*ret.FinishedSeconds) * time.Second
+	}
+	if keep <= 0 {
+		return nil
+	}
+	at := r.UpdatedAt.UTC().Add(keep)
+	return &at
+}
+
+// PruneLimit bounds one PruneRuns call, which is one write: at most Runs
+// runs, and past the first, no more than about Rows rows (a run's row,
+// its trace entries and its events; a run counts 1 + 3 per trace entry,
+// since each step adds about two events), so that the write holds the
+// store's writer only briefly.
+type PruneLimit struct {
+	Runs int
+	Rows int
+}
+
+// RunRetention prunes the runs whose retention has passed. The runs of a
+// store are pruned by the owner of its retention (actors/retention), in
+// the background, in bounded batches.
+type RunRetention interface {
+	// PruneRuns deletes, in one transaction, the finished runs whose
+	// expiry (RunExpiry) is at or before now, soonest expiry first,
+	// within limit: each with its trace and its event log, leaving a
+	// tombstone, so that GetRun, ReadTrace and ReadRunEvents of it are
+	// ErrPruned while the tombstone is kept. ListRuns and ListEvents never
+	// mention a pruned run, and pruning appends no event. It returns how
+	// many runs it pruned: fewer than limit.Runs (0 included) when no
+	// more had expired, or the rows bound was reached. Several callers
+	// at once, of one process or of several nodes, prune disjoint runs.
+	PruneRuns(ctx context.Context, now time.Time, limit PruneLimit) (int, error)
+	// DropTombstones deletes up to limit tombstones of runs pruned before
+	// `before`, oldest first, and returns how many it deleted.
+	DropTombstones(ctx context.Context, before time.Time, limit int) (int, error)
+	// ReclaimSpace gives a bounded amount of the space that deletes freed
+	// back to the file system, where the database does not reuse it by
+	// itself (SQLite's incremental vacuum). It reports whether free space
+	// is left to reclaim.
+	ReclaimSpace(ctx context.Context) (more bool, err error)
+	// StoreSize is the store's size in bytes: its files (SQLite, with the
+	// write-ahead log), or its database (PostgreSQL); 0 for one in
+	// memory.
+	StoreSize(ctx context.Context) (int64, error)
+}
+
+// PruneCost is what a run with traceCount trace entries counts against
+// PruneLimit.Rows.
+func PruneCost(traceCount int) int { return 1 + 3*traceCount }

@@ -1,0 +1,256 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+)
+
+// retention is the store retention of the retention tests.
+const retention = 2 * time.Second
+
+// ExpiredRuns is how many finished runs PruneEveryExpiredRun prunes.
+const ExpiredRuns = 10_000
+
+// pruneLimit is the batch the retention tests prune in.
+var pruneLimit = store.PruneLimit{Runs: 256, Rows: 4096}
+
+// FinishedRun stores run id as one finished at end with one step: created,
+// then completed; the store's retention runs from end.
+func FinishedRun(ctx context.Context, s store.Store, id string, end time.Time) error {
+	r := run(id, store.RunRunning, end)
+	if err := s.CreateRun(ctx, r, nil); err != nil {
+		return err
+	}
+	r.Status, r.TraceCount = store.RunCompleted, 1
+	return s.RecordProgress(ctx, r, []workflow.TraceEntry{entry("fetch", workflow.End)})
+}
+
+// InterruptedRun stores run id as one that paused in an interrupt at at.
+func InterruptedRun(ctx context.Context, s store.Store, id string, at time.Time) error {
+	r := run(id, store.RunRunning, at)
+	if err := s.CreateRun(ctx, r, nil); err != nil {
+		return err
+	}
+	r.Status, r.TraceCount = store.RunInterrupted, 1
+	r.Interrupt = &workflow.Interrupt{ID: "approve", NodeID: "approve"}
+	return s.RecordProgress(ctx, r, []workflow.TraceEntry{entry("fetch", "approve")})
+}
+
+// pruneAll prunes until a batch prunes none, and returns how many runs it
+// pruned.
+func pruneAll(ctx context.Context, is *is.I, s store.Store, now time.Time) int {
+	total := 0
+	for {
+		n, err := s.PruneRuns(ctx, now, pruneLimit)
+		is.NoErr(err)
+		if n == 0 {
+			return total
+		}
+		total += n
+	}
+}
+
+// isPruned checks that every read of run id says it was pruned.
+func isPruned(ctx context.Context, is *is.I, s store.Store, id string) {
+	is.Helper()
+	_, err := s.GetRun(ctx, id)
+	is.True(errors.Is(err, store.ErrPruned))   // inspect says pruned
+	is.True(errors.Is(err, store.ErrNotFound)) // which is a not found
+	_, err = s.ReadTrace(ctx, id, 0, 0)
+	is.True(errors.Is(err, store.ErrPruned))
+	_, _, err = s.ReadRunEvents(ctx, id, 0, 0)
+	is.True(errors.Is(err, store.ErrPruned))
+}
+
+// testPruneRuns prunes the finished runs whose retention has passed, and
+// keeps the rest: those not finished, those kept for ever or longer by
+// their deployment, those whose time has not come.
+func testPruneRuns(t *testing.T, s store.Store) {
+	is := is.New(t)
+	ctx := t.Context()
+	for _, status := range []string{store.RunCompleted, store.RunFailed, store.RunCancelled} {
+		is.NoErr(s.CreateRun(ctx, run("old-"+status, status, t0), nil))
+	}
+	is.NoErr(s.CreateRun(ctx, run("running", store.RunRunning, t0), nil))
+	is.NoErr(InterruptedRun(ctx, s, "interrupted", t0))
+	is.NoErr(FinishedRun(ctx, s, "young", t0.Add(time.Second)))
+	forever := run("forever", store.RunCompleted, t0)
+	forever.Deployment.Retention = &store.Retention{FinishedSeconds: ptr[int64](0)}
+	is.NoErr(s.CreateRun(ctx, forever, nil))
+	longer := run("longer", store.RunCompleted, t0)
+	longer.Deployment.Retention = &store.Retention{FinishedSeconds: ptr[int64](60)}
+	is.NoErr(s.CreateRun(ctx, longer, nil))
+	eventsBefore, err := s.LastEventSeq(ctx)
+	is.NoErr(err)
+
+	now := t0.Add(retention)
+	is.Equal(pruneAll(ctx, is, s, now), 3) // the three finished at t0
+	for _, status := range []string{store.RunCompleted, store.RunFailed, store.RunCancelled} {
+		isPruned(ctx, is, s, "old-"+status)
+	}
+	runs, total, err := s.ListRuns(ctx, store.RunQuery{})
+	is.NoErr(err)
+	is.Equal(total, 5) // runs.list says nothing of the pruned runs
+	ids := map[string]bool{}
+	for _, r := range runs {
+		ids[r.ID] = true
+	}
+	is.Equal(ids, map[string]bool{"running": true, "interrupted": true, "young": true, "forever": true, "longer": true})
+	eventsAfter, err := s.LastEventSeq(ctx)
+	is.NoErr(err)
+	is.Equal(eventsAfter, eventsBefore) // nor do the events
+	_, err = s.GetRun(ctx, "never-stored")
+	is.True(errors.Is(err, store.ErrNotFound))
+	is.True(!errors.Is(err, store.ErrPruned)) // an unknown run was not pruned
+
+	is.Equal(pruneAll(ctx, is, s, t0.Add(time.Second+retention)), 1) // young's time comes
+	isPruned(ctx, is, s, "young")
+	is.Equal(pruneAll(ctx, is, s, t0.Add(time.Minute)), 1) // and longer's
+	is.Equal(pruneAll(ctx, is, s, t0.Add(365*24*time.Hour)), 0)
+	for _, id := range []string{"running", "interrupted", "forever"} {
+		_, err := s.GetRun(ctx, id)
+		is.NoErr(err) // kept: not finished, or kept for ever
+	}
+
+	// A run that ends later is kept from its end: the interrupted run,
+	// cancelled a minute after it paused.
+	r, err := s.GetRun(ctx, "interrupted")
+	is.NoErr(err)
+	r.Status, r.Interrupt, r.UpdatedAt = store.RunCancelled, nil, t0.Add(time.Minute)
+	is.NoErr(s.RecordProgress(ctx, r, nil))
+	is.Equal(pruneAll(ctx, is, s, t0.Add(time.Minute+retention-time.Millisecond)), 0)
+	is.Equal(pruneAll(ctx, is, s, t0.Add(time.Minute+retention)), 1)
+	isPruned(ctx, is, s, "interrupted")
+
+	// Tombstones go after their own time: then the run is plain not found.
+	dropped, err := s.DropTombstones(ctx, now.Add(time.Millisecond), 100)
+	is.NoErr(err)
+	is.Equal(dropped, 3) // those pruned at now
+	_, err = s.GetRun(ctx, "old-completed")
+	is.True(errors.Is(err, store.ErrNotFound))
+	is.True(!errors.Is(err, store.ErrPruned))
+	isPruned(ctx, is, s, "young") // pruned later: its tombstone is kept
+	_, err = s.ReclaimSpace(ctx)
+	is.NoErr(err)
+	_, err = s.StoreSize(ctx)
+	is.NoErr(err)
+}
+
+// testPruneLimits checks that one PruneRuns stays within its limit: so
+// many runs, and so many rows past the first run.
+func testPruneLimits(t *testing.T, s store.Store) {
+	is := is.New(t)
+	ctx := t.Context()
+	for i := range 5 {
+		is.NoErr(FinishedRun(ctx, s, fmt.Sprintf("run-%d", i), t0.Add(time.Duration(i)*time.Millisecond)))
+	}
+	big := run("big", store.RunRunning, t0.Add(10*time.Millisecond))
+	is.NoErr(s.CreateRun(ctx, big, nil))
+	big.Status = store.RunCompleted
+	progress(ctx, is, s, big, entry("a", "b"), entry("b", "c"), entry("c", "d"), entry("d", workflow.End))
+	now := t0.Add(time.Hour)
+
+	n, err := s.PruneRuns(ctx, now, store.PruneLimit{Runs: 2, Rows: 1000})
+	is.NoErr(err)
+	is.Equal(n, 2) // the runs bound
+	isPruned(ctx, is, s, "run-0")
+	isPruned(ctx, is, s, "run-1")
+	n, err = s.PruneRuns(ctx, now, store.PruneLimit{Runs: 100, Rows: 2 * store.PruneCost(1)})
+	is.NoErr(err)
+	is.Equal(n, 2) // the rows bound: two runs of one step each
+	isPruned(ctx, is, s, "run-3")
+	n, err = s.PruneRuns(ctx, now, store.PruneLimit{Runs: 100, Rows: 1})
+	is.NoErr(err)
+	is.Equal(n, 1) // the first run goes whatever its size
+	n, err = s.PruneRuns(ctx, now, store.PruneLimit{Runs: 100, Rows: 1})
+	is.NoErr(err)
+	is.Equal(n, 1) // big, alone
+	isPruned(ctx, is, s, "big")
+	n, err = s.PruneRuns(ctx, now, store.PruneLimit{Runs: 100, Rows: 1})
+	is.NoErr(err)
+	is.Equal(n, 0)
+}
+
+// PruneEveryExpiredRun stores ExpiredRuns finished runs and some
+// interrupted ones, all of them past s's retention (which must be
+// retention, 2 s) at now, prunes in bounded batches until nothing is
+// left to prune, and checks that every finished run is gone and every
+// interrupted one kept. It returns how long the pruning took.
+func PruneEveryExpiredRun(t *testing.T, s store.Store) time.Duration {
+	is := is.New(t)
+	ctx := t.Context()
+	const interrupted = 10
+	is.NoErr(concurrently(ExpiredRuns+interrupted, func(i int) error {
+		if i < interrupted {
+			return InterruptedRun(ctx, s, fmt.Sprintf("waiting-%d", i), t0)
+		}
+		return FinishedRun(ctx, s, fmt.Sprintf("run-%05d", i-interrupted), t0.Add(time.Duration(i)*time.Microsecond))
+	}))
+
+	start := time.Now()
+	is.Equal(pruneAll(ctx, is, s, t0.Add(time.Hour)), ExpiredRuns)
+	took := time.Since(start)
+	runs, total, err := s.ListRuns(ctx, store.RunQuery{})
+	is.NoErr(err)
+	is.Equal(total, interrupted) // every expired run is gone; the interrupted ones are kept
+	for _, r := range runs {
+		is.Equal(r.Status, store.RunInterrupted)
+	}
+	isPruned(ctx, is, s, "run-00000")
+	isPruned(ctx, is, s, fmt.Sprintf("run-%05d", ExpiredRuns-1))
+	return took
+}
+
+// testPruneEveryExpiredRun runs PruneEveryExpiredRun.
+func testPruneEveryExpiredRun(t *testing.T, s store.Store) {
+	if testing.Short() {
+		t.Skip("stores 10,000 runs")
+	}
+	took := PruneEveryExpiredRun(t, s)
+	t.Logf("pruned %d runs in %v", ExpiredRuns, took)
+}
+
+// concurrently calls do(i) for i in [0, n) from 32 goroutines, so that
+// the store's writes share commits, and returns the first error.
+func concurrently(n int, do func(i int) error) error {
+	next := make(chan int)
+	errs := make(chan error, 32)
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := do(i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	var err error
+feed:
+	for i := range n {
+		select {
+		case next <- i:
+		case err = <-errs:
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	if err == nil {
+		err = <-errs // nil once closed and empty
+	}
+	return err
+}
