@@ -25,7 +25,7 @@ type Memory struct {
 	events      []Event // the kept events, in sequence order
 	lastSeq     int64   // the sequence number of the last event appended
 	maxEvents   int
-	retention   time.Duration         // see Options
+	retention   time.Duration        // see Options
 	tombstones  map[string]time.Time // when each pruned run was pruned
 }
 

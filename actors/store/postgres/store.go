@@ -30,7 +30,7 @@ type Store struct {
 	pool      *pgxpool.Pool
 	maxEvents int           // see store.Options
 	retention time.Duration // see store.Options
-	node      string // see WithNode
+	node      string        // see WithNode
 	// announce tells the other nodes of each commit; nil for a store of
 	// one node alone.
 	announce *announcer
