@@ -2,8 +2,8 @@
 // service (never the global default, so that several services can run in
 // one process), the collectors on it, and the hooks through which the
 // actors (runs, sessions, the supervisor), the store wrapper, the live
-// event hub, the edge and the cluster (membership, leases) record what
-// happens. docs/metrics.md lists every metric.
+// event hub, the edge, the cluster (membership, leases) and retention
+// record what happens. docs/metrics.md lists every metric.
 //
 // Every hook is safe on a nil *Metrics, which records nothing: a caller
 // that was not given metrics needs no checks.
@@ -74,7 +74,8 @@ type Metrics struct {
 	subscriptionLag *prometheus.CounterVec
 	storeCommits    *prometheus.HistogramVec
 
-	cluster clusterCollectors
+	cluster   clusterCollectors
+	retention retentionCollectors
 }
 
 // New returns metrics on a registry of their own, with the Go runtime and
@@ -124,7 +125,8 @@ func New() *Metrics {
 			"Time of the store writes live events follow, by operation (create_run, record_progress, append_event).",
 			commitBuckets, "operation"),
 
-		cluster: newClusterCollectors(),
+		cluster:   newClusterCollectors(),
+		retention: newRetentionCollectors(),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -134,6 +136,7 @@ func New() *Metrics {
 		m.websockets, m.requests, m.subscriptionLag, m.storeCommits,
 	)
 	reg.MustRegister(m.cluster.collectors()...)
+	reg.MustRegister(m.retention.collectors()...)
 	return m
 }
 

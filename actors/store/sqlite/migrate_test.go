@@ -2,8 +2,10 @@ package sqlite
 
 import (
 	"database/sql"
+	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
@@ -45,4 +47,46 @@ func TestMigrateFromVersion1(t *testing.T) {
 	_, last, err := s.ReadRunEvents(ctx, "run", 0, 0)
 	is.NoErr(err)
 	is.Equal(last, int64(1)) // and those of version 3
+}
+
+// TestMigrateGivesFinishedRunsTheirExpiry opens a database of schema
+// version 3, before retention: its finished runs expire the store's
+// retention after their end, and its interrupted runs never.
+func TestMigrateGivesFinishedRunsTheirExpiry(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "mcpflow.db")
+	is.NoErr(createFile(path))
+	db, err := sql.Open("sqlite", path)
+	is.NoErr(err)
+	for _, m := range migrations[:3] {
+		_, err = db.ExecContext(ctx, m)
+		is.NoErr(err)
+	}
+	_, err = db.ExecContext(ctx, `PRAGMA user_version = 3`)
+	is.NoErr(err)
+	end := time.Date(2026, 3, 1, 12, 0, 0, 500_000_000, time.UTC)
+	for _, r := range []store.Run{{ID: "done", Status: store.RunCompleted, UpdatedAt: end}, {ID: "waiting", Status: store.RunInterrupted, UpdatedAt: end}} {
+		record, err := encode(r)
+		is.NoErr(err)
+		_, err = db.ExecContext(ctx, `INSERT INTO runs (id, status, updated_at, trace_count, record) VALUES (?, ?, ?, 0, ?)`,
+			r.ID, r.Status, timeKey(r.UpdatedAt), record)
+		is.NoErr(err)
+	}
+	is.NoErr(db.Close())
+
+	s, err := Open(ctx, path, WithStoreOptions(store.WithRetention(time.Hour)))
+	is.NoErr(err)
+	defer s.Close()
+	limit := store.PruneLimit{Runs: 10, Rows: 100}
+	n, err := s.PruneRuns(ctx, end.Add(time.Hour-time.Millisecond), limit)
+	is.NoErr(err)
+	is.Equal(n, 0) // not yet
+	n, err = s.PruneRuns(ctx, end.Add(time.Hour), limit)
+	is.NoErr(err)
+	is.Equal(n, 1) // an hour after its end, to the fraction of a second
+	_, err = s.GetRun(ctx, "done")
+	is.True(errors.Is(err, store.ErrPruned))
+	_, err = s.GetRun(ctx, "waiting")
+	is.NoErr(err) // kept
 }

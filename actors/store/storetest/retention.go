@@ -254,3 +254,42 @@ feed:
 	}
 	return err
 }
+
+// SteadyLoad is a steady load of runs on s, whose retention must be
+// retention (2 s), on a clock of ticks: each tick of 100 ms, 20 runs
+// finish, then the expired ones are pruned, the tombstones older than
+// the retention dropped and the free space reclaimed, as the pruner
+// would, one write at a time. It returns the store's size after each
+// tick. (The admin event log grows too, until it holds its bound: open
+// s with a small one.) Without prune, nothing is pruned: the baseline.
+func SteadyLoad(t *testing.T, s store.Store, ticks int, prune bool) []int64 {
+	is := is.New(t)
+	ctx := t.Context()
+	const perTick, tick = 20, 100 * time.Millisecond
+	sizes := make([]int64, 0, ticks)
+	for i := range ticks {
+		now := t0.Add(time.Duration(i) * tick)
+		for j := range perTick {
+			is.NoErr(FinishedRun(ctx, s, fmt.Sprintf("run-%d-%d", i, j), now))
+		}
+		if prune {
+			pruneAll(ctx, is, s, now)
+			_, err := s.DropTombstones(ctx, now.Add(-retention), 1000)
+			is.NoErr(err)
+			for more := true; more; {
+				var err error
+				more, err = s.ReclaimSpace(ctx)
+				is.NoErr(err)
+			}
+		}
+		size, err := s.StoreSize(ctx)
+		is.NoErr(err)
+		sizes = append(sizes, size)
+	}
+	_, total, err := s.ListRuns(ctx, store.RunQuery{})
+	is.NoErr(err)
+	if prune {
+		is.True(total <= perTick*int(retention/tick+1)) // only the runs of the last 2 s are kept
+	}
+	return sizes
+}
