@@ -44,10 +44,10 @@ type Options struct {
 	// Batch bounds each prune batch: DefaultBatch when zero.
 	Batch store.PruneLimit
 	// Interval is how long the pruner waits after a pass that left
-	// nothing to prune.
+	// nothing to prune: config.DefaultPruneInterval when zero.
 	Interval time.Duration
-	// Tombstones is how long a pruned run's tombstone is kept; 0 drops
-	// them at the next pass.
+	// Tombstones is how long a pruned run's tombstone is kept:
+	// config.DefaultTombstoneRetention when zero.
 	Tombstones time.Duration
 	// Now is the clock the expiries are compared with: time.Now when nil.
 	Now func() time.Time
@@ -63,7 +63,11 @@ type Options struct {
 // OptionsFor are the options that the server's retention block asks
 // for (nil: the defaults).
 func OptionsFor(r *config.Retention, m *metrics.Metrics) Options {
-	return Options{Batch: DefaultBatch, Interval: r.Interval(), Tombstones: r.Tombstones(), Metrics: m}
+	tombstones := r.Tombstones()
+	if tombstones == 0 {
+		tombstones = time.Nanosecond // none kept: dropped at the next pass
+	}
+	return Options{Batch: DefaultBatch, Interval: r.Interval(), Tombstones: tombstones, Metrics: m}
 }
 
 // Pass is what one pass did.
@@ -95,6 +99,12 @@ func Start(s store.RunRetention, opts Options) *Pruner {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Interval <= 0 {
+		opts.Interval = config.DefaultPruneInterval
+	}
+	if opts.Tombstones <= 0 {
+		opts.Tombstones = config.DefaultTombstoneRetention
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Pruner{store: s, opts: opts, cancel: cancel, done: make(chan struct{})}
 	go p.loop(ctx)
@@ -102,8 +112,12 @@ func Start(s store.RunRetention, opts Options) *Pruner {
 }
 
 // Stop ends the loop, interrupting a pass (a batch in its store write
-// commits or fails as a whole), and waits for it within ctx.
+// commits or fails as a whole), and waits for it within ctx. A nil
+// Pruner is stopped already.
 func (p *Pruner) Stop(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
 	p.cancel()
 	select {
 	case <-p.done:

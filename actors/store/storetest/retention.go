@@ -189,7 +189,7 @@ func PruneEveryExpiredRun(t *testing.T, s store.Store) time.Duration {
 	is := is.New(t)
 	ctx := t.Context()
 	const interrupted = 10
-	is.NoErr(concurrently(ExpiredRuns+interrupted, func(i int) error {
+	is.NoErr(Concurrently(ExpiredRuns+interrupted, func(i int) error {
 		if i < interrupted {
 			return InterruptedRun(ctx, s, fmt.Sprintf("waiting-%d", i), t0)
 		}
@@ -219,9 +219,9 @@ func testPruneEveryExpiredRun(t *testing.T, s store.Store) {
 	t.Logf("pruned %d runs in %v", ExpiredRuns, took)
 }
 
-// concurrently calls do(i) for i in [0, n) from 32 goroutines, so that
-// the store's writes share commits, and returns the first error.
-func concurrently(n int, do func(i int) error) error {
+// Concurrently calls do(i) for i in [0, n) from 32 goroutines, so that
+// a store's writes share commits, and returns the first error.
+func Concurrently(n int, do func(i int) error) error {
 	next := make(chan int)
 	errs := make(chan error, 32)
 	var wg sync.WaitGroup

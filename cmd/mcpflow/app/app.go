@@ -21,6 +21,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/retention"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
@@ -63,6 +64,10 @@ type Options struct {
 	// WarmUp is how long Start waits for the catalogs of connections that
 	// have none stored yet (with RefreshAtStart); 0 serves at once.
 	WarmUp time.Duration
+	// Retention prunes the store's finished runs once their retention
+	// has passed (which the store opened from the config's
+	// server.retention stamps on them).
+	Retention retention.Options
 }
 
 // DefaultOptions are the production settings for cfg.
@@ -81,8 +86,12 @@ func DefaultOptions(cfg *config.File) Options {
 	if cfg != nil && cfg.Server.Supervision != nil && cfg.Server.Supervision.WarmUpMS != nil {
 		warmUp = time.Duration(*cfg.Server.Supervision.WarmUpMS) * time.Millisecond
 	}
+	var ret *config.Retention
+	if cfg != nil {
+		ret = cfg.Server.Retention
+	}
 	return Options{Config: cfg, Supervisor: sup, Edge: edgeOpts, Hub: hub, RunWait: 2 * time.Minute, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour,
-		RefreshAtStart: true, WarmUp: warmUp}
+		RefreshAtStart: true, WarmUp: warmUp, Retention: retention.OptionsFor(ret, nil)}
 }
 
 // App is a running mcpflow, before or while it serves HTTP.
@@ -96,6 +105,7 @@ type App struct {
 	supervisor *supervisor.Handle
 	replies    *reply.Router         // the answers the service's handlers wait for
 	refresher  *supervisor.Refresher // background catalog listing; nil when off
+	pruner     *retention.Pruner     // the pruning of finished runs
 	pool       *session.Pool         // the HTTP sessions' connections; nil with Options.Transports
 	edge       *edge.Server
 	http       *http.Server
@@ -239,6 +249,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		return service.WithNotifier(ctx, c)
 	}
 	a.edge = edge.New(svc.Methods(), c, opts.Edge)
+	a.pruner = retention.Start(a.store, opts.Retention)
 	a.life.ready()
 	return a, nil
 }
@@ -304,8 +315,9 @@ const (
 //  4. The background catalog listing stops, then the supervisor stops
 //     every session actor at once: each closes its upstream within its
 //     CloseTimeout, or has its process group killed.
-//  5. The store closes, once no actor can write it, and its lock is
-//     released.
+//  5. The pruning of finished runs stops (a batch in progress commits or
+//     fails whole), then the store closes, once no actor can write it,
+//     and its lock is released.
 //  6. With tracing on, the spans not yet exported are flushed within what
 //     is left of the budget.
 func (a *App) Shutdown(ctx context.Context) error {
@@ -351,7 +363,8 @@ func (a *App) Shutdown(ctx context.Context) error {
 	// Every connection is closed: so is every subscription.
 	// The supervisor releases the connections it owned as their sessions
 	// close; leaving the cluster gives every other lease up.
-	errs = append(errs, a.member.quiet(ctx), a.hub.Close(ctx), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.replies.Stop(ctx), a.member.stop(ctx), a.closeStore())
+	errs = append(errs, a.member.quiet(ctx), a.hub.Close(ctx), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.replies.Stop(ctx), a.member.stop(ctx),
+		a.pruner.Stop(ctx), a.closeStore())
 	a.pool.Close()         // no session is left to use its connections
 	a.tracer.shutdown(ctx) // the runs' spans, flushed within what is left of the budget
 	if err := errors.Join(errs...); err != nil {
@@ -375,8 +388,9 @@ func (a *App) stopRefresher(ctx context.Context) error {
 // SQLite database under root.
 func openStore(ctx context.Context, server config.Server, root string) (store.Store, error) {
 	cfg := server.Store
+	kept := store.WithRetention(server.Retention.Finished())
 	if cfg.Kind == config.StorePostgres {
-		var opts []postgres.Option
+		opts := []postgres.Option{postgres.WithStoreOptions(kept)}
 		if server.Cluster != nil {
 			opts = append(opts, postgres.WithNode(server.Cluster.NodeID))
 		}
@@ -386,7 +400,7 @@ func openStore(ctx context.Context, server config.Server, root string) (store.St
 		}
 		return s, nil
 	}
-	s, err := sqlite.Open(ctx, filepath.Join(root, DatabaseFile), sqlite.WithSync(sqlite.Sync(cfg.Sync)))
+	s, err := sqlite.Open(ctx, filepath.Join(root, DatabaseFile), sqlite.WithSync(sqlite.Sync(cfg.Sync)), sqlite.WithStoreOptions(kept))
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@ import "github.com/mcpflow/mcpflow/actors/metrics"
 
 // withMetrics hands the App's metrics to every part that records them
 // (session actors and the supervisor, the live event hub and its store,
-// the edge, which serves them at /metrics) and returns them, for the run
+// retention, the edge, which serves them at /metrics) and returns them, for the run
 // actors. They are the edge's if opts has them, else a registry of the
 // App's own: never the global one, so that several Apps can run in one
 // process.
@@ -13,6 +13,6 @@ func withMetrics(opts *Options) *metrics.Metrics {
 	if m == nil {
 		m = metrics.New()
 	}
-	opts.Edge.Metrics, opts.Hub.Metrics, opts.Supervisor.Session.Metrics = m, m, m
+	opts.Edge.Metrics, opts.Hub.Metrics, opts.Supervisor.Session.Metrics, opts.Retention.Metrics = m, m, m, m
 	return m
 }
