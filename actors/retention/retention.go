@@ -22,9 +22,10 @@ import (
 )
 
 // DefaultBatch is the prune batch of a server: small enough that one
-// batch, one write, holds the store's writer well under a millisecond
-// on SQLite (docs/performance.md, "Retention").
-var DefaultBatch = store.PruneLimit{Runs: 32, Rows: 512}
+// batch, one write, holds the store's writer for about half a
+// millisecond on SQLite (some 30 µs a run of one step; docs/performance.md,
+// "Retention"), and large enough to prune thousands of runs a second.
+var DefaultBatch = store.PruneLimit{Runs: 16, Rows: 256}
 
 // Bounds of one pass, so that a pass ends (and samples the size, drops
 // tombstones) even while runs expire faster than it prunes; the next

@@ -17,8 +17,13 @@ import (
 // connection (a checkpoint, or another process) before SQLITE_BUSY.
 const busyTimeoutMs = 5000
 
+// writerCheckpointPages is the size of the write-ahead log, in pages, at
+// which the commit that crosses it checkpoints (see checkpointer): 16 MiB
+// at the default page size.
+const writerCheckpointPages = 4_000
+
 // walSizeLimit is the size, in bytes, that a checkpoint truncates the
-// write-ahead log back to.
+// write-ahead log back to once it has grown past it.
 const walSizeLimit = 64 << 20
 
 // createFile makes the database's directory (0700) and an empty database
@@ -46,6 +51,9 @@ func openWriter(ctx context.Context, path, synchronous string) (*sql.DB, error) 
 			// with it (see incrementalVacuum).
 			"auto_vacuum(INCREMENTAL)",
 			"journal_mode(WAL)",
+			// The checkpointer checkpoints; a commit only once the log
+			// is four times SQLite's default (see checkpointer).
+			fmt.Sprintf("wal_autocheckpoint(%d)", writerCheckpointPages),
 			// A checkpoint truncates a write-ahead log that grew past
 			// this back to it, rather than keeping its largest size.
 			fmt.Sprintf("journal_size_limit(%d)", walSizeLimit),

@@ -96,7 +96,7 @@ CREATE TABLE run_events (
 -- not ended, or that is kept for ever. Runs that ended before this
 -- version get the store's retention from their end (see backfillExpiry).
 ALTER TABLE runs ADD COLUMN expires_at TEXT;
-CREATE INDEX runs_by_expiry ON runs (expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX runs_by_expiry ON runs (expires_at, id) WHERE expires_at IS NOT NULL;
 
 -- The runs retention pruned, kept for a time so that looking one up says
 -- "pruned" rather than "not found". pruned_at is timeKey text.

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"database/sql"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -17,26 +18,44 @@ import (
 // TestTheStoreFileStopsGrowingUnderASteadyLoad runs 60 s of a steady
 // load (on a clock of ticks, not the wall's) with a retention of 2 s: once
 // the first runs expire (and the admin event log holds its 1,000), the
-// pages their pruning frees hold the next ones, and the file (with its
-// write-ahead log) grows no more. The baseline is the same load on a
-// store that prunes nothing: the growth over the last 40 s, with
-// pruning, is under a twentieth of its.
+// pages their pruning frees hold the next ones, and the database file
+// grows no more. The baseline is the same load on a store that prunes
+// nothing: the growth over the last 40 s, with pruning, is under a
+// twentieth of its. (The write-ahead log beside it is logged, not
+// checked: its size depends on when the background checkpoints ran; the
+// soak benchmark measures both files on the wall's clock.)
 func TestTheStoreFileStopsGrowingUnderASteadyLoad(t *testing.T) {
 	is := is.New(t)
-	open := func() *sqlite.Store {
-		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "mcpflow.db"), sqlite.WithSync(sqlite.SyncNormal),
+	open := func() (*sqlite.Store, string) {
+		path := filepath.Join(t.TempDir(), "mcpflow.db")
+		s, err := sqlite.Open(t.Context(), path, sqlite.WithSync(sqlite.SyncNormal),
 			sqlite.WithStoreOptions(store.WithRetention(2*time.Second), store.WithMaxEvents(1000)))
 		is.NoErr(err)
 		t.Cleanup(func() { is.NoErr(s.Close()) })
-		return s
+		return s, path
+	}
+	var wal int64
+	fileSize := func(path string) func() (int64, error) {
+		return func() (int64, error) {
+			db, err := os.Stat(path)
+			if err != nil {
+				return 0, err
+			}
+			if log, err := os.Stat(path + "-wal"); err == nil {
+				wal = max(wal, log.Size())
+			}
+			return db.Size(), nil
+		}
 	}
 	const ticks, warm = 600, 200 // 60 s, the first 20 s of them warming up
-	pruned := storetest.SteadyLoad(t, open(), ticks, true)
-	kept := storetest.SteadyLoad(t, open(), ticks, false)
+	s, path := open()
+	pruned := storetest.SteadyLoad(t, s, ticks, true, fileSize(path))
+	s, path = open()
+	kept := storetest.SteadyLoad(t, s, ticks, false, fileSize(path))
 	growth := slices.Max(pruned[warm:]) - slices.Max(pruned[:warm])
 	baseline := kept[ticks-1] - kept[warm-1]
-	t.Logf("store size after 20 s: %d bytes pruning, %d not; growth over the next 40 s: %d bytes pruning, %d not",
-		slices.Max(pruned[:warm]), kept[warm-1], growth, baseline)
+	t.Logf("database file after 20 s: %d bytes pruning, %d not; growth over the next 40 s: %d bytes pruning, %d not; write-ahead log at most %d bytes",
+		slices.Max(pruned[:warm]), kept[warm-1], growth, baseline, wal)
 	is.True(growth*20 < baseline) // the file stopped growing
 }
 

@@ -52,6 +52,10 @@ import (
 // queue (later writes fail with ErrClosed), lets the writer commit the
 // writes already queued, and then closes the database.
 //
+// The write-ahead log is checkpointed into the database file in the
+// background, on a connection of its own (see checkpointer), never by a
+// commit.
+//
 // Every fixed query is prepared once, at Open, on the pool that runs it
 // (see readQuery and writeQuery).
 type Store struct {
@@ -61,6 +65,7 @@ type Store struct {
 	read       *sql.DB
 	reads      reader
 	writer     *writer
+	checkpoint *checkpointer // copies the write-ahead log into the file
 	maxEvents  int           // see store.Options
 	retention  time.Duration // see store.Options
 	path       string        // the database file's, absolute
@@ -122,6 +127,10 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 		return nil, err
 	}
 	s.writer = startWriter(s.writeStmts, o.batch)
+	if s.checkpoint, err = startCheckpointer(ctx, path, s.writer.commits.Load); err != nil {
+		s.writer.close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -129,7 +138,7 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 // the database. Writes made after it fail with ErrClosed.
 func (s *Store) Close() error {
 	s.writer.close()
-	return s.closeDatabase()
+	return errors.Join(s.checkpoint.close(), s.closeDatabase())
 }
 
 // closeDatabase closes the statements, connection and pools that are

@@ -260,9 +260,13 @@ feed:
 // finish, then the expired ones are pruned, the tombstones older than
 // the retention dropped and the free space reclaimed, as the pruner
 // would, one write at a time. It returns the store's size after each
-// tick. (The admin event log grows too, until it holds its bound: open
-// s with a small one.) Without prune, nothing is pruned: the baseline.
-func SteadyLoad(t *testing.T, s store.Store, ticks int, prune bool) []int64 {
+// tick, as size measures it (nil: StoreSize). (The admin event log grows
+// too, until it holds its bound: open s with a small one.) Without
+// prune, nothing is pruned: the baseline.
+func SteadyLoad(t *testing.T, s store.Store, ticks int, prune bool, size func() (int64, error)) []int64 {
+	if size == nil {
+		size = func() (int64, error) { return s.StoreSize(t.Context()) }
+	}
 	is := is.New(t)
 	ctx := t.Context()
 	const perTick, tick = 20, 100 * time.Millisecond
@@ -282,9 +286,9 @@ func SteadyLoad(t *testing.T, s store.Store, ticks int, prune bool) []int64 {
 				is.NoErr(err)
 			}
 		}
-		size, err := s.StoreSize(ctx)
+		n, err := size()
 		is.NoErr(err)
-		sizes = append(sizes, size)
+		sizes = append(sizes, n)
 	}
 	_, total, err := s.ListRuns(ctx, store.RunQuery{})
 	is.NoErr(err)

@@ -5,7 +5,7 @@
 -- ended before this version get the store's retention from their end, when
 -- it is migrated (backfillExpiry).
 ALTER TABLE runs ADD COLUMN expires_at timestamptz;
-CREATE INDEX runs_by_expiry ON runs (expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX runs_by_expiry ON runs (expires_at, id) WHERE expires_at IS NOT NULL;
 
 -- The runs retention pruned, kept for a time so that looking one up says
 -- "pruned" rather than "not found".
