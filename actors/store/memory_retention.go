@@ -21,15 +21,14 @@ func (m *Memory) PruneRuns(_ context.Context, now time.Time, limit PruneLimit) (
 	slices.SortFunc(expired, func(a, b *storedRun) int {
 		return cmp.Or(a.expires.Compare(*b.expires), strings.Compare(a.run.ID, b.run.ID))
 	})
-	pruned, rows := 0, 0
+	batch, pruned := NewPruneBatch(limit), 0
 	for _, stored := range expired {
-		cost := PruneCost(stored.run.TraceCount)
-		if pruned == limit.Runs || pruned > 0 && rows+cost > limit.Rows {
+		if !batch.Take(stored.run.TraceCount) {
 			break
 		}
 		delete(m.runs, stored.run.ID)
 		m.tombstones[stored.run.ID] = now.UTC()
-		pruned, rows = pruned+1, rows+cost
+		pruned++
 	}
 	return pruned, nil
 }

@@ -86,3 +86,27 @@ type RunRetention interface {
 // PruneCost is what a run with traceCount trace entries counts against
 // PruneLimit.Rows.
 func PruneCost(traceCount int) int { return 1 + 3*traceCount }
+
+// PruneBatch counts the runs one PruneRuns takes against its limit, in
+// the order it meets them. Implementations of RunRetention use it, so
+// that they agree.
+type PruneBatch struct {
+	limit      PruneLimit
+	runs, rows int
+}
+
+// NewPruneBatch starts counting against limit.
+func NewPruneBatch(limit PruneLimit) *PruneBatch { return &PruneBatch{limit: limit} }
+
+// Take counts a run of traceCount trace entries and reports whether it
+// fits the limit: the first run always does, whatever its size; the next
+// ones while the batch holds fewer than limit.Runs runs and the rows stay
+// within limit.Rows. Once a run does not fit, the batch is full.
+func (b *PruneBatch) Take(traceCount int) bool {
+	cost := PruneCost(traceCount)
+	if b.runs >= b.limit.Runs || b.runs > 0 && b.rows+cost > b.limit.Rows {
+		return false
+	}
+	b.runs, b.rows = b.runs+1, b.rows+cost
+	return true
+}

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -65,6 +66,7 @@ func TestStore(t *testing.T) {
 		{"RecoverRunningOfItsNode", testRecoverRunningOfItsNode},
 		{"EventsInCommitOrder", testEventsInCommitOrder},
 		{"QueuedEventsNumbered", testQueuedEventsNumbered},
+		{"MigrateGivesFinishedRunsTheirExpiry", testMigrateGivesFinishedRunsTheirExpiry},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -233,4 +235,36 @@ func exec(t *testing.T, dsn, sql string) {
 	defer conn.Close(context.WithoutCancel(ctx))
 	_, err = conn.Exec(ctx, sql)
 	is.NoErr(err)
+}
+
+// testMigrateGivesFinishedRunsTheirExpiry takes a database back to
+// schema version 4, before retention, with a finished run and an
+// interrupted one, and opens it: the finished run expires the store's
+// retention after its end, the interrupted one never.
+func testMigrateGivesFinishedRunsTheirExpiry(t *testing.T, srv *pgtest.Server) {
+	is := is.New(t)
+	ctx := t.Context()
+	dsn := srv.NewDatabase(t)
+	s, err := postgres.Open(ctx, dsn, postgres.WithStoreOptions(store.WithRetention(0)))
+	is.NoErr(err)
+	end := time.Date(2026, 3, 1, 12, 0, 0, 500_000_000, time.UTC)
+	is.NoErr(storetest.FinishedRun(ctx, s, "done", end))
+	is.NoErr(storetest.InterruptedRun(ctx, s, "waiting", end))
+	is.NoErr(s.Close())
+	exec(t, dsn, `ALTER TABLE runs DROP COLUMN expires_at`)
+	exec(t, dsn, `DROP TABLE run_tombstones`)
+	exec(t, dsn, `DELETE FROM schema_migrations WHERE version = 5`)
+
+	s = open(t, dsn, postgres.WithStoreOptions(store.WithRetention(time.Hour)))
+	limit := store.PruneLimit{Runs: 10, Rows: 100}
+	n, err := s.PruneRuns(ctx, end.Add(time.Hour-time.Millisecond), limit)
+	is.NoErr(err)
+	is.Equal(n, 0) // not yet
+	n, err = s.PruneRuns(ctx, end.Add(time.Hour), limit)
+	is.NoErr(err)
+	is.Equal(n, 1) // an hour after its end
+	_, err = s.GetRun(ctx, "done")
+	is.True(errors.Is(err, store.ErrPruned))
+	_, err = s.GetRun(ctx, "waiting")
+	is.NoErr(err) // kept
 }

@@ -51,18 +51,17 @@ func expired(ctx context.Context, tx pgx.Tx, now time.Time, limit store.PruneLim
 	}
 	defer rows.Close()
 	var ids []string
-	cost := 0
+	batch := store.NewPruneBatch(limit)
 	for rows.Next() {
 		var id string
 		var traceCount int
 		if err := rows.Scan(&id, &traceCount); err != nil {
 			return nil, err
 		}
-		c := store.PruneCost(traceCount)
-		if len(ids) > 0 && cost+c > limit.Rows {
+		if !batch.Take(traceCount) {
 			break // the rows left locked are released when tx ends
 		}
-		ids, cost = append(ids, id), cost+c
+		ids = append(ids, id)
 	}
 	return ids, rows.Err()
 }

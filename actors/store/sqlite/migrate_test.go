@@ -3,6 +3,7 @@ package sqlite
 import (
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,15 +18,8 @@ import (
 func TestMigrateFromVersion1(t *testing.T) {
 	is := is.New(t)
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "mcpflow.db")
-	is.NoErr(createFile(path))
-	db, err := sql.Open("sqlite", path)
-	is.NoErr(err)
-	_, err = db.ExecContext(ctx, migrations[0])
-	is.NoErr(err)
-	_, err = db.ExecContext(ctx, `PRAGMA user_version = 1`)
-	is.NoErr(err)
-	_, err = db.ExecContext(ctx, `INSERT INTO deployments (id, record) VALUES ('dep', '{"id":"dep","drift_policy":"warn"}')`)
+	path, db := oldSchema(t, 1)
+	_, err := db.ExecContext(ctx, `INSERT INTO deployments (id, record) VALUES ('dep', '{"id":"dep","drift_policy":"warn"}')`)
 	is.NoErr(err)
 	is.NoErr(db.Close())
 
@@ -55,16 +49,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 func TestMigrateGivesFinishedRunsTheirExpiry(t *testing.T) {
 	is := is.New(t)
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "mcpflow.db")
-	is.NoErr(createFile(path))
-	db, err := sql.Open("sqlite", path)
-	is.NoErr(err)
-	for _, m := range migrations[:3] {
-		_, err = db.ExecContext(ctx, m)
-		is.NoErr(err)
-	}
-	_, err = db.ExecContext(ctx, `PRAGMA user_version = 3`)
-	is.NoErr(err)
+	path, db := oldSchema(t, 3)
 	end := time.Date(2026, 3, 1, 12, 0, 0, 500_000_000, time.UTC)
 	for _, r := range []store.Run{{ID: "done", Status: store.RunCompleted, UpdatedAt: end}, {ID: "waiting", Status: store.RunInterrupted, UpdatedAt: end}} {
 		record, err := encode(r)
@@ -89,4 +74,24 @@ func TestMigrateGivesFinishedRunsTheirExpiry(t *testing.T) {
 	is.True(errors.Is(err, store.ErrPruned))
 	_, err = s.GetRun(ctx, "waiting")
 	is.NoErr(err) // kept
+}
+
+// oldSchema makes a database of schema version `version`, as a build of
+// that version left it (without incremental vacuum), and returns its path
+// and a connection to it for the test to fill and close.
+func oldSchema(t *testing.T, version int) (string, *sql.DB) {
+	is := is.New(t)
+	is.Helper()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "mcpflow.db")
+	is.NoErr(createFile(path))
+	db, err := sql.Open("sqlite", path)
+	is.NoErr(err)
+	for _, m := range migrations[:version] {
+		_, err = db.ExecContext(ctx, m)
+		is.NoErr(err)
+	}
+	_, err = db.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", version))
+	is.NoErr(err)
+	return path, db
 }

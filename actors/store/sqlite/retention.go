@@ -66,18 +66,17 @@ func expired(ctx context.Context, tx writeTx, now string, limit store.PruneLimit
 	}
 	defer rows.Close()
 	var ids []string
-	cost := 0
+	batch := store.NewPruneBatch(limit)
 	for rows.Next() {
 		var id string
 		var traceCount int
 		if err := rows.Scan(&id, &traceCount); err != nil {
 			return nil, err
 		}
-		c := store.PruneCost(traceCount)
-		if len(ids) > 0 && cost+c > limit.Rows {
+		if !batch.Take(traceCount) {
 			break
 		}
-		ids, cost = append(ids, id), cost+c
+		ids = append(ids, id)
 	}
 	return ids, rows.Err()
 }
