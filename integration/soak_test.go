@@ -27,15 +27,15 @@ import (
 // as CI runs it; docs/performance.md has a 30 min one), MCPFLOW_SOAK_RATE
 // how many runs it starts a second (default 100).
 const (
-	soakClients   = 4
-	soakSamples   = 25 // the first at the start, the last at the end
+	soakClients = 4
+	soakSamples = 25 // the first at the start, the last at the end
 	// soakTolerance is how far above the middle third's peak the last
 	// third's mean may be: the noise of a sample (a write-ahead log
 	// between checkpoints, a heap between two runs). A leak of a
 	// kilobyte a run, 6 MB an hour at 100 runs a second, or a store
 	// that keeps the runs it should prune, is well beyond it.
 	soakTolerance = 1.05
-	soakRetention = 2  // seconds a finished run is kept
+	soakRetention = 2 // seconds a finished run is kept
 )
 
 // soakSample is what the process holds at one time.
@@ -241,4 +241,3 @@ func takeSample(ctx context.Context, b *testing.B, c *client.Client, root string
 
 // mib is n bytes in MiB.
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
-
