@@ -116,3 +116,23 @@ func TestValidateComponentChecksNestedShapes(t *testing.T) {
 
 	is.True(c.ValidateComponent("NoSuchComponent", good) != nil)
 }
+
+// A deployment's retention is an mcpflow extension: marked so in the
+// components rpc.discover serves, and checked as the service reads it.
+func TestADeploymentRetentionIsAnExtensionInDiscover(t *testing.T) {
+	is := is.New(t)
+	c := contract.Default()
+	deployment := map[string]any{"id": "d1", "artifact_id": "a1", "artifact_version": 1, "drift_policy": "block", "bindings": []any{},
+		"retention": map[string]any{"finished_seconds": 0}}
+	is.NoErr(c.ValidateComponent("WorkflowDeploymentPayload", deployment)) // 0: for ever
+	deployment["retention"] = map[string]any{"finished_seconds": -1}
+	is.True(c.ValidateComponent("WorkflowDeploymentPayload", deployment) != nil) // negative
+	deployment["retention"] = map[string]any{"days": 3}
+	is.True(c.ValidateComponent("WorkflowDeploymentPayload", deployment) != nil) // unknown field
+
+	doc, err := contract.OpenRPC(c.Methods(), contract.Info{Title: "mcpflow", Version: "test"})
+	is.NoErr(err)
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	retention := schemas["WorkflowDeploymentPayload"].(map[string]any)["properties"].(map[string]any)["retention"].(map[string]any)
+	is.Equal(retention["x-extension"], true) // marked in rpc.discover
+}
