@@ -15,12 +15,12 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store/storetest"
 )
 
-// TestTheStoreFileStopsGrowingUnderASteadyLoad runs 60 s of a steady
+// TestTheStoreFileStopsGrowingUnderASteadyLoad runs 30 s of a steady
 // load (on a clock of ticks, not the wall's) with a retention of 2 s: once
 // the first runs expire (and the admin event log holds its 1,000), the
 // pages their pruning frees hold the next ones, and the database file
 // grows no more. The baseline is the same load on a store that prunes
-// nothing: the growth over the last 40 s, with pruning, is under a
+// nothing: the growth over the last 20 s, with pruning, is under a
 // twentieth of its. (The write-ahead log beside it is logged, not
 // checked: its size depends on when the background checkpoints ran; the
 // soak benchmark measures both files on the wall's clock.)
@@ -47,14 +47,14 @@ func TestTheStoreFileStopsGrowingUnderASteadyLoad(t *testing.T) {
 			return db.Size(), nil
 		}
 	}
-	const ticks, warm = 600, 200 // 60 s, the first 20 s of them warming up
+	const ticks, warm = 300, 100 // 30 s, the first 10 s of them warming up
 	s, path := open()
 	pruned := storetest.SteadyLoad(t, s, ticks, true, fileSize(path))
 	s, path = open()
 	kept := storetest.SteadyLoad(t, s, ticks, false, fileSize(path))
 	growth := slices.Max(pruned[warm:]) - slices.Max(pruned[:warm])
 	baseline := kept[ticks-1] - kept[warm-1]
-	t.Logf("database file after 20 s: %d bytes pruning, %d not; growth over the next 40 s: %d bytes pruning, %d not; write-ahead log at most %d bytes",
+	t.Logf("database file after 10 s: %d bytes pruning, %d not; growth over the next 20 s: %d bytes pruning, %d not; write-ahead log at most %d bytes",
 		slices.Max(pruned[:warm]), kept[warm-1], growth, baseline, wal)
 	is.True(growth*20 < baseline) // the file stopped growing
 }

@@ -17,8 +17,13 @@ import (
 // retention is the store retention of the retention tests.
 const retention = 2 * time.Second
 
-// ExpiredRuns is how many finished runs PruneEveryExpiredRun prunes.
+// ExpiredRuns is how many finished runs TestEveryExpiredRunIsGoneWithinAMinute
+// (actors/retention) stores, on each kind of store.
 const ExpiredRuns = 10_000
+
+// prunedRuns is how many finished runs pruneEveryExpiredRun prunes: a
+// hundred batches and more, on every store of the suite.
+const prunedRuns = 2_000
 
 // pruneLimit is the batch the retention tests prune in.
 var pruneLimit = store.PruneLimit{Runs: 256, Rows: 4096}
@@ -180,16 +185,16 @@ func testPruneLimits(t *testing.T, s store.Store) {
 	is.Equal(n, 0)
 }
 
-// PruneEveryExpiredRun stores ExpiredRuns finished runs and some
+// pruneEveryExpiredRun stores prunedRuns finished runs and some
 // interrupted ones, all of them past s's retention (which must be
 // retention, 2 s) at now, prunes in bounded batches until nothing is
 // left to prune, and checks that every finished run is gone and every
 // interrupted one kept. It returns how long the pruning took.
-func PruneEveryExpiredRun(t *testing.T, s store.Store) time.Duration {
+func pruneEveryExpiredRun(t *testing.T, s store.Store) time.Duration {
 	is := is.New(t)
 	ctx := t.Context()
 	const interrupted = 10
-	is.NoErr(Concurrently(ExpiredRuns+interrupted, func(i int) error {
+	is.NoErr(Concurrently(prunedRuns+interrupted, func(i int) error {
 		if i < interrupted {
 			return InterruptedRun(ctx, s, fmt.Sprintf("waiting-%d", i), t0)
 		}
@@ -197,7 +202,7 @@ func PruneEveryExpiredRun(t *testing.T, s store.Store) time.Duration {
 	}))
 
 	start := time.Now()
-	is.Equal(pruneAll(ctx, is, s, t0.Add(time.Hour)), ExpiredRuns)
+	is.Equal(pruneAll(ctx, is, s, t0.Add(time.Hour)), prunedRuns)
 	took := time.Since(start)
 	runs, total, err := s.ListRuns(ctx, store.RunQuery{})
 	is.NoErr(err)
@@ -206,17 +211,14 @@ func PruneEveryExpiredRun(t *testing.T, s store.Store) time.Duration {
 		is.Equal(r.Status, store.RunInterrupted)
 	}
 	isPruned(ctx, is, s, "run-00000")
-	isPruned(ctx, is, s, fmt.Sprintf("run-%05d", ExpiredRuns-1))
+	isPruned(ctx, is, s, fmt.Sprintf("run-%05d", prunedRuns-1))
 	return took
 }
 
-// testPruneEveryExpiredRun runs PruneEveryExpiredRun.
+// testPruneEveryExpiredRun runs pruneEveryExpiredRun.
 func testPruneEveryExpiredRun(t *testing.T, s store.Store) {
-	if testing.Short() {
-		t.Skip("stores 10,000 runs")
-	}
-	took := PruneEveryExpiredRun(t, s)
-	t.Logf("pruned %d runs in %v", ExpiredRuns, took)
+	took := pruneEveryExpiredRun(t, s)
+	t.Logf("pruned %d runs in %v", prunedRuns, took)
 }
 
 // Concurrently calls do(i) for i in [0, n) from 32 goroutines, so that
