@@ -110,3 +110,31 @@ func (b *PruneBatch) Take(traceCount int) bool {
 	b.runs, b.rows = b.runs+1, b.rows+cost
 	return true
 }
+
+// ExpiredRows are the rows of a database's query of the expired runs,
+// each an id and a trace count, soonest expiry first: a *sql.Rows or a
+// pgx.Rows.
+type ExpiredRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// PruneIDs reads from rows the ids of the runs a PruneRuns within limit
+// takes (see PruneBatch). The caller closes rows.
+func PruneIDs(rows ExpiredRows, limit PruneLimit) ([]string, error) {
+	var ids []string
+	batch := NewPruneBatch(limit)
+	for rows.Next() {
+		var id string
+		var traceCount int
+		if err := rows.Scan(&id, &traceCount); err != nil {
+			return nil, err
+		}
+		if !batch.Take(traceCount) {
+			break
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}

@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -255,16 +254,5 @@ func testMigrateGivesFinishedRunsTheirExpiry(t *testing.T, srv *pgtest.Server) {
 	exec(t, dsn, `DROP TABLE run_tombstones`)
 	exec(t, dsn, `DELETE FROM schema_migrations WHERE version = 5`)
 
-	s = open(t, dsn, postgres.WithStoreOptions(store.WithRetention(time.Hour)))
-	limit := store.PruneLimit{Runs: 10, Rows: 100}
-	n, err := s.PruneRuns(ctx, end.Add(time.Hour-time.Millisecond), limit)
-	is.NoErr(err)
-	is.Equal(n, 0) // not yet
-	n, err = s.PruneRuns(ctx, end.Add(time.Hour), limit)
-	is.NoErr(err)
-	is.Equal(n, 1) // an hour after its end
-	_, err = s.GetRun(ctx, "done")
-	is.True(errors.Is(err, store.ErrPruned))
-	_, err = s.GetRun(ctx, "waiting")
-	is.NoErr(err) // kept
+	storetest.ExpiresAfterMigration(t, open(t, dsn, postgres.WithStoreOptions(store.WithRetention(time.Hour))), end, time.Hour)
 }

@@ -43,27 +43,15 @@ func (s *Store) PruneRuns(ctx context.Context, now time.Time, limit store.PruneL
 }
 
 // expired locks, in tx, the runs that expired at or before now, soonest
-// first, within limit, and returns their ids.
+// first, within limit, and returns their ids. The rows locked past the
+// limit's rows bound are released when tx ends.
 func expired(ctx context.Context, tx pgx.Tx, now time.Time, limit store.PruneLimit) ([]string, error) {
 	rows, err := tx.Query(ctx, selectExpired, now, limit.Runs)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var ids []string
-	batch := store.NewPruneBatch(limit)
-	for rows.Next() {
-		var id string
-		var traceCount int
-		if err := rows.Scan(&id, &traceCount); err != nil {
-			return nil, err
-		}
-		if !batch.Take(traceCount) {
-			break // the rows left locked are released when tx ends
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return store.PruneIDs(rows, limit)
 }
 
 // DropTombstones implements store.RunRetention.

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/store/storetest"
 )
 
 // TestMigrateFromVersion1 opens a database that the first schema version
@@ -63,17 +63,7 @@ func TestMigrateGivesFinishedRunsTheirExpiry(t *testing.T) {
 	s, err := Open(ctx, path, WithStoreOptions(store.WithRetention(time.Hour)))
 	is.NoErr(err)
 	defer s.Close()
-	limit := store.PruneLimit{Runs: 10, Rows: 100}
-	n, err := s.PruneRuns(ctx, end.Add(time.Hour-time.Millisecond), limit)
-	is.NoErr(err)
-	is.Equal(n, 0) // not yet
-	n, err = s.PruneRuns(ctx, end.Add(time.Hour), limit)
-	is.NoErr(err)
-	is.Equal(n, 1) // an hour after its end, to the fraction of a second
-	_, err = s.GetRun(ctx, "done")
-	is.True(errors.Is(err, store.ErrPruned))
-	_, err = s.GetRun(ctx, "waiting")
-	is.NoErr(err) // kept
+	storetest.ExpiresAfterMigration(t, s, end, time.Hour)
 }
 
 // oldSchema makes a database of schema version `version`, as a build of

@@ -65,20 +65,7 @@ func expired(ctx context.Context, tx writeTx, now string, limit store.PruneLimit
 		return nil, err
 	}
 	defer rows.Close()
-	var ids []string
-	batch := store.NewPruneBatch(limit)
-	for rows.Next() {
-		var id string
-		var traceCount int
-		if err := rows.Scan(&id, &traceCount); err != nil {
-			return nil, err
-		}
-		if !batch.Take(traceCount) {
-			break
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return store.PruneIDs(rows, limit)
 }
 
 // DropTombstones implements store.RunRetention.

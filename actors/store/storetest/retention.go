@@ -299,3 +299,24 @@ func SteadyLoad(t *testing.T, s store.Store, ticks int, prune bool, size func() 
 	}
 	return sizes
 }
+
+// ExpiresAfterMigration checks a store migrated from a schema before
+// retention, which held run "done", finished at end, and run "waiting",
+// interrupted: "done" expires keep after end, to the millisecond, and
+// "waiting" never.
+func ExpiresAfterMigration(t *testing.T, s store.Store, end time.Time, keep time.Duration) {
+	is := is.New(t)
+	is.Helper()
+	ctx := t.Context()
+	limit := store.PruneLimit{Runs: 10, Rows: 100}
+	n, err := s.PruneRuns(ctx, end.Add(keep-time.Millisecond), limit)
+	is.NoErr(err)
+	is.Equal(n, 0) // not yet
+	n, err = s.PruneRuns(ctx, end.Add(keep), limit)
+	is.NoErr(err)
+	is.Equal(n, 1) // keep after its end
+	_, err = s.GetRun(ctx, "done")
+	is.True(errors.Is(err, store.ErrPruned))
+	_, err = s.GetRun(ctx, "waiting")
+	is.NoErr(err) // kept
+}
