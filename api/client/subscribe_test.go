@@ -330,7 +330,9 @@ func TestSubscribeAbandonedBeforeTheReply(t *testing.T) {
 	res := p.SubscribeRunResult{SubscriptionID: "untouched"}
 	in := newInbox()
 	errc := make(chan error, 1)
-	go func() { errc <- c.Subscribe(ctx, p.MethodRunsSubscribe, p.SubscribeRunParams{RunID: "run"}, &res, in.deliver) }()
+	go func() {
+		errc <- c.Subscribe(ctx, p.MethodRunsSubscribe, p.SubscribeRunParams{RunID: "run"}, &res, in.deliver)
+	}()
 	cancel()
 	select {
 	case err := <-errc:
