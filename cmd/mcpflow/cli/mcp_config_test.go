@@ -154,7 +154,7 @@ func TestMCPConfigNeverPrintsTheToken(t *testing.T) {
 	for _, host := range mcpHosts {
 		code, out, errOut := runCLI("mcp", "config", host, "--token", secret, "--url", "ws://u:"+secret+"@127.0.0.1:8765/ws?k="+secret)
 		is.Equal(code, ExitOK)
-		is.True(!strings.Contains(out+errOut, secret)) // never printed
+		is.True(!strings.Contains(out+errOut, secret))  // never printed
 		is.True(strings.Contains(out, "MCPFLOW_TOKEN")) // referred to
 		is.True(strings.Contains(errOut, "note:"))      // notes on stderr
 		if host != hostClaudeCode {
