@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/mcpflow/mcpflow/api/access"
@@ -10,7 +11,7 @@ import (
 // the same admission: the Host, Origin and token checks of admit (403 or
 // 401 with WWW-Authenticate), MaxConnsPerClient for the requests it is
 // serving, and shutdown's accounting. The request's context carries the
-// caller (access.PrincipalFrom).
+// caller (access.PrincipalFrom), and ends when the edge closes.
 func (s *Server) admitted(face http.Handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !s.track.enter(&s.track.requests) {
@@ -28,6 +29,11 @@ func (s *Server) admitted(face http.Handler) http.HandlerFunc {
 			return
 		}
 		defer s.clients.leave(addr)
-		face.ServeHTTP(w, r.WithContext(access.WithPrincipal(r.Context(), caller)))
+		// Shutdown (s.close) ends the face's long requests (an SSE stream, a
+		// tool call) as it ends /ws connections.
+		ctx, cancel := context.WithCancel(access.WithPrincipal(r.Context(), caller))
+		defer cancel()
+		defer context.AfterFunc(s.base, cancel)()
+		face.ServeHTTP(w, r.WithContext(ctx))
 	}
 }
