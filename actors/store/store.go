@@ -237,8 +237,11 @@ type Run struct {
 	Input       workflow.Object     `json:"input"`
 	Deployment  Deployment          `json:"deployment"`
 	TraceCount  int                 `json:"trace_count"`
-	CreatedAt   time.Time           `json:"created_at"`
-	UpdatedAt   time.Time           `json:"updated_at"`
+	// StartedBy names who started the run: the token's name, or "local"
+	// for a server without tokens; "" for runs started before it was kept.
+	StartedBy string    `json:"started_by,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // RunQuery filters and pages runs (newest update first).

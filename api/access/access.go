@@ -43,6 +43,9 @@ type Principal struct {
 // everything.
 var Anonymous = Principal{Name: "anonymous", all: true}
 
+// IsAnonymous reports whether p is Anonymous: the server has no tokens.
+func (p Principal) IsAnonymous() bool { return p.all && p.Name == Anonymous.Name }
+
 // Allows reports whether p may call a method that needs s.
 func (p Principal) Allows(s Scope) bool {
 	return p.all || slices.Contains(p.scopes, s) || slices.Contains(p.scopes, Admin)

@@ -323,6 +323,8 @@ type RunResult struct {
 	Diagnostics     []DependencyDiag      `json:"diagnostics"`
 	TraceCount      int                   `json:"trace_count"`
 	NextActions     NextActions           `json:"next_actions"`
+	// StartedBy (an extension) names who started the run.
+	StartedBy string `json:"started_by,omitempty"`
 	Trace           []workflow.TraceEntry `json:"trace,omitempty"`
 	TraceStart      *int                  `json:"trace_start,omitempty"`
 	TraceLimit      *int                  `json:"trace_limit,omitempty"`
