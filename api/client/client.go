@@ -1,7 +1,9 @@
 // Package client is the Go client of mcpflow's JSON-RPC API over
 // WebSocket. Its typed methods mirror the reference system's client
 // (CreateDraftWorkspaceFromCapability, SaveDeployment, RunDeployment, ...);
-// calls are safe for concurrent use and multiplexed on one connection.
+// calls are safe for concurrent use and multiplexed on one connection, and
+// Subscribe hands each subscription's notifications to its own subscriber.
+// A Client is the Backend of the MCP face for `mcpflow mcp`.
 package client
 
 import (
