@@ -115,15 +115,30 @@ func hostSnippet(host string, spec hostSpec) (snippet, error) {
 	}
 	switch host {
 	case hostClaudeDesktop:
-		return claudeDesktop(spec)
+		s, err := claudeDesktop(spec)
+		return s.withNameNote(spec.name), err
 	case hostClaudeCode:
-		return claudeCode(spec, endpoint), nil
+		return claudeCode(spec, endpoint).withNameNote(spec.name), nil
 	case hostCursor:
 		return cursor(spec, endpoint)
 	case hostVSCode:
 		return vscode(spec, endpoint)
 	}
 	return snippet{}, fmt.Errorf("unknown host %q: one of %s", host, strings.Join(mcpHosts, ", "))
+}
+
+// claudeNameRoom is the longest server name with which Claude's tool
+// names, mcp__NAME__TOOL, stay within its 64 characters for mcpflow's
+// longest tool name.
+const claudeNameRoom = 64 - len("mcp____") - 48 // TODO(merge): mcpface.MaxToolName
+
+// withNameNote warns when a server name leaves Claude no room for
+// mcpflow's longest tool names.
+func (s snippet) withNameNote(name string) snippet {
+	if len(name) > claudeNameRoom {
+		s.notes = append(s.notes, fmt.Sprintf("a server name longer than %d characters makes Claude's name of mcpflow's longest tools (mcp__%s__…) exceed its 64", claudeNameRoom, name))
+	}
+	return s
 }
 
 // stdioArgs are the arguments of `mcpflow mcp` as a host launches it. The

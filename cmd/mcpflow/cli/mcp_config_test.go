@@ -169,6 +169,18 @@ func TestMCPConfigNeverPrintsTheToken(t *testing.T) {
 	is.True(strings.Contains(out, "${env:MCPFLOW_TOKEN}")) // the environment's token is referred to
 }
 
+// TestMCPConfigWarnsOfALongName: Claude prefixes tools with the server's
+// name; one too long to leave room for mcpflow's 48 gets a note.
+func TestMCPConfigWarnsOfALongName(t *testing.T) {
+	is := is.New(t)
+	s, err := hostSnippet(hostClaudeCode, hostSpec{name: "mcpflow-prod", command: "mcpflow"})
+	is.NoErr(err)
+	is.True(strings.Contains(strings.Join(s.notes, "\n"), "exceed its 64"))
+	s, err = hostSnippet(hostClaudeCode, hostSpec{name: "mcpflow", command: "mcpflow"})
+	is.NoErr(err)
+	is.True(!strings.Contains(strings.Join(s.notes, "\n"), "exceed its 64"))
+}
+
 func TestMCPConfigUnknownHostIsAUsageError(t *testing.T) {
 	is := is.New(t)
 	code, _, errOut := runCLI("mcp", "config", "emacs")
