@@ -16,14 +16,14 @@ import (
 // heartbeat, so that a host does not give up on a long call (Claude Code
 // does after about 300 s of silence).
 type progress struct {
-	req       *mcp.CallToolRequest
-	token     any
-	total     int
-	finished  int // steps finished
-	since     int // notifications since the last step finished
-	interval  time.Duration
-	timer     *time.Timer
-	last      string
+	req      *mcp.CallToolRequest
+	token    any
+	total    int
+	finished int // steps finished
+	since    int // notifications since the last step finished
+	interval time.Duration
+	timer    *time.Timer
+	last     string
 	// calls names the capability each started step calls, for its finish.
 	calls map[string]string
 }
