@@ -7,7 +7,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/access"
 )
 
-// admitted serves a face mounted beside /ws and /rpc (Options.Faces) under
+// admitted serves a face mounted beside /ws and /rpc (Mount) under
 // the same admission: the Host, Origin and token checks of admit (403 or
 // 401 with WWW-Authenticate), MaxConnsPerClient for the requests it is
 // serving, and shutdown's accounting. The request's context carries the
