@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mcpflow/mcpflow/api/mcpface"
 )
 
 // MCP hosts `mcpflow mcp config` writes snippets for.
@@ -130,7 +132,7 @@ func hostSnippet(host string, spec hostSpec) (snippet, error) {
 // claudeNameRoom is the longest server name with which Claude's tool
 // names, mcp__NAME__TOOL, stay within its 64 characters for mcpflow's
 // longest tool name.
-const claudeNameRoom = 64 - len("mcp____") - 48 // TODO(merge): mcpface.MaxToolName
+const claudeNameRoom = 64 - len("mcp____") - mcpface.MaxToolName
 
 // withNameNote warns when a server name leaves Claude no room for
 // mcpflow's longest tool names.
