@@ -89,6 +89,14 @@ func (p *progress) stop() {
 	}
 }
 
+// next is the value of the next notification. It must grow with every
+// notification: a finished step counts one, and what comes between two
+// (starts, heartbeats) a growing fraction of the next.
+func (p *progress) next() float64 {
+	p.since++
+	return float64(p.finished) + float64(p.since)/float64(p.since+1)
+}
+
 func (p *progress) send(ctx context.Context, msg string) {
 	if p.token == nil {
 		return
@@ -96,12 +104,7 @@ func (p *progress) send(ctx context.Context, msg string) {
 	if len(msg) > maxProgressMessage {
 		msg = msg[:maxProgressMessage]
 	}
-	// Progress must grow with every notification: a finished step counts
-	// one, and what comes between two (starts, heartbeats) a growing
-	// fraction of the next.
-	p.since++
-	value := float64(p.finished) + float64(p.since)/float64(p.since+1)
-	params := &mcp.ProgressNotificationParams{ProgressToken: p.token, Message: msg, Progress: value}
+	params := &mcp.ProgressNotificationParams{ProgressToken: p.token, Message: msg, Progress: p.next()}
 	if p.total > 0 {
 		params.Total = float64(max(p.total, p.finished+1))
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/access"
@@ -17,6 +18,10 @@ type face struct {
 	done   sync.WaitGroup
 }
 
+// mcpSessionIdle closes a 2025-era MCP session that sent no request for
+// that long, so that sessions a client forgot do not pile up.
+const mcpSessionIdle = 30 * time.Minute
+
 // startFace mounts the MCP face on the edge, unless cfg disables it.
 func startFace(e *edge.Server, cfg *config.MCP) *face {
 	if cfg != nil && cfg.Disabled {
@@ -26,8 +31,9 @@ func startFace(e *edge.Server, cfg *config.MCP) *face {
 	f := &face{cancel: cancel}
 	mf := mcpface.New(mcpface.Options{Config: cfg, Watch: e.Local(access.Internal), Version: edge.Version()})
 	e.Mount("/mcp", mf.Handler(ctx, mcpface.HTTPOptions{
-		Backend:      func(p access.Principal) mcpface.Backend { return e.Local(p) },
-		MaxBodyBytes: e.Options().MaxMessageBytes,
+		Backend:        func(p access.Principal) mcpface.Backend { return e.Local(p) },
+		MaxBodyBytes:   e.Options().MaxMessageBytes,
+		SessionTimeout: mcpSessionIdle,
 	}))
 	f.done.Go(func() { mf.Run(ctx) })
 	return f
