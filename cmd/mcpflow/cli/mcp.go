@@ -14,6 +14,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/client"
 	"github.com/mcpflow/mcpflow/api/mcpface"
+	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
 // newMCPCommand is `mcpflow mcp`: the MCP face over stdio, backed by a
@@ -64,12 +65,15 @@ func serveStdio(ctx context.Context, cl *client.Client, t mcp.Transport, log *sl
 		case <-ctx.Done():
 		}
 	})
+	who, err := whoami(ctx, cl)
+	if err != nil {
+		return withCode(ExitUnreachable, err)
+	}
 	face := mcpface.New(mcpface.Options{Watch: cl, Version: readBuildInfo().String(), Logger: log})
 	running.Go(func() { face.Run(ctx) })
-	// The face's principal is the token's, which only the server knows: it
-	// enforces the token's scopes on every call, and the face restricts
-	// nothing of its own.
-	err := face.NewServer(ctx, access.Anonymous, cl).Run(ctx, t)
+	// The face offers what the server says the token may do; the server
+	// still checks every call.
+	err = face.NewServer(ctx, who, cl).Run(ctx, t)
 	if cause := context.Cause(ctx); errors.Is(cause, errLostServer) {
 		return withCode(ExitUnreachable, cause)
 	}
@@ -81,3 +85,20 @@ func serveStdio(ctx context.Context, cl *client.Client, t mcp.Transport, log *sl
 
 // errLostServer ends `mcpflow mcp` when its server connection is lost.
 var errLostServer = errors.New("the connection to the server was lost")
+
+// whoami asks the server who the token is (workflow.access.whoami): its
+// name, scopes and the deployments it sees.
+func whoami(ctx context.Context, cl *client.Client) (access.Principal, error) {
+	var who protocol.WhoamiResult
+	if err := cl.Call(ctx, protocol.MethodAccessWhoami, nil, &who); err != nil {
+		return access.Principal{}, fmt.Errorf("ask the server who the token is: %w", err)
+	}
+	if who.Anonymous {
+		return access.Anonymous, nil
+	}
+	scopes := make([]access.Scope, len(who.Scopes))
+	for i, s := range who.Scopes {
+		scopes[i] = access.Scope(s)
+	}
+	return access.NewPrincipal(who.Name, scopes, who.MCPDeployments), nil
+}
