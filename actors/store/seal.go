@@ -75,9 +75,6 @@ func OpenAuth(s Sealer, a AuthRecord) (AuthRecord, error) {
 	if err := json.Unmarshal(plaintext, &payload); err != nil {
 		return AuthRecord{}, fmt.Errorf("auth record %q: the opened payload is not a JSON object", a.ID)
 	}
-	if payload == nil {
-		payload = map[string]any{}
-	}
 	a.Payload, a.Sealed = payload, ""
 	return a, nil
 }
@@ -94,7 +91,7 @@ func OpenAuths(s Sealer, list []AuthRecord) ([]AuthRecord, error) {
 	return list, nil
 }
 
-// ResealOne is what ResealAuth does to one kept record: it returns the
+// ResealOne is what ResealAuth does to one kept record, with s not nil: it returns the
 // record sealed under s's current key and true when it was in clear or
 // under another key, the record as it is and false when it is already
 // sealed under the current key (and opens), and an error when it does not

@@ -36,6 +36,9 @@ type storeKeys struct {
 func openKeys(cfg *config.File, root string, getenv func(string) string) (storeKeys, error) {
 	cluster := cfg != nil && cfg.Server.Cluster != nil
 	path := cfg.KeyFile()
+	if path != "" && getenv(EnvSecretsKey) != "" {
+		slog.Warn("$"+EnvSecretsKey+" is set but not used: server.secrets.key_file names the key", "key_file", path)
+	}
 	switch {
 	case path == "" && getenv(EnvSecretsKey) != "":
 		keys, err := secrets.FromEnv(EnvSecretsKey, getenv(EnvSecretsKey))
