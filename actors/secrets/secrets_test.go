@@ -118,3 +118,26 @@ func TestAFailedResealKeepsTheOlderKeys(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(string(plain), "v")
 }
+
+// Two keyrings on one file, as two nodes of a cluster: after one rotates,
+// the other seals under the new key and opens what the new key sealed.
+func TestAKeyringFollowsARotationOfItsFile(t *testing.T) {
+	is := is.New(t)
+	path := filepath.Join(t.TempDir(), "secrets.key")
+	a, _, err := secrets.LoadOrCreateFile(path)
+	is.NoErr(err)
+	b, err := secrets.LoadFile(path)
+	is.NoErr(err)
+	rot, err := a.Rotate(t.Context(), func(context.Context) (int, error) { return 0, nil })
+	is.NoErr(err)
+
+	sealed, err := a.Seal([]byte("r"), []byte("v"))
+	is.NoErr(err)
+	plain, err := b.Open([]byte("r"), sealed) // a key b did not hold: it reads the file again
+	is.NoErr(err)
+	is.Equal(string(plain), "v")
+	sealed, err = b.Seal([]byte("r"), []byte("w"))
+	is.NoErr(err)
+	id, _ := secrets.KeyOf(sealed)
+	is.Equal(id, rot.KeyID) // b seals under the key the file has as current
+}
