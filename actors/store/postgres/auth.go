@@ -16,16 +16,28 @@ const upsertAuth = `INSERT INTO auth_records (id, record) VALUES ($1, $2)
 // SaveAuth implements store.AuthRecords. The payload is stored in the
 // auth_records table, which only the roles that may read secrets should
 // be granted (see docs/postgres.md), sealed when the store was opened
-// with a sealer.
+// with a sealer. It seals once it holds the table in ROW EXCLUSIVE mode,
+// which ResealAuth's EXCLUSIVE lock waits for and holds off: a save on any
+// node is re-sealed by a ResealAuth that follows it, or seals under the
+// key the one before it sealed under.
 func (s *Store) SaveAuth(ctx context.Context, a store.AuthRecord) (err error) {
 	defer wrap(&err, "save auth record %q", a.ID)
 	if !store.ValidAuthID(a.ID) {
 		return fmt.Errorf("the id is not a valid auth id: %w", store.ErrInvalid)
 	}
-	if a, err = store.SealAuth(s.sealer, a); err != nil {
-		return err
+	if s.sealer == nil {
+		return upsert(ctx, s.pool, upsertAuth, a.ID, a)
 	}
-	return upsert(ctx, s.pool, upsertAuth, a.ID, a)
+	return s.update(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `LOCK TABLE auth_records IN ROW EXCLUSIVE MODE`); err != nil {
+			return err
+		}
+		sealed, err := store.SealAuth(s.sealer, a)
+		if err != nil {
+			return err
+		}
+		return upsert(ctx, tx, upsertAuth, a.ID, sealed)
+	})
 }
 
 // GetAuth implements store.AuthRecords.
@@ -54,9 +66,11 @@ func (s *Store) DeleteAuth(ctx context.Context, id string) (_ bool, err error) {
 	return s.deleteOne(ctx, `DELETE FROM auth_records WHERE id = $1`, id)
 }
 
-// ResealAuth implements store.AuthResealer. The records are locked (FOR
-// UPDATE) from its read to its commit, so no save on any node comes
-// between; nodes that open the store at once reseal one after the other.
+// ResealAuth implements store.AuthResealer. It holds the table in
+// EXCLUSIVE mode from before its read to its commit: it waits for the
+// saves and deletes in progress on every node, holds off new ones (reads
+// go on), and nodes that open the store at once reseal one after the
+// other.
 // The old row versions stay in the table's files until autovacuum reuses
 // them, never in a pg_dump (see docs/operations.md).
 func (s *Store) ResealAuth(ctx context.Context) (n int, err error) {
@@ -65,7 +79,10 @@ func (s *Store) ResealAuth(ctx context.Context) (n int, err error) {
 		return 0, fmt.Errorf("the store was opened without a sealer")
 	}
 	err = s.update(ctx, func(tx pgx.Tx) error {
-		kept, err := getAll[store.AuthRecord](ctx, tx, `SELECT record FROM auth_records ORDER BY id FOR UPDATE`)
+		if _, err := tx.Exec(ctx, `LOCK TABLE auth_records IN EXCLUSIVE MODE`); err != nil {
+			return err
+		}
+		kept, err := getAll[store.AuthRecord](ctx, tx, `SELECT record FROM auth_records ORDER BY id`)
 		if err != nil {
 			return err
 		}

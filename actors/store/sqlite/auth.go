@@ -25,16 +25,26 @@ var (
 
 // SaveAuth implements store.AuthRecords. The payload is stored in the
 // database file, which only its owner may read (see createFile), sealed
-// when the store was opened with a sealer.
+// when the store was opened with a sealer. It is sealed in the writer, so
+// that a save and a ResealAuth are ordered: a save before it is re-sealed
+// by it, one after it seals under the key it sealed under.
 func (s *Store) SaveAuth(ctx context.Context, a store.AuthRecord) (err error) {
 	defer wrap(&err, "save auth record %q", a.ID)
 	if !store.ValidAuthID(a.ID) {
 		return fmt.Errorf("the id is not a valid auth id: %w", store.ErrInvalid)
 	}
-	if a, err = store.SealAuth(s.sealer, a); err != nil {
+	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
+		sealed, err := store.SealAuth(s.sealer, a)
+		if err != nil {
+			return err
+		}
+		record, err := encode(sealed)
+		if err != nil {
+			return err
+		}
+		_, err = tx.exec(ctx, putAuth, a.ID, record)
 		return err
-	}
-	return s.upsert(ctx, putAuth, a.ID, a)
+	})
 }
 
 // GetAuth implements store.AuthRecords.

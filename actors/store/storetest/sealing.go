@@ -2,12 +2,15 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/matryer/is"
@@ -141,8 +144,113 @@ func Sealing(t *testing.T, open Opener, atRest func(t *testing.T) []byte) {
 	is.Equal(reread.IDs(), []string{rot.KeyID}) // the file holds the new key alone
 	s = mustOpen(t, open, store.WithSealer(reread))
 	is.Equal(listAuth(t, s), want) // which opens every record
+
+	// Online: records saved before, while and after a rotation all open
+	// under the new key alone.
+	saved := rotateWhileSaving(t, s, reread)
+	is.NoErr(s.Close())
+	final, err := secrets.LoadFile(keyPath)
+	is.NoErr(err)
+	is.Equal(len(final.IDs()), 1)
+	s = mustOpen(t, open, store.WithSealer(final)) // every record opens under it
+	list := listAuth(t, s)
+	is.Equal(len(list), len(want)+saved)
+	is.NoErr(s.Close())
+
+	// A save that sealed under the old key just before a rotation began
+	// is re-sealed by it, however late it reaches the store.
+	gated := &gatedSealer{Keyring: final, entered: make(chan struct{}), gate: make(chan struct{})}
+	gated.armed.Store(true)
+	s = mustOpen(t, open, store.WithSealer(gated))
+	done := make(chan error, 1)
+	go func() {
+		done <- s.SaveAuth(ctx, store.AuthRecord{ID: "late", Scheme: "bearer", Payload: map[string]any{"token": sealedLater}, Metadata: map[string]any{}})
+	}()
+	<-gated.entered // sealed under the old key, not stored yet
+	_, err = final.Rotate(ctx, func(ctx context.Context) (int, error) {
+		close(gated.gate) // the save goes on as the re-seal begins
+		return s.(store.AuthResealer).ResealAuth(ctx)
+	})
+	is.NoErr(err)
+	is.NoErr(<-done)
+	is.NoErr(s.Close())
+	last, err := secrets.LoadFile(keyPath)
+	is.NoErr(err)
+	s = mustOpen(t, open, store.WithSealer(last)) // the new key alone opens it
+	is.Equal(len(listAuth(t, s)), len(want)+saved+1)
 	is.NoErr(s.Close())
 	noSecretAtRest(t, atRest, append(secretsOf, sealedLater))
+}
+
+// gatedSealer is a Keyring whose first Seal once armed, having sealed,
+// waits for gate before it returns: a save held between its seal and its
+// write.
+type gatedSealer struct {
+	*secrets.Keyring
+	armed   atomic.Bool
+	entered chan struct{} // closed when the held Seal has sealed
+	gate    chan struct{} // closed to let it return
+}
+
+func (g *gatedSealer) Seal(aad, plaintext []byte) (string, error) {
+	sealed, err := g.Keyring.Seal(aad, plaintext)
+	if g.armed.CompareAndSwap(true, false) {
+		close(g.entered)
+		<-g.gate
+	}
+	return sealed, err
+}
+
+// rotateWhileSaving rotates keys while four writers save auth records to
+// s, from before the rotation begins until after it ended, and returns
+// how many records they saved.
+func rotateWhileSaving(t *testing.T, s store.Store, keys *secrets.Keyring) int {
+	t.Helper()
+	is := is.New(t)
+	const writers, most = 4, 500
+	started, rotated := make(chan struct{}, writers), make(chan struct{})
+	counts := make(chan int, writers)
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			n, after := 0, false
+			defer func() { counts <- n }()
+			for n < most {
+				select {
+				case <-rotated:
+					if after {
+						return
+					}
+					after = true // one more save, after the rotation
+				default:
+				}
+				rec := store.AuthRecord{ID: fmt.Sprintf("busy-%d-%03d", w, n), Scheme: "bearer", Payload: map[string]any{"token": sealedLater}, Metadata: map[string]any{}}
+				if err := s.SaveAuth(t.Context(), rec); err != nil {
+					errs <- err
+					return
+				}
+				if n++; n == 1 {
+					started <- struct{}{}
+				}
+			}
+		}()
+	}
+	for range writers {
+		<-started
+	}
+	_, err := keys.Rotate(t.Context(), s.(store.AuthResealer).ResealAuth)
+	close(rotated)
+	is.NoErr(err)
+	total := 0
+	for range writers {
+		total += <-counts
+	}
+	select {
+	case err := <-errs:
+		is.NoErr(err) // every save succeeds
+	default:
+	}
+	return total
 }
 
 // mustOpen opens the store or fails t.
