@@ -78,6 +78,10 @@ type Keyring struct {
 	mu      sync.RWMutex
 	current string
 	keys    []*key // in the key file's order
+	// retired are the keys this keyring held that its file no longer
+	// does: they still open, in memory only, what a read took from the
+	// store just before a rotation re-sealed it.
+	retired []*key
 }
 
 // newKeyring holds keys with current (one of them) sealing.
@@ -103,7 +107,13 @@ func (k *Keyring) set(current string, keys []*key) error {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.current, k.keys = current, keys
+	var retired []*key
+	for _, old := range append(k.retired, k.keys...) {
+		if !seen[old.id] {
+			retired = append(retired, old)
+		}
+	}
+	k.current, k.keys, k.retired = current, keys, retired
 	return nil
 }
 
@@ -120,7 +130,8 @@ func (k *Keyring) Current() string {
 	return k.current
 }
 
-// IDs are the ids of every key held, the current one included, sorted.
+// IDs are the ids of every key the keyring's file (or variable) holds,
+// the current one included, sorted.
 func (k *Keyring) IDs() []string {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
@@ -132,11 +143,12 @@ func (k *Keyring) IDs() []string {
 	return ids
 }
 
-// find returns the key of id, or nil.
+// find returns the key of id, or nil: one of the file's, or else one it
+// retired.
 func (k *Keyring) find(id string) *key {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	for _, ky := range k.keys {
+	for _, ky := range append(slices.Clip(k.keys), k.retired...) {
 		if ky.id == id {
 			return ky
 		}

@@ -141,3 +141,25 @@ func TestAKeyringFollowsARotationOfItsFile(t *testing.T) {
 	id, _ := secrets.KeyOf(sealed)
 	is.Equal(id, rot.KeyID) // b seals under the key the file has as current
 }
+
+// A rotation drops the old key from the file; the keyring that rotated
+// still opens, in memory, what a read took from the store just before.
+func TestARotatedKeyStillOpensInMemoryOnly(t *testing.T) {
+	is := is.New(t)
+	path := filepath.Join(t.TempDir(), "secrets.key")
+	k, _, err := secrets.LoadOrCreateFile(path)
+	is.NoErr(err)
+	old, err := k.Seal([]byte("r"), []byte("v"))
+	is.NoErr(err)
+	rot, err := k.Rotate(t.Context(), func(context.Context) (int, error) { return 1, nil })
+	is.NoErr(err)
+	is.Equal(k.IDs(), []string{rot.KeyID}) // the file's keys
+	plain, err := k.Open([]byte("r"), old)
+	is.NoErr(err)
+	is.Equal(string(plain), "v")
+	fresh, err := secrets.LoadFile(path)
+	is.NoErr(err)
+	_, err = fresh.Open([]byte("r"), old)
+	is.True(errors.Is(err, secrets.ErrMissingKey)) // gone from the file
+	is.True(strings.Contains(err.Error(), rot.Retired[0]))
+}
