@@ -166,7 +166,11 @@ func Sealing(t *testing.T, open Opener, atRest func(t *testing.T) []byte) {
 	go func() {
 		done <- s.SaveAuth(ctx, store.AuthRecord{ID: "late", Scheme: "bearer", Payload: map[string]any{"token": sealedLater}, Metadata: map[string]any{}})
 	}()
-	<-gated.entered // sealed under the old key, not stored yet
+	select {
+	case <-gated.entered: // sealed under the old key, not stored yet
+	case err := <-done:
+		t.Fatalf("the save returned before it sealed: %v", err)
+	}
 	_, err = final.Rotate(ctx, func(ctx context.Context) (int, error) {
 		close(gated.gate) // the save goes on as the re-seal begins
 		return s.(store.AuthResealer).ResealAuth(ctx)
@@ -236,7 +240,11 @@ func rotateWhileSaving(t *testing.T, s store.Store, keys *secrets.Keyring) int {
 		}()
 	}
 	for range writers {
-		<-started
+		select {
+		case <-started:
+		case err := <-errs:
+			t.Fatalf("save before the rotation: %v", err)
+		}
 	}
 	_, err := keys.Rotate(t.Context(), s.(store.AuthResealer).ResealAuth)
 	close(rotated)
