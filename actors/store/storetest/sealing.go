@@ -160,8 +160,8 @@ func Sealing(t *testing.T, open Opener, atRest func(t *testing.T) []byte) {
 	// A save that sealed under the old key just before a rotation began
 	// is re-sealed by it, however late it reaches the store.
 	gated := &gatedSealer{Keyring: final, entered: make(chan struct{}), gate: make(chan struct{})}
-	gated.armed.Store(true)
 	s = mustOpen(t, open, store.WithSealer(gated))
+	gated.armed.Store(true) // the next seal is the save's
 	done := make(chan error, 1)
 	go func() {
 		done <- s.SaveAuth(ctx, store.AuthRecord{ID: "late", Scheme: "bearer", Payload: map[string]any{"token": sealedLater}, Metadata: map[string]any{}})
