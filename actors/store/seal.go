@@ -91,11 +91,11 @@ func OpenAuths(s Sealer, list []AuthRecord) ([]AuthRecord, error) {
 	return list, nil
 }
 
-// ResealOne is what ResealAuth does to one kept record, with s not nil: it returns the
-// record sealed under s's current key and true when it was in clear or
-// under another key, the record as it is and false when it is already
-// sealed under the current key (and opens), and an error when it does not
-// open.
+// ResealOne is what ResealAuth does to one kept record (s is not nil): it
+// returns the record sealed under s's current key and true when it was in
+// clear or under another key, the record as it is and false when it is
+// already sealed under the current key (and opens), and an error when it
+// does not open.
 func ResealOne(s Sealer, kept AuthRecord) (AuthRecord, bool, error) {
 	opened, err := OpenAuth(s, kept)
 	if err != nil {
