@@ -148,7 +148,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		}
 		s, err := openStore(ctx, opts.Config.Server, root, keys.keys)
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("open store under %s: %w", root, err), keys.forget(), lock.Release())
+			return nil, errors.Join(fmt.Errorf("open store under %s: %w", root, err), keys.forget(err), lock.Release())
 		}
 		a.store, a.ownsStore, a.lock, a.keys = s, true, lock, keys.keys
 	}

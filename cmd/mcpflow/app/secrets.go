@@ -63,11 +63,14 @@ func openKeys(cfg *config.File, root string, getenv func(string) string) (storeK
 	return k, nil
 }
 
-// forget removes the key file this start created: the store did not open,
-// so nothing is sealed under its key, and a start that fails changes
-// nothing.
-func (k storeKeys) forget() error {
-	if k.created == "" {
+// forget removes the key file this start created when the store refused
+// to open for want of another key (openErr is ErrMissingKey or
+// ErrWrongKey): its check rolled back, nothing is sealed under the new
+// key, and a start that fails so changes nothing. After any other
+// failure the file stays: the store may have sealed records under it
+// before it failed.
+func (k storeKeys) forget(openErr error) error {
+	if k.created == "" || !(errors.Is(openErr, secrets.ErrMissingKey) || errors.Is(openErr, secrets.ErrWrongKey)) {
 		return nil
 	}
 	if err := os.Remove(k.created); err != nil && !errors.Is(err, os.ErrNotExist) {

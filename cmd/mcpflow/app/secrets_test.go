@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/secrets"
 )
 
 // noEnv is an environment without variables.
@@ -24,9 +26,12 @@ func TestTheKeyIsCreatedBesideTheStoreByDefault(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(k.created, filepath.Join(root, KeyFile)) // made by this start
 	is.Equal(k.keys.Path(), filepath.Join(root, KeyFile))
-	is.NoErr(k.forget()) // a start that fails removes it
+	is.NoErr(k.forget(errors.New("disk full"))) // the store may have sealed under it
 	_, err = os.Stat(filepath.Join(root, KeyFile))
-	is.True(errors.Is(err, fs.ErrNotExist))
+	is.NoErr(err)                                                                         // kept
+	is.NoErr(k.forget(fmt.Errorf("auth record %q: %w", "github", secrets.ErrMissingKey))) // the store needs another key
+	_, err = os.Stat(filepath.Join(root, KeyFile))
+	is.True(errors.Is(err, fs.ErrNotExist)) // a start that fails so removes it
 }
 
 func TestTheKeyComesFromTheConfigThenTheEnvironment(t *testing.T) {
