@@ -149,6 +149,7 @@ JSON result with -o json.
 	for _, cmd := range []*cobra.Command{
 		newStatusCommand(r), newCapsCommand(r), newWorkflowCommand(r), newDeployCommand(r), newRunCommand(r),
 		newRunsCommand(r), newSourcesCommand(r), newRegistryCommand(r), newSchemaCommand(r), newBenchCommand(r), newMCPCommand(r),
+		newSecretsCommand(r),
 	} {
 		cmd.GroupID = groupClient
 		r.addFlags(cmd)
