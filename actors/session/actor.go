@@ -210,6 +210,11 @@ func (a *Actor) status() Status {
 func (a *Actor) setState(s State) {
 	a.state = s
 	a.changedAt = a.clock.Now()
+	a.report()
+}
+
+// report sends the status to the parent.
+func (a *Actor) report() {
 	if a.parent == nil {
 		return
 	}

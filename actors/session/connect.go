@@ -231,6 +231,10 @@ func (a *Actor) sessionEnded(cause error) {
 // died fails it, and the session is dropped without waiting for the next
 // keepalive).
 func (a *Actor) onPeerGone(m peerGone) {
+	if m.attempt == a.attempt && a.session == nil {
+		a.noteStderr(m.err)
+		return
+	}
 	if m.attempt != a.attempt || a.session == nil {
 		return
 	}
@@ -241,6 +245,18 @@ func (a *Actor) onPeerGone(m peerGone) {
 	slog.Debug("mcp notification stream ended; pinging", "connection", a.conn.ID, "generation", a.generation, "err", Redact(a.conn, m.err.Error()))
 	if a.session.InitializeResult().ProtocolVersion < statelessEra {
 		a.ping(m.attempt)
+	}
+}
+
+// noteStderr records as the last error the report of a stdio server that
+// exited after its session (or its connect) had already failed for what
+// the client saw (an EOF): the report carries the server's exit status and
+// the last lines of its stderr, which say why, for the status and the
+// degraded error.
+func (a *Actor) noteStderr(err error) {
+	if _, ok := errors.AsType[*stderrError](err); ok {
+		a.noteError(err)
+		a.report()
 	}
 }
 
