@@ -332,11 +332,12 @@ func (a *Actor) noteError(err error) {
 }
 
 // dropSession lets go of a session that died (cause) and arranges the
-// next one: at once if it had proved itself, else as a failed start. With answerNow (a failed keepalive: the session hangs, and its
-// calls would wait for their deadlines), the work in flight on it fails at
-// once with ErrSessionLost; otherwise each finishes on its own, promptly,
-// and is judged by its own error (on an expired HTTP session, a request
-// the server refused was never run and is replayed).
+// next one: at once if it had proved itself, else as a failed start.
+// With answerNow (a failed keepalive: the session hangs, and its calls
+// would wait for their deadlines), the work in flight on it fails at once
+// with ErrSessionLost; otherwise each finishes on its own, promptly, and
+// is judged by its own error (on an expired HTTP session, a request the
+// server refused was never run and is replayed).
 func (a *Actor) dropSession(cause error, answerNow bool) {
 	proven := a.opts.Policy.ProvedItself(a.openedAt, a.clock.Now(), a.answered)
 	slog.Warn("mcp session lost", "connection", a.conn.ID, "generation", a.generation, "proved_itself", proven, "err", Redact(a.conn, cause.Error()))
