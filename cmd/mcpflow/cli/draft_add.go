@@ -379,22 +379,31 @@ step's own outcomes (when, choose and match name their targets instead).`
 }
 
 func newDraftAddKindCommand(r *remote, k stepKind) *cobra.Command {
-	s := stepFlags{}
-	use, args := k.name+" WORKSPACE STEP", cobra.ExactArgs(2)
+	cmd, s := newStepCommand(k)
 	method := p.MethodWorkspaceAddStep
 	if k.capability {
-		use, args, method = k.name+" WORKSPACE STEP CAPABILITY", cobra.ExactArgs(3), p.MethodWorkspaceAddStepFromCapability
+		method = p.MethodWorkspaceAddStepFromCapability
 	}
-	cmd := editing(r, &cobra.Command{Use: use, Short: k.short, Long: k.long, Example: k.example, Args: args},
-		method, func(cmd *cobra.Command, args []string) (any, error) {
-			s.stdin = cmd.InOrStdin()
-			return s.params(k, args)
-		})
+	return editing(r, cmd, method, func(cmd *cobra.Command, args []string) (any, error) {
+		s.stdin = cmd.InOrStdin()
+		return s.params(k, args)
+	})
+}
+
+// newStepCommand is the command that adds a step of kind k, without its
+// run, and the flags it fills.
+func newStepCommand(k stepKind) (*cobra.Command, *stepFlags) {
+	s := &stepFlags{}
+	use, args := k.name+" WORKSPACE STEP", cobra.ExactArgs(2)
+	if k.capability {
+		use, args = k.name+" WORKSPACE STEP CAPABILITY", cobra.ExactArgs(3)
+	}
+	cmd := &cobra.Command{Use: use, Short: k.short, Long: k.long, Example: k.example, Args: args}
 	f := cmd.Flags()
 	f.StringVar(&s.after, "after", "", "STEP[:OUTCOME]: route that outcome (default ok) of an earlier step to this one")
 	if k.routed {
 		f.StringArrayVar(&s.routes, "route", nil, "OUTCOME=TARGET: route an outcome of this step to a step or __end__; repeat for more")
 	}
-	k.flags(f, &s)
-	return cmd
+	k.flags(f, s)
+	return cmd, s
 }
