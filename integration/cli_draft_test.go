@@ -198,3 +198,92 @@ func TestCLIAuthorsABranchingWorkflowAndRunsIt(t *testing.T) {
 	r = c.want(1, "draft", "delete", "triage", "-o", "json")
 	is.True(strings.Contains(r.stdout, `"not_found"`))
 }
+
+// editorScript writes an executable shell script of body, the editor's
+// file in "$1", and answers its path.
+func editorScript(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	is.New(t).NoErr(os.WriteFile(path, []byte("#!/bin/sh\nset -e\n"+body+"\n"), 0o700))
+	return path
+}
+
+// keptFile is the file a refused `draft edit` says it kept.
+var keptFile = regexp.MustCompile(`your document is kept in (\S+)\)`)
+
+// TestCLIDraftEditSavesWithTheRevisionCheck runs `mcpflow draft edit` with
+// EDITOR set to scripts: an edit is saved as the next revision, an
+// unchanged document saves nothing, a document that is not JSON is kept,
+// and when someone else saves while the editor is open, the save is
+// refused with the diff from their revision to mine and, with no terminal
+// to ask on, fails with the conflict and keeps my document.
+func TestCLIDraftEditSavesWithTheRevisionCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	is := is.New(t)
+	c, dir := startDemoServer(t)
+	r := c.want(0, "draft", "create", "counter_ws", "--from-capability", "demo.default.counter", "--name", "counter")
+	is.True(matches(r.stdout, `steps:\s+call,tool_error\n`)) // scaffolded around the capability
+	is.True(matches(r.stdout, `status:\s+valid\n`))
+	at := func() p.WorkspaceResult {
+		return cliJSON[p.WorkspaceResult](t, c.want(0, "draft", "get", "counter_ws", "--document", "-o", "json"))
+	}
+	is.Equal(at().Revision, 1)
+
+	// An edit: saved as revision 2.
+	rename := c
+	rename.env = []string{"EDITOR=" + editorScript(t, dir, "rename.sh", `sed -i 's/"name": "counter"/"name": "renamed"/' "$1"`)}
+	r = rename.want(0, "draft", "edit", "counter_ws")
+	is.True(matches(r.stdout, `revision:\s+2\n`))
+	is.True(matches(r.stdout, `name:\s+renamed\n`))
+	w := at()
+	is.Equal(w.Revision, 2)
+	is.Equal(w.Draft["name"], "renamed")
+
+	// No change: nothing saved. With -o json, an edit prints the result.
+	same := c
+	same.env = []string{"EDITOR=true"}
+	r = same.want(0, "draft", "edit", "counter_ws")
+	is.True(strings.Contains(r.stderr, "no change"))
+	is.Equal(at().Revision, 2)
+	again := c
+	again.env = []string{"EDITOR=" + editorScript(t, dir, "again.sh", `sed -i 's/"name": "renamed"/"name": "again"/' "$1"`)}
+	edited := cliJSON[p.WorkspaceResult](t, again.want(0, "draft", "edit", "counter_ws", "-o", "json"))
+	is.Equal(edited.Revision, 3)
+	is.Equal(edited.Summary.Name, "again")
+
+	// Not JSON: refused, kept, nothing saved.
+	broken := c
+	broken.env = []string{"EDITOR=" + editorScript(t, dir, "broken.sh", `echo '{ not json' > "$1"`)}
+	r = broken.want(1, "draft", "edit", "counter_ws")
+	is.True(strings.Contains(r.stderr, "not a JSON object"))
+	m := keptFile.FindStringSubmatch(r.stderr)
+	is.True(m != nil) // it says where the document is
+	kept, err := os.ReadFile(m[1])
+	is.NoErr(err)
+	is.Equal(string(kept), "{ not json\n")
+	is.NoErr(os.Remove(m[1]))
+	is.Equal(at().Revision, 3)
+
+	// A conflict: while my editor is open, someone renames the workflow
+	// to theirs (revision 4); I rename it to mine.
+	conflict := c
+	conflict.env = []string{"MCPFLOW_TEST_BIN=" + binary, "EDITOR=" + editorScript(t, dir, "conflict.sh",
+		`"$MCPFLOW_TEST_BIN" draft name set counter_ws theirs >/dev/null
+sed -i 's/"name": "again"/"name": "mine"/' "$1"`)}
+	r = conflict.want(1, "draft", "edit", "counter_ws")
+	is.True(strings.Contains(r.stderr, "workspace counter_ws changed while you edited it: it is at revision 4, you opened revision 3"))
+	is.True(strings.Contains(r.stderr, "--- revision 4\n+++ yours\n"))
+	is.True(strings.Contains(r.stderr, `-   "name": "theirs",`)) // the diff from their revision to mine
+	is.True(strings.Contains(r.stderr, `+   "name": "mine",`))
+	is.True(!strings.Contains(r.stderr, "[y/N]")) // no terminal: no question
+	m = keptFile.FindStringSubmatch(r.stderr)
+	is.True(m != nil)
+	kept, err = os.ReadFile(m[1])
+	is.NoErr(err)
+	is.True(strings.Contains(string(kept), `"name": "mine"`)) // my document is not lost
+	w = at()
+	is.Equal(w.Revision, 4)
+	is.Equal(w.Draft["name"], "theirs") // theirs stands
+}
