@@ -39,6 +39,9 @@ func editing(r *remote, cmd *cobra.Command, method string, params func(cmd *cobr
 // applyEdit calls method on the workspace id at revision (0: its current
 // one) and shows the result. A revision conflict is an error.
 func applyEdit(ctx context.Context, c *conn, id string, revision int, method string, params any) (p.DraftEditResult, error) {
+	if m, ok := params.(mergeCall); ok {
+		method, params = m.method, m.params
+	}
 	if revision == 0 {
 		var w p.WorkspaceResult
 		if err := c.Call(ctx, p.MethodWorkspaceGet, p.GetWorkspaceParams{WorkspaceID: id}, &w); err != nil {
@@ -79,7 +82,7 @@ func newDraftEditCommands(r *remote) []*cobra.Command {
 	return []*cobra.Command{
 		newDraftBindCommand(r), newDraftBranchCommand(r), newDraftHandleCommand(r),
 		newGroup("route", "Set or remove one route of a step", newRouteSetCommand(r), newRouteRemoveCommand(r)),
-		newGroup("step", "Remove a step", newStepRemoveCommand(r)),
+		newGroup("step", "Update a use step's settings, or remove a step", newStepUpdateCommand(r), newStepRemoveCommand(r)),
 		newGroup("binding", "Remove input or output bindings of a step", newBindingRemoveCommand(r)),
 		newGroup("inputs", "Replace a step's input bindings", newInputsSetCommand(r)),
 		newGroup("outputs", "Replace a step's output bindings", newOutputsSetCommand(r)),
@@ -163,6 +166,79 @@ func newRouteRemoveCommand(r *remote) *cobra.Command {
 	})
 }
 
+// stepUpdate are the flags of `draft step update`.
+type stepUpdate struct {
+	desc             string
+	retry, timeout   int
+	noDesc, noRetry  bool
+	noTimeout, input bool
+	in               inputFlags
+}
+
+func newStepUpdateCommand(r *remote) *cobra.Command {
+	var u stepUpdate
+	cmd := editing(r, &cobra.Command{
+		Use:   "update WORKSPACE STEP",
+		Short: "Change a use step's desc, retry, timeout or input (workflow.draft_workspaces.update_capability_step)",
+		Long: `Change what is given of a use step's desc, retry and timeout_seconds, or
+remove them (--no-desc, --no-retry, --no-timeout); --in, --value and
+--expr replace its input bindings. The rest stays.`,
+		Example: `  mcpflow draft step update triage say --retry 2 --timeout-seconds 10
+  mcpflow draft step update triage say --no-retry --in message=context.tag`,
+		Args: cobra.ExactArgs(2),
+	}, p.MethodWorkspaceUpdateCapabilityStep, func(cmd *cobra.Command, args []string) (any, error) {
+		update, err := u.update(cmd)
+		return p.UpdateCapabilityStepParams{WorkspaceID: args[0], StepID: args[1], Update: update}, err
+	})
+	f := cmd.Flags()
+	f.StringVar(&u.desc, "desc", "", "what the step is for")
+	f.IntVar(&u.retry, "retry", 0, "further attempts when the call fails")
+	f.IntVar(&u.timeout, "timeout-seconds", 0, "deadline of each call")
+	f.BoolVar(&u.noDesc, "no-desc", false, "remove the step's desc")
+	f.BoolVar(&u.noRetry, "no-retry", false, "remove the step's retry")
+	f.BoolVar(&u.noTimeout, "no-timeout", false, "remove the step's timeout_seconds")
+	u.in.add(f, "", "the step's input")
+	cmd.MarkFlagsMutuallyExclusive("desc", "no-desc")
+	cmd.MarkFlagsMutuallyExclusive("retry", "no-retry")
+	cmd.MarkFlagsMutuallyExclusive("timeout-seconds", "no-timeout")
+	return cmd
+}
+
+// update is the presence-aware update the flags given ask for.
+func (u *stepUpdate) update(cmd *cobra.Command) (p.CapabilityStepUpdate, error) {
+	var up p.CapabilityStepUpdate
+	changed := cmd.Flags().Changed
+	switch {
+	case changed("desc"):
+		up.Desc = p.Put(u.desc)
+	case u.noDesc:
+		up.Desc = p.Clear[string]()
+	}
+	switch {
+	case changed("retry"):
+		up.Retry = p.Put(u.retry)
+	case u.noRetry:
+		up.Retry = p.Clear[int]()
+	}
+	switch {
+	case changed("timeout-seconds"):
+		up.TimeoutSeconds = p.Put(u.timeout)
+	case u.noTimeout:
+		up.TimeoutSeconds = p.Clear[int]()
+	}
+	if u.in.given() {
+		bindings, err := u.in.bindings("")
+		if err != nil {
+			return up, err
+		}
+		up.Input = p.Put(bindings)
+	}
+	if !up.Desc.Set && !up.Retry.Set && !up.TimeoutSeconds.Set && !up.Input.Set {
+		return up, errors.New("give what to change: --desc, --retry, --timeout-seconds, their --no- forms, or --in/--value/--expr")
+	}
+	return up, nil
+}
+
 func newStepRemoveCommand(r *remote) *cobra.Command {
 	return editing(r, &cobra.Command{
 		Use:   "remove WORKSPACE STEP",
@@ -195,36 +271,72 @@ func newBindingRemoveCommand(r *remote) *cobra.Command {
 }
 
 func newInputsSetCommand(r *remote) *cobra.Command {
-	var in inputFlags
+	var (
+		in    inputFlags
+		merge bool
+	)
 	cmd := editing(r, &cobra.Command{
 		Use:   "set WORKSPACE STEP",
 		Short: "Replace a step's input bindings (workflow.draft_workspaces.set_step_input_bindings)",
 		Long: `Replace a step's whole, ordered input binding list: the --in bindings, then
-the --value ones, then the --expr ones. None given clears it.`,
-		Example: `  mcpflow draft inputs set triage say --in message=context.tag --value loud=true`,
-		Args:    cobra.ExactArgs(2),
+the --value ones, then the --expr ones. None given clears it. With --merge
+the --in bindings are added to the step's, replacing those of the same
+targets (workflow.draft_workspaces.set_step_input_map).`,
+		Example: `  mcpflow draft inputs set triage say --in message=context.tag --value loud=true
+  mcpflow draft inputs set triage say --in title=input.title --merge`,
+		Args: cobra.ExactArgs(2),
 	}, p.MethodWorkspaceSetStepInputBindings, func(_ *cobra.Command, args []string) (any, error) {
+		if merge {
+			m, err := in.pathMap()
+			return mergeCall{p.MethodWorkspaceSetStepInputMap, p.SetStepInputMapParams{WorkspaceID: args[0], StepID: args[1], InputMap: m, Merge: true}}, err
+		}
 		bindings, err := in.bindings("")
 		return p.SetStepInputBindingsParams{WorkspaceID: args[0], StepID: args[1], Bindings: bindings}, err
 	})
 	in.add(cmd.Flags(), "", "the step's input")
+	addMergeFlag(cmd, &merge, "--in")
 	return cmd
 }
 
 func newOutputsSetCommand(r *remote) *cobra.Command {
-	var out []string
+	var (
+		out   []string
+		merge bool
+	)
 	cmd := editing(r, &cobra.Command{
-		Use:     "set WORKSPACE STEP",
-		Short:   "Replace a step's output bindings (workflow.draft_workspaces.set_step_output_bindings)",
-		Long:    "Replace a step's whole, ordered output binding list. None given clears it.",
+		Use:   "set WORKSPACE STEP",
+		Short: "Replace a step's output bindings (workflow.draft_workspaces.set_step_output_bindings)",
+		Long: `Replace a step's whole, ordered output binding list. None given clears it.
+With --merge they are added to the step's, replacing those of the same
+sources (workflow.draft_workspaces.set_step_output_map).`,
 		Example: `  mcpflow draft outputs set triage say --out state.echoes=message`,
 		Args:    cobra.ExactArgs(2),
 	}, p.MethodWorkspaceSetStepOutputBindings, func(_ *cobra.Command, args []string) (any, error) {
 		bindings, err := outputBindings("out", out)
-		return p.SetStepOutputBindingsParams{WorkspaceID: args[0], StepID: args[1], Bindings: bindings}, err
+		if err != nil || !merge {
+			return p.SetStepOutputBindingsParams{WorkspaceID: args[0], StepID: args[1], Bindings: bindings}, err
+		}
+		m := make(map[string]string, len(bindings))
+		for _, b := range bindings {
+			m[b.Source.String()] = b.Target.String()
+		}
+		return mergeCall{p.MethodWorkspaceSetStepOutputMap, p.SetStepOutputMapParams{WorkspaceID: args[0], StepID: args[1], OutputMap: m, Merge: true}}, nil
 	})
 	addOutFlag(cmd.Flags(), &out, "the step's output")
+	addMergeFlag(cmd, &merge, "--out")
 	return cmd
+}
+
+// mergeCall is an edit that calls another method than its command's
+// own: a --merge, which the legacy map methods make.
+type mergeCall struct {
+	method string
+	params any
+}
+
+// addMergeFlag adds --merge.
+func addMergeFlag(cmd *cobra.Command, merge *bool, what string) {
+	cmd.Flags().BoolVar(merge, "merge", false, "add the "+what+" bindings to the present ones instead of replacing them all")
 }
 
 // addOutFlag adds --out STATE=SOURCE.
@@ -233,23 +345,32 @@ func addOutFlag(f *pflag.FlagSet, out *[]string, what string) {
 }
 
 func newOutputSetCommand(r *remote) *cobra.Command {
-	var in inputFlags
+	var (
+		in    inputFlags
+		merge bool
+	)
 	cmd := editing(r, &cobra.Command{
 		Use:   "set WORKSPACE",
 		Short: "Replace the workflow's output bindings (workflow.draft_workspaces.set_workflow_output_bindings)",
 		Long: `Replace the bindings that project the workflow's public output when it
 ends: --in TARGET=PATH (input or state) and --value TARGET=VALUE. None
 given clears them: the output is then the state fields the output schema
-names.`,
+names. With --merge the --in bindings are added to the present ones
+(workflow.draft_workspaces.set_workflow_output_map).`,
 		Example: `  mcpflow draft output set triage --in echoes=state.echoes --in approved=state.approved`,
 		Args:    cobra.ExactArgs(1),
 	}, p.MethodWorkspaceSetWorkflowOutputBindings, func(_ *cobra.Command, args []string) (any, error) {
+		if merge {
+			m, err := in.pathMap()
+			return mergeCall{p.MethodWorkspaceSetWorkflowOutputMap, p.SetWorkflowOutputMapParams{WorkspaceID: args[0], OutputMap: m, Merge: true}}, err
+		}
 		bindings, err := in.bindings("")
 		return p.SetWorkflowOutputBindingsParams{WorkspaceID: args[0], Bindings: bindings}, err
 	})
 	f := cmd.Flags()
 	f.StringArrayVar(&in.in, "in", nil, "TARGET=PATH: output field TARGET from a path of the input or state; repeat for more")
 	f.StringArrayVar(&in.value, "value", nil, "TARGET=VALUE: output field TARGET as a literal (JSON, else a string); repeat for more")
+	addMergeFlag(cmd, &merge, "--in")
 	return cmd
 }
 

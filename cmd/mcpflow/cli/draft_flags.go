@@ -122,6 +122,26 @@ func (b *inputFlags) bindings(prefix string) ([]workflow.InputBinding, error) {
 	return out, nil
 }
 
+// pathMap is the --in bindings as a legacy map, graph path → target; the
+// map has no room for --value or --expr.
+func (b *inputFlags) pathMap() (map[string]string, error) {
+	if len(b.value)+len(b.expr) > 0 {
+		return nil, errors.New("--merge takes --in bindings only")
+	}
+	m := make(map[string]string, len(b.in))
+	for _, s := range b.in {
+		target, path, err := cutPair("in", s, false)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := m[path]; dup {
+			return nil, fmt.Errorf("--in: %s read twice: with --merge each path fills one target", path)
+		}
+		m[path] = target
+	}
+	return m, nil
+}
+
 // outputBindings are --out STATE=SOURCE flags as output bindings.
 func outputBindings(flag string, values []string) ([]workflow.OutputBinding, error) {
 	out := []workflow.OutputBinding{}
