@@ -1,13 +1,16 @@
 package integration
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/creack/pty"
 	"github.com/matryer/is"
 
 	p "github.com/mcpflow/mcpflow/api/protocol"
@@ -286,4 +289,20 @@ sed -i 's/"name": "again"/"name": "mine"/' "$1"`)}
 	w = at()
 	is.Equal(w.Revision, 4)
 	is.Equal(w.Draft["name"], "theirs") // theirs stands
+
+	// The same on a terminal: asked, "y" saves mine over their revision.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conflict.env = []string{"MCPFLOW_TEST_BIN=" + binary, "EDITOR=" + editorScript(t, dir, "conflict2.sh",
+		`"$MCPFLOW_TEST_BIN" draft name set counter_ws others >/dev/null
+sed -i 's/"name": "theirs"/"name": "mine"/' "$1"`)}
+	term := startPTY(t, ctx, conflict.command(ctx, "draft", "edit", "counter_ws"), &pty.Winsize{Rows: 40, Cols: 120})
+	term.read(func(s string) bool { return strings.Contains(s, "Save yours over revision 5? [y/N] ") }, "the question")
+	is.True(strings.Contains(term.screen.String(), `+   "name": "mine",`)) // the diff, before the question
+	term.write("y\n")
+	is.NoErr(term.wait()) // saved
+	is.True(matches(term.screen.String(), `revision:\s+6\r\n`))
+	w = at()
+	is.Equal(w.Revision, 6)
+	is.Equal(w.Draft["name"], "mine") // mine, over theirs
 }
