@@ -50,8 +50,11 @@ type Face struct {
 	// changed is poked when the deployments may have changed.
 	changed chan struct{}
 
-	mu      sync.Mutex
+	// loading holds refreshes to one at a time; it owns catalog.
+	loading sync.Mutex
 	catalog catalog
+
+	mu      sync.Mutex
 	tools   []workflowTool
 	loaded  bool
 	servers []*served
@@ -202,16 +205,20 @@ func (f *Face) poll(ctx context.Context) {
 	}
 }
 
-// refresh reads the deployments and updates every server's tools.
+// refresh reads the deployments and updates every server's tools. The
+// reads run outside f.mu, one refresh at a time, so that calls looking
+// up a tool never wait for them.
 func (f *Face) refresh(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.loading.Lock()
+	defer f.loading.Unlock()
 	tools, errs := f.catalog.load(ctx, isOwnTool)
 	for _, err := range errs {
 		f.log.Warn("mcp face: a deployment is not offered", "err", err)
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if tools == nil && len(errs) > 0 && f.loaded {
 		return // the list itself failed: keep what is offered
 	}
