@@ -21,7 +21,7 @@ type stepFlags struct {
 	in       inputFlags
 	out      []string // --out STATE=SOURCE
 	desc     string
-	retry    int
+	retry    optionalIntFlag
 	timeout  int
 	cond     string // when --if
 	then     string
@@ -77,7 +77,7 @@ earlier step's outcome to it.`,
 			s.in.add(f, "", "the step's input")
 			addOutFlag(f, &s.out, "the step's output")
 			f.StringVar(&s.desc, "desc", "", "what the step is for")
-			f.IntVar(&s.retry, "retry", -1, "further attempts when the call fails (default none)")
+			f.Var(&s.retry, "retry", "further attempts when the call fails (default none)")
 			f.IntVar(&s.timeout, "timeout-seconds", 0, "deadline of each call (default the server's)")
 		},
 	},
@@ -333,9 +333,7 @@ func (s *stepFlags) params(k stepKind, args []string) (any, error) {
 		if s.in.given() {
 			params.InputBindings = inputs
 		}
-		if s.retry >= 0 {
-			params.Retry = &s.retry
-		}
+		params.Retry = s.retry.value
 		if after != nil {
 			params.RouteFromStep, params.RouteFromOutcome = &after.StepID, optional(after.Outcome)
 		}

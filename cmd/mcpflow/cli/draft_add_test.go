@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/matryer/is"
+	"github.com/spf13/cobra"
 
 	p "github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -185,4 +186,43 @@ func TestLineDiffShowsChangesWithContext(t *testing.T) {
 	buf.Reset()
 	writeLineDiff(&buf, "a", "b", "same\n", "same\n")
 	is.Equal(buf.String(), "--- a\n+++ b\n…\n") // nothing changed, nothing shown
+}
+
+func TestStepUpdateSendsWhatIsGivenAndNullForWhatIsRemoved(t *testing.T) {
+	is := is.New(t)
+	for _, tc := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"--retry", "0"}, `{"retry":0}`},
+		{[]string{"--desc", "say it", "--no-retry", "--no-timeout"}, `{"desc":"say it","retry":null,"timeout_seconds":null}`},
+		{[]string{"--timeout-seconds", "5", "--in", "message=context.tag"}, `{"input":[{"target":"message","path":"context.tag"}],"timeout_seconds":5}`},
+	} {
+		cmd := &cobra.Command{}
+		var u stepUpdate
+		u.addFlags(cmd)
+		is.NoErr(cmd.ParseFlags(tc.argv))
+		up, err := u.update(cmd)
+		is.NoErr(err)
+		data, err := json.Marshal(up)
+		is.NoErr(err)
+		is.Equal(string(data), tc.want) // only what the flags say
+	}
+	cmd := &cobra.Command{}
+	var u stepUpdate
+	u.addFlags(cmd)
+	_, err := u.update(cmd)
+	is.True(err != nil && strings.Contains(err.Error(), "give what to change")) // an empty update is refused before the server
+}
+
+func TestMergeTakesPathBindingsOnly(t *testing.T) {
+	is := is.New(t)
+	in := inputFlags{in: []string{"title=input.title", "key=input.key"}}
+	m, err := in.pathMap()
+	is.NoErr(err)
+	is.Equal(m, map[string]string{"input.title": "title", "input.key": "key"}) // graph path → target, as the map methods take
+	_, err = (&inputFlags{in: []string{"a=input.x"}, value: []string{"b=1"}}).pathMap()
+	is.True(err != nil) // a map has no room for a literal
+	_, err = (&inputFlags{in: []string{"a=input.x", "b=input.x"}}).pathMap()
+	is.True(err != nil) // nor for one path read twice
 }

@@ -168,11 +168,10 @@ func newRouteRemoveCommand(r *remote) *cobra.Command {
 
 // stepUpdate are the flags of `draft step update`.
 type stepUpdate struct {
-	desc             string
-	retry, timeout   int
-	noDesc, noRetry  bool
-	noTimeout, input bool
-	in               inputFlags
+	desc                       string
+	retry, timeout             int
+	noDesc, noRetry, noTimeout bool
+	in                         inputFlags
 }
 
 func newStepUpdateCommand(r *remote) *cobra.Command {
@@ -190,6 +189,11 @@ remove them (--no-desc, --no-retry, --no-timeout); --in, --value and
 		update, err := u.update(cmd)
 		return p.UpdateCapabilityStepParams{WorkspaceID: args[0], StepID: args[1], Update: update}, err
 	})
+	u.addFlags(cmd)
+	return cmd
+}
+
+func (u *stepUpdate) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&u.desc, "desc", "", "what the step is for")
 	f.IntVar(&u.retry, "retry", 0, "further attempts when the call fails")
@@ -201,7 +205,6 @@ remove them (--no-desc, --no-retry, --no-timeout); --in, --value and
 	cmd.MarkFlagsMutuallyExclusive("desc", "no-desc")
 	cmd.MarkFlagsMutuallyExclusive("retry", "no-retry")
 	cmd.MarkFlagsMutuallyExclusive("timeout-seconds", "no-timeout")
-	return cmd
 }
 
 // update is the presence-aware update the flags given ask for.

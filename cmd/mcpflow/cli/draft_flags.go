@@ -247,6 +247,28 @@ func workflowRef(s string) (p.Object, error) {
 	return p.Object{"artifact_id": id, "version": v}, nil
 }
 
+// optionalIntFlag is an int flag that is nil unless given, so that 0
+// given is told from none.
+type optionalIntFlag struct{ value *int }
+
+func (o *optionalIntFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("not a whole number")
+	}
+	o.value = &n
+	return nil
+}
+
+func (o *optionalIntFlag) String() string {
+	if o.value == nil {
+		return ""
+	}
+	return strconv.Itoa(*o.value)
+}
+
+func (o *optionalIntFlag) Type() string { return "int" }
+
 // objectFlag reads an optional JSON object flag (inline, @FILE or @-):
 // nil when it was not given.
 func objectFlag(flag, arg string, stdin io.Reader) (p.Object, error) {
