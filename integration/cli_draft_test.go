@@ -195,6 +195,29 @@ func TestCLIAuthorsABranchingWorkflowAndRunsIt(t *testing.T) {
 	is.True(strings.Contains(r.stdout, "completed"))
 	is.True(!strings.Contains(r.stdout, "ask:")) // never asked
 
+	// The other edits, each leaving the status it should.
+	d.edit("valid", "replace", exported) // the document as exported
+	d.edit("valid", "name set", "triage_tags")
+	d.edit("valid", "step update", "say", "--retry", "1")
+	r = d.edit("invalid", "branch", "say", "error=__end__")
+	is.True(strings.Contains(r.stdout, "invalid_foreach_return")) // a body must route back to its loop
+	d.edit("valid", "handle", "say:error", "--to", "each")
+	d.edit("invalid", "route remove", "ask", "submitted")
+	d.edit("valid", "route set", "ask", "submitted", "__end__")
+	d.edit("valid", "binding remove", "say", "--output", "message")
+	d.edit("valid", "outputs set", "say", "--out", "state.echoes=message")
+	r = d.edit("valid", "add end", "unused", "--outcome", "ok")
+	is.True(matches(r.stdout, `warning\s+unreachable_step`)) // a warning does not make it invalid
+	d.edit("valid", "step remove", "unused")
+	d.edit("valid", "start set", "each")
+	d.edit("valid", "bind", "say", "local.message", "output.last")
+	final := cliJSON[p.CompileWorkspaceResult](t, c.want(0, "draft", "compile", "triage", "-o", "json"))
+	for _, n := range final.CompiledPlan.Nodes {
+		if n.ID == "say" {
+			is.Equal(*n.Retry, 1) // step update's retry, compiled
+		}
+	}
+
 	// Delete: then it is gone.
 	r = c.want(0, "draft", "delete", "triage")
 	is.True(matches(r.stdout, `status:\s+deleted`))
