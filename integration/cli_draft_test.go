@@ -273,6 +273,10 @@ func TestCLIDraftEditSavesWithTheRevisionCheck(t *testing.T) {
 	r = same.want(0, "draft", "edit", "counter_ws")
 	is.True(strings.Contains(r.stderr, "no change"))
 	is.Equal(at().Revision, 2)
+	same.env = []string{"EDITOR=" + editorScript(t, dir, "layout.sh", `sed -i 's/^  /    /' "$1"`)}
+	r = same.want(0, "draft", "edit", "counter_ws") // the same document, indented otherwise
+	is.True(strings.Contains(r.stderr, "no change (only its layout)"))
+	is.Equal(at().Revision, 2)
 	again := c
 	again.env = []string{"EDITOR=" + editorScript(t, dir, "again.sh", `sed -i 's/"name": "renamed"/"name": "again"/' "$1"`)}
 	edited := cliJSON[p.WorkspaceResult](t, again.want(0, "draft", "edit", "counter_ws", "-o", "json"))

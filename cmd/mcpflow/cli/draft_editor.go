@@ -81,7 +81,7 @@ func (e *editSession) run(ctx context.Context, c *conn) error {
 		_ = os.Remove(path)
 		return fmt.Errorf("edit %s: write %s: %w", e.id, path, err)
 	}
-	saved, err := e.editAndSave(ctx, c, path, before, w.Revision)
+	saved, err := e.editAndSave(ctx, c, path, w.Draft, before, w.Revision)
 	if saved {
 		_ = os.Remove(path)
 		return err
@@ -94,7 +94,7 @@ func (e *editSession) run(ctx context.Context, c *conn) error {
 
 // editAndSave runs the editor on path and saves what it left at revision.
 // saved reports whether path may go: it was saved, or nothing changed.
-func (e *editSession) editAndSave(ctx context.Context, c *conn, path string, before []byte, revision int) (saved bool, err error) {
+func (e *editSession) editAndSave(ctx context.Context, c *conn, path string, opened p.Object, before []byte, revision int) (saved bool, err error) {
 	if err := e.runEditor(ctx, path); err != nil {
 		return false, err
 	}
@@ -109,6 +109,10 @@ func (e *editSession) editAndSave(ctx context.Context, c *conn, path string, bef
 	doc, err := decodeObject(after)
 	if err != nil {
 		return false, fmt.Errorf("the edited document: %w", err)
+	}
+	if sameJSON(doc, opened) {
+		fmt.Fprintf(c.err, "workspace %s: no change (only its layout)\n", e.id)
+		return true, nil
 	}
 	for {
 		raw, err := c.call(ctx, p.MethodWorkspaceReplaceDocument, p.ReplaceDocumentParams{WorkspaceID: e.id, Revision: revision, Draft: doc})
@@ -127,6 +131,14 @@ func (e *editSession) editAndSave(ctx context.Context, c *conn, path string, bef
 			return false, err
 		}
 	}
+}
+
+// sameJSON reports whether two documents encode the same, whatever their
+// layout.
+func sameJSON(a, b p.Object) bool {
+	da, errA := json.Marshal(a)
+	db, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(da, db)
 }
 
 // runEditor runs $EDITOR on path, on the process's own terminal.
