@@ -46,6 +46,9 @@ type Server struct {
 	// Cluster makes the server a node of a cluster; absent, it runs
 	// alone.
 	Cluster *Cluster `json:"cluster,omitempty"`
+	// MCP says how MCP clients see the deployments; absent, /mcp offers
+	// one tool per deployment.
+	MCP *MCP `json:"mcp,omitempty"`
 }
 
 // Store says where records are kept.
@@ -282,6 +285,9 @@ func (f *File) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := f.Server.Cluster.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := f.Server.MCP.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if f.Server.Cluster != nil && f.Server.Store.Kind != StorePostgres {

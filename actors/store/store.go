@@ -171,6 +171,16 @@ type Deployment struct {
 	// Limits override the server's run limits for this deployment (an
 	// mcpflow extension).
 	Limits *RunLimits `json:"limits,omitempty"`
+	// MCP says how the deployment is offered to MCP clients (an mcpflow
+	// extension); nil offers it under its derived tool name.
+	MCP *MCPExposure `json:"mcp,omitempty"`
+}
+
+// MCPExposure is how a deployment is offered as an MCP tool: under
+// ToolName instead of the name derived from its id, or not at all.
+type MCPExposure struct {
+	ToolName string `json:"tool_name,omitempty"`
+	Hidden   bool   `json:"hidden,omitempty"`
 }
 
 // RunLimits bound each run of a deployment: its step budget and its
@@ -227,8 +237,11 @@ type Run struct {
 	Input       workflow.Object     `json:"input"`
 	Deployment  Deployment          `json:"deployment"`
 	TraceCount  int                 `json:"trace_count"`
-	CreatedAt   time.Time           `json:"created_at"`
-	UpdatedAt   time.Time           `json:"updated_at"`
+	// StartedBy names who started the run: the token's name, or "local"
+	// for a server without tokens; "" for runs started before it was kept.
+	StartedBy string    `json:"started_by,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // RunQuery filters and pages runs (newest update first).

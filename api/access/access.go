@@ -5,6 +5,7 @@
 package access
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
@@ -32,6 +33,9 @@ type Principal struct {
 	Name   string
 	scopes []Scope
 	all    bool
+	// deployments are the patterns of the deployments the principal sees
+	// as MCP tools; none: all.
+	deployments []string
 }
 
 // Anonymous is the principal of every request when no token is
@@ -39,9 +43,33 @@ type Principal struct {
 // everything.
 var Anonymous = Principal{Name: "anonymous", all: true}
 
+// IsAnonymous reports whether p is Anonymous: the server has no tokens.
+func (p Principal) IsAnonymous() bool { return p.all && p.Name == Anonymous.Name }
+
 // Allows reports whether p may call a method that needs s.
 func (p Principal) Allows(s Scope) bool {
 	return p.all || slices.Contains(p.scopes, s) || slices.Contains(p.scopes, Admin)
+}
+
+// SeesDeployment reports whether the principal's token offers deployment
+// id as an MCP tool (config's mcp_deployments).
+func (p Principal) SeesDeployment(id string) bool {
+	return config.MatchAny(p.deployments, id)
+}
+
+// principalKey is the context key of a request's principal.
+type principalKey struct{}
+
+// WithPrincipal returns ctx carrying p, the principal an admitted request
+// acts for.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom returns the principal WithPrincipal put in ctx.
+func PrincipalFrom(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
 }
 
 // Guard authenticates bearer tokens.
@@ -57,7 +85,7 @@ type Guard struct {
 func NewGuard(tokens []config.Token) *Guard {
 	g := &Guard{}
 	for _, t := range tokens {
-		p := Principal{Name: t.Name}
+		p := Principal{Name: t.Name, deployments: t.MCPDeployments}
 		for _, s := range t.Scopes {
 			p.scopes = append(p.scopes, Scope(s))
 		}

@@ -89,6 +89,11 @@ type Options struct {
 	// Metrics counts requests and WebSocket connections, and is served
 	// at /metrics; nil serves no /metrics and counts nothing.
 	Metrics *metrics.Metrics
+	// Faces are more ways in to the same method table, by path pattern
+	// ("/mcp"): each is served under /ws's admission (Host, Origin, token,
+	// per-client bound), with the caller in its request's context
+	// (access.PrincipalFrom), and reaches the methods through Local.
+	Faces map[string]http.Handler
 }
 
 // DefaultOptions are the production bounds.
@@ -248,7 +253,8 @@ func version() string {
 // waits.
 func (s *Server) Close() { s.close() }
 
-// Handler routes /ws, /rpc, /healthz and, with Metrics, /metrics.
+// Handler routes /ws, /rpc, /healthz, the Faces and, with Metrics,
+// /metrics.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ws", s.serveWebSocket)
@@ -259,6 +265,9 @@ func (s *Server) Handler() http.Handler {
 	})
 	if s.opts.Metrics != nil {
 		mux.HandleFunc("GET "+metricsPath, s.serveMetrics(s.opts.Metrics.Handler()))
+	}
+	for pattern, face := range s.opts.Faces {
+		mux.Handle(pattern, s.admitted(face))
 	}
 	return mux
 }

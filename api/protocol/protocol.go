@@ -87,6 +87,18 @@ type CapabilityDetail struct {
 	AcceptsContext bool           `json:"accepts_context"`
 	Kind           string         `json:"kind"`
 	WrapperHints   workflow.Hints `json:"wrapper_hints"`
+	// Annotations (an extension) are what the capability's tool says of
+	// its effects, MCP's defaults filled in.
+	Annotations *ToolHints `json:"annotations,omitempty"`
+}
+
+// ToolHints are a capability's annotations: MCP's tool annotations with
+// its defaults filled in.
+type ToolHints struct {
+	ReadOnly    bool `json:"read_only_hint"`
+	Idempotent  bool `json:"idempotent_hint"`
+	Destructive bool `json:"destructive_hint"`
+	OpenWorld   bool `json:"open_world_hint"`
 }
 
 // CreateFromCapabilityParams are the params of
@@ -311,6 +323,8 @@ type RunResult struct {
 	Diagnostics     []DependencyDiag      `json:"diagnostics"`
 	TraceCount      int                   `json:"trace_count"`
 	NextActions     NextActions           `json:"next_actions"`
+	// StartedBy (an extension) names who started the run.
+	StartedBy string `json:"started_by,omitempty"`
 	Trace           []workflow.TraceEntry `json:"trace,omitempty"`
 	TraceStart      *int                  `json:"trace_start,omitempty"`
 	TraceLimit      *int                  `json:"trace_limit,omitempty"`
