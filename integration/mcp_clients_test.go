@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -327,14 +328,16 @@ func (c mcpClient) startGo(t *testing.T, sc scenario) *driving {
 // elicitations and list_changed arrive on the SDK's goroutines.
 type goRun struct {
 	sc      scenario
+	order   *wireOrder
 	mu      sync.Mutex
 	out     driverResult
 	notes   map[string][]progressNote // by progress token
+	noted   chan struct{}             // a progress notification was handled
 	changed chan struct{}
 }
 
 func runGoScenario(ctx context.Context, protocol string, sc scenario, marks chan<- string, proceed <-chan struct{}) driverResult {
-	r := &goRun{sc: sc, notes: map[string][]progressNote{}, changed: make(chan struct{}, 16)}
+	r := &goRun{sc: sc, order: &wireOrder{before: map[string]int{}}, notes: map[string][]progressNote{}, noted: make(chan struct{}, 1), changed: make(chan struct{}, 16)}
 	opts := &mcp.ClientOptions{
 		Capabilities:                &mcp.ClientCapabilities{},
 		ToolListChangedHandler:      r.listChanged,
@@ -345,7 +348,7 @@ func runGoScenario(ctx context.Context, protocol string, sc scenario, marks chan
 		opts.ElicitationHandler = r.elicit
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpflow-test-go", Version: "v1.8.0"}, opts)
-	transport := &mcp.StreamableClientTransport{Endpoint: sc.URL, HTTPClient: bearerClient(sc.Token), MaxRetries: -1}
+	transport := &mcp.StreamableClientTransport{Endpoint: sc.URL, HTTPClient: watchedClient(sc.Token, r.order), MaxRetries: -1}
 	connectCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	cs, err := client.Connect(connectCtx, transport, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
@@ -408,6 +411,30 @@ func (r *goRun) progress(_ context.Context, req *mcp.ProgressNotificationClientR
 		note.Total = &total
 	}
 	r.notes[token] = append(r.notes[token], note)
+	select {
+	case r.noted <- struct{}{}:
+	default: // a waiter reads the notes
+	}
+}
+
+// awaitNotes waits, 5 s at most, until the handler had n progress
+// notifications of token: go-sdk runs notification handlers on goroutines
+// of their own, so they may come after CallTool returns.
+func (r *goRun) awaitNotes(token string, n int) []progressNote {
+	deadline := time.After(5 * time.Second)
+	for {
+		r.mu.Lock()
+		notes := append([]progressNote{}, r.notes[token]...)
+		r.mu.Unlock()
+		if len(notes) >= n {
+			return notes
+		}
+		select {
+		case <-r.noted:
+		case <-deadline:
+			return notes
+		}
+	}
 }
 
 func (r *goRun) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -499,10 +526,8 @@ func (r *goRun) call(ctx context.Context, cs *mcp.ClientSession, i int, s step, 
 		}
 	}
 	out.Aborted = aborted.Load()
-	r.mu.Lock()
-	out.Progress = append([]progressNote{}, r.notes[token]...)
-	out.ProgressAtResult = len(out.Progress)
-	r.mu.Unlock()
+	out.ProgressAtResult = r.order.progressBefore(token)
+	out.Progress = r.awaitNotes(token, out.ProgressAtResult)
 	return out
 }
 
@@ -518,19 +543,93 @@ func remarshal(v, out any) error {
 // bearerClient is an HTTP client that sends token as a bearer token
 // ("": none).
 func bearerClient(token string) *http.Client {
-	if token == "" {
-		return &http.Client{}
-	}
-	return &http.Client{Transport: bearerTransport{token: token, next: http.DefaultTransport}}
+	return watchedClient(token, nil)
 }
 
-type bearerTransport struct {
+// watchedClient is bearerClient whose response bodies order watches
+// (nil: none).
+func watchedClient(token string, order *wireOrder) *http.Client {
+	return &http.Client{Transport: clientTransport{token: token, order: order, next: http.DefaultTransport}}
+}
+
+type clientTransport struct {
 	token string
+	order *wireOrder
 	next  http.RoundTripper
 }
 
-func (b bearerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(req)
+func (c clientTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if c.token != "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.next.RoundTrip(req)
+	if err == nil && c.order != nil {
+		resp.Body = &orderedBody{ReadCloser: resp.Body, order: c.order, seen: map[string]int{}}
+	}
+	return resp, err
+}
+
+// wireOrder notes, per progress token, how many progress notifications
+// the stream of a request (the body of its POST) carried before the
+// response that ends it: the order on the wire, which go-sdk's handlers
+// do not keep.
+type wireOrder struct {
+	mu     sync.Mutex
+	before map[string]int
+}
+
+func (w *wireOrder) progressBefore(token string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.before[token]
+}
+
+// orderedBody reads one response body, SSE or JSON, for wireOrder.
+type orderedBody struct {
+	io.ReadCloser
+	order *wireOrder
+	line  []byte
+	seen  map[string]int // progress notifications so far, by token
+}
+
+func (b *orderedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	for _, c := range p[:n] {
+		if c == '\n' {
+			b.message()
+			continue
+		}
+		b.line = append(b.line, c)
+	}
+	if err != nil {
+		b.message() // a JSON body need not end with a newline
+	}
+	return n, err
+}
+
+// message notes the line read so far, if it is a JSON-RPC message.
+func (b *orderedBody) message() {
+	line := bytes.TrimPrefix(bytes.TrimSpace(b.line), []byte("data:"))
+	b.line = b.line[:0]
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			ProgressToken any `json:"progressToken"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return
+	}
+	switch {
+	case m.Method == "notifications/progress":
+		b.seen[fmt.Sprint(m.Params.ProgressToken)]++
+	case m.Method == "" && len(m.ID) > 0: // a response
+		b.order.mu.Lock()
+		for token, n := range b.seen {
+			b.order.before[token] = n
+		}
+		b.order.mu.Unlock()
+	}
 }
