@@ -152,12 +152,14 @@ type progressNote struct {
 }
 
 type callResult struct {
-	Content []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
+	Content           []textBlock     `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent"`
 	IsError           bool            `json:"isError"`
+}
+
+type textBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 // envelope is the structuredContent of every deployment tool and
