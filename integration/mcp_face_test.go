@@ -277,6 +277,9 @@ func seedJourney(t *testing.T, f *faceServer, got driverResult) {
 	for _, r := range runs {
 		is.Equal(r.DeploymentID, "counter_workflow.default")
 		is.Equal(r.Status, "completed")
+		run, err := f.ws.InspectRun(testContext(t), r.RunID)
+		is.NoErr(err)
+		is.Equal(run.StartedBy, "local") // no tokens: the run records a local caller
 	}
 }
 
@@ -287,9 +290,7 @@ func TestMCPFaceSeedJourneyOverStdio(t *testing.T) {
 		Stdio: &stdioCommand{Command: binary, Args: []string{"mcp", "--url", f.pr.url}},
 		Steps: []step{callStep(counterTool, nil), callStep(counterTool, nil)},
 	}
-	got := tsV1.run(t, sc)
-	is.New(t).Equal(got.ProtocolVersion, "") // a stdio transport has no protocol version header
-	seedJourney(t, f, got)
+	seedJourney(t, f, tsV1.run(t, sc))
 }
 
 func TestMCPFaceThreeStepsSendProgressBeforeTheResult(t *testing.T) {
@@ -558,9 +559,12 @@ func TestMCPFaceAccess(t *testing.T) {
 	}
 	is.Equal(len(f.runs(t)), 0) // nothing ran
 
-	// The run token calls.
+	// The run token calls, and the run records the token's name.
 	got := goSDK.run(t, f.scenario(callStep(counterTool, nil)))
-	completed(t, got.Steps[0])
+	env := completed(t, got.Steps[0])
+	run, err := f.ws.InspectRun(testContext(t), env.RunID)
+	is.NoErr(err)
+	is.Equal(run.StartedBy, runToken.Name)
 }
 
 func TestMCPFaceAForgedRequestStateIsRefused(t *testing.T) {
