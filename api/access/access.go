@@ -46,6 +46,10 @@ var Anonymous = Principal{Name: "anonymous", all: true}
 // IsAnonymous reports whether p is Anonymous: the server has no tokens.
 func (p Principal) IsAnonymous() bool { return p.all && p.Name == Anonymous.Name }
 
+// Internal is the principal of the server's own faces when they read for
+// themselves (the MCP face following the deployments), never a caller's.
+var Internal = Principal{Name: "mcpflow", all: true}
+
 // Allows reports whether p may call a method that needs s.
 func (p Principal) Allows(s Scope) bool {
 	return p.all || slices.Contains(p.scopes, s) || slices.Contains(p.scopes, Admin)

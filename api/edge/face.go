@@ -2,12 +2,17 @@ package edge
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/mcpflow/mcpflow/api/access"
 )
 
-// admitted serves a face mounted beside /ws and /rpc (Options.Faces) under
+// ErrShuttingDown is the cause of the end of a face's request that the
+// edge's shutdown cut short.
+var ErrShuttingDown = errors.New("mcpflow is shutting down")
+
+// admitted serves a face mounted beside /ws and /rpc (Mount) under
 // the same admission: the Host, Origin and token checks of admit (403 or
 // 401 with WWW-Authenticate), MaxConnsPerClient for the requests it is
 // serving, and shutdown's accounting. The request's context carries the
@@ -30,10 +35,11 @@ func (s *Server) admitted(face http.Handler) http.HandlerFunc {
 		}
 		defer s.clients.leave(addr)
 		// Shutdown (s.close) ends the face's long requests (an SSE stream, a
-		// tool call) as it ends /ws connections.
-		ctx, cancel := context.WithCancel(access.WithPrincipal(r.Context(), caller))
-		defer cancel()
-		defer context.AfterFunc(s.base, cancel)()
+		// tool call) as it ends /ws connections, with a cause of its own: a
+		// face may take a plain cancel for the client's.
+		ctx, cancel := context.WithCancelCause(access.WithPrincipal(r.Context(), caller))
+		defer cancel(nil)
+		defer context.AfterFunc(s.base, func() { cancel(ErrShuttingDown) })()
 		face.ServeHTTP(w, r.WithContext(ctx))
 	}
 }

@@ -310,25 +310,25 @@ type RunIDParams struct {
 
 // RunResult is the manifest's RunResult.
 type RunResult struct {
-	DeploymentID    string                `json:"deployment_id"`
-	ArtifactID      string                `json:"artifact_id"`
-	ArtifactVersion int                   `json:"artifact_version"`
-	Status          string                `json:"status"`
-	RunID           *string               `json:"run_id"`
-	ResumeReadiness *string               `json:"resume_readiness"`
-	Interrupt       Object                `json:"interrupt"`
-	Outcome         *string               `json:"outcome"`
-	Error           *string               `json:"error"`
-	Output          Object                `json:"output"`
-	Diagnostics     []DependencyDiag      `json:"diagnostics"`
-	TraceCount      int                   `json:"trace_count"`
-	NextActions     NextActions           `json:"next_actions"`
+	DeploymentID    string           `json:"deployment_id"`
+	ArtifactID      string           `json:"artifact_id"`
+	ArtifactVersion int              `json:"artifact_version"`
+	Status          string           `json:"status"`
+	RunID           *string          `json:"run_id"`
+	ResumeReadiness *string          `json:"resume_readiness"`
+	Interrupt       Object           `json:"interrupt"`
+	Outcome         *string          `json:"outcome"`
+	Error           *string          `json:"error"`
+	Output          Object           `json:"output"`
+	Diagnostics     []DependencyDiag `json:"diagnostics"`
+	TraceCount      int              `json:"trace_count"`
+	NextActions     NextActions      `json:"next_actions"`
 	// StartedBy (an extension) names who started the run.
-	StartedBy string `json:"started_by,omitempty"`
-	Trace           []workflow.TraceEntry `json:"trace,omitempty"`
-	TraceStart      *int                  `json:"trace_start,omitempty"`
-	TraceLimit      *int                  `json:"trace_limit,omitempty"`
-	TraceTruncated  *bool                 `json:"trace_truncated,omitempty"`
+	StartedBy      string                `json:"started_by,omitempty"`
+	Trace          []workflow.TraceEntry `json:"trace,omitempty"`
+	TraceStart     *int                  `json:"trace_start,omitempty"`
+	TraceLimit     *int                  `json:"trace_limit,omitempty"`
+	TraceTruncated *bool                 `json:"trace_truncated,omitempty"`
 }
 
 // ListRunsParams are the params of workflow.runs.list.

@@ -102,6 +102,7 @@ type App struct {
 	life       *lifecycle // /readyz and the service manager's notifications
 	tracer     *tracer    // OpenTelemetry tracing; nil when off
 	member     *member    // the App's part in a cluster; nil on one node
+	face       *face      // /mcp; nil when server.mcp.disabled
 	// closeTimeout is each session's CloseTimeout, which Shutdown keeps
 	// for stopping the sessions.
 	closeTimeout time.Duration
@@ -239,6 +240,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		return service.WithNotifier(ctx, c)
 	}
 	a.edge = edge.New(svc.Methods(), c, opts.Edge)
+	a.face = startFace(a.edge, opts.Config.Server.MCP)
 	a.life.ready()
 	return a, nil
 }
@@ -327,6 +329,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	} else {
 		served <- nil
 	}
+	a.face.stop() // its calls end with the edge's requests
 	errs = append(errs, a.edge.Shutdown(ctx, grace))
 	// Every handler has returned; what http.Server.Shutdown may still wait
 	// for is a client stalled mid-request: it gets a grace, then is cut.
