@@ -177,7 +177,7 @@ type envelope struct {
 type driving struct {
 	client  mcpClient
 	marks   chan string
-	proceed func() // the next stdin line: the in-flight call is aborted
+	proceed func() // the next stdin line: an in-flight call is aborted, or a wait ends
 	kill    func() // ends the client at once (a crashed host)
 	done    chan driverResult
 	logs    func() string
@@ -370,6 +370,11 @@ func runGoScenario(ctx context.Context, protocol string, sc scenario, marks chan
 			listenedAt = r.listChangedCount()
 		case "mark":
 			marks <- s.Name
+		case "wait":
+			select {
+			case <-proceed:
+			case <-ctx.Done():
+			}
 		case "await_list_changed":
 			res = r.awaitListChanged(ctx, cs, listenedAt)
 		case "call":

@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/client"
+	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -380,7 +381,10 @@ func TestMCPFaceAnAbortedCallCancelsTheRunUpstreamToo(t *testing.T) {
 
 		call := callStep("echo_then_wait", map[string]any{"duration": 30})
 		call.Abort = "stdin"
-		d := c.start(t, f.scenario(call))
+		// The client keeps its session after the abort, as a host whose
+		// user stopped one call does: closing it at once would race the
+		// notifications/cancelled the client sends.
+		d := c.start(t, f.scenario(call, markStep("aborted"), step{Op: "wait"}))
 		d.awaitMark(t, "in_flight")
 		// The long tools/call has reached the upstream server.
 		var callID json.RawMessage
@@ -398,10 +402,7 @@ func TestMCPFaceAnAbortedCallCancelsTheRunUpstreamToo(t *testing.T) {
 		is.Equal(runs[0].Status, "running")
 
 		d.proceed() // abort the call
-		got := d.result(t)
-		is.True(got.Steps[0].Aborted)
-		is.True(got.Steps[0].Result == nil) // an aborted call answers nothing
-
+		d.awaitMark(t, "aborted")
 		run := waitRun(t, f.ws, runs[0].RunID)
 		is.Equal(run.Status, "cancelled") // the run is cancelled, as runs.cancel does
 		// The upstream server received notifications/cancelled for its call.
@@ -413,6 +414,10 @@ func TestMCPFaceAnAbortedCallCancelsTheRunUpstreamToo(t *testing.T) {
 			}
 			return false
 		})
+		d.proceed() // the client closes
+		got := d.result(t)
+		is.True(got.Steps[0].Aborted)
+		is.True(got.Steps[0].Result == nil) // an aborted call answers nothing
 	})
 }
 
@@ -510,6 +515,26 @@ func postMCP(t *testing.T, f *faceServer, frame string, headers map[string]strin
 	return rpcReply{status: resp.StatusCode, header: resp.Header, body: body}
 }
 
+// modernCall is a 2026-07-28 tools/call of tool, with the request's
+// _meta that era asks for.
+func modernCall(tool string) string {
+	return `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}},"name":"` + tool + `","arguments":{}}}`
+}
+
+// sseData is the one JSON-RPC message of a response body: the data of
+// its event, or the body itself when it is JSON.
+func sseData(t *testing.T, body []byte) json.RawMessage {
+	t.Helper()
+	for _, line := range strings.Split(string(body), "\n") {
+		if data, ok := strings.CutPrefix(line, "data:"); ok {
+			return json.RawMessage(strings.TrimSpace(data))
+		}
+	}
+	return json.RawMessage(body)
+}
+
 const mcpInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
 
 func TestMCPFaceAccess(t *testing.T) {
@@ -557,7 +582,15 @@ func TestMCPFaceAccess(t *testing.T) {
 		is.True(refused.Error != nil)                     // the call is refused
 		is.Equal(got.Steps[2].Error, (*driverError)(nil)) // and the session still serves
 	}
-	is.Equal(len(f.runs(t)), 0) // nothing ran
+	// On the wire (2026-07-28, stateless): HTTP 200 and a JSON-RPC error,
+	// since go-sdk's client takes a 4xx for a dead connection.
+	r = postMCP(t, f, modernCall(counterTool), map[string]string{
+		"Authorization": "Bearer " + readToken.Token, "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": counterTool,
+	})
+	t.Logf("a read token's tools/call: %d %s", r.status, r.body)
+	is.Equal(r.status, http.StatusOK)
+	is.Equal(errorCode(t, sseData(t, r.body)), jsonrpc.Forbidden) // -32003
+	is.Equal(len(f.runs(t)), 0)                                   // nothing ran
 
 	// The run token calls, and the run records the token's name.
 	got := goSDK.run(t, f.scenario(callStep(counterTool, nil)))

@@ -19,10 +19,11 @@
 //       "abort": "stdin"},  // once sent, mark "in_flight", then abort on a stdin line
 //      {"op": "listen"},            // be ready for tools/list_changed (2026: subscriptions/listen)
 //      {"op": "mark", "name": "x"}, // tell the test, then go on
+//      {"op": "wait"},              // wait for a stdin line (the session stays open)
 //      {"op": "await_list_changed"}]}
 //
 // Marks go to stderr as lines "@mark NAME"; a test that waits for one
-// reads stderr. With "abort": "stdin" the driver reads one line from stdin
+// reads stderr. "abort": "stdin" and "wait" read one line from stdin each
 // (so the scenario must then be on argv).
 //
 // The result: {"protocol_version", "server", "steps": [...], "elicitations":
@@ -138,6 +139,9 @@ async function runStep(adapter, step, out, nextLine, nextChange) {
     case "mark":
       mark(step.name);
       return { marked: step.name };
+    case "wait":
+      await nextLine();
+      return { waited: true };
     case "await_list_changed": {
       // A notification since the listen step counts: the test may have
       // saved the deployment before this step began.
