@@ -264,6 +264,8 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 			cf.must("workflow.admin.connections.refresh_catalog", p.Object{"connection_id": "fake.a"})
 			return p.Object{"connection_id": "demo.default"}
 		}, bad: p.Object{"connection_id": "nope.none"}, code: failed, data: keyError},
+		{method: "workflow.admin.secrets.rotate", params: fixed(nil),
+			bad: p.Object{"key_id": "mine"}, code: invalidParams},
 		{method: "workflow.admin.connections.list", params: fixed(nil),
 			bad: p.Object{"connection_id": "fake.a"}, code: invalidParams},
 		{method: "workflow.admin.connection_statuses.list", params: fixed(p.Object{}),
