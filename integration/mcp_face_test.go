@@ -284,14 +284,22 @@ func seedJourney(t *testing.T, f *faceServer, got driverResult) {
 	}
 }
 
+// TestMCPFaceSeedJourneyOverStdio has the TypeScript clients launch
+// `mcpflow mcp` as a stdio server, as a host that only launches commands
+// does; the v2 client's auto negotiation probes a sibling process first.
 func TestMCPFaceSeedJourneyOverStdio(t *testing.T) {
-	tsV1.require(t)
-	f := startFace(t, faceOptions{})
-	sc := scenario{
-		Stdio: &stdioCommand{Command: binary, Args: []string{"mcp", "--url", f.pr.url}},
-		Steps: []step{callStep(counterTool, nil), callStep(counterTool, nil)},
-	}
-	seedJourney(t, f, tsV1.run(t, sc))
+	eachClient(t, []mcpClient{tsV1, tsV2}, func(t *testing.T, c mcpClient) {
+		f := startFace(t, faceOptions{})
+		sc := scenario{
+			Stdio: &stdioCommand{Command: binary, Args: []string{"mcp", "--url", f.pr.url}},
+			Steps: []step{callStep(counterTool, nil), callStep(counterTool, nil)},
+		}
+		got := c.run(t, sc)
+		if c.modern() {
+			is.New(t).Equal(got.ProtocolVersion, "2026-07-28") // mcpflow mcp speaks the 2026 era too
+		}
+		seedJourney(t, f, got)
+	})
 }
 
 func TestMCPFaceThreeStepsSendProgressBeforeTheResult(t *testing.T) {
