@@ -242,3 +242,14 @@ func FromEnv(name, value string) (*Keyring, error) {
 	}
 	return newKeyring(source, "", ky.id, []*key{ky})
 }
+
+// Ephemeral is a keyring of one random key held in memory only, for what
+// needs sealing only while the process lives (the MCP face of `mcpflow
+// mcp`, whose interrupts' request states are its own).
+func Ephemeral() (*Keyring, error) {
+	ky, err := generateKey(time.Now())
+	if err != nil {
+		return nil, err
+	}
+	return newKeyring("a key of this process", "", ky.id, []*key{ky})
+}

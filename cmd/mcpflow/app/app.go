@@ -158,6 +158,11 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		a.closeStore()
 		return nil, fmt.Errorf("load contract: %w", err)
 	}
+	states, err := faceStates(a.keys)
+	if err != nil {
+		a.closeStore()
+		return nil, err
+	}
 	var cluster *config.Cluster
 	if opts.Config != nil {
 		cluster = opts.Config.Server.Cluster
@@ -246,7 +251,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		return service.WithNotifier(ctx, c)
 	}
 	a.edge = edge.New(svc.Methods(), c, opts.Edge)
-	a.face = startFace(a.edge, opts.Config.Server.MCP)
+	a.face = startFace(a.edge, opts.Config.Server.MCP, states)
 	a.life.ready()
 	return a, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/client"
 	"github.com/mcpflow/mcpflow/api/mcpface"
@@ -69,7 +70,13 @@ func serveStdio(ctx context.Context, cl *client.Client, t mcp.Transport, log *sl
 	if err != nil {
 		return withCode(ExitUnreachable, err)
 	}
-	face := mcpface.New(mcpface.Options{Watch: cl, Version: readBuildInfo().String(), Logger: log})
+	// A process of one client: its interrupts' request states are sealed
+	// under a key of its own.
+	states, err := secrets.Ephemeral()
+	if err != nil {
+		return err
+	}
+	face := mcpface.New(mcpface.Options{Watch: cl, Version: readBuildInfo().String(), Logger: log, States: states})
 	running.Go(func() { face.Run(ctx) })
 	// The face offers what the server says the token may do; the server
 	// still checks every call.
