@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,6 +92,7 @@ type step struct {
 	Progress  bool           `json:"progress,omitempty"`
 	RunIDFrom *int           `json:"run_id_from,omitempty"`
 	Abort     string         `json:"abort,omitempty"`
+	Tool      string         `json:"tool,omitempty"` // await_list_changed: until a listing has it
 }
 
 func listStep() step { return step{Op: "list"} }
@@ -376,7 +378,7 @@ func runGoScenario(ctx context.Context, protocol string, sc scenario, marks chan
 			case <-ctx.Done():
 			}
 		case "await_list_changed":
-			res = r.awaitListChanged(ctx, cs, listenedAt)
+			res = r.awaitListChanged(ctx, cs, listenedAt, s.Tool)
 		case "call":
 			res = r.call(ctx, cs, i, s, marks, proceed)
 		default:
@@ -473,20 +475,27 @@ func (r *goRun) list(ctx context.Context, cs *mcp.ClientSession) stepResult {
 	return out
 }
 
-func (r *goRun) awaitListChanged(ctx context.Context, cs *mcp.ClientSession, listenedAt int) stepResult {
+// awaitListChanged waits for a list_changed since the listen step, and
+// then for more until a listing has tool ("": any listing).
+func (r *goRun) awaitListChanged(ctx context.Context, cs *mcp.ClientSession, listenedAt int, tool string) stepResult {
 	deadline := time.After(20 * time.Second)
-	for r.listChangedCount() == listenedAt {
-		select {
-		case <-r.changed:
-		case <-deadline:
-			return stepResult{Error: &driverError{Message: "notifications/tools/list_changed: nothing within 20 s"}}
-		case <-ctx.Done():
-			return stepResult{Error: &driverError{Message: ctx.Err().Error()}}
+	for seen := listenedAt; ; {
+		for r.listChangedCount() == seen {
+			select {
+			case <-r.changed:
+			case <-deadline:
+				return stepResult{Error: &driverError{Message: "notifications/tools/list_changed: nothing within 20 s"}}
+			case <-ctx.Done():
+				return stepResult{Error: &driverError{Message: ctx.Err().Error()}}
+			}
+		}
+		seen = r.listChangedCount()
+		res := r.list(ctx, cs)
+		res.Changed = res.Error == nil
+		if tool == "" || res.Error != nil || slices.ContainsFunc(res.Tools, func(t toolInfo) bool { return t.Name == tool }) {
+			return res
 		}
 	}
-	res := r.list(ctx, cs)
-	res.Changed = res.Error == nil
-	return res
 }
 
 func (r *goRun) call(ctx context.Context, cs *mcp.ClientSession, i int, s step, marks chan<- string, proceed <-chan struct{}) stepResult {

@@ -8,6 +8,7 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -120,6 +121,7 @@ func startFace(t *testing.T, o faceOptions) *faceServer {
 		is.NoErr(err) // deploy
 	}
 	buildToolDeploymentFor(t, ws, faceFake, "sleep")
+	f.awaitTools(t, counterTool, stepsTool, approveTool, sleepTool)
 	t.Cleanup(func() {
 		if t.Failed() {
 			logs, _ := os.ReadFile(f.pr.logs)
@@ -127,6 +129,19 @@ func startFace(t *testing.T, o faceOptions) *faceServer {
 		}
 	})
 	return f
+}
+
+// awaitTools waits until /mcp lists the tools: the face learns of saved
+// deployments from the admin event log, a moment after the save answers
+// (notifications/tools/list_changed tells clients when).
+func (f *faceServer) awaitTools(t *testing.T, names ...string) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("/mcp lists %v", names), func() bool {
+		got := goSDK.run(t, f.scenario(listStep()))
+		return !slices.ContainsFunc(names, func(name string) bool {
+			return !slices.ContainsFunc(got.Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == name })
+		})
+	})
 }
 
 // scenario is a scenario against f's /mcp with f's token.
@@ -386,6 +401,7 @@ func TestMCPFaceAnAbortedCallCancelsTheRunUpstreamToo(t *testing.T) {
 		_, err := f.ws.RefreshConnectionCatalog(testContext(t), conn)
 		is.NoErr(err)
 		buildEchoThenWait(t, f.ws, conn)
+		f.awaitTools(t, "echo_then_wait")
 
 		call := callStep("echo_then_wait", map[string]any{"duration": 30})
 		call.Abort = "stdin"
@@ -433,7 +449,7 @@ func TestMCPFaceASavedDeploymentIsAnnouncedAndCallable(t *testing.T) {
 	eachClient(t, mcpClients, func(t *testing.T, c mcpClient) {
 		is := is.New(t)
 		f := startFace(t, faceOptions{})
-		d := c.start(t, f.scenario(listStep(), step{Op: "listen"}, markStep("listening"), step{Op: "await_list_changed"},
+		d := c.start(t, f.scenario(listStep(), step{Op: "listen"}, markStep("listening"), step{Op: "await_list_changed", Tool: "echo_workflow"},
 			callStep("echo_workflow", map[string]any{"message": "new tool"})))
 		d.awaitMark(t, "listening")
 		buildToolDeploymentFor(t, f.ws, faceFake, "echo") // through /ws JSON-RPC

@@ -20,7 +20,7 @@
 //      {"op": "listen"},            // be ready for tools/list_changed (2026: subscriptions/listen)
 //      {"op": "mark", "name": "x"}, // tell the test, then go on
 //      {"op": "wait"},              // wait for a stdin line (the session stays open)
-//      {"op": "await_list_changed"}]}
+//      {"op": "await_list_changed", "tool": "t"}]} // until a listing has tool t
 //
 // Marks go to stderr as lines "@mark NAME"; a test that waits for one
 // reads stderr. "abort": "stdin" and "wait" read one line from stdin each
@@ -144,15 +144,23 @@ async function runStep(adapter, step, out, nextLine, nextChange) {
       return { waited: true };
     case "await_list_changed": {
       // A notification since the listen step counts: the test may have
-      // saved the deployment before this step began.
-      if (out.list_changed === listenedAt) {
-        try {
-          await within(nextChange(), "notifications/tools/list_changed");
-        } catch (e) {
-          return { changed: false, error: describe(e) };
+      // saved the deployment before this step began. One that came for
+      // another change is followed by the next.
+      const deadline = Date.now() + WAIT_MS;
+      for (let seen = listenedAt; ; ) {
+        if (out.list_changed === seen) {
+          try {
+            await within(nextChange(), "notifications/tools/list_changed");
+          } catch (e) {
+            return { changed: false, error: describe(e) };
+          }
+        }
+        seen = out.list_changed;
+        const tools = (await within(adapter.list(), "tools/list")).tools;
+        if (!step.tool || tools.some((t) => t.name === step.tool) || Date.now() > deadline) {
+          return { changed: true, tools };
         }
       }
-      return { changed: true, tools: (await within(adapter.list(), "tools/list")).tools };
     }
     case "call":
       return call(adapter, step, out, nextLine);
