@@ -226,3 +226,22 @@ func TestMergeTakesPathBindingsOnly(t *testing.T) {
 	_, err = (&inputFlags{in: []string{"a=input.x", "b=input.x"}}).pathMap()
 	is.True(err != nil) // nor for one path read twice
 }
+
+func TestEveryDraftCommandHasAnExample(t *testing.T) {
+	is := is.New(t)
+	var visit func(cmd *cobra.Command)
+	count := 0
+	visit = func(cmd *cobra.Command) {
+		if cmd.Example == "" {
+			t.Logf("%s has no example", cmd.CommandPath())
+		}
+		is.True(cmd.Example != "") // --help shows one
+		count++
+		for _, sub := range cmd.Commands() {
+			visit(sub)
+		}
+	}
+	visit(newDraftCommand(&remote{}))
+	t.Logf("%d draft commands", count)
+	is.True(count >= 40) // the group, its commands and the nine kinds
+}
