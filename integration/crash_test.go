@@ -54,9 +54,9 @@ func startProcess(t testing.TB, cfgPath, logName string, extra ...string) *proce
 	})
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
+		// Bounded too: the listener is bound before Start, and a Start
+		// that takes long holds the request unanswered meanwhile.
+		if err := getBefore(deadline, "http://"+addr+"/healthz"); err == nil {
 			break
 		}
 		select {
@@ -72,6 +72,21 @@ func startProcess(t testing.TB, cfgPath, logName string, extra ...string) *proce
 		}
 	}
 	return &process{cmd: cmd, url: "ws://" + addr + "/ws", logs: logs, exited: exited}
+}
+
+// getBefore GETs url, giving up at deadline.
+func getBefore(deadline time.Time, url string) error {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
 }
 
 // kill SIGKILLs the process and waits until it is gone.
