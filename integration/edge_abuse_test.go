@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
 )
 
@@ -60,6 +62,8 @@ func startEdgeServiceOn(t *testing.T, limits *config.Edge, wrap func(net.Listene
 // monitor samples the process's goroutines and in-use heap until stopped.
 type monitor struct {
 	baseline          int
+	liveBase          uint64 // the live heap at the start, as the last GC marked it
+	peakLive          atomic.Uint64
 	peakG             atomic.Int64
 	peakHeap          atomic.Uint64
 	totalAlloc        uint64 // at the start
@@ -77,6 +81,7 @@ func watch() *monitor {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m.totalAlloc = ms.TotalAlloc
+	m.liveBase = liveHeap()
 	go func() {
 		defer close(m.done)
 		tick := time.NewTicker(10 * time.Millisecond)
@@ -89,6 +94,9 @@ func watch() *monitor {
 			runtime.ReadMemStats(&ms)
 			if ms.HeapInuse > m.peakHeap.Load() {
 				m.peakHeap.Store(ms.HeapInuse)
+			}
+			if live := liveHeap(); live > m.peakLive.Load() {
+				m.peakLive.Store(live)
 			}
 			select {
 			case <-m.stop:
@@ -207,7 +215,7 @@ func TestAbuseSlowReaderFloodedWithBatches(t *testing.T) {
 	}()
 	pace := time.NewTicker(20 * time.Millisecond) // the client's reading pace (a load profile)
 	defer pace.Stop()
-	var bytesRead int
+	var bytesRead, replyBytes int
 	for range batches {
 		<-pace.C
 		is.NoErr(ws.SetReadDeadline(time.Now().Add(30 * time.Second)))
@@ -217,12 +225,40 @@ func TestAbuseSlowReaderFloodedWithBatches(t *testing.T) {
 		is.Equal(bytes.Count(data, []byte(`{"jsonrpc":"2.0","id":`)), size)         // every entry answered
 		is.Equal(bytes.Count(data, []byte(`{"jsonrpc":"2.0","id":0,"result":`)), 1) // with a result
 		bytesRead += len(data)
+		replyBytes = max(replyBytes, len(data))
 	}
 	is.NoErr(<-writes)
 	is.NoErr(ws.Close())
 	t.Logf("%d batches of %d entries: %.1f MiB of replies, read one message per 20 ms", batches, size, float64(bytesRead)/(1<<20))
 	m.settle(t, "slow reader flooded with batches")
+
+	// What the server may hold, from its bounds: replies up to the
+	// outbound bound (and the one that crosses it), the batches running in
+	// the in-flight slots, and the reply being written; and what this
+	// client holds, the reply it reads. Each counts twice: a running batch
+	// holds its entries' results and their encoding at once, and a read
+	// buffer grows by doubling. The live heap (what a collection keeps)
+	// is measured, not the in-use heap, which holds garbage as well.
+	// Reading ahead of the client would hold all 40 replies, 88 MB (the
+	// live heap then grows by 90 MB or more).
+	o := edge.DefaultOptions()
+	held := ceilDiv(int(o.MaxOutboundBytes), replyBytes) + ceilDiv(o.MaxInFlight, size) + 2
+	bound := 2 * uint64(held*replyBytes)
+	grew := m.peakLive.Load() - min(m.liveBase, m.peakLive.Load())
+	t.Logf("live heap grew by %.1f MiB at most; bound %.1f MiB (%d replies of %.1f MiB, twice)", float64(grew)/(1<<20), float64(bound)/(1<<20), held, float64(replyBytes)/(1<<20))
+	is.True(grew < bound) // a few batches' worth, not the 88 MB
 }
+
+// liveHeap is the heap the last GC found live (runtime/metrics
+// /gc/heap/live:bytes): garbage not yet collected is not in it.
+func liveHeap() uint64 {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	return sample[0].Value.Uint64()
+}
+
+// ceilDiv is a/b rounded up.
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // TestAbusePipelinedRequests: one client writes 1,000 requests without
 // waiting, then reads 1,000 replies. Requests beyond the 64 in-flight
