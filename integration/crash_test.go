@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -54,6 +55,11 @@ func startProcess(t testing.TB, cfgPath, logName string, extra ...string) *proce
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-exited
+		// A race-built mcpflow reports a data race in its log, and so
+		// does, through mcpflow's log of its stderr, a stdio server.
+		if data, err := os.ReadFile(logs); err == nil && bytes.Contains(data, []byte("WARNING: DATA RACE")) {
+			t.Errorf("a data race in %s:\n%s", logs, data)
+		}
 	})
 	deadline := time.Now().Add(20 * time.Second)
 	for {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +40,8 @@ func TestMain(m *testing.M) {
 	args := []string{"build", "-o", dir}
 	if raceDetector {
 		args = append(args, "-race")
+		// Inherited by the binaries the tests start.
+		_ = os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" "+raceOptions))
 	}
 	build := exec.Command("go", append(args, "github.com/mcpflow/mcpflow/cmd/mcpflow", "github.com/mcpflow/mcpflow/fakes/cmd/fakemcp")...)
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr

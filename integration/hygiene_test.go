@@ -99,6 +99,9 @@ func TestHygieneNoDescendantOutlivesMcpflowKilledWithSIGKILL(t *testing.T) {
 	src := stdioSource("wrapped.default", "sh", "-c",
 		`sleep 300 & echo $! > "$PIDS/grandchild"; setsid sleep 300 & echo $! > "$PIDS/escaped"; echo $$ > "$PIDS/server"; exec "$FAKEMCP"`)
 	src.Transport.Env = map[string]string{"PIDS": dir, "FAKEMCP": fakeMCP}
+	if raceDetector { // the reaper and fakemcp see only their source's environment
+		src.Transport.Env["GORACE"] = os.Getenv("GORACE")
+	}
 	pr := startProcess(t, hygieneConfig(t, dir, src), "hygiene.log")
 	c := dialURL(t, pr.url)
 	echoThrough(t, c, "wrapped.default")
@@ -118,7 +121,8 @@ func TestHygieneNoDescendantOutlivesMcpflowKilledWithSIGKILL(t *testing.T) {
 		for alive(pid) {
 			if time.Now().After(deadline) {
 				data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-				t.Logf("process %d (%q) still alive 2s after mcpflow's SIGKILL", pid, bytes.ReplaceAll(data, []byte{0}, []byte{' '}))
+				logs, _ := os.ReadFile(pr.logs)
+				t.Logf("process %d (%q) still alive 2s after mcpflow's SIGKILL; its log:\n%s", pid, bytes.ReplaceAll(data, []byte{0}, []byte{' '}), logs)
 				is.Fail() // no descendant of mcpflow survives it by 2 s
 			}
 			<-time.After(10 * time.Millisecond) // poll interval
