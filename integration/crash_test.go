@@ -112,12 +112,33 @@ func (pr *process) kill(t *testing.T) {
 	}
 }
 
+// handedOut are the addresses freeAddr has returned in this test process.
+var handedOut struct {
+	sync.Mutex
+	addrs map[string]bool
+}
+
+// freeAddr is a loopback address nothing listens on now, and one it has
+// not returned before: the kernel may hand out a port just closed again,
+// and a cluster node then got its cluster address as its HTTP one too
+// ("bind: address already in use").
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	is.New(t).NoErr(err)
-	defer l.Close()
-	return l.Addr().String()
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	if handedOut.addrs == nil {
+		handedOut.addrs = map[string]bool{}
+	}
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		is.New(t).NoErr(err)
+		addr := l.Addr().String()
+		_ = l.Close()
+		if !handedOut.addrs[addr] {
+			handedOut.addrs[addr] = true
+			return addr
+		}
+	}
 }
 
 func dialURL(t testing.TB, url string) *client.Client {
