@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -77,6 +78,7 @@ without --wait), 2 failed or cancelled, 3 interrupted.`,
 	cmd.Flags().BoolVar(&f.follow, "follow", false, "show the run's steps live until it ends or is interrupted")
 	cmd.Flags().BoolVar(&f.wait, "wait", false, "wait until the run ends or is interrupted")
 	addWaitTimeout(cmd, &f.waitTimeout)
+	cmd.ValidArgsFunction = completeArg(r, deploymentIDs)
 	return cmd
 }
 
@@ -185,8 +187,40 @@ func runTable(t *table, run p.RunResult) {
 }
 
 func newRunsCommand(r *remote) *cobra.Command {
-	return newGroup("runs", "List, inspect, trace, cancel and resume runs",
-		newRunsListCommand(r), newRunsInspectCommand(r), newRunsTraceCommand(r), newRunsCancelCommand(r), newRunsResumeCommand(r))
+	cmd := newGroup("runs", "List, inspect, trace, watch, cancel and resume runs",
+		newRunsListCommand(r), newRunsInspectCommand(r), newRunsTraceCommand(r), newRunsWatchCommand(r), newRunsCancelCommand(r), newRunsResumeCommand(r))
+	for _, sub := range cmd.Commands() {
+		if strings.HasSuffix(sub.Use, " RUN") {
+			sub.ValidArgsFunction = completeArg(r, runIDs)
+		}
+	}
+	return cmd
+}
+
+func newRunsWatchCommand(r *remote) *cobra.Command {
+	var waitTimeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "watch RUN",
+		Short: "Follow a run live, as 'run --follow' does (workflow.runs.subscribe)",
+		Long: `Follow an existing run: its steps so far, then live until it ends or is
+interrupted, as 'mcpflow run --follow' shows a new one. A run that has
+already finished is replayed from its events. With -o json the live view
+goes to stderr and the run (workflow.runs.inspect) to stdout.
+
+The exit code says how the run ended: 0 completed, 2 failed or cancelled,
+3 interrupted.`,
+		Example: `  mcpflow runs watch run_5c0e…
+  mcpflow runs watch run_5c0e… -o json | jq .output`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if waitTimeout <= 0 {
+				return errors.New("--wait-timeout must be positive")
+			}
+			return r.do(cmd, func(ctx context.Context, c *conn) error { return follow(ctx, c, args[0], true, waitTimeout) })
+		},
+	}
+	addWaitTimeout(cmd, &waitTimeout)
+	return cmd
 }
 
 func newRunsListCommand(r *remote) *cobra.Command {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -113,15 +112,8 @@ func newRegistryAddCommand(r *remote) *cobra.Command {
   mcpflow registry apply`,
 		Args: cobra.ExactArgs(1),
 	}, p.MethodRegistryAdd, func(cmd *cobra.Command, args []string) (any, error) {
-		data, err := readFileOrStdin(args[0], cmd.InOrStdin())
-		if err != nil {
-			return nil, err
-		}
-		entry, err := decodeObject(data)
-		if err != nil {
-			return nil, fmt.Errorf("registry entry %s: %w", args[0], err)
-		}
-		return p.AddRegistryEntryParams{Entry: entry}, nil
+		entry, err := objectFile(args[0], cmd, "registry entry")
+		return p.AddRegistryEntryParams{Entry: entry}, err
 	}, func(t *table, res p.RegistryEntryMutationResult) {
 		t.pairs("added", res.Entry.ID, "enabled", res.Entry.Enabled, "transport", res.Entry.Transport["kind"], "shadowed by config", res.ShadowedByConfig)
 		t.line("to open its session: mcpflow registry apply")
