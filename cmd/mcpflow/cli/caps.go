@@ -9,7 +9,7 @@ import (
 )
 
 func newCapsCommand(r *remote) *cobra.Command {
-	return newGroup("caps", "List and inspect capabilities (tools as workflow steps)",
+	return newGroup("caps", "List, inspect and call capabilities (tools as workflow steps)",
 		newCapsListCommand(r), newCapsInspectCommand(r), newCapsCallCommand(r))
 }
 
