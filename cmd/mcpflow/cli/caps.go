@@ -58,9 +58,10 @@ func newCapsListCommand(r *remote) *cobra.Command {
 		pg            page
 	)
 	cmd := showing(r, &cobra.Command{
-		Use:   "list",
-		Short: "List capabilities (workflow.capabilities.list)",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Short:   "List capabilities (workflow.capabilities.list)",
+		Example: "  mcpflow caps list --source demo.default\n  mcpflow caps list --query issue -o json",
+		Args:    cobra.NoArgs,
 	}, p.MethodCapabilitiesList, func(*cobra.Command, []string) (any, error) {
 		params := p.ListCapabilitiesParams{SourceID: optional(source), Query: optional(query)}
 		params.Cursor, params.Limit = pg.params()

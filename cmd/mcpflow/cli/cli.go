@@ -142,6 +142,7 @@ JSON result with -o json.
 		SilenceUsage:  true,
 	}
 	root.SetVersionTemplate("mcpflow {{.Version}}\n")
+	root.Example = rootExample
 
 	r := &remote{}
 	root.AddGroup(&cobra.Group{ID: groupServer, Title: "Server:"}, &cobra.Group{ID: groupClient, Title: "Client (talk to a running server):"})
@@ -177,6 +178,7 @@ func newGroup(use, short string, subs ...*cobra.Command) *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(subs...)
+	cmd.Example = groupExample(subs)
 	return cmd
 }
 

@@ -229,9 +229,10 @@ func newRunsListCommand(r *remote) *cobra.Command {
 		pg     page
 	)
 	cmd := showing(r, &cobra.Command{
-		Use:   "list",
-		Short: "List runs, newest first (workflow.runs.list)",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Short:   "List runs, newest first (workflow.runs.list)",
+		Example: "  mcpflow runs list --status failed\n  mcpflow runs list --limit 5 -o json",
+		Args:    cobra.NoArgs,
 	}, p.MethodRunsList, func(*cobra.Command, []string) (any, error) {
 		params := p.ListRunsParams{Status: optional(status)}
 		params.Cursor, params.Limit = pg.params()
@@ -251,18 +252,20 @@ func newRunsListCommand(r *remote) *cobra.Command {
 
 func newRunsInspectCommand(r *remote) *cobra.Command {
 	return showing(r, &cobra.Command{
-		Use:   "inspect RUN",
-		Short: "Show a run (workflow.runs.inspect)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "inspect RUN",
+		Short:   "Show a run (workflow.runs.inspect)",
+		Example: "  mcpflow runs inspect run_5c0e… -o json",
+		Args:    cobra.ExactArgs(1),
 	}, p.MethodRunsInspect, idParams(func(id string) any { return p.RunIDParams{RunID: id} }), runTable)
 }
 
 func newRunsTraceCommand(r *remote) *cobra.Command {
 	var start, limit int
 	cmd := showing(r, &cobra.Command{
-		Use:   "trace RUN",
-		Short: "Show a run's steps (workflow.runs.trace)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "trace RUN",
+		Short:   "Show a run's steps (workflow.runs.trace)",
+		Example: "  mcpflow runs trace run_5c0e… --start 10 --limit 20",
+		Args:    cobra.ExactArgs(1),
 	}, p.MethodRunsTrace, func(_ *cobra.Command, args []string) (any, error) {
 		return p.TraceParams{RunID: args[0], TraceRange: p.TraceRange{Start: optionalInt(start), Limit: optionalInt(limit)}}, nil
 	}, func(t *table, run p.RunResult) {
@@ -286,9 +289,10 @@ func newRunsTraceCommand(r *remote) *cobra.Command {
 func newRunsCancelCommand(r *remote) *cobra.Command {
 	var reason string
 	cmd := showing(r, &cobra.Command{
-		Use:   "cancel RUN",
-		Short: "Cancel a running or interrupted run (workflow.runs.cancel)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "cancel RUN",
+		Short:   "Cancel a running or interrupted run (workflow.runs.cancel)",
+		Example: "  mcpflow runs cancel run_5c0e… --reason 'not today'",
+		Args:    cobra.ExactArgs(1),
 	}, p.MethodRunsCancel, func(_ *cobra.Command, args []string) (any, error) {
 		return p.CancelRunParams{RunID: args[0], Reason: optional(reason)}, nil
 	}, runTable)

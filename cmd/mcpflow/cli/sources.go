@@ -98,9 +98,10 @@ func pagedParams[P any](pg *page, set func(cursor *string, limit *int) P) func(*
 func newSourcesListCommand(r *remote) *cobra.Command {
 	var pg page
 	cmd := showing(r, &cobra.Command{
-		Use:   "list",
-		Short: "List sources: MCP connections and platform sources (workflow.sources.list)",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Short:   "List sources: MCP connections and platform sources (workflow.sources.list)",
+		Example: "  mcpflow sources list\n  mcpflow sources list -o json",
+		Args:    cobra.NoArgs,
 	}, p.MethodSourcesList, pagedParams(&pg, func(cursor *string, limit *int) p.ListSourcesParams {
 		return p.ListSourcesParams{Cursor: cursor, Limit: limit}
 	}), func(t *table, res p.ListSourcesResult) {
@@ -219,9 +220,10 @@ func newRegistryToggleCommand(r *remote, verb, method string) *cobra.Command {
 func newRegistryListCommand(r *remote) *cobra.Command {
 	var pg page
 	cmd := showing(r, &cobra.Command{
-		Use:   "list",
-		Short: "List registry entries (workflow.admin.source_registry.list)",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Short:   "List registry entries (workflow.admin.source_registry.list)",
+		Example: "  mcpflow registry list",
+		Args:    cobra.NoArgs,
 	}, p.MethodRegistryList, pagedParams(&pg, func(cursor *string, limit *int) p.ListRegistryParams {
 		return p.ListRegistryParams{Cursor: cursor, Limit: limit}
 	}), func(t *table, res p.ListRegistryEntriesResult) {
@@ -268,9 +270,10 @@ func newRegistryRemoveCommand(r *remote) *cobra.Command {
 
 func newRegistryApplyCommand(r *remote) *cobra.Command {
 	return showing(r, &cobra.Command{
-		Use:   "apply",
-		Short: "Apply the registry: open, replace and close sessions (workflow.admin.source_registry.apply)",
-		Args:  cobra.NoArgs,
+		Use:     "apply",
+		Short:   "Apply the registry: open, replace and close sessions (workflow.admin.source_registry.apply)",
+		Example: "  mcpflow registry apply -o json",
+		Args:    cobra.NoArgs,
 	}, p.MethodRegistryApply, noParams, func(t *table, res p.ApplyRegistryChangesResult) {
 		t.pairs("applied", res.Applied, "registered", res.Registered, "updated", res.Updated, "removed", res.Removed,
 			"connections", res.ConnectionCount, "registry entries", res.RegistryEntryCount)
