@@ -95,7 +95,9 @@ func (c *Contract) property(component, prop string) (any, error) {
 }
 
 // orNull is s, or null.
-func orNull(s any) map[string]any { return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}} }
+func orNull(s any) map[string]any {
+	return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
+}
 
 // describe is s with a description.
 func describe(s map[string]any, description string) map[string]any {
