@@ -93,13 +93,3 @@ var DiagnosticCodes = []CodeInfo{
 		"From a reachable step no route ever reaches an end: the run could never finish.",
 		"Route some outcome on the loop to a step that reaches __end__."},
 }
-
-// ExplainCode is the entry of code in DiagnosticCodes.
-func ExplainCode(code string) (CodeInfo, bool) {
-	for _, c := range DiagnosticCodes {
-		if c.Code == code {
-			return c, true
-		}
-	}
-	return CodeInfo{}, false
-}

@@ -108,7 +108,8 @@ func TestExplainSaysWhatACodeMeans(t *testing.T) {
 	is := is.New(t)
 	code, out, _ := runCLI("explain", "missing_outcome_edge")
 	is.Equal(code, ExitOK)
-	info, _ := workflow.ExplainCode("missing_outcome_edge")
+	info, ok := explainCode("missing_outcome_edge")
+	is.True(ok)
 	is.True(strings.Contains(out, info.Repair)) // the repair, as the table says it
 	code, out, _ = runCLI("explain", "unreachable_step", "-o", "json")
 	is.Equal(code, ExitOK)
@@ -119,7 +120,10 @@ func TestExplainSaysWhatACodeMeans(t *testing.T) {
 	is.Equal(code, ExitOK)
 	var all []workflow.CodeInfo
 	is.NoErr(json.Unmarshal([]byte(out), &all))
-	is.Equal(len(all), len(workflow.DiagnosticCodes))
+	is.Equal(len(all), len(workflow.DiagnosticCodes)+len(p.DependencyCodes))
+	code, out, _ = runCLI("explain", "binding_missing")
+	is.Equal(code, ExitOK)
+	is.True(strings.Contains(out, "--bind LOGICAL=CONCRETE")) // a deployment code, explained too
 	code, _, errOut := runCLI("explain", "no_such_code")
 	is.Equal(code, ExitError)
 	is.True(strings.Contains(errOut, "mcpflow explain")) // says where the codes are listed

@@ -2,27 +2,45 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/mcpflow/mcpflow/actors/workflow"
+	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
-// newExplainCommand says what a validation diagnostic code means and how
-// to repair what it reports, from workflow.DiagnosticCodes. It needs no
-// server.
+// allCodes are the diagnostic codes explain knows: those of draft and
+// plan validation, then those of deployments, sources and calls.
+func allCodes() []workflow.CodeInfo {
+	return slices.Concat(workflow.DiagnosticCodes, p.DependencyCodes)
+}
+
+// explainCode is the entry of code.
+func explainCode(code string) (workflow.CodeInfo, bool) {
+	all := allCodes()
+	if i := slices.IndexFunc(all, func(c workflow.CodeInfo) bool { return c.Code == code }); i >= 0 {
+		return all[i], true
+	}
+	return workflow.CodeInfo{}, false
+}
+
+// newExplainCommand says what a diagnostic code means and how to repair
+// what it reports, from workflow.DiagnosticCodes and
+// protocol.DependencyCodes. It needs no server.
 func newExplainCommand() *cobra.Command {
 	var output string
-	codes := make([]string, 0, len(workflow.DiagnosticCodes))
-	for _, c := range workflow.DiagnosticCodes {
+	var codes []string
+	for _, c := range allCodes() {
 		codes = append(codes, c.Code)
 	}
 	cmd := &cobra.Command{
 		Use:   "explain [CODE]",
-		Short: "Say what a validation diagnostic code means and how to repair it",
-		Long: `Say what a diagnostic code of draft or plan validation means, and how to
-repair what it reports. Without CODE: every code, one per line. With -o
-json: {code, severity, means, repair}, or a list of them.`,
+		Short: "Say what a diagnostic code means and how to repair it",
+		Long: `Say what a diagnostic code means, and how to repair what it reports: the
+codes of draft and plan validation, and those of deployment validation,
+source diagnosis and capability calls. Without CODE: every code, one per
+line. With -o json: {code, severity, means, repair}, or a list of them.`,
 		Example: `  mcpflow explain missing_outcome_edge
   mcpflow explain -o json | jq -r '.[].code'`,
 		Args:      cobra.MaximumNArgs(1),
@@ -35,16 +53,16 @@ json: {code, severity, means, repair}, or a list of them.`,
 			w := cmd.OutOrStdout()
 			if len(args) == 0 {
 				if output == outputJSON {
-					return printJSON(w, workflow.DiagnosticCodes)
+					return printJSON(w, allCodes())
 				}
 				t := newTable(w)
 				t.row("CODE", "SEVERITY", "MEANS")
-				for _, c := range workflow.DiagnosticCodes {
+				for _, c := range allCodes() {
 					t.row(c.Code, c.Severity, clip(c.Means, 90))
 				}
 				return t.flush()
 			}
-			info, ok := workflow.ExplainCode(args[0])
+			info, ok := explainCode(args[0])
 			if !ok {
 				return fmt.Errorf("no diagnostic code %q; 'mcpflow explain' lists them", args[0])
 			}
