@@ -226,6 +226,8 @@ func TestCLIRestOfTheAPIAgainstARealServer(t *testing.T) {
 	complete := func(args ...string) []string { return completeOn(c, args...) }
 	is.True(slices.Contains(complete("runs", "watch", ""), *done.RunID))
 	is.True(slices.Contains(complete("run", ""), "counter_workflow.default"))
+	is.True(slices.Contains(complete("draft", "get", ""), "counter_ws"))
+	is.True(slices.Contains(complete("draft", "route", "set", "counter"), "counter_ws"))
 	is.True(slices.Contains(complete("deployments", "validate", "counter"), "counter.live"))
 	is.True(slices.Contains(complete("caps", "call", "fake.a.e"), "fake.a.echo"))
 	is.True(!slices.Contains(complete("caps", "call", "fake.a.e"), "fake.a.fail")) // only what the word begins

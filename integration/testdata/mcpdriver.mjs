@@ -31,9 +31,22 @@
 // {result, error, progress, progress_at_result, aborted}; listen →
 // {listening}; await_list_changed → {changed, tools}.
 
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
 import { createInterface } from "node:readline";
 
 const WAIT_MS = 20_000; // the bound of every wait of a step
+
+// peerRequire loads packages from the npm install prefix $MCPFLOW_PEERS
+// (default: <module root>/.peers), as .ci/run installs them.
+export function peerRequire() {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const prefix = path.resolve(process.env.MCPFLOW_PEERS || path.join(here, "..", "..", ".peers"));
+  return createRequire(path.join(prefix, "package.json"));
+}
+
 
 export function mark(name) {
   process.stderr.write(`@mark ${name}\n`);

@@ -10,15 +10,9 @@
 // The SDK is loaded from the npm install prefix $MCPFLOW_PEERS (default:
 // <module root>/.peers), as .ci/run installs it.
 
-import { createRequire } from "node:module";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { peerRequire, run } from "./mcpdriver.mjs";
 
-import { run } from "./mcpdriver.mjs";
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const prefix = path.resolve(process.env.MCPFLOW_PEERS || path.join(here, "..", "..", ".peers"));
-const require = createRequire(path.join(prefix, "package.json"));
+const require = peerRequire();
 const { Client, StreamableHTTPClientTransport } = require("@modelcontextprotocol/client");
 const { StdioClientTransport } = require("@modelcontextprotocol/client/stdio");
 

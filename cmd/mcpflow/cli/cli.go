@@ -154,11 +154,14 @@ JSON result with -o json.
 		newRunsCommand(r), newSourcesCommand(r), newRegistryCommand(r), newSchemaCommand(r), newBenchCommand(r), newMCPCommand(r),
 		newSecretsCommand(r),
 		newArtifactsCommand(r), newDeploymentsCommand(r), newEventsCommand(r), newAuthCommand(r),
+		newDraftCommand(r),
 	} {
 		cmd.GroupID = groupClient
 		r.addFlags(cmd)
 		root.AddCommand(cmd)
 	}
+	examplesFromSubcommands(root)
+	completeFirstArgs(r, root)
 	return root
 }
 
@@ -178,7 +181,6 @@ func newGroup(use, short string, subs ...*cobra.Command) *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(subs...)
-	cmd.Example = groupExample(subs)
 	return cmd
 }
 

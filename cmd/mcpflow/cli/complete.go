@@ -69,6 +69,24 @@ func completeIDs(r *remote, lister idLister) cobra.CompletionFunc {
 	}
 }
 
+// firstArgIDs are the ids a command's first argument completes to, by the
+// placeholder its usage names it with.
+var firstArgIDs = map[string]idLister{"RUN": runIDs, "DEPLOYMENT": deploymentIDs, "WORKSPACE": workspaceIDs}
+
+// completeFirstArgs gives each command of the tree whose first argument
+// is a RUN, DEPLOYMENT or WORKSPACE the completion of those ids, unless
+// it completes its arguments itself.
+func completeFirstArgs(r *remote, cmd *cobra.Command) {
+	if words := strings.Fields(cmd.Use); len(words) > 1 && cmd.ValidArgsFunction == nil {
+		if lister, ok := firstArgIDs[words[1]]; ok {
+			cmd.ValidArgsFunction = completeArg(r, lister)
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		completeFirstArgs(r, sub)
+	}
+}
+
 // completion is an id with its description, as cobra shows it.
 func completion(id, description string) cobra.Completion {
 	return cobra.CompletionWithDesc(id, clip(description, 60))

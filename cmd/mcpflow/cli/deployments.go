@@ -34,7 +34,7 @@ func newDeploymentsListCommand(r *remote) *cobra.Command {
 }
 
 func newDeploymentsInspectCommand(r *remote) *cobra.Command {
-	cmd := showing(r, &cobra.Command{
+	return showing(r, &cobra.Command{
 		Use:     "inspect DEPLOYMENT",
 		Short:   "Show a deployment: its artifact and bindings (workflow.deployments.inspect)",
 		Long:    "Show a deployment. With -o json: the deployment, in the form 'mcpflow deploy FILE' takes.",
@@ -56,8 +56,6 @@ func newDeploymentsInspectCommand(r *remote) *cobra.Command {
 			}
 		}
 	})
-	cmd.ValidArgsFunction = completeArg(r, deploymentIDs)
-	return cmd
 }
 
 func newDeploymentsValidateCommand(r *remote) *cobra.Command {
@@ -78,12 +76,11 @@ diagnostics say what to repair ('mcpflow explain CODE' says more).`,
 		diagnosticRows(t, res.Diagnostics)
 	})
 	cmd.Flags().BoolVar(&live, "live-check", false, "also connect to each bound upstream and list its tools")
-	cmd.ValidArgsFunction = completeArg(r, deploymentIDs)
 	return cmd
 }
 
 func newDeploymentsDeleteCommand(r *remote) *cobra.Command {
-	cmd := showing(r, &cobra.Command{
+	return showing(r, &cobra.Command{
 		Use:     "delete DEPLOYMENT",
 		Short:   "Delete a deployment; its runs keep what they pinned (workflow.deployments.delete)",
 		Example: "  mcpflow deployments delete counter_workflow.default",
@@ -91,6 +88,4 @@ func newDeploymentsDeleteCommand(r *remote) *cobra.Command {
 	}, p.MethodDeploymentsDelete, deploymentParams, func(t *table, res p.DeleteDeploymentResult) {
 		t.pairs("deployment", res.DeploymentID, "deleted", res.Deleted)
 	})
-	cmd.ValidArgsFunction = completeArg(r, deploymentIDs)
-	return cmd
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -78,7 +77,6 @@ without --wait), 2 failed or cancelled, 3 interrupted.`,
 	cmd.Flags().BoolVar(&f.follow, "follow", false, "show the run's steps live until it ends or is interrupted")
 	cmd.Flags().BoolVar(&f.wait, "wait", false, "wait until the run ends or is interrupted")
 	addWaitTimeout(cmd, &f.waitTimeout)
-	cmd.ValidArgsFunction = completeArg(r, deploymentIDs)
 	return cmd
 }
 
@@ -187,14 +185,8 @@ func runTable(t *table, run p.RunResult) {
 }
 
 func newRunsCommand(r *remote) *cobra.Command {
-	cmd := newGroup("runs", "List, inspect, trace, watch, cancel and resume runs",
+	return newGroup("runs", "List, inspect, trace, watch, cancel and resume runs",
 		newRunsListCommand(r), newRunsInspectCommand(r), newRunsTraceCommand(r), newRunsWatchCommand(r), newRunsCancelCommand(r), newRunsResumeCommand(r))
-	for _, sub := range cmd.Commands() {
-		if strings.HasSuffix(sub.Use, " RUN") {
-			sub.ValidArgsFunction = completeArg(r, runIDs)
-		}
-	}
-	return cmd
 }
 
 func newRunsWatchCommand(r *remote) *cobra.Command {
