@@ -93,3 +93,13 @@ var DiagnosticCodes = []CodeInfo{
 		"From a reachable step no route ever reaches an end: the run could never finish.",
 		"Route some outcome on the loop to a step that reaches __end__."},
 }
+
+// repairs maps each diagnostic code to its repair, for the hint every
+// diagnostic carries.
+var repairs = func() map[string]string {
+	m := make(map[string]string, len(DiagnosticCodes))
+	for _, c := range DiagnosticCodes {
+		m[c.Code] = c.Repair
+	}
+	return m
+}()
