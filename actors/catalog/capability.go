@@ -31,7 +31,21 @@ type Capability struct {
 	// whose outcome is unknown does no harm: a pure built-in, or a tool
 	// annotated readOnlyHint or idempotentHint.
 	SafeToRepeat bool
+	// Hints are the tool's annotations, MCP's defaults filled in.
+	Hints Hints
 }
+
+// Hints are what a capability's tool says of its effects, as MCP's tool
+// annotations do. A tool that says nothing is assumed to be neither read
+// only nor idempotent, and to be destructive and open world, as MCP
+// assumes.
+type Hints struct {
+	ReadOnly, Idempotent, Destructive, OpenWorld bool
+}
+
+// PureHints are the hints of a built-in that reads nothing outside the
+// run and changes nothing: read only, idempotent, closed world.
+var PureHints = Hints{ReadOnly: true, Idempotent: true}
 
 // Capabilities turns a snapshot's tools into capabilities named
 // "<connection_id>.<tool>".
@@ -62,7 +76,21 @@ func (t Tool) Capability(connID string) Capability {
 		InputSchema:  in,
 		OutputSchema: out,
 		SafeToRepeat: t.ReadOnly || t.Idempotent,
+		Hints:        t.hints(),
 	}
+}
+
+// hints fills in MCP's defaults: destructive unless read only or said
+// otherwise, open world unless said otherwise.
+func (t Tool) hints() Hints {
+	h := Hints{ReadOnly: t.ReadOnly, Idempotent: t.Idempotent, Destructive: !t.ReadOnly, OpenWorld: true}
+	if t.Destructive != nil && !t.ReadOnly {
+		h.Destructive = *t.Destructive
+	}
+	if t.OpenWorld != nil {
+		h.OpenWorld = *t.OpenWorld
+	}
+	return h
 }
 
 // SplitName splits a qualified capability name at the source whose id is

@@ -31,6 +31,10 @@ type Tool struct {
 	// idempotentHint annotations: a call of such a tool is safe to repeat.
 	ReadOnly   bool `json:"read_only_hint,omitempty"`
 	Idempotent bool `json:"idempotent_hint,omitempty"`
+	// Destructive and OpenWorld are its destructiveHint and openWorldHint,
+	// nil when the tool does not say (MCP then assumes true).
+	Destructive *bool `json:"destructive_hint,omitempty"`
+	OpenWorld   *bool `json:"open_world_hint,omitempty"`
 }
 
 // Resource is one upstream MCP resource.

@@ -34,6 +34,9 @@ type Token struct {
 	Name   string   `json:"name"`
 	Token  string   `json:"token"`
 	Scopes []string `json:"scopes"`
+	// MCPDeployments, when set, are the only deployments this token sees
+	// as MCP tools: ids or path.Match patterns.
+	MCPDeployments []string `json:"mcp_deployments,omitempty"`
 }
 
 // Scopes a token may hold: read (list, inspect, trace), run (start,
@@ -87,6 +90,9 @@ func validateTokens(where string, tokens []Token) error {
 			if !slices.Contains(Scopes, s) {
 				errs = append(errs, fmt.Errorf("%s (%s): unknown scope %q (scopes: %v)", at, t.Name, s, Scopes))
 			}
+		}
+		if err := ValidatePatterns(at+".mcp_deployments", t.MCPDeployments); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

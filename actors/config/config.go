@@ -48,6 +48,12 @@ type Server struct {
 	Cluster *Cluster `json:"cluster,omitempty"`
 	// Retention says how long finished runs are kept; absent, 30 days.
 	Retention *Retention `json:"retention,omitempty"`
+	// MCP says how MCP clients see the deployments; absent, /mcp offers
+	// one tool per deployment.
+	MCP *MCP `json:"mcp,omitempty"`
+	// Secrets says where the key that seals auth records is; absent, see
+	// Secrets.KeyFile.
+	Secrets *Secrets `json:"secrets,omitempty"`
 }
 
 // Store says where records are kept.
@@ -287,6 +293,12 @@ func (f *File) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := f.Server.Retention.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := f.Server.MCP.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := f.Server.Secrets.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if f.Server.Cluster != nil && f.Server.Store.Kind != StorePostgres {

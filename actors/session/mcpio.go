@@ -135,6 +135,7 @@ func listCatalog(ctx context.Context, cs *mcp.ClientSession, connID string) (cat
 			}
 			tool.ReadOnly = a.ReadOnlyHint
 			tool.Idempotent = a.IdempotentHint
+			tool.Destructive, tool.OpenWorld = a.DestructiveHint, a.OpenWorldHint
 		}
 		var err error
 		if tool.InputSchema, err = schemaObject(t.InputSchema); err != nil {

@@ -16,6 +16,8 @@ type Options struct {
 	// Retention is how long a finished run is kept when its deployment
 	// does not say (see RunExpiry); 0 keeps it for ever.
 	Retention time.Duration
+	// Sealer, when set, seals auth record payloads at rest (WithSealer).
+	Sealer Sealer
 }
 
 // Option sets one of the Options.

@@ -175,6 +175,16 @@ type Deployment struct {
 	// Retention overrides how long the server keeps the deployment's
 	// finished runs (an mcpflow extension).
 	Retention *Retention `json:"retention,omitempty"`
+	// MCP says how the deployment is offered to MCP clients (an mcpflow
+	// extension); nil offers it under its derived tool name.
+	MCP *MCPExposure `json:"mcp,omitempty"`
+}
+
+// MCPExposure is how a deployment is offered as an MCP tool: under
+// ToolName instead of the name derived from its id, or not at all.
+type MCPExposure struct {
+	ToolName string `json:"tool_name,omitempty"`
+	Hidden   bool   `json:"hidden,omitempty"`
 }
 
 // RunLimits bound each run of a deployment: its step budget and its
@@ -231,8 +241,11 @@ type Run struct {
 	Input       workflow.Object     `json:"input"`
 	Deployment  Deployment          `json:"deployment"`
 	TraceCount  int                 `json:"trace_count"`
-	CreatedAt   time.Time           `json:"created_at"`
-	UpdatedAt   time.Time           `json:"updated_at"`
+	// StartedBy names who started the run: the token's name, or "local"
+	// for a server without tokens; "" for runs started before it was kept.
+	StartedBy string    `json:"started_by,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // RunQuery filters and pages runs (newest update first).
@@ -312,17 +325,24 @@ func ValidAuthID(id string) bool { return authIDPattern.MatchString(id) }
 // the names of its payload keys only: see String and LogValue. Its JSON form
 // is the whole record, payload values included, because that is what a
 // store keeps: never log or print the JSON of an AuthRecord.
+//
+// A store opened WithSealer keeps the payload sealed (encrypted) in Sealed
+// and Payload nil, and returns records opened: Payload filled, Sealed
+// empty.
 type AuthRecord struct {
 	ID       string         `json:"id"`
 	Scheme   string         `json:"scheme"`
 	Payload  map[string]any `json:"payload"` // secret
 	Metadata map[string]any `json:"metadata"`
+	// Sealed is the payload sealed, as a store that seals keeps it (see
+	// Sealer); "" in every record a store that seals returns.
+	Sealed string `json:"sealed,omitempty"`
 }
 
 // AuthRecords keeps auth records; saving replaces. Implementations keep
 // them in files only their owner can read or write (mode 0600 or
-// stricter, or the equivalent access control of a database server) and
-// never log a payload.
+// stricter, or the equivalent access control of a database server), seal
+// their payloads when opened WithSealer, and never log a payload.
 type AuthRecords interface {
 	// SaveAuth stores a record, replacing any with the same id;
 	// ErrInvalid unless ValidAuthID(a.ID).

@@ -72,4 +72,5 @@ var readResource = catalog.Capability{
 	}},
 	Platform:     true,
 	SafeToRepeat: true, // a read
+	Hints:        catalog.Hints{ReadOnly: true, Idempotent: true, OpenWorld: true},
 }

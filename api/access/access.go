@@ -5,6 +5,7 @@
 package access
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
@@ -18,8 +19,10 @@ import (
 // Scope is what a method needs and a token grants.
 type Scope string
 
-// The scopes. Admin grants every other scope.
+// The scopes. Admin grants every other scope; Any is what a method any
+// valid token may call needs.
 const (
+	Any    Scope = "any"    // any valid token (no token grants it by name)
 	Read   Scope = "read"   // list, inspect, trace, validate
 	Run    Scope = "run"    // start, resume and cancel runs
 	Author Scope = "author" // workspaces, artifacts, deployments
@@ -32,6 +35,9 @@ type Principal struct {
 	Name   string
 	scopes []Scope
 	all    bool
+	// deployments are the patterns of the deployments the principal sees
+	// as MCP tools; none: all.
+	deployments []string
 }
 
 // Anonymous is the principal of every request when no token is
@@ -39,9 +45,55 @@ type Principal struct {
 // everything.
 var Anonymous = Principal{Name: "anonymous", all: true}
 
+// IsAnonymous reports whether p is Anonymous: the server has no tokens.
+func (p Principal) IsAnonymous() bool { return p.all && p.Name == Anonymous.Name }
+
+// Internal is the principal of the server's own faces when they read for
+// themselves (the MCP face following the deployments), never a caller's.
+var Internal = Principal{Name: "mcpflow", all: true}
+
 // Allows reports whether p may call a method that needs s.
 func (p Principal) Allows(s Scope) bool {
-	return p.all || slices.Contains(p.scopes, s) || slices.Contains(p.scopes, Admin)
+	return s == Any || p.all || slices.Contains(p.scopes, s) || slices.Contains(p.scopes, Admin)
+}
+
+// Scopes lists the scopes p holds: all four for Anonymous and Internal.
+func (p Principal) Scopes() []Scope {
+	if p.all || slices.Contains(p.scopes, Admin) {
+		return []Scope{Read, Run, Author, Admin}
+	}
+	return slices.Clone(p.scopes)
+}
+
+// Deployments are the patterns of the deployments p sees as MCP tools
+// (a token's mcp_deployments); none: all.
+func (p Principal) Deployments() []string { return slices.Clone(p.deployments) }
+
+// NewPrincipal is the principal a server described (workflow.access.whoami),
+// for a client that offers only what its token may do.
+func NewPrincipal(name string, scopes []Scope, deployments []string) Principal {
+	return Principal{Name: name, scopes: slices.Clone(scopes), deployments: slices.Clone(deployments)}
+}
+
+// SeesDeployment reports whether the principal's token offers deployment
+// id as an MCP tool (config's mcp_deployments).
+func (p Principal) SeesDeployment(id string) bool {
+	return config.MatchAny(p.deployments, id)
+}
+
+// principalKey is the context key of a request's principal.
+type principalKey struct{}
+
+// WithPrincipal returns ctx carrying p, the principal an admitted request
+// acts for.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// PrincipalFrom returns the principal WithPrincipal put in ctx.
+func PrincipalFrom(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
 }
 
 // Guard authenticates bearer tokens.
@@ -57,7 +109,7 @@ type Guard struct {
 func NewGuard(tokens []config.Token) *Guard {
 	g := &Guard{}
 	for _, t := range tokens {
-		p := Principal{Name: t.Name}
+		p := Principal{Name: t.Name, deployments: t.MCPDeployments}
 		for _, s := range t.Scopes {
 			p.scopes = append(p.scopes, Scope(s))
 		}

@@ -53,7 +53,7 @@ func (s *Server) call(ctx context.Context, req jsonrpc.Request, deadline time.Ti
 		}
 		defer s.runs.release()
 	}
-	ctx, cancel := context.WithDeadline(ctx, deadline)
+	ctx, cancel := context.WithDeadline(access.WithPrincipal(ctx, caller), deadline)
 	defer cancel()
 	result, err := method.Handler(ctx, req.Params)
 	if err != nil {

@@ -198,6 +198,8 @@ type Server struct {
 	clients clients
 	// runs holds one slot per workflow.runs.start call running.
 	runs slots
+	// faces are the handlers Mount added, by path pattern.
+	faces map[string]http.Handler
 }
 
 // New returns a server of methods checked against c. Zero options take
@@ -211,7 +213,7 @@ func New(methods map[string]service.Method, c *contract.Contract, opts Options) 
 	// rpc.discover describes exactly the table the edge dispatches on. The
 	// document (~100 KB) is encoded once: every call then only copies it.
 	discover := sync.OnceValues(func() (any, error) {
-		doc, err := contract.OpenRPC(slices.Collect(maps.Keys(methods)), contract.Info{Title: "mcpflow workflow API", Version: version()})
+		doc, err := contract.OpenRPC(slices.Collect(maps.Keys(methods)), contract.Info{Title: "mcpflow workflow API", Version: Version()})
 		if err != nil {
 			return nil, err
 		}
@@ -235,8 +237,8 @@ func New(methods map[string]service.Method, c *contract.Contract, opts Options) 
 // Options returns the bounds the server applies, defaults filled in.
 func (s *Server) Options() Options { return s.opts }
 
-// version is the binary's module version, "devel" when it has none.
-func version() string {
+// Version is the binary's module version, "devel" when it has none.
+func Version() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
@@ -248,7 +250,20 @@ func version() string {
 // waits.
 func (s *Server) Close() { s.close() }
 
-// Handler routes /ws, /rpc, /healthz and, with Metrics, /metrics.
+// Mount adds a face, another way in to the same method table, at pattern
+// ("/mcp"), before Handler is called. It is served under /ws's admission
+// (Host, Origin, token, the per-client bound), with the caller in its
+// request's context (access.PrincipalFrom), and reaches the methods
+// through Local.
+func (s *Server) Mount(pattern string, face http.Handler) {
+	if s.faces == nil {
+		s.faces = map[string]http.Handler{}
+	}
+	s.faces[pattern] = face
+}
+
+// Handler routes /ws, /rpc, /healthz, the mounted faces and, with
+// Metrics, /metrics.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ws", s.serveWebSocket)
@@ -259,6 +274,9 @@ func (s *Server) Handler() http.Handler {
 	})
 	if s.opts.Metrics != nil {
 		mux.HandleFunc("GET "+metricsPath, s.serveMetrics(s.opts.Metrics.Handler()))
+	}
+	for pattern, face := range s.faces {
+		mux.Handle(pattern, s.admitted(face))
 	}
 	return mux
 }

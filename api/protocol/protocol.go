@@ -87,6 +87,18 @@ type CapabilityDetail struct {
 	AcceptsContext bool           `json:"accepts_context"`
 	Kind           string         `json:"kind"`
 	WrapperHints   workflow.Hints `json:"wrapper_hints"`
+	// Annotations (an extension) are what the capability's tool says of
+	// its effects, MCP's defaults filled in.
+	Annotations *ToolHints `json:"annotations,omitempty"`
+}
+
+// ToolHints are a capability's annotations: MCP's tool annotations with
+// its defaults filled in.
+type ToolHints struct {
+	ReadOnly    bool `json:"read_only_hint"`
+	Idempotent  bool `json:"idempotent_hint"`
+	Destructive bool `json:"destructive_hint"`
+	OpenWorld   bool `json:"open_world_hint"`
 }
 
 // CreateFromCapabilityParams are the params of
@@ -298,23 +310,25 @@ type RunIDParams struct {
 
 // RunResult is the manifest's RunResult.
 type RunResult struct {
-	DeploymentID    string                `json:"deployment_id"`
-	ArtifactID      string                `json:"artifact_id"`
-	ArtifactVersion int                   `json:"artifact_version"`
-	Status          string                `json:"status"`
-	RunID           *string               `json:"run_id"`
-	ResumeReadiness *string               `json:"resume_readiness"`
-	Interrupt       Object                `json:"interrupt"`
-	Outcome         *string               `json:"outcome"`
-	Error           *string               `json:"error"`
-	Output          Object                `json:"output"`
-	Diagnostics     []DependencyDiag      `json:"diagnostics"`
-	TraceCount      int                   `json:"trace_count"`
-	NextActions     NextActions           `json:"next_actions"`
-	Trace           []workflow.TraceEntry `json:"trace,omitempty"`
-	TraceStart      *int                  `json:"trace_start,omitempty"`
-	TraceLimit      *int                  `json:"trace_limit,omitempty"`
-	TraceTruncated  *bool                 `json:"trace_truncated,omitempty"`
+	DeploymentID    string           `json:"deployment_id"`
+	ArtifactID      string           `json:"artifact_id"`
+	ArtifactVersion int              `json:"artifact_version"`
+	Status          string           `json:"status"`
+	RunID           *string          `json:"run_id"`
+	ResumeReadiness *string          `json:"resume_readiness"`
+	Interrupt       Object           `json:"interrupt"`
+	Outcome         *string          `json:"outcome"`
+	Error           *string          `json:"error"`
+	Output          Object           `json:"output"`
+	Diagnostics     []DependencyDiag `json:"diagnostics"`
+	TraceCount      int              `json:"trace_count"`
+	NextActions     NextActions      `json:"next_actions"`
+	// StartedBy (an extension) names who started the run.
+	StartedBy      string                `json:"started_by,omitempty"`
+	Trace          []workflow.TraceEntry `json:"trace,omitempty"`
+	TraceStart     *int                  `json:"trace_start,omitempty"`
+	TraceLimit     *int                  `json:"trace_limit,omitempty"`
+	TraceTruncated *bool                 `json:"trace_truncated,omitempty"`
 }
 
 // ListRunsParams are the params of workflow.runs.list.

@@ -17,14 +17,15 @@ import (
 // deploymentDoc is the accepted input form of a deployment: "id" or
 // "deployment_id", bindings as a list or a {logical: concrete} map.
 type deploymentDoc struct {
-	ID              string           `json:"id"`
-	DeploymentID    string           `json:"deployment_id"`
-	ArtifactID      string           `json:"artifact_id"`
-	ArtifactVersion int              `json:"artifact_version"`
-	Bindings        json.RawMessage  `json:"bindings"`
-	DriftPolicy     string           `json:"drift_policy"`
-	Limits          *store.RunLimits `json:"limits"`
-	Retention       *store.Retention `json:"retention"`
+	ID              string             `json:"id"`
+	DeploymentID    string             `json:"deployment_id"`
+	ArtifactID      string             `json:"artifact_id"`
+	ArtifactVersion int                `json:"artifact_version"`
+	Bindings        json.RawMessage    `json:"bindings"`
+	DriftPolicy     string             `json:"drift_policy"`
+	Limits          *store.RunLimits   `json:"limits"`
+	Retention       *store.Retention   `json:"retention"`
+	MCP             *store.MCPExposure `json:"mcp"`
 }
 
 func parseDeployment(doc protocol.Object) (store.Deployment, error) {
@@ -32,7 +33,7 @@ func parseDeployment(doc protocol.Object) (store.Deployment, error) {
 	if err := remarshal(doc, &in); err != nil {
 		return store.Deployment{}, invalidParams("invalid params: deployment: %v", err)
 	}
-	d := store.Deployment{ID: in.ID, ArtifactID: in.ArtifactID, ArtifactVersion: in.ArtifactVersion, DriftPolicy: in.DriftPolicy, Limits: in.Limits, Retention: in.Retention}
+	d := store.Deployment{ID: in.ID, ArtifactID: in.ArtifactID, ArtifactVersion: in.ArtifactVersion, DriftPolicy: in.DriftPolicy, Limits: in.Limits, Retention: in.Retention, MCP: in.MCP}
 	if l := in.Limits; l != nil && (l.MaxSteps != nil && *l.MaxSteps < 1 || l.RunTimeoutSeconds != nil && *l.RunTimeoutSeconds < 1) {
 		return d, invalidParams("invalid params: deployment limits: max_steps and run_timeout_seconds are at least 1")
 	}

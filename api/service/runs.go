@@ -18,6 +18,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/run"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -51,6 +52,7 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 	if err != nil {
 		return protocol.RunResult{}, err
 	}
+	rec.StartedBy = startedBy(ctx)
 	return s.execute(ctx, rec, pr.setup, nil, p.TraceRange, p.Wait == nil || *p.Wait)
 }
 
@@ -203,6 +205,17 @@ func (s *Service) newRun(d store.Deployment, a store.Artifact, input workflow.Ob
 	}, nil
 }
 
+// startedBy names the caller a request acts for, as a run records it:
+// its token's name, or "local" where the server has no tokens (and so
+// serves loopback clients only).
+func startedBy(ctx context.Context) string {
+	p, ok := access.PrincipalFrom(ctx)
+	if !ok || p.IsAnonymous() {
+		return "local"
+	}
+	return p.Name
+}
+
 func newRunID() (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -240,7 +253,7 @@ func (s *Service) runResult(ctx context.Context, r store.Run, tr *protocol.Trace
 		DeploymentID: r.DeploymentID, ArtifactID: r.ArtifactID, ArtifactVersion: r.ArtifactVersion,
 		Status: r.Status, RunID: &r.ID, ResumeReadiness: &r.ResumeReadiness,
 		Outcome: r.Outcome, Error: r.Error, Output: r.Output, Diagnostics: diags,
-		TraceCount: r.TraceCount, NextActions: afterRun(r),
+		TraceCount: r.TraceCount, NextActions: afterRun(r), StartedBy: r.StartedBy,
 	}
 	if r.Interrupt != nil {
 		obj, err := toObject(r.Interrupt)

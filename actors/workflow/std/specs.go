@@ -94,6 +94,7 @@ func newSpec(source, local, description string, outcomes []string, in, out Objec
 			OutputSchema: out,
 			Platform:     true,
 			SafeToRepeat: true, // pure: no side effects
+			Hints:        catalog.PureHints,
 		},
 		Run: run,
 	}

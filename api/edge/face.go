@@ -1,0 +1,45 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/mcpflow/mcpflow/api/access"
+)
+
+// ErrShuttingDown is the cause of the end of a face's request that the
+// edge's shutdown cut short.
+var ErrShuttingDown = errors.New("mcpflow is shutting down")
+
+// admitted serves a face mounted beside /ws and /rpc (Mount) under
+// the same admission: the Host, Origin and token checks of admit (403 or
+// 401 with WWW-Authenticate), MaxConnsPerClient for the requests it is
+// serving, and shutdown's accounting. The request's context carries the
+// caller (access.PrincipalFrom), and ends when the edge closes.
+func (s *Server) admitted(face http.Handler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.track.enter(&s.track.requests) {
+			http.Error(w, "mcpflow is shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		defer s.track.requests.Done()
+		caller, ok := s.admit(w, r)
+		if !ok {
+			return
+		}
+		addr := clientAddr(r)
+		if _, ok := s.clients.admit(addr); !ok {
+			s.refuseClient(w, addr)
+			return
+		}
+		defer s.clients.leave(addr)
+		// Shutdown (s.close) ends the face's long requests (an SSE stream, a
+		// tool call) as it ends /ws connections, with a cause of its own: a
+		// face may take a plain cancel for the client's.
+		ctx, cancel := context.WithCancelCause(access.WithPrincipal(r.Context(), caller))
+		defer cancel(nil)
+		defer context.AfterFunc(s.base, func() { cancel(ErrShuttingDown) })()
+		face.ServeHTTP(w, r.WithContext(ctx))
+	}
+}

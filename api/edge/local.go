@@ -1,0 +1,97 @@
+package edge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcpflow/mcpflow/api/access"
+	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	"github.com/mcpflow/mcpflow/api/service"
+)
+
+// Local is the method table as a face in this process reaches it (the MCP
+// face at /mcp), acting for one principal. Each call is dispatched as a
+// request arriving on /ws is: the principal's scopes, the contract's check
+// of params, the bound on concurrent run starts, the request deadline and
+// the mapping of errors, counted in the edge's metrics. Refusals are
+// *jsonrpc.Error.
+type Local struct {
+	server *Server
+	caller access.Principal
+}
+
+// Local returns the method table acting for p.
+func (s *Server) Local(p access.Principal) Local { return Local{server: s, caller: p} }
+
+// Call invokes method with params and decodes its result into result
+// (which may be nil).
+func (l Local) Call(ctx context.Context, method string, params, result any) error {
+	return l.call(ctx, method, params, result)
+}
+
+// Subscribe calls a subscribe method whose notifications go to deliver,
+// from the hub's delivery of that subscription, one at a time, until the
+// subscription or ctx ends. The hub starts delivering only once result is
+// decoded, as on /ws only once the reply is queued.
+func (l Local) Subscribe(ctx context.Context, method string, params, result any, deliver func(method string, params json.RawMessage)) error {
+	n := &localNotifier{ctx: ctx, deliver: deliver}
+	sctx, release := service.WithNotifier(ctx, n)
+	defer release()
+	return l.call(sctx, method, params, result)
+}
+
+func (l Local) call(ctx context.Context, method string, params, result any) error {
+	if params == nil {
+		params = struct{}{}
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("%s: encode params: %w", method, err)
+	}
+	deadline := time.Now().Add(l.server.opts.RequestTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	req := jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: jsonrpc.IntID(1), Method: method, Params: raw}
+	resp, _ := l.server.dispatch(ctx, req, deadline, l.caller)
+	if resp.Error != nil {
+		return resp.Error
+	}
+	if result == nil {
+		return nil
+	}
+	if err := json.Unmarshal(resp.Result, result); err != nil {
+		return fmt.Errorf("%s: decode result: %w", method, err)
+	}
+	return nil
+}
+
+// localNotifier is a subscription's service.Notifier for a Local caller:
+// each notification is encoded and handed to deliver, one at a time.
+type localNotifier struct {
+	ctx     context.Context
+	mu      sync.Mutex
+	deliver func(method string, params json.RawMessage)
+}
+
+func (n *localNotifier) Notify(ctx context.Context, method string, params any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", method, err)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if err := n.ctx.Err(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	n.deliver(method, raw)
+	return nil
+}
+
+func (n *localNotifier) Done() <-chan struct{} { return n.ctx.Done() }

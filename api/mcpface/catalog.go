@@ -1,0 +1,206 @@
+package mcpface
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// workflowTool is one deployment as a tool: its MCP definition and what
+// following its runs needs.
+type workflowTool struct {
+	deploymentID string
+	tool         *mcp.Tool
+	// total is the number of steps a run can take, for progress; 0 where
+	// the graph loops (a foreach, a route back), so no total is known.
+	total int
+	// hidden deployments are offered by no tool; the finder skips them.
+	hidden bool
+}
+
+// artifactKey names one immutable artifact version.
+type artifactKey struct {
+	id      string
+	version int
+}
+
+// catalog reads the deployments through the API and makes each a tool.
+// Artifacts are immutable, so their part of a tool is kept across reads.
+type catalog struct {
+	backend   Backend
+	artifacts map[artifactKey]store.Artifact
+}
+
+// load lists the deployments and describes each as a tool, named by
+// assignNames, sorted by name. A deployment whose artifact cannot be read
+// is left out (and said why, in the error list), not the whole list.
+func (c *catalog) load(ctx context.Context, reserved func(string) bool) ([]workflowTool, []error) {
+	var list protocol.ListDeploymentsResult
+	if err := c.backend.Call(ctx, protocol.MethodDeploymentsList, nil, &list); err != nil {
+		return nil, []error{fmt.Errorf("list deployments: %w", err)}
+	}
+	var (
+		errs   []error
+		deps   []store.Deployment
+		arts   = map[string]store.Artifact{}
+		custom = map[string]string{}
+	)
+	for _, s := range list.Deployments {
+		var d protocol.Deployment
+		if err := c.backend.Call(ctx, protocol.MethodDeploymentsInspect, protocol.DeploymentIDParams{DeploymentID: s.ID}, &d); err != nil {
+			errs = append(errs, fmt.Errorf("deployment %q: %w", s.ID, err))
+			continue
+		}
+		a, err := c.artifact(ctx, d.ArtifactID, d.ArtifactVersion)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("deployment %q: %w", s.ID, err))
+			continue
+		}
+		deps, arts[d.ID] = append(deps, d), a
+		if d.MCP != nil {
+			custom[d.ID] = d.MCP.ToolName
+		}
+	}
+	ids := make([]string, len(deps))
+	for i, d := range deps {
+		ids[i] = d.ID
+	}
+	names := assignNames(ids, custom, reserved)
+	hints := hintCache{backend: c.backend, known: map[string]*protocol.ToolHints{}}
+	tools := make([]workflowTool, 0, len(deps))
+	for _, d := range deps {
+		a := arts[d.ID]
+		tools = append(tools, workflowTool{
+			deploymentID: d.ID,
+			hidden:       d.MCP != nil && d.MCP.Hidden,
+			total:        stepTotal(a.Plan),
+			tool: &mcp.Tool{
+				Name:         names[d.ID],
+				Title:        cmpOr(a.Title, a.ID),
+				Description:  describe(d, a),
+				InputSchema:  inputSchema(a.InputSchema),
+				OutputSchema: envelopeSchema,
+				Annotations:  hints.floor(ctx, d, a.Plan),
+			},
+		})
+	}
+	slices.SortFunc(tools, func(a, b workflowTool) int { return strings.Compare(a.tool.Name, b.tool.Name) })
+	return tools, errs
+}
+
+// artifact reads one artifact version, once.
+func (c *catalog) artifact(ctx context.Context, id string, version int) (store.Artifact, error) {
+	k := artifactKey{id, version}
+	if a, ok := c.artifacts[k]; ok {
+		return a, nil
+	}
+	var a protocol.Artifact
+	if err := c.backend.Call(ctx, protocol.MethodArtifactsInspect, protocol.InspectArtifactParams{ArtifactID: id, Version: version}, &a); err != nil {
+		return a, fmt.Errorf("artifact %s v%d: %w", id, version, err)
+	}
+	if c.artifacts == nil {
+		c.artifacts = map[artifactKey]store.Artifact{}
+	}
+	c.artifacts[k] = a
+	return a, nil
+}
+
+// describe is the tool's description: the artifact's own, or one made
+// from what the workflow does; never empty (hosts reject an empty one).
+func describe(d store.Deployment, a store.Artifact) string {
+	var b strings.Builder
+	if a.Description != nil && strings.TrimSpace(*a.Description) != "" {
+		b.WriteString(strings.TrimSpace(*a.Description))
+	} else {
+		fmt.Fprintf(&b, "Runs the mcpflow workflow %q", cmpOr(a.Title, a.ID))
+		if caps := callsOf(a.Plan); len(caps) > 0 {
+			fmt.Fprintf(&b, ", which calls %s", strings.Join(caps, ", "))
+		}
+		b.WriteString(".")
+	}
+	fmt.Fprintf(&b, " (deployment %s, artifact %s v%d.) The result is the run: run_id, status, outcome and output;", d.ID, a.ID, a.Version)
+	b.WriteString(" a run that waits for a person is interrupted: ask the user, then call mcpflow_resume_run.")
+	return b.String()
+}
+
+// callsOf lists the capabilities a plan calls, sorted, once each.
+func callsOf(p workflow.Plan) []string {
+	var caps []string
+	for _, n := range p.Nodes {
+		if n.Type == workflow.NodeCall && n.Node != "" && !slices.Contains(caps, n.Node) {
+			caps = append(caps, n.Node)
+		}
+	}
+	slices.Sort(caps)
+	return caps
+}
+
+// inputSchema is the artifact's input schema as MCP wants it: an object.
+func inputSchema(s workflow.Object) map[string]any {
+	out := map[string]any{}
+	for k, v := range s {
+		out[k] = v
+	}
+	out["type"] = "object"
+	if _, ok := out["properties"]; !ok {
+		out["properties"] = map[string]any{}
+	}
+	return out
+}
+
+// stepTotal is how many steps a run of p takes at most, or 0 when the
+// graph has a foreach or a cycle, whose count is not known before.
+func stepTotal(p workflow.Plan) int {
+	next := map[string][]string{}
+	for _, e := range p.Edges {
+		next[e.From] = append(next[e.From], e.To)
+	}
+	for _, n := range p.Nodes {
+		if n.Type == workflow.NodeForeach {
+			return 0
+		}
+	}
+	const (
+		unseen = iota
+		open
+		closed
+	)
+	mark := map[string]int{}
+	var cyclic func(string) bool
+	cyclic = func(id string) bool {
+		switch mark[id] {
+		case open:
+			return true
+		case closed:
+			return false
+		}
+		mark[id] = open
+		for _, to := range next[id] {
+			if cyclic(to) {
+				return true
+			}
+		}
+		mark[id] = closed
+		return false
+	}
+	for _, n := range p.Nodes {
+		if cyclic(n.ID) {
+			return 0
+		}
+	}
+	return len(p.Nodes)
+}
+
+func cmpOr(s, def string) string {
+	if strings.TrimSpace(s) != "" {
+		return s
+	}
+	return def
+}

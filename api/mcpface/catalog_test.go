@@ -1,0 +1,109 @@
+package mcpface
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// capabilities is a Backend that answers capabilities.inspect from a map
+// (an unknown name is a 5000, as the server answers).
+type capabilities map[string]protocol.ToolHints
+
+func (c capabilities) Call(_ context.Context, method string, params, result any) error {
+	if method != protocol.MethodCapabilitiesInspect {
+		return jsonrpc.Errorf(jsonrpc.MethodNotFound, "%s", method)
+	}
+	name := params.(protocol.InspectCapabilityParams).QualifiedName
+	h, ok := c[name]
+	if !ok {
+		return jsonrpc.Errorf(jsonrpc.OperationFailed, "unknown capability %q", name)
+	}
+	raw, _ := json.Marshal(protocol.CapabilityDetail{Name: name, Annotations: &h})
+	return json.Unmarshal(raw, result)
+}
+
+func (c capabilities) Subscribe(context.Context, string, any, any, func(string, json.RawMessage)) error {
+	return nil
+}
+
+func calls(names ...string) workflow.Plan {
+	var p workflow.Plan
+	for i, n := range names {
+		p.Nodes = append(p.Nodes, workflow.Node{ID: string(rune('a' + i)), Type: workflow.NodeCall, Node: n})
+	}
+	return p
+}
+
+func TestAnnotationsAreAConservativeFloorOverTheSteps(t *testing.T) {
+	is := is.New(t)
+	reads := protocol.ToolHints{ReadOnly: true, Idempotent: true}
+	caps := capabilities{
+		"demo.default.get": reads,
+		"demo.default.put": {Idempotent: true, Destructive: false, OpenWorld: true},
+		"demo.default.rm":  {Destructive: true},
+		"wf.std.constant":  reads,
+	}
+	d := store.Deployment{Bindings: []store.Binding{{LogicalSource: "demo", ConcreteSource: "demo.default"}}}
+	floor := func(p workflow.Plan) (ro, idem, destructive, open bool) {
+		h := hintCache{backend: caps, known: map[string]*protocol.ToolHints{}}
+		a := h.floor(context.Background(), d, p)
+		return a.ReadOnlyHint, a.IdempotentHint, *a.DestructiveHint, *a.OpenWorldHint
+	}
+	ro, idem, destructive, open := floor(calls("demo.get", "wf.std.constant"))
+	is.True(ro && idem && !destructive && !open) // every step reads: read only
+	ro, idem, destructive, open = floor(calls("demo.get", "demo.put"))
+	is.True(!ro && idem && !destructive && open) // one step writes, idempotently, to an open world
+	ro, idem, destructive, open = floor(calls("demo.get", "demo.rm"))
+	is.True(!ro && !idem && destructive) // any destructive step makes the workflow destructive
+	ro, _, destructive, open = floor(calls("demo.unknown"))
+	is.True(!ro && destructive && open) // what the catalog does not know is assumed the worst, as MCP does
+	ro, idem, destructive, _ = floor(workflow.Plan{Nodes: []workflow.Node{{ID: "x", Type: workflow.NodeInterrupt}}})
+	is.True(ro && idem && !destructive) // no call: nothing outside the run changes
+}
+
+func TestAPlanCapabilityIsCalledOnItsBoundConnection(t *testing.T) {
+	is := is.New(t)
+	d := store.Deployment{Bindings: []store.Binding{{LogicalSource: "gh", ConcreteSource: "github.work"}, {LogicalSource: "gh.admin", ConcreteSource: "github.admin"}}}
+	is.Equal(concrete(d, "gh.issues.create"), "github.work.issues.create")
+	is.Equal(concrete(d, "gh.admin.delete"), "github.admin.delete") // the longest logical source wins
+	is.Equal(concrete(d, "wf.std.constant"), "wf.std.constant")     // a built-in needs no binding
+}
+
+func TestAStepTotalIsKnownOnlyWithoutLoops(t *testing.T) {
+	is := is.New(t)
+	line := calls("a", "b", "c")
+	line.Edges = []workflow.Edge{{From: "a", To: "b"}, {From: "b", To: "c"}}
+	is.Equal(stepTotal(line), 3)
+	loop := line
+	loop.Edges = append(loop.Edges, workflow.Edge{From: "c", To: "a"})
+	is.Equal(stepTotal(loop), 0)
+	each := workflow.Plan{Nodes: []workflow.Node{{ID: "each", Type: workflow.NodeForeach}}}
+	is.Equal(stepTotal(each), 0)
+}
+
+func TestTheInputSchemaIsAlwaysAnObject(t *testing.T) {
+	is := is.New(t)
+	s := inputSchema(nil)
+	is.Equal(s["type"], "object")
+	is.Equal(s["properties"], map[string]any{})
+	s = inputSchema(workflow.Object{"properties": map[string]any{"n": map[string]any{"type": "integer"}}, "required": []any{"n"}})
+	is.Equal(s["type"], "object")
+	is.Equal(s["required"], []any{"n"})
+}
+
+func TestADescriptionIsNeverEmpty(t *testing.T) {
+	is := is.New(t)
+	empty := ""
+	d := describe(store.Deployment{ID: "c.default"}, store.Artifact{ID: "c", Version: 1, Description: &empty, Plan: calls("demo.counter")})
+	is.True(len(d) > 40)
+	is.True(strings.Contains(d, "demo.counter") && strings.Contains(d, "c.default"))
+}

@@ -1,0 +1,354 @@
+package mcpface
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/access"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// Options configure a Face.
+type Options struct {
+	// Config is the server.mcp block; nil takes every default.
+	Config *config.MCP
+	// Watch reads the deployments and follows the admin event log, to
+	// keep every server's tools current. It needs the read scope, and the
+	// admin scope to follow the log; without it the face reads the
+	// deployments again every PollInterval.
+	Watch Backend
+	// States seals the requestState of 2026-era interrupts (required):
+	// the store's secrets keyring, so that any node and the server after a
+	// restart open it, or secrets.Ephemeral for a face of one process.
+	States Sealer
+	// Version is the server's version, as its MCP implementation says.
+	Version string
+	// Logger logs what the face could not do; nil uses slog's default.
+	Logger *slog.Logger
+}
+
+// PollInterval is how often a face that cannot follow the admin event
+// log reads the deployments again.
+const PollInterval = 30 * time.Second
+
+// Face offers the deployments to MCP clients: one go-sdk server per
+// principal, each offering the tools that principal may see.
+type Face struct {
+	cfg     config.MCP
+	watch   Backend
+	log     *slog.Logger
+	version string
+	states  stateSigner
+	// changed is poked when the deployments may have changed.
+	changed chan struct{}
+
+	// loading holds refreshes to one at a time; it owns catalog.
+	loading sync.Mutex
+	catalog catalog
+
+	// running are the tool calls of each 2025-era session.
+	running inFlight
+
+	mu      sync.Mutex
+	tools   []workflowTool
+	loaded  bool
+	servers []*served
+}
+
+// served is one go-sdk server of the face and what it offers.
+type served struct {
+	srv *mcp.Server
+	who access.Principal
+	api Backend
+	// offered maps each tool offered to its definition as JSON, to tell
+	// a changed tool from an unchanged one.
+	offered map[string]string
+}
+
+// New returns a face; Run keeps its tools current.
+func New(opts Options) *Face {
+	cfg := config.MCP{}
+	if opts.Config != nil {
+		cfg = *opts.Config
+	}
+	if cfg.MaxTools == 0 {
+		cfg.MaxTools = config.DefaultMCPMaxTools
+	}
+	if cfg.HeartbeatMS == 0 {
+		cfg.HeartbeatMS = config.DefaultMCPHeartbeat
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Face{
+		cfg: cfg, watch: opts.Watch, log: log, version: opts.Version, states: stateSigner{sealer: opts.States},
+		changed: make(chan struct{}, 1), catalog: catalog{backend: opts.Watch},
+	}
+}
+
+// NewServer returns a go-sdk server whose tools are those who may see,
+// calling the workflow API through api (acting for who).
+func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpflow", Title: "mcpflow workflows", Version: f.version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		// The tools change as deployments do: say so even while none is
+		// offered yet.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	s := &served{srv: srv, who: who, api: api, offered: map[string]string{}}
+	f.mu.Lock()
+	f.servers = append(f.servers, s)
+	loaded := f.loaded
+	if loaded {
+		f.offer(s)
+	}
+	f.mu.Unlock()
+	if !loaded {
+		f.refresh(ctx)
+	}
+	return srv
+}
+
+// instructions tell the model how the tools behave.
+const instructions = "Each workflow tool starts a durable mcpflow run and answers with the run: run_id, status, outcome and output. " +
+	"A run that waits for a person comes back interrupted: ask the user, then call mcpflow_resume_run. " +
+	"mcpflow_get_run shows a run later, also one whose call was cut off."
+
+// Run keeps the tools current until ctx ends: it follows the admin event
+// log and reads the deployments again after each change of a deployment
+// or a catalog, or every PollInterval where it may not follow the log.
+func (f *Face) Run(ctx context.Context) {
+	f.refresh(ctx)
+	var following sync.WaitGroup
+	defer following.Wait()
+	following.Go(func() { f.follow(ctx) })
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.changed:
+			f.refresh(ctx)
+		}
+	}
+}
+
+// poke asks Run for a refresh; pokes coalesce.
+func (f *Face) poke() {
+	select {
+	case f.changed <- struct{}{}:
+	default:
+	}
+}
+
+// follow subscribes to the admin event log and pokes on each change that
+// may change a tool; it subscribes again after a lag, and falls back to
+// polling where it may not subscribe.
+func (f *Face) follow(ctx context.Context) {
+	var after *int64
+	for ctx.Err() == nil {
+		ended := make(chan int64, 1)
+		sub, cancel := context.WithCancel(ctx)
+		var res protocol.SubscribeAdminEventsResult
+		err := f.watch.Subscribe(sub, protocol.MethodAdminEventsSubscribe, protocol.SubscribeAdminEventsParams{AfterSequence: after}, &res,
+			func(method string, params json.RawMessage) {
+				var n struct {
+					Kind   string `json:"kind"`
+					Seq    int64  `json:"sequence"`
+					Cursor int64  `json:"cursor"`
+				}
+				_ = json.Unmarshal(params, &n)
+				switch {
+				case method == "workflow.admin.lagged":
+					ended <- n.Cursor
+				case changesTools(n.Kind):
+					f.poke()
+				}
+			})
+		if err != nil {
+			cancel()
+			f.log.Info("mcp face: reading deployments every interval, not following the admin log", "interval", PollInterval, "err", err)
+			f.poll(ctx)
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case cursor := <-ended:
+			after = &cursor
+			f.poke() // what was missed is read again
+		}
+		cancel()
+	}
+}
+
+// changesTools reports whether an admin event of kind may change a tool.
+func changesTools(kind string) bool {
+	return slices.Contains([]string{"workflow_deployment_saved", "workflow_deployment_deleted", "tools_changed", "capability_drift"}, kind)
+}
+
+// poll pokes every PollInterval until ctx ends.
+func (f *Face) poll(ctx context.Context) {
+	t := time.NewTicker(PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f.poke()
+		}
+	}
+}
+
+// refresh reads the deployments and updates every server's tools. The
+// reads run outside f.mu, one refresh at a time, so that calls looking
+// up a tool never wait for them.
+func (f *Face) refresh(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
+	defer cancel()
+	f.loading.Lock()
+	defer f.loading.Unlock()
+	tools, errs := f.catalog.load(ctx, isOwnTool)
+	for _, err := range errs {
+		f.log.Warn("mcp face: a deployment is not offered", "err", err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if tools == nil && len(errs) > 0 && f.loaded {
+		return // the list itself failed: keep what is offered
+	}
+	f.tools, f.loaded = tools, true
+	for _, s := range f.servers {
+		f.offer(s)
+	}
+}
+
+// refreshTimeout bounds one read of the deployments.
+const refreshTimeout = 30 * time.Second
+
+// visible are the workflow tools who may see: not hidden, within
+// server.mcp.deployments and the token's mcp_deployments. Under f.mu.
+func (f *Face) visible(who access.Principal) []workflowTool {
+	var out []workflowTool
+	for _, t := range f.tools {
+		if !t.hidden && config.MatchAny(f.cfg.Deployments, t.deploymentID) && who.SeesDeployment(t.deploymentID) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// finding reports whether n visible deployments are offered through the
+// finder tools rather than one tool each.
+func (f *Face) finding(n int) bool {
+	switch f.cfg.Tools {
+	case config.MCPToolsFind:
+		return true
+	case config.MCPToolsPerDeployment:
+		return false
+	}
+	return n > f.cfg.MaxTools
+}
+
+// offer brings s's tools in line with f.tools: removed tools go, new and
+// changed ones are added (go-sdk then tells the session's client,
+// notifications/tools/list_changed). Under f.mu.
+func (f *Face) offer(s *served) {
+	want := map[string]toolEntry{}
+	for _, e := range f.toolsFor(s) {
+		want[e.tool.Name] = e
+	}
+	var gone []string
+	for name := range s.offered {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	if len(gone) > 0 {
+		slices.Sort(gone)
+		s.srv.RemoveTools(gone...)
+		for _, name := range gone {
+			delete(s.offered, name)
+		}
+	}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for name := range want {
+			if !yield(name) {
+				return
+			}
+		}
+	})
+	for _, name := range names {
+		e := want[name]
+		def, err := json.Marshal(e.tool)
+		if err != nil {
+			f.log.Error("mcp face: encode a tool", "tool", name, "err", err)
+			continue
+		}
+		if s.offered[name] == string(def) {
+			continue
+		}
+		s.srv.AddTool(e.tool, f.running.track(s, e.handler))
+		s.offered[name] = string(def)
+	}
+}
+
+// toolEntry is a tool and its handler.
+type toolEntry struct {
+	tool    *mcp.Tool
+	handler mcp.ToolHandler
+}
+
+// toolsFor lists what s offers: the workflow tools (or the finder tools),
+// then the companion and authoring tools, each only where s's principal
+// holds the scope it needs. Under f.mu.
+func (f *Face) toolsFor(s *served) []toolEntry {
+	var out []toolEntry
+	allow := s.who.Allows
+	if allow(access.Read) {
+		vis := f.visible(s.who)
+		if f.finding(len(vis)) {
+			out = append(out, f.finderTools(s, vis)...)
+		} else {
+			for _, t := range vis {
+				out = append(out, toolEntry{tool: t.tool, handler: f.workflowHandler(s, t)})
+			}
+		}
+	}
+	for _, c := range f.companions(s) {
+		if allow(c.scope) && (!c.authoring || f.cfg.Authoring) {
+			out = append(out, c.toolEntry)
+		}
+	}
+	return out
+}
+
+// ownTools are the names of the face's own tools, which no deployment's
+// tool may take.
+var ownTools = []string{
+	toolGetRun, toolResumeRun, toolCancelRun, toolFindWorkflow, toolRunWorkflow,
+	toolSearchCapabilities, toolInspectCapability, toolCreateDraft, toolValidateDraft, toolSaveArtifact, toolDeploy,
+}
+
+func isOwnTool(name string) bool { return slices.Contains(ownTools, name) }
+
+// lookup finds the workflow tool of a deployment id or tool name among
+// those who may see. Under no lock.
+func (f *Face) lookup(who access.Principal, name string) (workflowTool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, t := range f.visible(who) {
+		if t.tool.Name == name || t.deploymentID == name {
+			return t, nil
+		}
+	}
+	return workflowTool{}, fmt.Errorf("no workflow %q: mcpflow_find_workflow lists them", name)
+}
