@@ -178,7 +178,9 @@ func (b *Binder) discoveryClient() *http.Client {
 
 type plainTransport struct{ base http.RoundTripper }
 
-func (t plainTransport) RoundTrip(r *http.Request) (*http.Response, error) { return t.base.RoundTrip(r) }
+func (t plainTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return t.base.RoundTrip(r)
+}
 
 func cmpTransport(t http.RoundTripper) http.RoundTripper {
 	if t == nil {

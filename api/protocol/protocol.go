@@ -412,6 +412,9 @@ type SessionStatus struct {
 	LastErrorAtEpochMs   *int64  `json:"last_error_at_epoch_ms"`
 	LastSuccessAtEpochMs *int64  `json:"last_success_at_epoch_ms"`
 	NextAttemptAtEpochMs *int64  `json:"next_attempt_at_epoch_ms"`
+	// LoginHost is, in state needs_login, the host of the authorization
+	// URL `mcpflow sources login` goes to.
+	LoginHost *string `json:"login_host,omitempty"`
 }
 
 // ConnectionStatus is one row of workflow.admin.connection_statuses.list.

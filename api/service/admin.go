@@ -86,7 +86,7 @@ func sessionStatus(c config.Connection, st session.Status) protocol.SessionStatu
 		State: firstNonEmpty(string(st.State), string(session.StateIdle)), Generation: st.Generation,
 		SessionsOpened: st.SessionsOpened, Restarts: st.Restarts, CallsInFlight: st.CallsInFlight, CallsQueued: st.CallsQueued,
 		MissedPings: st.MissedPings, LastError: optional(session.Redact(c, st.LastError)), LastErrorAtEpochMs: ms(st.LastErrorAt),
-		LastSuccessAtEpochMs: ms(st.LastSuccessAt), NextAttemptAtEpochMs: ms(st.NextAttemptAt),
+		LastSuccessAtEpochMs: ms(st.LastSuccessAt), NextAttemptAtEpochMs: ms(st.NextAttemptAt), LoginHost: optional(st.LoginHost),
 	}
 }
 
