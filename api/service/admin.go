@@ -42,6 +42,9 @@ func connectionMetadata(c config.Connection) protocol.Object {
 		t["url"], t["header_keys"] = config.ShowURL(tr.URL), keys(tr.Headers)
 	}
 	m["transport"] = t
+	if c.Auth != nil {
+		m["auth"] = authObject(c.Auth) // kind, client id, scopes, redirect port: no secret
+	}
 	return m
 }
 

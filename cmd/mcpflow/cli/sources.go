@@ -9,7 +9,7 @@ import (
 )
 
 func newSourcesCommand(r *remote) *cobra.Command {
-	return newGroup("sources", "List and diagnose sources", newSourcesListCommand(r), newSourcesDiagnoseCommand(r))
+	return newGroup("sources", "List and diagnose sources", newSourcesListCommand(r), newSourcesDiagnoseCommand(r), newSourcesLoginCommand(r))
 }
 
 // pagedParams are the params of a list method that takes only a cursor
