@@ -183,7 +183,11 @@ func (s *OAuthServer) guard(next http.Handler) http.Handler {
 		case live:
 			next.ServeHTTP(w, r)
 		default:
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="`+s.RS.URL+`/.well-known/oauth-protected-resource/mcp", scope="`+strings.Join(s.opts.Scopes, " ")+`"`)
+			challenge := `Bearer error="invalid_token", resource_metadata="` + s.RS.URL + `/.well-known/oauth-protected-resource/mcp"`
+			if len(s.opts.Scopes) > 0 {
+				challenge += `, scope="` + strings.Join(s.opts.Scopes, " ") + `"`
+			}
+			w.Header().Set("WWW-Authenticate", challenge)
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token"})
 		}
 	})

@@ -128,7 +128,7 @@ func (t *tokenSource) token(ctx context.Context) (string, uint64, error) {
 		return "", 0, lastErr
 	}
 	if err := t.refresh(ctx, reason); err != nil {
-		if usable { // still valid: use it until it expires
+		if usable && !errors.Is(err, ErrNeedsLogin) { // still valid: use it until it expires
 			return tok, gen, nil
 		}
 		return "", 0, err
