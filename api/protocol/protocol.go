@@ -395,7 +395,7 @@ type ListConnectionsResult struct {
 
 // SessionStatus is mcpflow's extension of a connection status row: the
 // live state of the connection's upstream session. State is idle, open,
-// connecting, backoff, degraded or closed; Generation numbers the
+// connecting, backoff, degraded, needs_login or closed; Generation numbers the
 // connection's sessions (each new one increments it); MissedPings counts
 // the keepalive pings of the open session missed in a row (the session is
 // ended at the source's ping_failures); LastError never holds a secret.
