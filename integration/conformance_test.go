@@ -260,6 +260,8 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 	cases := []conformanceCase{
 		{method: "workflow.health", params: fixed(nil),
 			bad: p.Object{"verbose": true}, code: invalidParams},
+		{method: "workflow.access.whoami", params: fixed(nil),
+			bad: p.Object{"token": "x"}, code: invalidParams},
 		{method: "workflow.admin.connections.refresh_catalog", params: func() any {
 			cf.must("workflow.admin.connections.refresh_catalog", p.Object{"connection_id": "fake.a"})
 			return p.Object{"connection_id": "demo.default"}

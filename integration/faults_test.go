@@ -270,17 +270,7 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 	is.True(!strings.Contains(string(raw), value))
 
 	// A graceful stop leaves no upstream behind.
-	is.NoErr(proc.cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case <-proc.exited:
-	case <-time.After(30 * time.Second):
-		is.Fail() // mcpflow stops after SIGTERM
-	}
-	left := faultUpstreams(marker)
-	if len(left) > 0 {
-		t.Logf("upstream processes left: %v", left)
-	}
-	is.Equal(len(left), 0) // no upstream process is left
+	stopLeavesNoUpstream(t, proc, marker)
 }
 
 // runToEnd starts a run of deployment and polls it until it ends.

@@ -50,8 +50,14 @@ type Face struct {
 	// changed is poked when the deployments may have changed.
 	changed chan struct{}
 
-	mu      sync.Mutex
+	// loading holds refreshes to one at a time; it owns catalog.
+	loading sync.Mutex
 	catalog catalog
+
+	// running are the tool calls of each 2025-era session.
+	running inFlight
+
+	mu      sync.Mutex
 	tools   []workflowTool
 	loaded  bool
 	servers []*served
@@ -202,16 +208,20 @@ func (f *Face) poll(ctx context.Context) {
 	}
 }
 
-// refresh reads the deployments and updates every server's tools.
+// refresh reads the deployments and updates every server's tools. The
+// reads run outside f.mu, one refresh at a time, so that calls looking
+// up a tool never wait for them.
 func (f *Face) refresh(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.loading.Lock()
+	defer f.loading.Unlock()
 	tools, errs := f.catalog.load(ctx, isOwnTool)
 	for _, err := range errs {
 		f.log.Warn("mcp face: a deployment is not offered", "err", err)
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if tools == nil && len(errs) > 0 && f.loaded {
 		return // the list itself failed: keep what is offered
 	}
@@ -286,7 +296,7 @@ func (f *Face) offer(s *served) {
 		if s.offered[name] == string(def) {
 			continue
 		}
-		s.srv.AddTool(e.tool, e.handler)
+		s.srv.AddTool(e.tool, f.running.track(s, e.handler))
 		s.offered[name] = string(def)
 	}
 }
