@@ -36,6 +36,9 @@ type Binder struct {
 
 	mu     sync.Mutex
 	tokens map[string]*tokenSource // by auth id
+	// discovering is held by the discovery in progress (see
+	// discoverOnce).
+	discovering sync.Mutex
 }
 
 // NewBinder returns a Binder that finds records with lookup.

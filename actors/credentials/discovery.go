@@ -62,9 +62,21 @@ func (g *gate) RoundTrip(r *http.Request) (*http.Response, error) {
 	discard(resp)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), discoveryTimeout)
 	defer cancel()
-	lerr := g.binder.discover(ctx, g.conn, challenges)
+	lerr := g.binder.discoverOnce(ctx, g.conn, challenges)
 	g.set(lerr)
 	return nil, lerr
+}
+
+// discoverOnce runs discover unless a request before this one (of this
+// session or another) already saved conn's oauth record: concurrent 401s
+// register one client.
+func (b *Binder) discoverOnce(ctx context.Context, conn config.Connection, challenges []string) error {
+	b.discovering.Lock()
+	defer b.discovering.Unlock()
+	if c, ok, err := b.resolve(ctx, conn); err == nil && ok && c.Scheme == SchemeOAuth {
+		return needsLogin(conn, c)
+	}
+	return b.discover(ctx, conn, challenges)
 }
 
 // discover follows the MCP authorization spec from a 401's challenges: it
