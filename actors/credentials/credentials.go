@@ -13,7 +13,14 @@
 // An oauth_refresh_token access token is kept in memory per auth record
 // and outlives sessions: it is refreshed before it expires and at most once
 // after a 401, never at every session open or call (fixing the reference's
-// quirk C.12).
+// quirk C.12); a rotated refresh token is saved to the record.
+//
+// A source with auth kind "oauth" follows the MCP authorization spec: a
+// 401 makes its round tripper discover the authorization server and
+// register a client (an auth record of scheme oauth); BeginLogin and
+// CompleteLogin run the server's half of the authorization-code + PKCE
+// login; a refresh refused for good ends the login. Until a login, its
+// requests fail with a *LoginError (ErrNeedsLogin).
 package credentials
 
 import (
