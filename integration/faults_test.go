@@ -236,6 +236,7 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 			for _, e := range trace.Trace {
 				is.True(e.Generation >= 1) // each trace entry records the session generation its step used
 				if e.Attempts > 1 {
+					is.True(e.Generation > 1) // sent again on a new session
 					retried++
 					lastID = r.id
 				}
@@ -248,6 +249,7 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 		t.Logf("kills (time:of a new process:runs started:victim's age): %v", killLog)
 	}
 	is.Equal(int(killedDuringRuns), kills) // the upstream was killed 50 times during the runs
+	is.True(retried > 0)                   // idempotent calls lost with their session were sent again, and completed
 	is.True(killedYoung.Load() > 0)
 	logs, err := os.ReadFile(proc.logs)
 	is.NoErr(err)
