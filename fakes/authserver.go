@@ -30,6 +30,9 @@ type AuthOptions struct {
 	// ExpiresIn is the expires_in of minted tokens, in seconds (0: not
 	// sent).
 	ExpiresIn int
+	// Rotate makes every refresh grant answer a new refresh token, and
+	// the one it used stop working (refresh token rotation).
+	Rotate bool
 	// Echo makes every refusal quote the credential it refused, as a
 	// careless server would: 401s in a JSON-RPC error the MCP client
 	// reports, token endpoint errors in error_description.
@@ -92,7 +95,8 @@ func (s *AuthServer) Rejections() int {
 	return s.rejections
 }
 
-// Minted are the access tokens the token endpoint issued, in order.
+// Minted are the access tokens (and, with Rotate, refresh tokens) the
+// token endpoint issued, in order.
 func (s *AuthServer) Minted() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,6 +185,11 @@ func (s *AuthServer) token(w http.ResponseWriter, r *http.Request) {
 	s.accepted[tok] = true
 	s.refreshes++
 	res := map[string]any{"access_token": tok, "token_type": "Bearer"}
+	if s.opts.Rotate {
+		s.opts.RefreshToken = "refresh-" + rand.Text()
+		s.minted = append(s.minted, s.opts.RefreshToken)
+		res["refresh_token"] = s.opts.RefreshToken
+	}
 	if s.opts.ExpiresIn > 0 {
 		res["expires_in"] = s.opts.ExpiresIn
 	}

@@ -96,7 +96,7 @@ var cliCommands = []string{
 	"serve", "demo-server", "version", "completion", "config", "config import",
 	"status", "caps", "caps list", "caps inspect", "workflow", "workflow new", "deploy", "run",
 	"runs", "runs list", "runs inspect", "runs trace", "runs cancel", "runs resume",
-	"sources", "sources list", "sources diagnose", "registry", "registry add", "registry remove", "registry apply",
+	"sources", "sources list", "sources diagnose", "sources login", "registry", "registry add", "registry remove", "registry apply",
 	"schema", "schema methods", "schema draft", "schema plan", "schema deployment",
 	"artifacts", "artifacts list", "artifacts inspect", "artifacts save", "artifacts create-from-plan", "artifacts delete",
 	"deployments", "deployments list", "deployments inspect", "deployments validate", "deployments delete",

@@ -121,16 +121,18 @@ func (s Store) validateKind() error {
 
 // Connection is one MCP source connection. Its id is "<provider>.<account>".
 type Connection struct {
-	Kind      string         `json:"kind"` // always "mcp"
-	ID        string         `json:"id"`
-	Enabled   *bool          `json:"enabled,omitempty"`
-	Provider  string         `json:"provider,omitempty"`
-	Account   string         `json:"account,omitempty"`
-	Profile   *string        `json:"profile,omitempty"`
-	Ownership string         `json:"ownership,omitempty"` // "locked" (default) | "seed"
-	Transport Transport      `json:"transport"`
-	AuthRef   *string        `json:"auth_ref,omitempty"`
-	Metadata  map[string]any `json:"metadata,omitempty"`
+	Kind      string    `json:"kind"` // always "mcp"
+	ID        string    `json:"id"`
+	Enabled   *bool     `json:"enabled,omitempty"`
+	Provider  string    `json:"provider,omitempty"`
+	Account   string    `json:"account,omitempty"`
+	Profile   *string   `json:"profile,omitempty"`
+	Ownership string    `json:"ownership,omitempty"` // "locked" (default) | "seed"
+	Transport Transport `json:"transport"`
+	AuthRef   *string   `json:"auth_ref,omitempty"`
+	// Auth, when set, is how the source logs in (kind "oauth").
+	Auth     *SourceAuth    `json:"auth,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
 	// Supervision overrides the server's supervision policy for this
 	// source.
 	Supervision *Supervision `json:"supervision,omitempty"`
@@ -234,6 +236,9 @@ func (c Connection) Validate() error {
 		return fmt.Errorf("source %q: %w", c.ID, err)
 	}
 	if err := c.Supervision.Validate(); err != nil {
+		return fmt.Errorf("source %q: %w", c.ID, err)
+	}
+	if err := c.Auth.Validate(c.Transport.Kind); err != nil {
 		return fmt.Errorf("source %q: %w", c.ID, err)
 	}
 	if err := validateNodes(c.Nodes); err != nil {

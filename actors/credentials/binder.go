@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/store"
 )
 
 // Binder binds connections to their auth records. The session transports
@@ -27,9 +28,17 @@ type Binder struct {
 	// Now is the clock that decides when an access token is due; nil is
 	// time.Now.
 	Now func() time.Time
+	// Records, when set, is where the client an oauth source's discovery
+	// registered, a login's tokens, a rotated refresh token and a login
+	// that is needed again are saved (sealed at rest by a store that
+	// seals); nil keeps rotated tokens in memory only.
+	Records store.AuthRecords
 
 	mu     sync.Mutex
 	tokens map[string]*tokenSource // by auth id
+	// discovering is held by the discovery in progress (see
+	// discoverOnce).
+	discovering sync.Mutex
 }
 
 // NewBinder returns a Binder that finds records with lookup.
@@ -66,10 +75,10 @@ func supports(conn config.Connection, c Credential) error {
 	switch conn.Transport.Kind {
 	case config.TransportHTTP:
 		switch c.Scheme {
-		case SchemeBearer, SchemeHeaders, SchemeOAuthRefreshToken:
+		case SchemeBearer, SchemeHeaders, SchemeOAuthRefreshToken, SchemeOAuth:
 			return nil
 		}
-		return fmt.Errorf("connection %q: auth record %q has scheme %q; an http transport takes bearer, headers or oauth_refresh_token: %w",
+		return fmt.Errorf("connection %q: auth record %q has scheme %q; an http transport takes bearer, headers, oauth_refresh_token or oauth: %w",
 			conn.ID, c.ID, c.Scheme, ErrNotSupported)
 	case config.TransportStdio:
 		if c.Scheme == SchemeEnv {
@@ -82,13 +91,17 @@ func supports(conn config.Connection, c Credential) error {
 }
 
 // HTTP returns the round tripper that authorizes conn's requests over
-// base: base itself when conn has no auth record. Requests to another
-// origin than conn's URL (a redirect) go out without credentials.
+// base: base itself when conn has no auth record (for an oauth source, a
+// gate that discovers its authorization server on a 401). Requests to
+// another origin than conn's URL (a redirect) go out without credentials.
+// An oauth source that needs a login fails with a *LoginError.
 func (b *Binder) HTTP(ctx context.Context, conn config.Connection, base http.RoundTripper) (http.RoundTripper, error) {
 	c, ok, err := b.resolve(ctx, conn)
 	switch {
 	case err != nil:
 		return nil, err
+	case !ok && conn.IsOAuth():
+		return &gate{base: base, conn: conn, binder: b}, nil
 	case !ok:
 		return base, nil
 	}
@@ -99,7 +112,7 @@ func (b *Binder) HTTP(ctx context.Context, conn config.Connection, base http.Rou
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("connection %q: http transport needs an http(s) url", conn.ID)
 	}
-	rt := &roundTripper{base: base, authID: c.ID, scheme: c.Scheme, origin: u, secrets: c.secrets()}
+	rt := &roundTripper{base: base, conn: conn.ID, authID: c.ID, scheme: c.Scheme, origin: u, secrets: c.secrets()}
 	switch c.Scheme {
 	case SchemeBearer:
 		rt.headers = map[string]string{"Authorization": "Bearer " + c.bearer}
@@ -107,6 +120,14 @@ func (b *Binder) HTTP(ctx context.Context, conn config.Connection, base http.Rou
 		rt.headers = maps.Clone(c.headers)
 	case SchemeOAuthRefreshToken:
 		rt.tokens = b.tokenSource(c)
+	case SchemeOAuth:
+		if !c.login.loggedIn(c.oauth) {
+			return nil, needsLogin(conn, c)
+		}
+		rt.tokens = b.tokenSource(c)
+		if why := rt.tokens.deadWhy(); why != "" {
+			return nil, &LoginError{Connection: conn.ID, Host: c.login.host(), Why: why}
+		}
 	}
 	return rt, nil
 }
@@ -127,15 +148,32 @@ func (b *Binder) Env(ctx context.Context, conn config.Connection) (map[string]st
 // tokenSource returns the cached token source of c's record, or a new one
 // when there is none or the record changed since.
 func (b *Binder) tokenSource(c Credential) *tokenSource {
-	fp := fingerprint(c.oauth)
+	fp := fingerprintOf(c)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if t, ok := b.tokens[c.ID]; ok && t.fingerprint == fp {
+	if t, ok := b.tokens[c.ID]; ok && t.fingerprintIs(fp) {
 		return t
 	}
 	t := newTokenSource(c.ID, *c.oauth, fp, b.client(), b.now)
+	t.store = b.persister(c)
+	if c.login != nil {
+		t.final, t.host = true, c.login.host()
+		t.seed(c.login.access, c.login.expiry)
+	}
 	b.tokens[c.ID] = t
 	return t
+}
+
+// fingerprintOf identifies the token source c's record needs: for an
+// oauth record, its client and its login (not the tokens a refresh
+// rotates); for an oauth_refresh_token record, all of it.
+func fingerprintOf(c Credential) [32]byte {
+	if c.login != nil {
+		o := *c.oauth
+		o.refreshToken = c.login.loginID
+		return fingerprint(&o)
+	}
+	return fingerprint(c.oauth)
 }
 
 func (b *Binder) now() time.Time {

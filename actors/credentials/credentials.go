@@ -13,7 +13,14 @@
 // An oauth_refresh_token access token is kept in memory per auth record
 // and outlives sessions: it is refreshed before it expires and at most once
 // after a 401, never at every session open or call (fixing the reference's
-// quirk C.12).
+// quirk C.12); a rotated refresh token is saved to the record.
+//
+// A source with auth kind "oauth" follows the MCP authorization spec: a
+// 401 makes its round tripper discover the authorization server and
+// register a client (an auth record of scheme oauth); BeginLogin and
+// CompleteLogin run the server's half of the authorization-code + PKCE
+// login; a refresh refused for good ends the login. Until a login, its
+// requests fail with a *LoginError (ErrNeedsLogin).
 package credentials
 
 import (
@@ -99,6 +106,7 @@ type Credential struct {
 	headers    map[string]string
 	env        map[string]string
 	oauth      *oauthConfig
+	login      *loginConfig // scheme oauth
 }
 
 type oauthConfig struct {
@@ -130,13 +138,16 @@ func (c Credential) secrets() []string {
 	if c.oauth != nil {
 		out = append(out, c.oauth.clientSecret, c.oauth.refreshToken)
 	}
+	if c.login != nil {
+		out = append(out, c.login.access)
+	}
 	return out
 }
 
 // Parse reads rec's payload for its scheme: bearer {token or access_token},
 // headers {headers: {name: value}}, env {env: {NAME: value}},
 // oauth_refresh_token {client_id, client_secret?, refresh_token,
-// token_url, scopes?}. Any other scheme parses as opaque (it binds to no
+// token_url, scopes?}, oauth (see SchemeOAuth). Any other scheme parses as opaque (it binds to no
 // transport). Errors (ErrInvalid) name the id, scheme and key, never a
 // value.
 func Parse(rec store.AuthRecord) (Credential, error) {
@@ -189,6 +200,12 @@ func Parse(rec store.AuthRecord) (Credential, error) {
 			return c, err
 		}
 		c.oauth = o
+	case SchemeOAuth:
+		o, l, err := parseLogin(p)
+		if err != nil {
+			return c, err
+		}
+		c.oauth, c.login = o, l
 	}
 	return c, nil
 }
@@ -219,6 +236,17 @@ func parseOAuth(p payload) (*oauthConfig, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, p.invalid("token_url is not an http(s) URL")
 	}
+	scopes, err := parseScopes(p)
+	if err != nil {
+		return nil, err
+	}
+	o.scopes = scopes
+	return o, nil
+}
+
+// parseScopes reads the payload's scopes, a list of strings (or none).
+func parseScopes(p payload) ([]string, error) {
+	var out []string
 	switch scopes := p.rec.Payload["scopes"].(type) {
 	case nil:
 	case []any:
@@ -227,14 +255,14 @@ func parseOAuth(p payload) (*oauthConfig, error) {
 			if !ok {
 				return nil, p.invalid("scopes holds a value that is not a string")
 			}
-			o.scopes = append(o.scopes, str)
+			out = append(out, str)
 		}
 	case []string:
-		o.scopes = slices.Clone(scopes)
+		out = slices.Clone(scopes)
 	default:
 		return nil, p.invalid("scopes is not a list of strings")
 	}
-	return o, nil
+	return out, nil
 }
 
 // Validate checks that rec's payload has what its scheme needs (see

@@ -2,6 +2,7 @@ package credentials
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,7 +20,9 @@ const maxErrorBody = 1 << 20
 // (bearer, headers) or an oauth access token, set on every request to the
 // connection's origin.
 type roundTripper struct {
+	loginHolder
 	base           http.RoundTripper
+	conn           string // the connection's id
 	authID, scheme string
 	origin         *url.URL          // credentials go to its origin only
 	headers        map[string]string // set on every request
@@ -42,7 +45,7 @@ func (t *roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	tok, gen, err := t.tokens.token(r.Context())
 	if err != nil {
 		closeBody(r)
-		return nil, err
+		return nil, t.loginLost(err)
 	}
 	resp, err := t.base.RoundTrip(t.authorized(r, tok))
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {
@@ -54,7 +57,7 @@ func (t *roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	fresh, freshGen, retry, err := t.tokens.rejected(r.Context(), gen)
 	if err != nil {
 		discard(resp)
-		return nil, err
+		return nil, t.loginLost(err)
 	}
 	if !retry || !replayable(r) {
 		return t.scrub(resp, nil, tok)
@@ -75,6 +78,17 @@ func (t *roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 		t.tokens.accepted(freshGen)
 	}
 	return t.scrub(resp, err, fresh, tok)
+}
+
+// loginLost turns a token error that ends an oauth login into the
+// connection's LoginError, and keeps it for the session (NeedsLogin).
+func (t *roundTripper) loginLost(err error) error {
+	if !errors.Is(err, ErrNeedsLogin) {
+		return err
+	}
+	lerr := &LoginError{Connection: t.conn, Host: t.tokens.host, Why: t.tokens.deadWhy()}
+	t.set(lerr)
+	return lerr
 }
 
 // authorized is a copy of r with the credentials set (token, when not

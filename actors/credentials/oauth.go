@@ -29,12 +29,18 @@ const (
 // memory. Refreshes are serialized: concurrent requests that find the
 // token due wait for one refresh.
 type tokenSource struct {
-	id          string
-	cfg         oauthConfig
-	fingerprint [32]byte
-	client      *http.Client
-	now         func() time.Time
-	lock        chan struct{} // held by the one refresh in progress
+	id     string
+	cfg    oauthConfig
+	client *http.Client
+	now    func() time.Time
+	lock   chan struct{} // held by the one refresh in progress
+	// store writes refreshed tokens (and a lost login) to the record.
+	store *persister
+	// final (an oauth record): a refresh the authorization server
+	// refuses for good (invalid_grant) ends the login; host is its
+	// authorization host.
+	final bool
+	host  string
 
 	mu           sync.Mutex
 	refreshToken string    // the stored one, or the one the endpoint rotated to
@@ -46,10 +52,41 @@ type tokenSource struct {
 	retried      bool      // access came from a refresh after a 401 and no request has succeeded with it
 	failedAt     time.Time // last failed refresh
 	lastErr      error
+	fingerprint  [32]byte // of the record this source serves; a rotation saved keeps it current
+	dead         string   // why the login ended (final only); "" while it lasts
 }
 
 func newTokenSource(id string, cfg oauthConfig, fp [32]byte, client *http.Client, now func() time.Time) *tokenSource {
 	return &tokenSource{id: id, cfg: cfg, fingerprint: fp, client: client, now: now, lock: make(chan struct{}, 1), refreshToken: cfg.refreshToken}
+}
+
+// seed starts the source with the access token a login stored, due a
+// margin before its expiry (when known).
+func (t *tokenSource) seed(access string, expiry time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if access == "" {
+		return
+	}
+	t.access, t.expiry, t.gen = access, expiry, 1
+	if !expiry.IsZero() {
+		t.refreshAt = expiry.Add(-min(refreshMargin, max(expiry.Sub(t.now()), 0)/2))
+	}
+}
+
+// fingerprintIs reports whether the source serves the record with
+// fingerprint fp.
+func (t *tokenSource) fingerprintIs(fp [32]byte) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.fingerprint == fp
+}
+
+// deadWhy says why the login ended; "" while it lasts.
+func (t *tokenSource) deadWhy() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.dead
 }
 
 // current returns the access token if there is one that is not yet due.
@@ -91,7 +128,7 @@ func (t *tokenSource) token(ctx context.Context) (string, uint64, error) {
 		return "", 0, lastErr
 	}
 	if err := t.refresh(ctx, reason); err != nil {
-		if usable { // still valid: use it until it expires
+		if usable && !errors.Is(err, ErrNeedsLogin) { // still valid: use it until it expires
 			return tok, gen, nil
 		}
 		return "", 0, err
@@ -175,17 +212,29 @@ var errorCode = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 // refresh_token). The caller holds lock.
 func (t *tokenSource) refresh(ctx context.Context, reason string) error {
 	t.mu.Lock()
-	rt := t.refreshToken
+	rt, dead := t.refreshToken, t.dead
 	t.mu.Unlock()
+	if dead != "" {
+		return fmt.Errorf("auth record %q: %w: %s", t.id, ErrNeedsLogin, dead)
+	}
+	if rt == "" && t.final {
+		return t.end("the access token expired and the login gave no refresh token")
+	}
 	started := t.now()
-	res, err := t.post(ctx, rt)
+	res, code, err := t.post(ctx, rt)
+	if err != nil && t.final && refusedForGood(code) {
+		slog.Warn("oauth token refresh refused for good; the source needs a login", "auth", t.id, "reason", reason, "err", err)
+		return t.end(fmt.Sprintf("the authorization server refused the refresh token (%s)", code))
+	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if err != nil {
 		t.failedAt, t.lastErr = t.now(), err
+		t.mu.Unlock()
 		slog.Warn("oauth token refresh failed", "auth", t.id, "reason", reason, "err", err)
 		return err
 	}
+	defer t.persist(res)
+	defer t.mu.Unlock()
 	t.previous, t.access = t.access, res.AccessToken
 	t.gen++
 	t.retried = false
@@ -199,16 +248,65 @@ func (t *tokenSource) refresh(ctx context.Context, reason string) error {
 		t.expiry = started.Add(lifetime)
 		t.refreshAt = t.expiry.Add(-min(refreshMargin, lifetime/2))
 	}
-	slog.Info("oauth access token refreshed", "auth", t.id, "reason", reason, "expires_in", lifetime)
+	slog.Info("oauth access token refreshed", "auth", t.id, "reason", reason, "expires_in", lifetime, "rotated", res.RefreshToken != "" && res.RefreshToken != rt)
 	return nil
+}
+
+// persist saves what a refresh returned in the record, and keeps the
+// source's fingerprint that of the record saved (an oauth_refresh_token
+// record's fingerprint holds its refresh token), so the next session
+// keeps this source instead of refreshing again.
+func (t *tokenSource) persist(res tokenResponse) {
+	t.mu.Lock()
+	rotated := res.RefreshToken != "" && res.RefreshToken != t.cfg.refreshToken
+	expiry := t.expiry
+	if rotated && !t.final {
+		cfg := t.cfg
+		cfg.refreshToken = res.RefreshToken
+		t.fingerprint = fingerprint(&cfg)
+	}
+	if rotated {
+		t.cfg.refreshToken = res.RefreshToken
+	}
+	t.mu.Unlock()
+	refresh := ""
+	if rotated {
+		refresh = res.RefreshToken
+	}
+	t.store.refreshed(res.AccessToken, refresh, expiry)
+}
+
+// end ends the login of an oauth record for why: its tokens are dropped
+// from the record, and every request fails with ErrNeedsLogin.
+func (t *tokenSource) end(why string) error {
+	t.mu.Lock()
+	t.dead, t.access = why, ""
+	t.mu.Unlock()
+	t.store.loginLost(why)
+	return fmt.Errorf("auth record %q: %w: %s", t.id, ErrNeedsLogin, why)
+}
+
+// scheme is the scheme of the record the source serves.
+func (t *tokenSource) scheme() string {
+	if t.final {
+		return SchemeOAuth
+	}
+	return SchemeOAuthRefreshToken
+}
+
+// refusedForGood reports whether a token endpoint's error code means the
+// refresh token will never work again (RFC 6749 §5.2).
+func refusedForGood(code string) bool {
+	return code == "invalid_grant" || code == "invalid_client" || code == "unauthorized_client"
 }
 
 // post sends the refresh request and reads the answer. Its errors name the
 // auth id and the HTTP status, never a token, secret or the endpoint's
 // free text.
-func (t *tokenSource) post(ctx context.Context, refreshToken string) (tokenResponse, error) {
-	fail := func(format string, args ...any) (tokenResponse, error) {
-		return tokenResponse{}, fmt.Errorf("auth record %q (oauth_refresh_token): "+format, append([]any{t.id}, args...)...)
+func (t *tokenSource) post(ctx context.Context, refreshToken string) (tokenResponse, string, error) {
+	code := ""
+	fail := func(format string, args ...any) (tokenResponse, string, error) {
+		return tokenResponse{}, code, fmt.Errorf("auth record %q (%s): "+format, append([]any{t.id, t.scheme()}, args...)...)
 	}
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshToken}, "client_id": {t.cfg.clientID}}
 	if t.cfg.clientSecret != "" {
@@ -242,6 +340,7 @@ func (t *tokenSource) post(ctx context.Context, refreshToken string) (tokenRespo
 		}
 		if json.Unmarshal(body, &e) == nil && errorCode.MatchString(e.Error) &&
 			NewRedactor(t.cfg.clientSecret, refreshToken).Redact(e.Error) == e.Error {
+			code = e.Error
 			return fail("token endpoint answered %d (%s)", resp.StatusCode, e.Error)
 		}
 		return fail("token endpoint answered %d", resp.StatusCode)
@@ -253,7 +352,7 @@ func (t *tokenSource) post(ctx context.Context, refreshToken string) (tokenRespo
 	if res.AccessToken == "" || !validHeaderValue(res.AccessToken) {
 		return fail("token endpoint answered no usable access_token")
 	}
-	return res, nil
+	return res, "", nil
 }
 
 // expiresIn reads expires_in, a number of seconds (some endpoints send it

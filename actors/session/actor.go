@@ -50,6 +50,10 @@ type Actor struct {
 	// answered is set once the open session answered a call: it proved
 	// itself (Policy.ProvedItself).
 	answered bool
+	// loginNeeded, once the source was found to need an OAuth login, is
+	// what calls fail with (ErrNeedsLogin); loginHost is where to log in.
+	loginNeeded error
+	loginHost   string
 	// probation is set while a session a probe opened has not proved
 	// itself yet: if it dies unproven, the connection degrades again at
 	// once.
@@ -197,7 +201,7 @@ func (a *Actor) status() Status {
 	st := Status{
 		Connection: a.conn.ID, State: a.state, Generation: a.generation, SessionsOpened: a.opened, Restarts: a.restarts,
 		CallsInFlight: len(a.running), CallsQueued: len(a.queue), MissedPings: a.missed,
-		LastError: a.lastErr, LastErrorAt: a.lastErrAt, LastSuccessAt: a.lastSuccess, ChangedAt: a.changedAt,
+		LastError: a.lastErr, LastErrorAt: a.lastErrAt, LoginHost: a.loginHost, LastSuccessAt: a.lastSuccess, ChangedAt: a.changedAt,
 		RecentRestarts: a.intensity.Recent(now),
 	}
 	if a.state == StateBackoff || a.state == StateDegraded {

@@ -114,6 +114,10 @@ func (a *Actor) replay(w work, cause error, current bool) {
 		a.fail(w, a.degradedError())
 		return
 	}
+	if a.loginNeeded != nil {
+		a.fail(w, a.loginNeeded)
+		return
+	}
 	w.replayed = true
 	a.queue = append([]work{w}, a.queue...)
 	a.scheduleSweep(w.deadline())

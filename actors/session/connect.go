@@ -94,6 +94,9 @@ func (a *Actor) startConnect() {
 		}
 		if err != nil {
 			end()
+			if l, ok := t.(loginWatcher); ok && l.needsLogin() != nil {
+				err = l.needsLogin() // go-sdk does not keep it in its error's chain
+			}
 			if k, ok := t.(Killer); ok {
 				_ = k.Kill()
 			}
@@ -167,6 +170,10 @@ func (a *Actor) onConnected(m connected) {
 		return
 	}
 	a.lease = nil // released by the connect goroutine
+	if lh, ok := errors.AsType[loginHoster](m.err); ok {
+		a.awaitLogin(m.err, lh.LoginHost())
+		return
+	}
 	if m.err != nil {
 		a.reportConnectFailure(m.err)
 		a.failListings(fmt.Errorf("connection %q: %w: %s", a.conn.ID, ErrUnavailable, Redact(a.conn, m.err.Error())))

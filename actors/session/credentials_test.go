@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -98,4 +99,34 @@ type connFactory struct {
 
 func (f connFactory) NewTransport(config.Connection) (mcp.Transport, error) {
 	return f.inner.NewTransport(f.conn)
+}
+
+// An oauth source whose server answers 401 goes to needs_login: the call
+// fails with ErrNeedsLogin naming the authorization host, the status shows
+// the host, no reconnect is tried, and the next call fails at once.
+func TestAnOAuthSourceWithoutALoginNeedsOne(t *testing.T) {
+	is := is.New(t)
+	upstream := fakes.NewOAuthServer(fakes.OAuthOptions{})
+	t.Cleanup(upstream.Close)
+	st := store.NewMemory()
+	binder := credentials.NewBinder(credentials.FromStore(st))
+	binder.Records = st
+	conn := config.Connection{Kind: "mcp", ID: connID, Auth: &config.SourceAuth{Kind: config.AuthOAuth},
+		Transport: config.Transport{Kind: config.TransportHTTP, URL: upstream.URL}}
+	h := spawnConnWithParent(t, conn, session.HTTP{Credentials: binder}, testOptions())
+	host := upstream.AS.Listener.Addr().String()
+
+	r := call(t, h.engine, h.pid, "counter", nil)
+	is.True(errors.Is(r.Error.Err(), session.ErrNeedsLogin))
+	is.True(errors.Is(r.Error.Err(), session.ErrUnavailable))
+	is.True(strings.Contains(r.Error.Err().Error(), "mcpflow sources login "+connID))
+	h.waitState(t, session.StateConnecting)
+	status := h.waitState(t, session.StateNeedsLogin)
+	is.Equal(status.LoginHost, host)
+	is.True(status.NextAttemptAt.IsZero()) // no reconnect: only a login helps
+	is.Equal(upstream.Registrations(), 1)
+
+	r = call(t, h.engine, h.pid, "counter", nil)
+	is.True(errors.Is(r.Error.Err(), session.ErrNeedsLogin)) // at once, with no new connect
+	is.Equal(upstream.Registrations(), 1)
 }

@@ -23,6 +23,10 @@ var (
 	// policy's window: calls fail fast until a background probe
 	// connects. It wraps ErrUnavailable.
 	ErrDegraded = reply.Register("degraded", &childError{msg: "connection degraded", parent: ErrUnavailable})
+	// ErrNeedsLogin means the source needs an OAuth login (`mcpflow
+	// sources login`): calls fail fast until one replaces the session
+	// actor. It wraps ErrUnavailable.
+	ErrNeedsLogin = reply.Register("needs_login", &childError{msg: "needs_login", parent: ErrUnavailable})
 	// ErrSessionLost means the session died while the call was in flight
 	// (the server process exited, the HTTP session expired under it, a
 	// keepalive failed, the connection broke): whether the server ran the
@@ -92,6 +96,9 @@ func classify(err error, t mcp.Transport) failure {
 	}
 	if errors.Is(err, mcp.ErrSessionMissing) {
 		return failUnsent
+	}
+	if l, ok := t.(loginWatcher); ok && l.needsLogin() != nil {
+		return failUnsent // the request never went out: it has no token
 	}
 	if e, ok := t.(expiring); ok && e.SessionExpired() {
 		return failUnsent

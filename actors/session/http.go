@@ -65,6 +65,7 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 		pool = h.pool()
 		base = pool
 	}
+	var login loginHolder
 	if h.Credentials != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
 		defer cancel()
@@ -73,9 +74,10 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 			return nil, err
 		}
 		base = authorized
+		login, _ = authorized.(loginHolder)
 	}
 	// The configured headers are set first, the credentials after them.
-	watch := watch{expired: &atomic.Bool{}, pool: pool, peer: &peerHook{}}
+	watch := watch{expired: &atomic.Bool{}, pool: pool, peer: &peerHook{}, login: login}
 	origin, err := url.Parse(conn.Transport.URL)
 	if err != nil {
 		return nil, fmt.Errorf("connection %q: url %s: %w", conn.ID, config.ShowURL(conn.Transport.URL), err)
@@ -140,6 +142,24 @@ type watch struct {
 	expired *atomic.Bool
 	pool    *http.Transport
 	peer    *peerHook
+	login   loginHolder // the credentials' round tripper, when it can need a login
+}
+
+// loginHolder is a credentials round tripper that can find that its
+// source needs a login (an OAuth source): NeedsLogin is then the error
+// that says so, with the authorization host (see credentials.LoginError).
+type loginHolder interface{ NeedsLogin() error }
+
+// loginWatcher is implemented by the transports whose requests can find
+// that their source needs a login.
+type loginWatcher interface{ needsLogin() error }
+
+// needsLogin implements loginWatcher.
+func (w watch) needsLogin() error {
+	if w.login == nil {
+		return nil
+	}
+	return w.login.NeedsLogin()
 }
 
 // watchPeer implements peerWatcher.

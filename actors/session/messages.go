@@ -137,12 +137,13 @@ type State string
 
 // Session states.
 const (
-	StateIdle       State = "idle"       // never used yet; opens on first use
-	StateConnecting State = "connecting" // connect and initialize in flight (or waiting for a connect slot)
-	StateOpen       State = "open"       // session ready
-	StateBackoff    State = "backoff"    // the session died or a connect failed; reconnects at NextAttemptAt, calls wait
-	StateDegraded   State = "degraded"   // too many restarts: calls fail fast until a background probe connects
-	StateClosed     State = "closed"     // no session actor: stopped, removed or disabled (reported by the supervisor)
+	StateIdle       State = "idle"        // never used yet; opens on first use
+	StateConnecting State = "connecting"  // connect and initialize in flight (or waiting for a connect slot)
+	StateOpen       State = "open"        // session ready
+	StateBackoff    State = "backoff"     // the session died or a connect failed; reconnects at NextAttemptAt, calls wait
+	StateDegraded   State = "degraded"    // too many restarts: calls fail fast until a background probe connects
+	StateNeedsLogin State = "needs_login" // the source needs `mcpflow sources login`: calls fail fast until a login replaces the session actor
+	StateClosed     State = "closed"      // no session actor: stopped, removed or disabled (reported by the supervisor)
 )
 
 // Status is what a session actor reports to its parent whenever its state
@@ -171,6 +172,9 @@ type Status struct {
 	MissedPings int
 	LastError   string
 	LastErrorAt time.Time
+	// LoginHost is, in state needs_login, the host of the authorization
+	// URL the login goes to ("" when discovery could not tell).
+	LoginHost string
 	// LastSuccessAt is when a session last opened or a call last got an
 	// answer from the server.
 	LastSuccessAt time.Time

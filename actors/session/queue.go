@@ -16,6 +16,9 @@ func (a *Actor) admit(w work) {
 	case a.degraded:
 		a.fail(w, a.degradedError())
 		return
+	case a.loginNeeded != nil:
+		a.fail(w, a.loginNeeded)
+		return
 	case a.state == StateOpen && len(a.running) < a.opts.MaxInFlight && len(a.queue) == 0:
 		a.start(w)
 		return

@@ -368,7 +368,10 @@ type RegistryEntry struct {
 	Profile   *string        `json:"profile"`
 	Transport map[string]any `json:"transport"`
 	AuthRef   *string        `json:"auth_ref"`
-	Metadata  map[string]any `json:"metadata"`
+	// Auth is how the source logs in ({"kind": "oauth", ...}); nil for
+	// none.
+	Auth     map[string]any `json:"auth,omitempty"`
+	Metadata map[string]any `json:"metadata"`
 }
 
 // SourceRegistry keeps the source registry; putting an entry replaces it

@@ -18,7 +18,8 @@ func TestTheManifestListsSeventyMethods(t *testing.T) {
 	methods := c.Methods()
 	is.Equal(len(methods), 70+len(c.Extensions())) // the reference's 70 and mcpflow's extensions
 	is.Equal(c.Extensions(), []string{
-		"workflow.access.whoami", "workflow.admin.connections.refresh_catalog", "workflow.admin.events.subscribe", "workflow.admin.events.unsubscribe",
+		"workflow.access.whoami", "workflow.admin.connections.login_complete", "workflow.admin.connections.login_start",
+		"workflow.admin.connections.refresh_catalog", "workflow.admin.events.subscribe", "workflow.admin.events.unsubscribe",
 		"workflow.admin.secrets.rotate",
 		"workflow.runs.cancel", "workflow.runs.subscribe", "workflow.runs.unsubscribe",
 	})

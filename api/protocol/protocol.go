@@ -395,7 +395,7 @@ type ListConnectionsResult struct {
 
 // SessionStatus is mcpflow's extension of a connection status row: the
 // live state of the connection's upstream session. State is idle, open,
-// connecting, backoff, degraded or closed; Generation numbers the
+// connecting, backoff, degraded, needs_login or closed; Generation numbers the
 // connection's sessions (each new one increments it); MissedPings counts
 // the keepalive pings of the open session missed in a row (the session is
 // ended at the source's ping_failures); LastError never holds a secret.
@@ -412,6 +412,9 @@ type SessionStatus struct {
 	LastErrorAtEpochMs   *int64  `json:"last_error_at_epoch_ms"`
 	LastSuccessAtEpochMs *int64  `json:"last_success_at_epoch_ms"`
 	NextAttemptAtEpochMs *int64  `json:"next_attempt_at_epoch_ms"`
+	// LoginHost is, in state needs_login, the host of the authorization
+	// URL `mcpflow sources login` goes to.
+	LoginHost *string `json:"login_host,omitempty"`
 }
 
 // ConnectionStatus is one row of workflow.admin.connection_statuses.list.

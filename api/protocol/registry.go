@@ -53,7 +53,10 @@ type RegistryEntry struct {
 	Profile   *string `json:"profile"`
 	Transport Object  `json:"transport"`
 	AuthRef   *string `json:"auth_ref"`
-	Metadata  Object  `json:"metadata"`
+	// Auth is how the source logs in ({"kind": "oauth", ...}), when set
+	// (it holds no secret).
+	Auth     Object `json:"auth,omitempty"`
+	Metadata Object `json:"metadata"`
 }
 
 // RegistryEntrySummary is the manifest's RegistryEntrySummaryPayload: one

@@ -42,6 +42,9 @@ func connectionMetadata(c config.Connection) protocol.Object {
 		t["url"], t["header_keys"] = config.ShowURL(tr.URL), keys(tr.Headers)
 	}
 	m["transport"] = t
+	if c.Auth != nil {
+		m["auth"] = authObject(c.Auth) // kind, client id, scopes, redirect port: no secret
+	}
 	return m
 }
 
@@ -86,7 +89,7 @@ func sessionStatus(c config.Connection, st session.Status) protocol.SessionStatu
 		State: firstNonEmpty(string(st.State), string(session.StateIdle)), Generation: st.Generation,
 		SessionsOpened: st.SessionsOpened, Restarts: st.Restarts, CallsInFlight: st.CallsInFlight, CallsQueued: st.CallsQueued,
 		MissedPings: st.MissedPings, LastError: optional(session.Redact(c, st.LastError)), LastErrorAtEpochMs: ms(st.LastErrorAt),
-		LastSuccessAtEpochMs: ms(st.LastSuccessAt), NextAttemptAtEpochMs: ms(st.NextAttemptAt),
+		LastSuccessAtEpochMs: ms(st.LastSuccessAt), NextAttemptAtEpochMs: ms(st.NextAttemptAt), LoginHost: optional(st.LoginHost),
 	}
 }
 

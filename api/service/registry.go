@@ -198,7 +198,7 @@ func (s *Service) authFindings(ctx context.Context, conns []config.Connection) [
 		case errors.Is(err, credentials.ErrNotFound):
 			code, hint = credentials.CodeNotFound, fmt.Sprintf("save the auth record %q (workflow.admin.auth.save) or clear the source's auth_ref", ref)
 		case errors.Is(err, credentials.ErrNotSupported):
-			code, hint = credentials.CodeNotSupported, "save an auth record whose scheme the source's transport takes (http: bearer, headers, oauth_refresh_token; stdio: env)"
+			code, hint = credentials.CodeNotSupported, "save an auth record whose scheme the source's transport takes (http: bearer, headers, oauth_refresh_token, oauth; stdio: env)"
 		case errors.Is(err, credentials.ErrInvalid):
 			code, hint = "auth_invalid", fmt.Sprintf("save the auth record %q again with the payload its scheme needs", ref)
 		}

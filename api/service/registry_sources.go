@@ -89,10 +89,16 @@ func connectionOf(e store.RegistryEntry) (config.Connection, error) {
 	if err := remarshal(e.Transport, &t); err != nil {
 		return config.Connection{}, fmt.Errorf("registry entry %q: transport: %w", e.ID, err)
 	}
+	var auth *config.SourceAuth
+	if e.Auth != nil {
+		if err := remarshal(e.Auth, &auth); err != nil {
+			return config.Connection{}, fmt.Errorf("registry entry %q: auth: %w", e.ID, err)
+		}
+	}
 	enabled := e.Enabled
 	c := config.Connection{
 		Kind: sourceKindMCP, ID: e.ID, Enabled: &enabled, Provider: e.Provider, Account: e.Account,
-		Profile: e.Profile, Transport: t, AuthRef: e.AuthRef, Metadata: e.Metadata,
+		Profile: e.Profile, Transport: t, AuthRef: e.AuthRef, Auth: auth, Metadata: e.Metadata,
 	}
 	if err := c.Validate(); err != nil {
 		return config.Connection{}, fmt.Errorf("registry entry: %w", err)
@@ -104,8 +110,20 @@ func connectionOf(e store.RegistryEntry) (config.Connection, error) {
 func entryOf(c config.Connection) store.RegistryEntry {
 	return store.RegistryEntry{
 		ID: c.ID, Kind: sourceKindMCP, Enabled: c.IsEnabled(), Provider: c.Server(), Account: c.AccountName(),
-		Profile: c.Profile, Transport: transportObject(c.Transport), AuthRef: c.AuthRef, Metadata: orEmptyObject(c.Metadata),
+		Profile: c.Profile, Transport: transportObject(c.Transport), AuthRef: c.AuthRef, Auth: authObject(c.Auth), Metadata: orEmptyObject(c.Metadata),
 	}
+}
+
+// authObject is a source's auth as stored: its JSON object, nil for none.
+func authObject(a *config.SourceAuth) map[string]any {
+	if a == nil {
+		return nil
+	}
+	var out map[string]any
+	if err := remarshal(a, &out); err != nil { // strings, ints and string lists always encode
+		panic("service: auth as an object: " + err.Error())
+	}
+	return out
 }
 
 // transportObject is a transport as stored: its JSON object, empty fields
@@ -132,15 +150,16 @@ var transportAliases = map[string]string{"streamable_http": config.TransportHTTP
 // entryDoc is the accepted form of a registry entry; unknown keys, here
 // and in the transport, are invalid params.
 type entryDoc struct {
-	ID        string            `json:"id"`
-	Kind      *string           `json:"kind"`
-	Enabled   *bool             `json:"enabled"`
-	Provider  *string           `json:"provider"`
-	Account   *string           `json:"account"`
-	Profile   *string           `json:"profile"`
-	Transport *config.Transport `json:"transport"`
-	AuthRef   *string           `json:"auth_ref"`
-	Metadata  map[string]any    `json:"metadata"`
+	ID        string             `json:"id"`
+	Kind      *string            `json:"kind"`
+	Enabled   *bool              `json:"enabled"`
+	Provider  *string            `json:"provider"`
+	Account   *string            `json:"account"`
+	Profile   *string            `json:"profile"`
+	Transport *config.Transport  `json:"transport"`
+	AuthRef   *string            `json:"auth_ref"`
+	Auth      *config.SourceAuth `json:"auth"`
+	Metadata  map[string]any     `json:"metadata"`
 }
 
 // parseEntry checks an entry document and returns the entry to store. A
@@ -166,7 +185,7 @@ func parseEntry(doc protocol.Object) (store.RegistryEntry, error) {
 	if kind, ok := transportAliases[strings.ToLower(t.Kind)]; ok {
 		t.Kind = kind
 	}
-	c := config.Connection{Kind: sourceKindMCP, ID: in.ID, Enabled: in.Enabled, Profile: in.Profile, Transport: t, AuthRef: in.AuthRef, Metadata: in.Metadata}
+	c := config.Connection{Kind: sourceKindMCP, ID: in.ID, Enabled: in.Enabled, Profile: in.Profile, Transport: t, AuthRef: in.AuthRef, Auth: in.Auth, Metadata: in.Metadata}
 	c.Provider, c.Account = deref(in.Provider), deref(in.Account)
 	for _, part := range []*string{in.Provider, in.Account, in.AuthRef} {
 		if part != nil && *part == "" {
@@ -184,7 +203,7 @@ func parseEntry(doc protocol.Object) (store.RegistryEntry, error) {
 func entryPayload(e store.RegistryEntry) protocol.RegistryEntry {
 	return protocol.RegistryEntry{
 		ID: e.ID, Kind: e.Kind, Enabled: e.Enabled, Provider: optional(e.Provider), Account: optional(e.Account),
-		Profile: e.Profile, Transport: transportPayload(e.Transport), AuthRef: e.AuthRef, Metadata: orEmptyObject(e.Metadata),
+		Profile: e.Profile, Transport: transportPayload(e.Transport), AuthRef: e.AuthRef, Auth: e.Auth, Metadata: orEmptyObject(e.Metadata),
 	}
 }
 

@@ -338,3 +338,30 @@ func TestRegistryOnlySourcesLoadAtStart(t *testing.T) {
 	refreshed := mustCall[protocol.RefreshCatalogResult](t, f, protocol.MethodConnectionsRefreshCatalog, `{"connection_id":"reg.one"}`)
 	is.Equal(refreshed.NodeCount, 7)
 }
+
+// A registry entry's auth (kind oauth) is kept, shown, checked, and makes
+// the applied connection an oauth source.
+func TestRegistryEntriesKeepTheirOAuth(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	added := conforming[protocol.RegistryEntryMutationResult](t, f, protocol.MethodRegistryAdd,
+		`{"entry":{"id":"linear.default","transport":{"kind":"http","url":"https://mcp.example.com/mcp"},"auth":{"kind":"oauth","scopes":["read"],"redirect_port":8976}}}`)
+	is.Equal(added.Entry.Auth["kind"], "oauth")
+	is.Equal(added.Entry.Auth["redirect_port"], float64(8976))
+	stored, err := f.store.GetRegistryEntry(bounded(t), "linear.default")
+	is.NoErr(err)
+	is.Equal(stored.Auth["scopes"], []any{"read"})
+	conforming[protocol.ApplyRegistryChangesResult](t, f, protocol.MethodRegistryApply, `{}`)
+	conns := conforming[protocol.ListConnectionsResult](t, f, protocol.MethodConnectionsList, `{}`)
+	var auth any
+	for _, c := range conns.Connections {
+		if c.ID == "linear.default" {
+			auth = c.Metadata["auth"]
+		}
+	}
+	is.Equal(auth, map[string]any{"kind": "oauth", "scopes": []any{"read"}, "redirect_port": float64(8976)}) // the live connection is an oauth source
+
+	err = f.callErr(t, protocol.MethodRegistryAdd, `{"entry":{"id":"tool.one","transport":{"kind":"stdio","command":"x"},"auth":{"kind":"oauth"}}}`)
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "needs an http or sse transport"))
+}

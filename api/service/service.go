@@ -109,6 +109,8 @@ func (s *Service) coreMethods() map[string]Method {
 		protocol.MethodConnectionsList:           forAdmin(s.listConnections),
 		protocol.MethodConnectionStatusesList:    forAdmin(s.listConnectionStatuses),
 		protocol.MethodConnectionsRefreshCatalog: forAdmin(s.refreshCatalog),
+		protocol.MethodConnectionsLoginStart:     forAdmin(s.loginStart),
+		protocol.MethodConnectionsLoginComplete:  forAdmin(s.loginComplete),
 		protocol.MethodWorkspaceCompile:          forRead(s.compileWorkspace),
 		protocol.MethodDraftsValidate:            forRead(s.validateDraft),
 		protocol.MethodArtifactsCreateFromPlan:   forAuthor(s.createFromPlan),

@@ -193,7 +193,9 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	transports := opts.Transports
 	if transports == nil {
 		a.pool = session.NewPool()
-		transports = DefaultTransports(credentials.NewBinder(credentials.FromStore(a.store)), opts.Supervisor.Session, a.pool)
+		binder := credentials.NewBinder(credentials.FromStore(a.store))
+		binder.Records = a.store // rotated tokens and discovered clients, sealed
+		transports = DefaultTransports(binder, opts.Supervisor.Session, a.pool)
 	}
 	// Every write goes through the hub's store, so that live event
 	// subscriptions see each commit.

@@ -35,7 +35,7 @@ func authDigest(records store.AuthRecords) supervisor.AuthHash {
 		for _, c := range conns {
 			ref, _ := credentials.Ref(c)
 			if rec, ok := byID[ref]; ok {
-				out[c.ID] = digest(rec)
+				out[c.ID] = digest(credentials.Identity(rec)) // a refresh's rotation replaces no session
 			}
 		}
 		return out

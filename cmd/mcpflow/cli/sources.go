@@ -12,7 +12,7 @@ import (
 
 func newSourcesCommand(r *remote) *cobra.Command {
 	return newGroup("sources", "List, inspect and diagnose sources, their resources and prompts", newSourcesListCommand(r),
-		newSourcesInspectCommand(r), newSourcesResourcesCommand(r), newSourcesPromptsCommand(r), newSourcesDiagnoseCommand(r))
+		newSourcesInspectCommand(r), newSourcesResourcesCommand(r), newSourcesPromptsCommand(r), newSourcesDiagnoseCommand(r), newSourcesLoginCommand(r))
 }
 
 // sourceParams are the params of a method that takes the SOURCE argument.

@@ -48,11 +48,20 @@ func status(ctx context.Context, c *conn) error {
 		t.line("")
 		t.row("CONNECTION", "ENABLED", "SESSION", "OPENED", "RESTARTS", "IN FLIGHT", "QUEUED", "TOOLS", "LAST ERROR")
 		for _, s := range res.Statuses {
-			t.row(s.ConnectionID, s.Enabled, s.Session.State, s.Session.SessionsOpened, s.Session.Restarts,
+			t.row(s.ConnectionID, s.Enabled, sessionState(s.Session), s.Session.SessionsOpened, s.Session.Restarts,
 				s.Session.CallsInFlight, s.Session.CallsQueued, s.NodeCount, lastError(s.Session))
 		}
 	})
 	return err
+}
+
+// sessionState is a session's state, with where to log in when it needs
+// a login.
+func sessionState(s p.SessionStatus) string {
+	if s.LoginHost != nil && *s.LoginHost != "" {
+		return s.State + " (" + *s.LoginHost + ")"
+	}
+	return s.State
 }
 
 // lastError is a session's last error and how long ago it was.
