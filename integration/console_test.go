@@ -114,7 +114,6 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		b.open("runs/" + *run.RunID)
 		b.signIn(adminToken.Token)
 		b.wait("the interrupt form", `!!document.querySelector("#int-h")`)
-		b.click("Resume")
 		b.wait("the form refuses a missing comment", `document.querySelector('[aria-label="answer problems"]')?.textContent.includes("comment is required")`)
 		b.eval("tick approved", `document.querySelector('.interrupt input[type="checkbox"]').click()`, nil)
 		b.fill(`.interrupt input[type="text"]`, "ship it")
@@ -158,19 +157,22 @@ func TestConsoleInTheBrowser(t *testing.T) {
 
 		// Routes by dragging from an outcome to a step.
 		b.drag(`[data-step="count"] [data-outcome="ok"]`, `[data-step="check"] .react-flow__handle-top`)
-		b.wait("count ok → check", `!!document.querySelector('[data-id="count:ok"]')`)
+		b.wait("count ok → check", `!!document.querySelector('[data-id="count:ok->check"]')`)
 		b.drag(`[data-step="check"] [data-outcome="then"]`, `[data-step="say"] .react-flow__handle-top`)
-		b.wait("check then → say", `!!document.querySelector('[data-id="check:then"]') && document.querySelector('.react-flow__edge[data-id="check:then"]') !== null`)
+		b.wait("check then → say", `!!document.querySelector('[data-id="check:then->say"]')`)
 		b.drag(`[data-step="say"] [data-outcome="ok"]`, `[data-step="__end__"] .react-flow__handle-top`)
-		b.wait("say ok → end", `!!document.querySelector('[data-id="say:ok"]')`)
+		b.wait("say ok → end", `!!document.querySelector('[data-id="say:ok->__end__"]')`)
 
+		// A step is picked by clicking it on the canvas, or from the picker.
+		b.clickStep("check")
+		b.wait("the panel of check", `document.querySelector("#step-h")?.textContent.startsWith("Step check")`)
 		// The rest through the forms: error routes, start, bindings, the condition.
 		for _, step := range []string{"count", "say"} {
 			selectStep(b, step)
 			b.fill("#route-o", "error")
 			b.fill("#route-t", "__end__")
 			b.click("Set route")
-			b.wait(step+" error → end", fmt.Sprintf(`!!document.querySelector('[data-id="%s:error"]')`, step))
+			b.wait(step+" error → end", fmt.Sprintf(`!!document.querySelector('[data-id="%s:error->__end__"]')`, step))
 		}
 		selectStep(b, "count")
 		b.click("Make start")
@@ -180,25 +182,19 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		b.fill(`[aria-label="output 1 target"]`, "state.count")
 		b.click("Save outputs")
 		b.wait("the output saved", `document.querySelector('[aria-label="output 1 target"]')?.value === "state.count"`)
-		// A wrong binding: the counter takes no input named bogus.
-		b.click("Add input")
-		b.fill(`[aria-label="input 1 target"]`, "bogus")
-		b.fill(`[aria-label="input 1 source kind"]`, "value")
-		b.fill(`[aria-label="input 1 source"]`, "1")
-		b.click("Save inputs")
-		b.wait("the diagnostic on the node", `document.querySelector('[data-step="count"] .step-problems')?.textContent.includes("invalid_node_input_field")`)
-		b.shot("workbench-diagnostic")
-		b.click("remove input 1")
-		b.click("Save inputs")
-		b.wait("the diagnostic gone", `!document.querySelector('[data-step="count"] .step-problems')`)
-
+		// A wrong binding: say's message read from a context field that does not exist.
 		selectStep(b, "say")
 		b.click("Add input")
 		b.fill(`[aria-label="input 1 target"]`, "message")
+		b.fill(`[aria-label="input 1 source"]`, "context.nope")
+		b.click("Save inputs")
+		b.wait("the diagnostic on the node", `document.querySelector('[data-step="say"] .step-problems')?.textContent.includes("invalid_source_path")`)
+		b.shot("workbench-diagnostic")
+		// Fixed: a literal message.
 		b.fill(`[aria-label="input 1 source kind"]`, "value")
 		b.fill(`[aria-label="input 1 source"]`, `"big enough"`)
 		b.click("Save inputs")
-		b.wait("say's input saved", `document.querySelector('[aria-label="input 1 target"]')?.value === "message"`)
+		b.wait("the diagnostic gone", `!document.querySelector('[data-step="say"] .step-problems')`)
 
 		selectStep(b, "check")
 		b.fill("#when-left", "state.count")
@@ -261,9 +257,10 @@ func addCapabilityStep(b *browser, id, capability string) {
 	b.wait("step "+id, fmt.Sprintf(`!!document.querySelector('[data-step=%q]')`, id))
 }
 
+// selectStep opens a step's panel from the step picker (the keyboard's way).
 func selectStep(b *browser, id string) {
 	b.t.Helper()
-	b.clickStep(id)
+	b.fill("#pick-step", id)
 	b.wait("the panel of "+id, fmt.Sprintf(`document.querySelector("#step-h")?.textContent.startsWith("Step %s")`, id))
 }
 

@@ -87,6 +87,8 @@ export function GraphView(props: {
 }) {
   const { graph, states, nodeProblems, edgeProblems, selected, onSelect, onConnect } = props;
   const positions = useMemo(() => layout(graph), [graph]);
+  // A new layout remounts the canvas, so that it fits the view again.
+  const layoutKey = useMemo(() => [...positions].map(([id, p]) => `${id}@${p.x},${p.y}`).join(" "), [positions]);
   const nodes: Node<StepData>[] = graph.nodes.map((n) => ({
     id: n.id,
     type: "step",
@@ -114,6 +116,7 @@ export function GraphView(props: {
   return (
     <div className="graph" role="region" aria-label={props.label}>
       <ReactFlow
+        key={layoutKey}
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}

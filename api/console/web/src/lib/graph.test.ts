@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { JsonValue } from "../api/generated";
 import { conditionText, layout, pinDiagnostic, projectDraft, projectPlan, stepKinds } from "./graph";
 
 const draft = {
@@ -38,7 +39,7 @@ describe("projectDraft", () => {
     expect(stepKinds).toHaveLength(9);
   });
   it("pins diagnostics to nodes and edges", () => {
-    expect(pinDiagnostic("routes.count.ok", "count", g)).toEqual({ edge: "count:ok" });
+    expect(pinDiagnostic("routes.count.ok", "count", g)).toEqual({ edge: "count:ok->check" });
     expect(pinDiagnostic("steps.count.input[0].target", "count", g)).toEqual({ node: "count" });
     expect(pinDiagnostic("steps.check.when.if", null, g)).toEqual({ node: "check" });
     expect(pinDiagnostic("start", null, g)).toEqual({ node: "count" });
@@ -59,7 +60,7 @@ describe("projectDraft", () => {
 
 describe("projectPlan", () => {
   it("draws plan nodes by type and edges by outcome", () => {
-    const plan = {
+    const plan: JsonValue = {
       nodes: [
         { id: "call", type: "node", node: "demo.default.counter" },
         { id: "how", type: "condition", condition: { op: "exists", path: "input.email" } },

@@ -42,6 +42,11 @@ function str(v: JsonValue | undefined): string {
   return JSON.stringify(v);
 }
 
+/** edgeId names an edge by where it leaves and where it goes: from:outcome->to. */
+export function edgeId(source: string, outcome: string, target: string): string {
+  return `${source}:${outcome}->${target}`;
+}
+
 /** kindOf is the one kind key of a draft step. */
 export function kindOf(step: JsonValue): StepKind | undefined {
   const o = obj(step);
@@ -126,7 +131,7 @@ export function projectDraft(draft: JsonValue | undefined, capabilityOutcomes: (
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
   const addEdge = (source: string, outcome: string, target: string) => {
-    if (target) edges.push({ id: `${source}:${outcome}`, source, target, outcome });
+    if (target) edges.push({ id: edgeId(source, outcome, target), source, target, outcome });
   };
   for (const id of Object.keys(steps).sort()) {
     const kind = kindOf(steps[id]);
@@ -175,7 +180,7 @@ export function projectPlan(plan: JsonValue | undefined): Graph {
     const detail = type === "node" ? str(n.node) : type === "condition" ? conditionText(n.condition) : type === "end" ? `outcome ${str(n.outcome)}` : "";
     nodes.push({ id, kind: type, label: id, detail, start: id === first, outcomes: rawEdges.filter((e) => str(e.from) === id).map((e) => str(e.outcome)) });
   }
-  const edges = rawEdges.map((e) => ({ id: `${str(e.from)}:${str(e.outcome)}`, source: str(e.from), target: str(e.to), outcome: str(e.outcome) }));
+  const edges = rawEdges.map((e) => ({ id: edgeId(str(e.from), str(e.outcome), str(e.to)), source: str(e.from), target: str(e.to), outcome: str(e.outcome) }));
   if (edges.some((e) => e.target === endId)) nodes.push({ id: endId, kind: "terminal", label: "end", detail: "", start: false, outcomes: [] });
   return { nodes, edges };
 }

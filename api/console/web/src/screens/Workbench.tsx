@@ -241,7 +241,16 @@ function Bench({ id }: { id: string }) {
           <Diagnostics diags={diags} unpinned={unpinned} onPick={setSelected} />
         </div>
         <div className="side-col">
-          {canEdit && <Palette caps={(caps.data?.capabilities ?? []).map((c) => c.name)} stepIds={stepIds} perform={perform} />}
+          <div className="row">
+            <label htmlFor="pick-step">Step</label>
+            <select id="pick-step" value={selected ?? ""} onChange={(e) => setSelected(e.target.value || undefined)}>
+              <option value="">— pick one, or click it on the canvas —</option>
+              {stepIds.map((s) => (
+                <option key={s}>{s}</option>
+              ))}
+            </select>
+          </div>
+          {canEdit && <Palette caps={(caps.data?.capabilities ?? []).map((c) => ({ name: c.name, outcomes: c.outcomes }))} stepIds={stepIds} perform={perform} />}
           {selected && steps[selected] !== undefined && (
             <StepPanel key={`${selected}:${ws.revision}`} id={selected} step={asObj(steps[selected])} stepIds={stepIds} draft={draft} routes={asObj(asObj(draft.routes)[selected])} outcomes={graph.nodes.find((n) => n.id === selected)?.outcomes ?? []} canEdit={canEdit} perform={perform} replaceWith={replaceWith} onGone={() => setSelected(undefined)} />
           )}
@@ -289,11 +298,13 @@ function Diagnostics({ diags, unpinned, onPick }: { diags: DraftDiagnosticPayloa
   );
 }
 
-function Palette({ caps, stepIds, perform }: { caps: string[]; stepIds: string[]; perform: Perform }) {
+function Palette({ caps, stepIds, perform }: { caps: { name: string; outcomes: string[] }[]; stepIds: string[]; perform: Perform }) {
   const [stepId, setStepId] = useState("step" + (stepIds.length + 1));
   const [cap, setCap] = useState("");
   const [kind, setKind] = useState<StepKind>("when");
-  const capName = cap || caps[0] || "";
+  const capName = cap || caps[0]?.name || "";
+  // Every outcome of the capability must be routed: each starts at __end__, to be dragged elsewhere.
+  const routes = Object.fromEntries((caps.find((c) => c.name === capName)?.outcomes ?? ["ok", "error"]).map((o) => [o, endId]));
   return (
     <details className="panel" open>
       <summary>Add a step</summary>
@@ -302,10 +313,10 @@ function Palette({ caps, stepIds, perform }: { caps: string[]; stepIds: string[]
       <label htmlFor="new-step-cap">From a capability</label>
       <select id="new-step-cap" value={capName} onChange={(e) => setCap(e.target.value)}>
         {caps.map((c) => (
-          <option key={c}>{c}</option>
+          <option key={c.name}>{c.name}</option>
         ))}
       </select>
-      <EditButton perform={perform} method="workflow.draft_workspaces.add_step_from_capability" params={{ step_id: stepId, capability_name: capName }} label="Add capability step" disabled={!capName || !stepId} />
+      <EditButton perform={perform} method="workflow.draft_workspaces.add_step_from_capability" params={{ step_id: stepId, capability_name: capName, routes }} label="Add capability step" disabled={!capName || !stepId} />
       <label htmlFor="new-step-kind">Or of a kind</label>
       <select id="new-step-kind" value={kind} onChange={(e) => setKind(e.target.value as StepKind)}>
         {stepKinds
