@@ -16,7 +16,7 @@ import (
 
 // consoleScreens are the screenshots the browser test writes and
 // docs/console.md shows.
-var consoleScreens = []string{"signin", "overview", "discover", "workbench", "workbench-diagnostic", "artifacts", "deployment", "runs", "run", "run-interrupt", "read-token"}
+var consoleScreens = []string{"signin", "overview", "discover", "playground", "workbench", "workbench-diagnostic", "artifacts", "deployment", "runs", "run", "run-interrupt", "read-token"}
 
 // consoleServer is the real binary with an admin and a read token, the
 // demo source and the fakes server (its sleep tool is slow).
@@ -73,6 +73,11 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		b.route("artifacts/deployment/counter_workflow.default")
 		b.wait("the deployment's validation", `document.querySelector("[data-validation]")?.dataset.validation === "runnable"`)
 		b.shot("deployment")
+		var cli, frame string
+		b.eval("the run's command", `document.querySelector('code[data-copy="CLI"]').textContent`, &cli)
+		is.New(t).Equal(cli, "mcpflow run counter_workflow.default") // Copy as CLI
+		b.eval("the run's frame", `document.querySelector('code[data-copy="JSON-RPC"]').textContent`, &frame)
+		is.New(t).Equal(frame, `{"jsonrpc":"2.0","id":1,"method":"workflow.runs.start","params":{"deployment_id":"counter_workflow.default","wait":false}}`) // Copy as JSON-RPC
 		b.click("Start a run")
 		waitRunOutput(b, "completed", `"count": 2`)
 
@@ -86,6 +91,20 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		b.route("runs")
 		b.wait("both runs listed", `document.querySelectorAll("tr[data-run]").length === 2`)
 		b.shot("runs")
+		b.noErrors()
+	})
+
+	t.Run("playground", func(t *testing.T) {
+		b := newTab(t, chromium, base)
+		b.open("discover/demo.default.echo")
+		b.signIn(adminToken.Token)
+		b.wait("the acknowledgement first", `!!document.querySelector(".ack") && !document.querySelector(".playground .schema-form")`)
+		b.eval("acknowledge", `document.querySelector(".ack input").click()`, nil)
+		b.wait("the form from the input schema", `!!document.querySelector(".playground .schema-form input[type=text]")`)
+		b.fill(".playground .schema-form input[type=text]", "hello")
+		b.click("Call")
+		b.wait("the outcome and output", `document.querySelector('[aria-label="call result"]')?.dataset.outcome === "ok" && document.querySelector('[aria-label="output"]').textContent.includes("hello")`)
+		b.shot("playground")
 		b.noErrors()
 	})
 
