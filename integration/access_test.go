@@ -19,6 +19,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/client"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
 )
 
@@ -253,4 +254,26 @@ func dialToken(t *testing.T, s *service, tok config.Token) *client.Client {
 	is.New(t).NoErr(err)
 	t.Cleanup(func() { _ = c.Close() })
 	return c
+}
+
+// TestAccessEveryTokenLearnsWhoItIs checks workflow.access.whoami: any
+// valid token may ask, and hears its own name and scopes.
+func TestAccessEveryTokenLearnsWhoItIs(t *testing.T) {
+	is := is.New(t)
+	s := startGuarded(t)
+	for _, tc := range []struct {
+		tok    config.Token
+		scopes []string
+	}{
+		{readToken, []string{"read"}},
+		{runToken, []string{"read", "run"}},
+		{adminToken, []string{"read", "run", "author", "admin"}}, // admin grants every scope
+	} {
+		var who p.WhoamiResult
+		is.NoErr(dialToken(t, s, tc.tok).Call(testContext(t), p.MethodAccessWhoami, nil, &who))
+		is.Equal(who.Name, tc.tok.Name)
+		is.True(!who.Anonymous)
+		is.Equal(who.Scopes, tc.scopes)
+		is.Equal(who.MCPDeployments, []string{})
+	}
 }

@@ -215,10 +215,7 @@ func startCounterCluster(b *testing.B, srv *pgtest.Server, ids ...string) *count
 // srv, with leases of benchTTL.
 func clusterOn(tb testing.TB, srv *pgtest.Server, sources ...config.Connection) *testCluster {
 	tb.Helper()
-	return &testCluster{
-		dir: tb.TempDir(), dsn: srv.NewDatabase(tb) + pgtest.SynchronousCommit, ttl: benchTTL, sources: sources,
-		listen: map[string]string{}, nodes: map[string]*process{},
-	}
+	return clusterOnServer(tb, srv, benchTTL, sources...)
 }
 
 // round makes n runs through the clients at once, each client starting

@@ -12,6 +12,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/client"
@@ -24,6 +25,7 @@ import (
 type testCluster struct {
 	dir     string
 	dsn     string
+	keyFile string // the key every node seals the auth records with
 	ttl     time.Duration
 	sources []config.Connection
 	// listen keeps each node's cluster address across its restarts.
@@ -35,9 +37,19 @@ type testCluster struct {
 // last ttl and which serve sources; start starts each node.
 func newTestCluster(t testing.TB, ttl time.Duration, sources ...config.Connection) *testCluster {
 	t.Helper()
-	srv := pgtest.Start(t)
+	return clusterOnServer(t, pgtest.Start(t), ttl, sources...)
+}
+
+// clusterOnServer is a cluster of nodes serving sources on a fresh
+// database of srv, with leases of ttl, sealing their auth records with one
+// key file.
+func clusterOnServer(tb testing.TB, srv *pgtest.Server, ttl time.Duration, sources ...config.Connection) *testCluster {
+	tb.Helper()
+	dir := tb.TempDir()
+	keys, _, err := secrets.LoadOrCreateFile(filepath.Join(dir, "secrets.key"))
+	is.New(tb).NoErr(err)
 	return &testCluster{
-		dir: t.TempDir(), dsn: srv.NewDatabase(t) + pgtest.SynchronousCommit, ttl: ttl, sources: sources,
+		dir: dir, dsn: srv.NewDatabase(tb) + pgtest.SynchronousCommit, keyFile: keys.Path(), ttl: ttl, sources: sources,
 		listen: map[string]string{}, nodes: map[string]*process{},
 	}
 }
@@ -55,6 +67,7 @@ func (c *testCluster) start(t testing.TB, id string) *process {
 		Store:   config.Store{Kind: config.StorePostgres, DSN: c.dsn},
 		Sources: c.sources,
 		Cluster: &config.Cluster{NodeID: id, Listen: c.listen[id], LeaseTTLMS: int(c.ttl / time.Millisecond)},
+		Secrets: &config.Secrets{KeyFile: c.keyFile},
 	})
 	pr := startProcess(t, cfg, "node-"+id+"-"+strconv.Itoa(len(c.nodes))+".log", "--run-wait", "30s")
 	c.nodes[id] = pr

@@ -260,10 +260,14 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 	cases := []conformanceCase{
 		{method: "workflow.health", params: fixed(nil),
 			bad: p.Object{"verbose": true}, code: invalidParams},
+		{method: "workflow.access.whoami", params: fixed(nil),
+			bad: p.Object{"token": "x"}, code: invalidParams},
 		{method: "workflow.admin.connections.refresh_catalog", params: func() any {
 			cf.must("workflow.admin.connections.refresh_catalog", p.Object{"connection_id": "fake.a"})
 			return p.Object{"connection_id": "demo.default"}
 		}, bad: p.Object{"connection_id": "nope.none"}, code: failed, data: keyError},
+		{method: "workflow.admin.secrets.rotate", params: fixed(nil),
+			bad: p.Object{"key_id": "mine"}, code: invalidParams},
 		{method: "workflow.admin.connections.list", params: fixed(nil),
 			bad: p.Object{"connection_id": "fake.a"}, code: invalidParams},
 		{method: "workflow.admin.connection_statuses.list", params: fixed(p.Object{}),

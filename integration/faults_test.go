@@ -79,7 +79,7 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 	restarts := 10_000 // the limit is tested elsewhere; here every kill is reopened
 	source := stdioSource("flaky.default", fakeMCP)
 	source.Transport.Env = map[string]string{name: value}
-	source.Supervision = &config.Supervision{MinBackoffMS: 20, MaxBackoffMS: 200, StablePeriodMS: 500, MaxRestarts: &restarts, RestartWindowMS: 60_000}
+	source.Supervision = &config.Supervision{MinBackoffMS: 20, MaxBackoffMS: 200, ProvedAfterMS: 500, MaxRestarts: &restarts, RestartWindowMS: 60_000}
 	cfg := config.File{Version: 1, Server: config.Server{
 		Store:       config.Store{Root: filepath.Join(dir, "store")},
 		Sources:     []config.Connection{source},

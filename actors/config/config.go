@@ -49,6 +49,9 @@ type Server struct {
 	// MCP says how MCP clients see the deployments; absent, /mcp offers
 	// one tool per deployment.
 	MCP *MCP `json:"mcp,omitempty"`
+	// Secrets says where the key that seals auth records is; absent, see
+	// Secrets.KeyFile.
+	Secrets *Secrets `json:"secrets,omitempty"`
 }
 
 // Store says where records are kept.
@@ -288,6 +291,9 @@ func (f *File) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := f.Server.MCP.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := f.Server.Secrets.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if f.Server.Cluster != nil && f.Server.Store.Kind != StorePostgres {

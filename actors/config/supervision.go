@@ -6,19 +6,28 @@ import (
 )
 
 // Supervision tunes how mcpflow reopens a connection's session after it
-// dies or a connect fails (see session.Policy): a capped, jittered
-// exponential backoff, reset after a stable period, and a restart limit
-// that degrades the connection (calls fail fast) until a background probe
-// connects. Set on the server it is the default of every source; set on a
+// dies or a connect fails (see session.Policy): a session that proved
+// itself (it answered a call, or stayed open ProvedAfterMS) is reopened at
+// once; a failed start (a connect that failed, a session that died
+// unproven) is retried after a capped, jittered exponential backoff, and
+// too many of them in a row degrade the connection (calls fail fast)
+// until a background probe connects. Set on the server it is the default of every source; set on a
 // source it overrides the fields it names. Durations are milliseconds; an
 // absent field keeps the default.
 type Supervision struct {
-	MinBackoffMS   int      `json:"min_backoff_ms,omitempty"`
-	MaxBackoffMS   int      `json:"max_backoff_ms,omitempty"`
-	Jitter         *float64 `json:"jitter,omitempty"` // 0 to 1, the fraction of each wait drawn at random
-	StablePeriodMS int      `json:"stable_period_ms,omitempty"`
-	// MaxRestarts restarts within RestartWindowMS are allowed; 0 never
-	// degrades.
+	MinBackoffMS int      `json:"min_backoff_ms,omitempty"`
+	MaxBackoffMS int      `json:"max_backoff_ms,omitempty"`
+	Jitter       *float64 `json:"jitter,omitempty"` // 0 to 1, the fraction of each wait drawn at random
+	// ProvedAfterMS is how long a session that answers no call must stay
+	// open to prove itself (default 10000); one that answers a call
+	// proves itself at once.
+	ProvedAfterMS int `json:"proved_after_ms,omitempty"`
+	// StablePeriodMS is the former name of ProvedAfterMS, read when
+	// that is absent.
+	StablePeriodMS int `json:"stable_period_ms,omitempty"`
+	// MaxRestarts failed starts within RestartWindowMS, with no session
+	// proving itself between them, are retried; the next degrades the
+	// connection. 0 never degrades.
 	MaxRestarts     *int `json:"max_restarts,omitempty"`
 	RestartWindowMS int  `json:"restart_window_ms,omitempty"`
 	ProbeIntervalMS int  `json:"probe_interval_ms,omitempty"`
@@ -62,7 +71,7 @@ func (s *Supervision) Validate() error {
 	}
 	var errs []error
 	for name, v := range map[string]int{
-		"min_backoff_ms": s.MinBackoffMS, "max_backoff_ms": s.MaxBackoffMS, "stable_period_ms": s.StablePeriodMS,
+		"min_backoff_ms": s.MinBackoffMS, "max_backoff_ms": s.MaxBackoffMS, "stable_period_ms": s.StablePeriodMS, "proved_after_ms": s.ProvedAfterMS,
 		"restart_window_ms": s.RestartWindowMS, "probe_interval_ms": s.ProbeIntervalMS, "max_concurrent_connects": s.MaxConcurrentConnects,
 		"max_run_sessions": s.MaxRunSessions, "keep_alive_ms": s.KeepAliveMS,
 		"ping_timeout_ms": s.PingTimeoutMS, "ping_failures": s.PingFailures,

@@ -31,3 +31,14 @@ func TestSupervisionRefusesNegativeStartSettings(t *testing.T) {
 	is.True(strings.Contains(err.Error(), "max_concurrent_refreshes must not be negative"))
 	is.True(strings.Contains(err.Error(), "warm_up_ms must not be negative"))
 }
+
+func TestSupervisionReadsTheProvedAfterTime(t *testing.T) {
+	is := is.New(t)
+	var s config.Supervision
+	is.NoErr(json.Unmarshal([]byte(`{"proved_after_ms": 5000, "stable_period_ms": 60000}`), &s))
+	is.NoErr(s.Validate())
+	is.Equal(s.ProvedAfterMS, 5000)
+	is.Equal(s.StablePeriodMS, 60000) // the former name is still read
+	err := (&config.Supervision{ProvedAfterMS: -1}).Validate()
+	is.True(err != nil && strings.Contains(err.Error(), "proved_after_ms must not be negative"))
+}

@@ -42,9 +42,18 @@ type Actor struct {
 	refresh  struct{ running, due, debouncing bool }
 	listedAt time.Time // when the catalog was last listed; zero before
 
-	backoff    Backoff
-	intensity  *Intensity
-	degraded   bool // fail fast; a probe runs every ProbeInterval
+	backoff   Backoff
+	intensity *Intensity // the failed starts since a session last proved itself
+	degraded  bool       // fail fast; a probe runs every ProbeInterval
+	// degradedWhy says, in the degraded error, what degraded it.
+	degradedWhy string
+	// answered is set once the open session answered a call: it proved
+	// itself (Policy.ProvedItself).
+	answered bool
+	// probation is set while a session a probe opened has not proved
+	// itself yet: if it dies unproven, the connection degrades again at
+	// once.
+	probation  bool
 	retryToken int
 	retryTimer Timer
 	nextTry    time.Time
@@ -159,7 +168,7 @@ func (a *Actor) begin(c *actor.Context) {
 	a.intensity = NewIntensity(a.opts.Policy, prev.RecentRestarts)
 	switch {
 	case a.inc.Probe:
-		a.degraded = true
+		a.degraded, a.degradedWhy = true, "its session actor crashed too often"
 		a.noteError(errors.New(a.inc.Cause))
 		a.setState(StateDegraded)
 		a.connect()
@@ -201,6 +210,11 @@ func (a *Actor) status() Status {
 func (a *Actor) setState(s State) {
 	a.state = s
 	a.changedAt = a.clock.Now()
+	a.report()
+}
+
+// report sends the status to the parent.
+func (a *Actor) report() {
 	if a.parent == nil {
 		return
 	}

@@ -169,7 +169,7 @@ func TestStoppingAnswersInFlightAndQueuedCalls(t *testing.T) {
 	}
 }
 
-func TestUpstreamDeathReopensTheSessionAfterABackoff(t *testing.T) {
+func TestTheDeathOfASessionThatAnsweredACallReopensItAtOnce(t *testing.T) {
 	is := is.New(t)
 	inMemory := fakes.NewInMemory(nil)
 	rec := fakes.NewRecording(inMemory)
@@ -180,12 +180,12 @@ func TestUpstreamDeathReopensTheSessionAfterABackoff(t *testing.T) {
 	is.Equal(h.waitState(t, session.StateOpen).Generation, int64(1))
 
 	inMemory.KillAll()
-	st := h.waitState(t, session.StateBackoff)
+	// Nobody calls: the supervision policy reopens it by itself, at once
+	// (it had proved itself), without a backoff.
+	st := h.waitState(t, session.StateConnecting)
 	is.True(st.LastError != "") // the death is reported
 	is.Equal(st.Restarts, 1)
-	is.True(!st.NextAttemptAt.IsZero())
-	// Nobody calls: the supervision policy reopens it by itself.
-	h.waitState(t, session.StateConnecting)
+	is.True(st.NextAttemptAt.IsZero())
 	is.Equal(h.waitState(t, session.StateOpen).Generation, int64(2))
 
 	out := mustCall(t, h.engine, h.pid, "counter", nil)
@@ -205,7 +205,7 @@ func TestCrashingToolFailsAndTheNextCallReconnects(t *testing.T) {
 	is.True(errors.Is(r.Error.Err(), session.ErrSessionLost)) // the call died with its connection
 	is.True(strings.HasPrefix(r.Error.Err().Error(), "session_lost: "))
 	is.Equal(r.Generation, int64(1))
-	h.waitState(t, session.StateBackoff)
+	h.waitState(t, session.StateConnecting) // at once: the session had answered a call
 
 	is.Equal(mustCall(t, h.engine, h.pid, "counter", nil)["count"], 1.0)
 	is.Equal(rec.SessionsCreated(), 2)
@@ -266,7 +266,6 @@ func TestStatusesReachTheParent(t *testing.T) {
 	is.Equal(st.LastError, "")
 
 	inMemory.KillAll()
-	h.waitState(t, session.StateBackoff)
 	h.waitState(t, session.StateConnecting)
 	st = h.waitState(t, session.StateOpen)
 	is.Equal(st.SessionsOpened, 2)

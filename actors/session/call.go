@@ -75,6 +75,9 @@ func (a *Actor) onCallDone(m callDone) {
 		// An answer proves the session alive as a ping would: pings
 		// missed meanwhile (a busy or starved peer) are forgiven.
 		a.lastSuccess, a.missed = a.clock.Now(), 0
+		if current && !a.answered {
+			a.proved()
+		}
 		if failure == failProtocol {
 			m.err = protocolError{m.err}
 		}

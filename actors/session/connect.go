@@ -176,10 +176,10 @@ func (a *Actor) onConnected(m connected) {
 	now := a.clock.Now()
 	if a.degraded {
 		slog.Info("connection recovered", "connection", a.conn.ID)
-		a.degraded = false
-		a.intensity.Reset()
+		a.degraded, a.probation = false, true
 		a.backoff.Reset()
 	}
+	a.answered = false
 	a.session, a.transport, a.end = cs, t, end
 	a.reportedCause = "" // the next failure is news again
 	a.generation++
@@ -231,6 +231,10 @@ func (a *Actor) sessionEnded(cause error) {
 // died fails it, and the session is dropped without waiting for the next
 // keepalive).
 func (a *Actor) onPeerGone(m peerGone) {
+	if m.attempt == a.attempt && a.session == nil {
+		a.noteStderr(m.err)
+		return
+	}
 	if m.attempt != a.attempt || a.session == nil {
 		return
 	}
@@ -244,28 +248,73 @@ func (a *Actor) onPeerGone(m peerGone) {
 	}
 }
 
-// failed handles a connect that failed or a session that died: the
-// session is reopened after a backoff, or, once the policy's restart
-// limit is reached, the connection is degraded. Queued work keeps
-// waiting, each until its own deadline, unless the connection degrades.
+// noteStderr records as the last error the report of a stdio server that
+// exited after its session (or its connect) had already failed for what
+// the client saw (an EOF): the report carries the server's exit status and
+// the last lines of its stderr, which say why, for the status and the
+// degraded error.
+func (a *Actor) noteStderr(err error) {
+	if _, ok := errors.AsType[*stderrError](err); ok {
+		a.noteError(err)
+		a.report()
+	}
+}
+
+// failed handles a failed start: a connect (or initialize) that failed,
+// or a session that died before it proved itself. The session is reopened
+// after a backoff, or, once the policy's limit of failed starts is
+// reached, the connection is degraded; a session a probe opened that dies
+// unproven degrades it again at once. Queued work keeps waiting, each
+// until its own deadline, unless the connection degrades.
 func (a *Actor) failed(cause error) {
 	a.noteError(cause)
 	p := a.opts.Policy
-	if a.degraded { // a probe failed: the next one after ProbeInterval
+	switch {
+	case a.degraded: // a probe failed: the next one after ProbeInterval
 		a.retryAfter(p.ProbeInterval, StateDegraded)
 		return
-	}
-	if !a.intensity.Allow(a.clock.Now()) {
-		a.degraded = true
-		a.backoff.Reset()
-		a.retryAfter(p.ProbeInterval, StateDegraded)
-		slog.Error("connection degraded", "connection", a.conn.ID, "restarts", p.MaxRestarts, "window", p.RestartWindow, "err", a.lastErr)
-		a.failQueue(a.degradedError())
+	case a.probation:
+		a.degrade("the session a probe opened ended before it proved itself")
+		return
+	case !a.intensity.Allow(a.clock.Now()):
+		a.degrade(fmt.Sprintf("%d restarts within %s, and no session proved itself", p.MaxRestarts, p.RestartWindow))
 		return
 	}
 	a.restarts++
 	a.opts.Metrics.Reconnect(a.conn.ID)
 	a.retryAfter(a.backoff.Next(), StateBackoff)
+}
+
+// degrade makes calls fail fast, for why, until a probe connects; the
+// first probe is due after ProbeInterval.
+func (a *Actor) degrade(why string) {
+	p := a.opts.Policy
+	a.degraded, a.probation, a.degradedWhy = true, false, why
+	a.backoff.Reset()
+	a.retryAfter(p.ProbeInterval, StateDegraded)
+	slog.Error("connection degraded", "connection", a.conn.ID, "why", why, "err", a.lastErr)
+	a.failQueue(a.degradedError())
+}
+
+// proved marks the open session as one that proved itself: the failed
+// starts before it were bad luck, not a crash loop, and are forgotten.
+func (a *Actor) proved() {
+	a.answered, a.probation = true, false
+	a.intensity.Reset()
+	a.backoff.Reset()
+}
+
+// reopen replaces a session that proved itself and then died (cause): an
+// upstream killed from outside is not in a crash loop, so the new session
+// is connected at once, with the backoff and the failed starts forgotten,
+// and the restart does not count toward degrading the connection.
+func (a *Actor) reopen(cause error) {
+	a.noteError(cause)
+	a.proved()
+	a.restarts++
+	a.opts.Metrics.Reconnect(a.conn.ID)
+	a.nextTry = time.Time{}
+	a.connect()
 }
 
 // retryAfter arms the next connect attempt (a reconnect, or a probe) and
@@ -283,16 +332,15 @@ func (a *Actor) noteError(err error) {
 }
 
 // dropSession lets go of a session that died (cause) and arranges the
-// next one. With answerNow (a failed keepalive: the session hangs, and its
-// calls would wait for their deadlines), the work in flight on it fails at
-// once with ErrSessionLost; otherwise each finishes on its own, promptly,
-// and is judged by its own error (on an expired HTTP session, a request
-// the server refused was never run and is replayed).
+// next one: at once if it had proved itself, else as a failed start.
+// With answerNow (a failed keepalive: the session hangs, and its calls
+// would wait for their deadlines), the work in flight on it fails at once
+// with ErrSessionLost; otherwise each finishes on its own, promptly, and
+// is judged by its own error (on an expired HTTP session, a request the
+// server refused was never run and is replayed).
 func (a *Actor) dropSession(cause error, answerNow bool) {
-	slog.Warn("mcp session lost", "connection", a.conn.ID, "generation", a.generation, "err", Redact(a.conn, cause.Error()))
-	if !a.openedAt.IsZero() && a.clock.Now().Sub(a.openedAt) >= a.opts.Policy.StablePeriod {
-		a.backoff.Reset() // it was stable: start again from the minimum
-	}
+	proven := a.opts.Policy.ProvedItself(a.openedAt, a.clock.Now(), a.answered)
+	slog.Warn("mcp session lost", "connection", a.conn.ID, "generation", a.generation, "proved_itself", proven, "err", Redact(a.conn, cause.Error()))
 	if answerNow {
 		for run, f := range a.running {
 			if f.attempt != a.attempt {
@@ -309,6 +357,10 @@ func (a *Actor) dropSession(cause error, answerNow bool) {
 		a.keepTimer.Stop()
 	}
 	a.pinging, a.missed = false, 0
+	if proven {
+		a.reopen(cause)
+		return
+	}
 	a.failed(cause)
 }
 

@@ -41,7 +41,7 @@ func testOptions() session.Options {
 		MaxQueued:       64,
 		Policy: session.Policy{
 			MinBackoff: 50 * time.Millisecond, MaxBackoff: 400 * time.Millisecond,
-			StablePeriod: time.Minute, ProbeInterval: 100 * time.Millisecond,
+			ProvedAfter: time.Minute, ProbeInterval: 100 * time.Millisecond,
 		},
 	}
 }

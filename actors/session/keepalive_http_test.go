@@ -49,7 +49,7 @@ func TestAPingLostWithAStaleConnectionKeepsItsSession(t *testing.T) {
 	t.Cleanup(upstream.Close)
 	stale := &staleOnce{inner: http.DefaultTransport}
 	conn := config.Connection{Kind: "mcp", ID: connID, Transport: config.Transport{Kind: config.TransportHTTP, URL: upstream.URL}}
-	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, StablePeriod: time.Minute, ProbeInterval: time.Minute})
+	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, ProvedAfter: time.Minute, ProbeInterval: time.Minute})
 	opts.KeepAlive, opts.PingTimeout, opts.NoListen = 10*time.Second, 2*time.Second, true
 	h := spawnConnWithParent(t, conn, session.HTTP{Client: &http.Client{Transport: stale}}, opts)
 	is.NoErr(await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Minute)).Error.Err())

@@ -21,7 +21,9 @@ import (
 // openKeepalive opens a session to an in-memory upstream behind a
 // blackhole, pinged every 10 s of the manual clock; each ping waits 2 s
 // for its answer, and the failures-th missed in a row ends the session.
-// The logs are captured.
+// The session is opened by a catalog listing, which proves nothing
+// (Policy.ProvedItself), and the tests end it within its ProvedAfter: its
+// death is a failed start, reopened after the backoff. The logs are captured.
 func openKeepalive(t *testing.T, failures int) (*harness, *session.ManualClock, *blackhole, *fakes.Logs) {
 	t.Helper()
 	return openKeepaliveWith(t, failures, nil)
@@ -34,12 +36,15 @@ func openKeepaliveWith(t *testing.T, failures int, stalls session.StallMeter) (*
 	is := is.New(t)
 	is.Helper()
 	logs := fakes.CaptureLogs(t)
-	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, StablePeriod: time.Minute, ProbeInterval: time.Minute})
+	// Longer than the pings the tests miss take.
+	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, ProvedAfter: time.Hour, ProbeInterval: time.Minute})
 	opts.KeepAlive, opts.PingTimeout, opts.PingFailures = 10*time.Second, 2*time.Second, failures
 	opts.Stalls = stalls
 	hole := &blackhole{inner: fakes.NewInMemory(nil)}
 	h := spawnWithParent(t, hole, opts)
-	is.NoErr(await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Minute)).Error.Err())
+	listed := expect[session.CatalogListed](h.engine)
+	h.engine.Send(h.pid, session.ListCatalog{Deadline: clock.Now().Add(time.Minute), Reply: listed.To()})
+	is.NoErr(await(t, listed).Error.Err())
 	h.waitState(t, session.StateConnecting)
 	h.waitState(t, session.StateOpen)
 	return h, clock, hole, logs
@@ -153,7 +158,7 @@ func TestAnAnsweredCallForgivesMissedPings(t *testing.T) {
 func TestTheKeepalivesOfSessionsOpenedTogetherAreSpread(t *testing.T) {
 	is := is.New(t)
 	const sessions, keepAlive = 16, 10 * time.Second
-	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, Jitter: 0.5, StablePeriod: time.Minute, ProbeInterval: time.Minute})
+	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, Jitter: 0.5, ProvedAfter: time.Minute, ProbeInterval: time.Minute})
 	opts.KeepAlive, opts.PingTimeout = keepAlive, time.Second
 	e := newEngine(t)
 	factory := fakes.NewInMemory(nil)

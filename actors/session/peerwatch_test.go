@@ -36,10 +36,11 @@ func openOverHTTP(t *testing.T) (*harness, *httptest.Server) {
 func TestAnHTTPSessionWhoseServerDiedIsDroppedWithoutWaitingForAKeepalive(t *testing.T) {
 	is := is.New(t)
 	h, upstream := openOverHTTP(t)
-	is.NoErr(upstream.Listener.Close()) // the server is gone: nothing connects again
-	upstream.CloseClientConnections()   // and its connections with it, the notification stream's included
-	st := h.waitState(t, session.StateBackoff)
+	is.NoErr(upstream.Listener.Close())                                         // the server is gone: nothing connects again
+	upstream.CloseClientConnections()                                           // and its connections with it, the notification stream's included
+	st := h.waitState(t, session.StateConnecting)                               // at once: the session had answered a call
 	is.True(strings.Contains(st.LastError, "keepalive failed: session closed")) // the ping the stream's end sent found it
+	h.waitState(t, session.StateBackoff)                                        // the server is gone: the new connect fails
 }
 
 func TestACutNotificationStreamKeepsItsSession(t *testing.T) {

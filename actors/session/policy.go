@@ -6,11 +6,16 @@ import (
 	"time"
 )
 
-// Policy is how a connection is supervised: a session that dies, or a
-// connect that fails, is retried after a capped, jittered exponential
-// backoff; too many restarts within a window degrade the connection, and a
-// background probe then tries it every ProbeInterval until one connect
-// works.
+// Policy is how a connection is supervised. It tells bad luck from a
+// crash loop by whether the session that ended had proved itself (see
+// ProvedItself): the death of one that had is bad luck (an OOM killer, a
+// deploy, a user killed the server), and the session is reopened at once,
+// its backoff and its failed starts forgotten. A failed start — a connect
+// or initialize that fails, or a session that dies unproven — is retried
+// after a capped, jittered exponential backoff; too many failed starts
+// within a window, with no proven session between them, degrade the
+// connection, and a background probe then tries it every ProbeInterval
+// until one connect works.
 type Policy struct {
 	// MinBackoff is the wait before the first retry, each next one
 	// doubles up to MaxBackoff.
@@ -22,12 +27,13 @@ type Policy struct {
 	// that sessions opened together do not ping together. 0 or less is
 	// none.
 	Jitter float64
-	// StablePeriod is how long a session must stay open for the backoff
-	// to start again from MinBackoff.
-	StablePeriod time.Duration
-	// MaxRestarts restarts are allowed within RestartWindow; the failure
-	// that would need one more degrades the connection (calls fail fast)
-	// until a probe succeeds. 0 never degrades.
+	// ProvedAfter is how long a session that answers no call must stay
+	// open to prove itself; one that answers a call proves itself at
+	// once. 0: only an answered call proves a session.
+	ProvedAfter time.Duration
+	// MaxRestarts failed starts are retried within RestartWindow; the
+	// failed start that would need one more degrades the connection
+	// (calls fail fast) until a probe succeeds. 0 never degrades.
 	MaxRestarts   int
 	RestartWindow time.Duration
 	// ProbeInterval is how often a degraded connection is tried.
@@ -40,7 +46,7 @@ func DefaultPolicy() Policy {
 		MinBackoff:    250 * time.Millisecond,
 		MaxBackoff:    30 * time.Second,
 		Jitter:        0.2,
-		StablePeriod:  time.Minute,
+		ProvedAfter:   10 * time.Second,
 		MaxRestarts:   5,
 		RestartWindow: time.Minute,
 		ProbeInterval: 30 * time.Second,
@@ -54,6 +60,8 @@ func (p Policy) Validate() error {
 		return fmt.Errorf("backoff: need 0 < min (%s) <= max (%s)", p.MinBackoff, p.MaxBackoff)
 	case p.Jitter > 1:
 		return fmt.Errorf("jitter %.2f: need at most 1", p.Jitter)
+	case p.ProvedAfter < 0:
+		return fmt.Errorf("proved-after %s: need 0 or more", p.ProvedAfter)
 	case p.MaxRestarts < 0:
 		return fmt.Errorf("max restarts %d: need 0 or more", p.MaxRestarts)
 	case p.MaxRestarts > 0 && p.RestartWindow <= 0:
@@ -62,6 +70,16 @@ func (p Policy) Validate() error {
 		return fmt.Errorf("probe interval %s: need more than 0", p.ProbeInterval)
 	}
 	return nil
+}
+
+// ProvedItself reports whether a session that opened at opened and ended
+// (or is judged) at now proved itself: it answered a call (a tool call or
+// a resource read, even with a tool error or a JSON-RPC error: the server
+// worked), or it stayed open ProvedAfter. A catalog listing or a ping
+// proves nothing: a server that lists its tools and dies on every call is
+// in a crash loop.
+func (p Policy) ProvedItself(opened, now time.Time, answered bool) bool {
+	return answered || p.ProvedAfter > 0 && !now.Before(opened.Add(p.ProvedAfter))
 }
 
 // Backoff counts consecutive failures and gives the wait before the next

@@ -77,9 +77,22 @@ func TestIntensityZeroNeverRefuses(t *testing.T) {
 	}
 }
 
+func TestASessionProvesItselfByAnsweringACallOrStayingOpenLongEnough(t *testing.T) {
+	is := is.New(t)
+	p := session.Policy{ProvedAfter: 10 * time.Second}
+	is.True(!p.ProvedItself(epoch, epoch.Add(9*time.Second), false))  // died young, answered nothing: a failed start
+	is.True(p.ProvedItself(epoch, epoch.Add(time.Millisecond), true)) // answered a call: proved at once
+	is.True(p.ProvedItself(epoch, epoch.Add(10*time.Second), false))  // stayed open long enough
+	p.ProvedAfter = 0                                                 // only an answer proves a session
+	is.True(!p.ProvedItself(epoch, epoch.Add(time.Hour), false))
+	is.True(p.ProvedItself(epoch, epoch, true))
+	is.Equal(session.DefaultPolicy().ProvedAfter, 10*time.Second)
+}
+
 func TestPolicyValidateRefusesWhatCannotWork(t *testing.T) {
 	is := is.New(t)
 	is.NoErr(session.DefaultPolicy().Validate())
+	is.True(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, ProbeInterval: time.Second, ProvedAfter: -time.Second}.Validate() != nil)
 	is.True(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Millisecond, ProbeInterval: time.Second}.Validate() != nil)
 	is.True(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, ProbeInterval: time.Second, MaxRestarts: 3}.Validate() != nil) // no window
 }

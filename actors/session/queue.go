@@ -32,13 +32,12 @@ func (a *Actor) admit(w work) {
 
 // degradedError is what calls to a degraded connection fail with.
 func (a *Actor) degradedError() error {
-	p := a.opts.Policy
 	next := "now"
 	if d := a.nextTry.Sub(a.clock.Now()); d > 0 {
 		next = "in " + d.Round(time.Millisecond).String()
 	}
-	return fmt.Errorf("connection %q: %w: %d restarts within %s; calls fail fast until a probe connects (next probe %s); last error: %s",
-		a.conn.ID, ErrDegraded, p.MaxRestarts, p.RestartWindow, next, a.lastErr)
+	return fmt.Errorf("connection %q: %w: %s; calls fail fast until a probe connects (next probe %s); last error: %s",
+		a.conn.ID, ErrDegraded, a.degradedWhy, next, a.lastErr)
 }
 
 // listQueued reports whether a catalog listing waits in the queue.

@@ -80,7 +80,7 @@ func (f *switchable) NewTransport(conn config.Connection) (mcp.Transport, error)
 
 func TestReconnectsBackOffExponentiallyOnTheClock(t *testing.T) {
 	is := is.New(t)
-	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: 4 * time.Second, StablePeriod: time.Minute, ProbeInterval: time.Minute})
+	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: 4 * time.Second, ProvedAfter: time.Minute, ProbeInterval: time.Minute})
 	factory := &flakyFactory{inner: fakes.NewInMemory(nil), failures: 4}
 	h := spawnWithParent(t, factory, opts)
 
@@ -101,12 +101,21 @@ func TestReconnectsBackOffExponentiallyOnTheClock(t *testing.T) {
 	is.Equal(factory.attempts.Load(), int32(5))
 }
 
-func TestBackoffStartsAgainFromTheMinimumAfterAStablePeriod(t *testing.T) {
+// listAt asks pid for a catalog listing, which opens a session without
+// proving it (Policy.ProvedItself), and waits for it.
+func listAt(t *testing.T, e *actor.Engine, pid *actor.PID, clock session.Clock) {
+	t.Helper()
+	w := expect[session.CatalogListed](e)
+	e.Send(pid, session.ListCatalog{Deadline: clock.Now().Add(time.Hour), Reply: w.To()})
+	is.New(t).NoErr(await(t, w).Error.Err())
+}
+
+func TestUnprovenSessionsBackOffAndOneThatStayedOpenStartsAgainAtOnce(t *testing.T) {
 	is := is.New(t)
-	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Hour, StablePeriod: time.Minute, ProbeInterval: time.Minute})
+	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Hour, MaxRestarts: 10, RestartWindow: time.Hour, ProvedAfter: time.Minute, ProbeInterval: time.Minute})
 	inMemory := fakes.NewInMemory(nil)
 	h := spawnWithParent(t, inMemory, opts)
-	await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Hour))
+	listAt(t, h.engine, h.pid, clock) // opens a session that answers no call
 	h.waitState(t, session.StateConnecting)
 	h.waitState(t, session.StateOpen)
 
@@ -119,16 +128,103 @@ func TestBackoffStartsAgainFromTheMinimumAfterAStablePeriod(t *testing.T) {
 		h.waitState(t, session.StateConnecting)
 		is.Equal(h.waitState(t, session.StateOpen).Generation, gen)
 	}
-	reopen(time.Second, 2)   // the first death: the minimum
+	reopen(time.Second, 2)   // died unproven: the minimum
 	reopen(2*time.Second, 3) // died at once again: twice as long
 	reopen(4*time.Second, 4)
-	clock.Advance(time.Minute) // open for the stable period
-	reopen(time.Second, 5)     // from the minimum again
+	is.Equal(len(liveStatus(t, h.engine, h.pid).RecentRestarts), 3) // each counted
+
+	clock.Advance(time.Minute) // open for ProvedAfter: it proved itself
+	inMemory.KillAll()
+	st := h.waitState(t, session.StateConnecting) // at once, no backoff
+	is.True(st.NextAttemptAt.IsZero())
+	is.Equal(len(st.RecentRestarts), 0) // the failed starts before it are forgotten
+	is.Equal(st.Restarts, 4)            // still a restart
+	is.Equal(h.waitState(t, session.StateOpen).Generation, int64(5))
+	reopen(time.Second, 6) // from the minimum again
+}
+
+func TestASessionThatAnsweredACallIsReopenedAtOnceAndNeverDegrades(t *testing.T) {
+	is := is.New(t)
+	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, MaxRestarts: 2, RestartWindow: time.Minute, ProvedAfter: time.Minute, ProbeInterval: time.Minute})
+	inMemory := fakes.NewInMemory(nil)
+	h := spawnWithParent(t, inMemory, opts)
+	for gen := int64(1); gen <= 10; gen++ { // five times the limit, within its window
+		r := await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Hour))
+		is.NoErr(r.Error.Err())
+		is.Equal(r.Generation, gen)
+		if gen == 1 {
+			h.waitState(t, session.StateConnecting)
+		}
+		h.waitState(t, session.StateOpen)
+		inMemory.KillAll()                            // killed from outside after serving a call
+		st := h.waitState(t, session.StateConnecting) // reopened at once
+		is.Equal(st.Restarts, int(gen))
+		is.Equal(len(st.RecentRestarts), 0) // never counted toward the limit
+	}
+	h.waitState(t, session.StateOpen)
+	is.True(!slices.Contains(clock.Pending(), time.Second)) // no backoff is armed
+}
+
+func TestSessionsThatDieOnTheirFirstCallDegradeAndAProbeIsOnProbation(t *testing.T) {
+	is := is.New(t)
+	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, MaxRestarts: 2, RestartWindow: time.Minute, ProvedAfter: time.Minute, ProbeInterval: 30 * time.Second})
+	h := spawnWithParent(t, fakes.NewInMemory(nil), opts)
+	crash := func() session.ToolResult {
+		t.Helper()
+		return await(t, sendAt(h.engine, h.pid, clock, "crash", nil, time.Hour))
+	}
+
+	// crash cuts the session under the call: the call never completes.
+	for i := range 3 {
+		r := crash()
+		is.True(errors.Is(r.Error.Err(), session.ErrSessionLost)) // the call in flight is lost
+		if i == 0 {
+			h.waitState(t, session.StateConnecting)
+		}
+		h.waitState(t, session.StateOpen)
+		if i == 2 {
+			break
+		}
+		h.waitState(t, session.StateBackoff) // a failed start: after a backoff
+		awaitTimer(t, clock, time.Second)
+		clock.Advance(time.Second)
+		h.waitState(t, session.StateConnecting)
+	}
+	st := h.waitState(t, session.StateDegraded) // the third death within the minute degrades
+	is.Equal(st.Restarts, 2)
+	is.Equal(st.NextAttemptAt, clock.Now().Add(30*time.Second))
+	r := crash()
+	is.True(errors.Is(r.Error.Err(), session.ErrDegraded)) // fails fast
+	is.True(strings.Contains(r.Error.Err().Error(), "degraded: 2 restarts within 1m0s, and no session proved itself"))
+
+	// The probe connects (the server starts fine; it dies on calls): the
+	// connection is open again, on probation.
+	awaitTimer(t, clock, 30*time.Second)
+	clock.Advance(30 * time.Second)
+	h.waitState(t, session.StateOpen)
+	r = crash()
+	is.True(errors.Is(r.Error.Err(), session.ErrSessionLost))
+	st = h.waitState(t, session.StateDegraded) // its first death degrades it again, at once
+	is.Equal(st.Restarts, 2)
+	r = crash()
+	is.True(strings.Contains(r.Error.Err().Error(), "degraded: the session a probe opened ended before it proved itself"))
+
+	// Fixed: the probe's session answers a call and proves itself.
+	awaitTimer(t, clock, 30*time.Second)
+	clock.Advance(30 * time.Second)
+	h.waitState(t, session.StateOpen)
+	r = await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Hour))
+	is.NoErr(r.Error.Err())
+	r = crash() // a death after it is bad luck again: reopened at once
+	is.True(errors.Is(r.Error.Err(), session.ErrSessionLost))
+	st = h.waitState(t, session.StateConnecting)
+	is.Equal(len(st.RecentRestarts), 0)
+	h.waitState(t, session.StateOpen)
 }
 
 func TestTooManyRestartsDegradeTheConnectionUntilAProbeConnects(t *testing.T) {
 	is := is.New(t)
-	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, MaxRestarts: 2, RestartWindow: time.Minute, StablePeriod: time.Minute, ProbeInterval: 30 * time.Second})
+	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, MaxRestarts: 2, RestartWindow: time.Minute, ProvedAfter: time.Minute, ProbeInterval: 30 * time.Second})
 	factory := &switchable{inner: fakes.NewInMemory(nil)}
 	factory.failing.Store(true)
 	h := spawnWithParent(t, factory, opts)
@@ -152,7 +248,7 @@ func TestTooManyRestartsDegradeTheConnectionUntilAProbeConnects(t *testing.T) {
 	r = await(t, sendAt(h.engine, h.pid, clock, "counter", nil, time.Hour))
 	is.True(errors.Is(r.Error.Err(), session.ErrDegraded))    // a new call fails fast
 	is.True(errors.Is(r.Error.Err(), session.ErrUnavailable)) // which is a kind of unavailable
-	is.True(strings.Contains(r.Error.Err().Error(), "degraded: 2 restarts within 1m0s"))
+	is.True(strings.Contains(r.Error.Err().Error(), "degraded: 2 restarts within 1m0s, and no session proved itself"))
 	is.True(strings.Contains(r.Error.Err().Error(), "upstream down")) // with the cause
 	is.True(time.Since(began) < time.Second)
 
@@ -175,7 +271,7 @@ func TestTooManyRestartsDegradeTheConnectionUntilAProbeConnects(t *testing.T) {
 
 func TestACallWaitingForAReconnectFailsAtItsOwnDeadline(t *testing.T) {
 	is := is.New(t)
-	opts, clock := clocked(session.Policy{MinBackoff: 10 * time.Second, MaxBackoff: 10 * time.Second, StablePeriod: time.Minute, ProbeInterval: time.Minute})
+	opts, clock := clocked(session.Policy{MinBackoff: 10 * time.Second, MaxBackoff: 10 * time.Second, ProvedAfter: time.Minute, ProbeInterval: time.Minute})
 	factory := &switchable{inner: fakes.NewInMemory(nil)}
 	factory.failing.Store(true)
 	h := spawnWithParent(t, factory, opts)
@@ -219,7 +315,7 @@ func (g *gated) NewTransport(conn config.Connection) (mcp.Transport, error) {
 func TestAReconnectStormIsBoundedByTheSharedLimiter(t *testing.T) {
 	is := is.New(t)
 	const sessions, slots = 6, 2
-	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, StablePeriod: time.Minute, ProbeInterval: time.Minute})
+	opts, clock := clocked(session.Policy{MinBackoff: time.Second, MaxBackoff: time.Second, ProvedAfter: time.Minute, ProbeInterval: time.Minute})
 	limiter := session.NewLimiter(slots)
 	opts.Limiter = limiter
 	inMemory := fakes.NewInMemory(nil)
@@ -233,22 +329,12 @@ func TestAReconnectStormIsBoundedByTheSharedLimiter(t *testing.T) {
 		is.NoErr(r.Error.Err())
 	}
 
-	// Every upstream dies at once; the backoffs end at the same instant.
+	// Every upstream dies at once; each session had answered a call, so
+	// each reconnects at once.
 	g.closed.Store(true)
 	inMemory.KillAll()
 	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
-	is.True(clock.WaitFor(ctx, func(p []time.Duration) bool {
-		n := 0
-		for _, d := range p {
-			if d == time.Second {
-				n++
-			}
-		}
-		return n == sessions
-	}))
-	clock.Advance(time.Second)
-
 	waitFor := func(ok func(session.LimiterStats) bool) {
 		t.Helper()
 		for !ok(limiter.Stats()) {

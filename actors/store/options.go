@@ -10,6 +10,8 @@ const MaxEvents = 10_000
 type Options struct {
 	// MaxEvents is how many of the newest admin events the store keeps.
 	MaxEvents int
+	// Sealer, when set, seals auth record payloads at rest (WithSealer).
+	Sealer Sealer
 }
 
 // Option sets one of the Options.

@@ -320,17 +320,24 @@ func ValidAuthID(id string) bool { return authIDPattern.MatchString(id) }
 // the names of its payload keys only: see String and LogValue. Its JSON form
 // is the whole record, payload values included, because that is what a
 // store keeps: never log or print the JSON of an AuthRecord.
+//
+// A store opened WithSealer keeps the payload sealed (encrypted) in Sealed
+// and Payload nil, and returns records opened: Payload filled, Sealed
+// empty.
 type AuthRecord struct {
 	ID       string         `json:"id"`
 	Scheme   string         `json:"scheme"`
 	Payload  map[string]any `json:"payload"` // secret
 	Metadata map[string]any `json:"metadata"`
+	// Sealed is the payload sealed, as a store that seals keeps it (see
+	// Sealer); "" in every record a store that seals returns.
+	Sealed string `json:"sealed,omitempty"`
 }
 
 // AuthRecords keeps auth records; saving replaces. Implementations keep
 // them in files only their owner can read or write (mode 0600 or
-// stricter, or the equivalent access control of a database server) and
-// never log a payload.
+// stricter, or the equivalent access control of a database server), seal
+// their payloads when opened WithSealer, and never log a payload.
 type AuthRecords interface {
 	// SaveAuth stores a record, replacing any with the same id;
 	// ErrInvalid unless ValidAuthID(a.ID).

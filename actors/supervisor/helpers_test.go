@@ -44,7 +44,7 @@ func testOptions() supervisor.Options {
 			MaxInFlight:     32,
 			MaxQueued:       64,
 			Policy: session.Policy{
-				MinBackoff: 50 * time.Millisecond, MaxBackoff: 400 * time.Millisecond, StablePeriod: time.Minute,
+				MinBackoff: 50 * time.Millisecond, MaxBackoff: 400 * time.Millisecond, ProvedAfter: time.Minute,
 				MaxRestarts: 2, RestartWindow: time.Minute, ProbeInterval: time.Minute,
 			},
 		},

@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/config"
@@ -21,7 +22,7 @@ func PolicyFor(base session.Policy, s *config.Supervision) session.Policy {
 	p := base
 	ms(s.MinBackoffMS, &p.MinBackoff)
 	ms(s.MaxBackoffMS, &p.MaxBackoff)
-	ms(s.StablePeriodMS, &p.StablePeriod)
+	ms(cmp.Or(s.ProvedAfterMS, s.StablePeriodMS), &p.ProvedAfter)
 	ms(s.RestartWindowMS, &p.RestartWindow)
 	ms(s.ProbeIntervalMS, &p.ProbeInterval)
 	if s.Jitter != nil {

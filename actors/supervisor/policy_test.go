@@ -23,9 +23,17 @@ func TestPolicyForOverridesOnlyWhatTheConfigSets(t *testing.T) {
 	is.True(p.Jitter < 0)      // an explicit 0: no jitter
 	is.Equal(p.MaxRestarts, 0) // an explicit 0: never degrade
 	is.Equal(p.ProbeInterval, 2*time.Second)
-	is.Equal(p.StablePeriod, base.StablePeriod) // not set: the default
+	is.Equal(p.ProvedAfter, base.ProvedAfter) // not set: the default
 	is.Equal(p.RestartWindow, base.RestartWindow)
 	is.NoErr(p.Validate())
+}
+
+func TestPolicyForReadsTheProvedAfterTimeAndItsFormerName(t *testing.T) {
+	is := is.New(t)
+	base := session.DefaultPolicy()
+	is.Equal(supervisor.PolicyFor(base, &config.Supervision{ProvedAfterMS: 2500}).ProvedAfter, 2500*time.Millisecond)
+	is.Equal(supervisor.PolicyFor(base, &config.Supervision{StablePeriodMS: 4000}).ProvedAfter, 4*time.Second) // the former name
+	is.Equal(supervisor.PolicyFor(base, &config.Supervision{ProvedAfterMS: 2500, StablePeriodMS: 4000}).ProvedAfter, 2500*time.Millisecond)
 }
 
 func TestOptionsWithConfigSetTheDefaultPolicyAndTheConnectBound(t *testing.T) {

@@ -328,7 +328,7 @@ func (a *Actor) setStatus(st session.Status) {
 	case st.State == session.StateDegraded && prev.State != session.StateDegraded:
 		p := a.sessionOptions(a.conns[st.Connection]).Policy
 		a.event(EventConnectionDegraded, st, map[string]any{
-			"max_restarts": p.MaxRestarts, "restart_window_ms": p.RestartWindow.Milliseconds(),
+			"max_restarts": p.MaxRestarts, "restart_window_ms": p.RestartWindow.Milliseconds(), "proved_after_ms": p.ProvedAfter.Milliseconds(),
 			"probe_interval_ms": p.ProbeInterval.Milliseconds(),
 		})
 	case prev.State == session.StateDegraded && st.State == session.StateOpen:

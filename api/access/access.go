@@ -19,8 +19,10 @@ import (
 // Scope is what a method needs and a token grants.
 type Scope string
 
-// The scopes. Admin grants every other scope.
+// The scopes. Admin grants every other scope; Any is what a method any
+// valid token may call needs.
 const (
+	Any    Scope = "any"    // any valid token (no token grants it by name)
 	Read   Scope = "read"   // list, inspect, trace, validate
 	Run    Scope = "run"    // start, resume and cancel runs
 	Author Scope = "author" // workspaces, artifacts, deployments
@@ -52,7 +54,25 @@ var Internal = Principal{Name: "mcpflow", all: true}
 
 // Allows reports whether p may call a method that needs s.
 func (p Principal) Allows(s Scope) bool {
-	return p.all || slices.Contains(p.scopes, s) || slices.Contains(p.scopes, Admin)
+	return s == Any || p.all || slices.Contains(p.scopes, s) || slices.Contains(p.scopes, Admin)
+}
+
+// Scopes lists the scopes p holds: all four for Anonymous and Internal.
+func (p Principal) Scopes() []Scope {
+	if p.all || slices.Contains(p.scopes, Admin) {
+		return []Scope{Read, Run, Author, Admin}
+	}
+	return slices.Clone(p.scopes)
+}
+
+// Deployments are the patterns of the deployments p sees as MCP tools
+// (a token's mcp_deployments); none: all.
+func (p Principal) Deployments() []string { return slices.Clone(p.deployments) }
+
+// NewPrincipal is the principal a server described (workflow.access.whoami),
+// for a client that offers only what its token may do.
+func NewPrincipal(name string, scopes []Scope, deployments []string) Principal {
+	return Principal{Name: name, scopes: slices.Clone(scopes), deployments: slices.Clone(deployments)}
 }
 
 // SeesDeployment reports whether the principal's token offers deployment

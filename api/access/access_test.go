@@ -80,3 +80,17 @@ func TestRefusalsNameWhatIsMissingAndNeverTheToken(t *testing.T) {
 	is.Equal(f.Code, jsonrpc.Forbidden)
 	is.Equal(f.Data.(jsonrpc.ErrorData).Message, `forbidden: workflow.runs.start needs scope "run", which token "reader" does not have`)
 }
+
+func TestWhatAnyValidTokenMayCallEveryTokenMay(t *testing.T) {
+	is := is.New(t)
+	g := access.NewGuard([]config.Token{{Name: "reader", Token: "read-token-0123456789", Scopes: []string{"read"}, MCPDeployments: []string{"billing_*"}}})
+	p, ok := g.Authenticate("read-token-0123456789")
+	is.True(ok)
+	is.True(p.Allows(access.Any))
+	is.True(!p.Allows(access.Run))
+	is.Equal(p.Scopes(), []access.Scope{access.Read})
+	is.Equal(p.Deployments(), []string{"billing_*"})
+	is.True(p.SeesDeployment("billing_eu.default") && !p.SeesDeployment("deploy.default"))
+	is.Equal(access.Anonymous.Scopes(), []access.Scope{access.Read, access.Run, access.Author, access.Admin})
+	is.True(access.Anonymous.IsAnonymous() && !p.IsAnonymous())
+}

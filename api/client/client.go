@@ -1,7 +1,9 @@
 // Package client is the Go client of mcpflow's JSON-RPC API over
 // WebSocket. Its typed methods mirror the reference system's client
 // (CreateDraftWorkspaceFromCapability, SaveDeployment, RunDeployment, ...);
-// calls are safe for concurrent use and multiplexed on one connection.
+// calls are safe for concurrent use and multiplexed on one connection, and
+// Subscribe hands each subscription's notifications to its own subscriber.
+// A Client is the Backend of the MCP face for `mcpflow mcp`.
 package client
 
 import (
@@ -31,11 +33,22 @@ type Client struct {
 	nextID  atomic.Int64
 
 	mu      sync.Mutex
-	pending map[string]chan response
-	err     error // set once the reader stops
-	done    chan struct{}
-	// notified receives the server's notifications (see OnNotification).
+	pending map[string]*pendingCall
+	// routes are the subscriptions opened by Subscribe, by subscription
+	// id: their notifications go to their deliver, not to notified.
+	routes map[string]*route
+	err    error // set once the reader stops
+	done   chan struct{}
+	// notified receives the server's notifications that no route takes
+	// (see OnNotification).
 	notified atomic.Pointer[func(Notification)]
+}
+
+// pendingCall is a request awaiting its reply; sub is set for a
+// Subscribe request, whose reply the reader itself opens a route for.
+type pendingCall struct {
+	ch  chan response // buffered 1: the reader never waits on it
+	sub *route
 }
 
 // response is a frame from the server: a response, or a notification
@@ -46,6 +59,8 @@ type response struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
+	// decodeErr is the reader's, for a Subscribe reply it decoded.
+	decodeErr error
 }
 
 // Notification is a notification the server pushes to a subscription
@@ -58,7 +73,9 @@ type Notification struct {
 }
 
 // OnNotification has fn called with each notification the server pushes,
-// in the order they arrive; set it before subscribing. fn runs on the
+// in the order they arrive, except those of the subscriptions opened with
+// [Client.Subscribe], which go to theirs; set it before subscribing. fn
+// runs on the
 // connection's reader: while it runs no reply is read, so it should hand
 // the notification on and return (a client that reads slowly makes the
 // server end its subscriptions with a lag notification). nil drops
@@ -88,7 +105,7 @@ func DialToken(ctx context.Context, url, token string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", url, refusal(resp, err))
 	}
-	c := &Client{ws: ws, pending: map[string]chan response{}, done: make(chan struct{})}
+	c := &Client{ws: ws, pending: map[string]*pendingCall{}, routes: map[string]*route{}, done: make(chan struct{})}
 	go c.read()
 	return c, nil
 }
@@ -133,70 +150,53 @@ func (c *Client) read() {
 			continue // not a response to us (a batch reply)
 		}
 		if r.Method != "" && len(r.ID) == 0 {
+			if c.route(r.Method, r.Params) {
+				continue
+			}
 			if fn := c.notified.Load(); fn != nil {
 				(*fn)(Notification{Method: r.Method, Params: r.Params})
 			}
 			continue
 		}
 		c.mu.Lock()
-		ch, ok := c.pending[string(r.ID)]
+		pc, ok := c.pending[string(r.ID)]
 		delete(c.pending, string(r.ID))
 		c.mu.Unlock()
-		if ok {
-			ch <- r
+		if !ok {
+			continue
 		}
+		if pc.sub != nil {
+			// Before the next frame is read: the subscription's
+			// notifications follow its reply.
+			r.decodeErr = c.open(pc.sub, r)
+		}
+		pc.ch <- r
 	}
 }
+
+// Done is closed once the connection has ended (Close, or lost).
+func (c *Client) Done() <-chan struct{} { return c.done }
 
 func (c *Client) fail(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.err = err
-	for id, ch := range c.pending {
-		close(ch)
+	for id, pc := range c.pending {
+		close(pc.ch)
 		delete(c.pending, id)
+	}
+	for id, rt := range c.routes {
+		rt.stop()
+		delete(c.routes, id)
 	}
 }
 
 // Call invokes method with params and decodes the result into result
 // (which may be nil). A JSON-RPC error is returned as *jsonrpc.Error.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
-	if params == nil {
-		params = struct{}{}
-	}
-	raw, err := json.Marshal(params)
+	id, ch, err := c.send(ctx, method, params, nil)
 	if err != nil {
-		return fmt.Errorf("%s: encode params: %w", method, err)
-	}
-	id := strconv.FormatInt(c.nextID.Add(1), 10)
-	ch := make(chan response, 1)
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
-		return fmt.Errorf("%s: %w", method, c.err)
-	}
-	c.pending[id] = ch
-	c.mu.Unlock()
-
-	frame, err := json.Marshal(map[string]any{"jsonrpc": jsonrpc.Version, "id": json.RawMessage(id), "method": method, "params": json.RawMessage(raw)})
-	if err != nil {
-		return fmt.Errorf("%s: encode request: %w", method, err)
-	}
-	c.writeMu.Lock()
-	if d, ok := ctx.Deadline(); ok {
-		_ = c.ws.SetWriteDeadline(d)
-	} else {
-		_ = c.ws.SetWriteDeadline(time.Time{})
-	}
-	err = c.ws.WriteMessage(websocket.TextMessage, frame)
-	c.writeMu.Unlock()
-	if err != nil {
-		c.forget(id)
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return fmt.Errorf("%s: send: %w", method, ctxErr)
-		}
-		// gorilla write errors are permanent: the connection is lost.
-		return fmt.Errorf("%s: send: %w: %v", method, ErrClosed, err)
+		return err
 	}
 	select {
 	case r, ok := <-ch:
@@ -217,6 +217,50 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 		c.forget(id)
 		return fmt.Errorf("%s: %w", method, ctx.Err())
 	}
+}
+
+// send writes the request method(params) and returns its id and the
+// channel its reply will come on (closed if the connection ends first).
+// sub is set for a Subscribe request.
+func (c *Client) send(ctx context.Context, method string, params any, sub *route) (string, chan response, error) {
+	if params == nil {
+		params = struct{}{}
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: encode params: %w", method, err)
+	}
+	id := strconv.FormatInt(c.nextID.Add(1), 10)
+	frame, err := json.Marshal(map[string]any{"jsonrpc": jsonrpc.Version, "id": json.RawMessage(id), "method": method, "params": json.RawMessage(raw)})
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: encode request: %w", method, err)
+	}
+	ch := make(chan response, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return "", nil, fmt.Errorf("%s: %w", method, c.err)
+	}
+	c.pending[id] = &pendingCall{ch: ch, sub: sub}
+	c.mu.Unlock()
+
+	c.writeMu.Lock()
+	if d, ok := ctx.Deadline(); ok {
+		_ = c.ws.SetWriteDeadline(d)
+	} else {
+		_ = c.ws.SetWriteDeadline(time.Time{})
+	}
+	err = c.ws.WriteMessage(websocket.TextMessage, frame)
+	c.writeMu.Unlock()
+	if err != nil {
+		c.forget(id)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return "", nil, fmt.Errorf("%s: send: %w", method, ctxErr)
+		}
+		// gorilla write errors are permanent: the connection is lost.
+		return "", nil, fmt.Errorf("%s: send: %w: %v", method, ErrClosed, err)
+	}
+	return id, ch, nil
 }
 
 func (c *Client) forget(id string) {

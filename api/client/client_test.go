@@ -64,14 +64,23 @@ func (f *fixture) methods() map[string]service.Handler {
 // edge and the listener, in that order.
 func start(t *testing.T) (*Client, *edge.Server, *fixture) {
 	t.Helper()
+	return startWith(t, nil, edge.DefaultOptions())
+}
+
+// startWith is start with more methods (added to, or replacing, the
+// fixture's) and the edge's options.
+func startWith(t *testing.T, more map[string]service.Handler, opts edge.Options) (*Client, *edge.Server, *fixture) {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	f := &fixture{started: make(chan struct{}, 64), release: make(chan struct{})}
 	table := map[string]service.Method{}
-	for name, h := range f.methods() {
-		table[name] = service.Method{Scope: access.Read, Handler: h}
+	for _, handlers := range []map[string]service.Handler{f.methods(), more} {
+		for name, h := range handlers {
+			table[name] = service.Method{Scope: access.Read, Handler: h}
+		}
 	}
-	srv := edge.New(table, contract.Default(), edge.DefaultOptions())
+	srv := edge.New(table, contract.Default(), opts)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	t.Cleanup(srv.Close)

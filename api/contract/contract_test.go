@@ -18,7 +18,8 @@ func TestTheManifestListsSeventyMethods(t *testing.T) {
 	methods := c.Methods()
 	is.Equal(len(methods), 70+len(c.Extensions())) // the reference's 70 and mcpflow's extensions
 	is.Equal(c.Extensions(), []string{
-		"workflow.admin.connections.refresh_catalog", "workflow.admin.events.subscribe", "workflow.admin.events.unsubscribe",
+		"workflow.access.whoami", "workflow.admin.connections.refresh_catalog", "workflow.admin.events.subscribe", "workflow.admin.events.unsubscribe",
+		"workflow.admin.secrets.rotate",
 		"workflow.runs.cancel", "workflow.runs.subscribe", "workflow.runs.unsubscribe",
 	})
 	is.Equal(c.Notifications(), []string{"workflow.admin.event", "workflow.admin.lagged", "workflow.runs.event", "workflow.runs.lagged"})

@@ -2,7 +2,6 @@ package mcpface
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -26,10 +25,10 @@ type Options struct {
 	// admin scope to follow the log; without it the face reads the
 	// deployments again every PollInterval.
 	Watch Backend
-	// StateKey signs the requestState of 2026-era interrupts (at least 32
-	// bytes); nil draws a key at random, which then holds for this
-	// process only.
-	StateKey []byte
+	// States seals the requestState of 2026-era interrupts (required):
+	// the store's secrets keyring, so that any node and the server after a
+	// restart open it, or secrets.Ephemeral for a face of one process.
+	States Sealer
 	// Version is the server's version, as its MCP implementation says.
 	Version string
 	// Logger logs what the face could not do; nil uses slog's default.
@@ -51,8 +50,11 @@ type Face struct {
 	// changed is poked when the deployments may have changed.
 	changed chan struct{}
 
-	mu      sync.Mutex
+	// loading holds refreshes to one at a time; it owns catalog.
+	loading sync.Mutex
 	catalog catalog
+
+	mu      sync.Mutex
 	tools   []workflowTool
 	loaded  bool
 	servers []*served
@@ -80,17 +82,12 @@ func New(opts Options) *Face {
 	if cfg.HeartbeatMS == 0 {
 		cfg.HeartbeatMS = config.DefaultMCPHeartbeat
 	}
-	key := opts.StateKey
-	if len(key) < 32 {
-		key = make([]byte, 32)
-		_, _ = rand.Read(key) // crypto/rand never fails on Linux
-	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	return &Face{
-		cfg: cfg, watch: opts.Watch, log: log, version: opts.Version, states: stateSigner{key: key},
+		cfg: cfg, watch: opts.Watch, log: log, version: opts.Version, states: stateSigner{sealer: opts.States},
 		changed: make(chan struct{}, 1), catalog: catalog{backend: opts.Watch},
 	}
 }
@@ -208,16 +205,20 @@ func (f *Face) poll(ctx context.Context) {
 	}
 }
 
-// refresh reads the deployments and updates every server's tools.
+// refresh reads the deployments and updates every server's tools. The
+// reads run outside f.mu, one refresh at a time, so that calls looking
+// up a tool never wait for them.
 func (f *Face) refresh(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	f.loading.Lock()
+	defer f.loading.Unlock()
 	tools, errs := f.catalog.load(ctx, isOwnTool)
 	for _, err := range errs {
 		f.log.Warn("mcp face: a deployment is not offered", "err", err)
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if tools == nil && len(errs) > 0 && f.loaded {
 		return // the list itself failed: keep what is offered
 	}

@@ -140,7 +140,7 @@ func (f *Face) interrupted(ctx context.Context, s *served, req *mcp.CallToolRequ
 		return result(e, interruptedNote(e)), nil
 	}
 	if modern(req) {
-		return f.inputRequired(s, p, cursor, ""), nil
+		return f.inputRequired(s, p, cursor, "")
 	}
 	problem := ""
 	for range maxAsks {
@@ -167,13 +167,17 @@ func (f *Face) interrupted(ctx context.Context, s *served, req *mcp.CallToolRequ
 }
 
 // inputRequired is the 2026-era answer of an interrupt: one elicitation
-// to fulfil, and the signed state of the retry.
-func (f *Face) inputRequired(s *served, p pending, cursor int64, problem string) *mcp.CallToolResult {
+// to fulfil, and the sealed state of the retry.
+func (f *Face) inputRequired(s *served, p pending, cursor int64, problem string) (*mcp.CallToolResult, error) {
 	st := requestState{Principal: s.who.Name, RunID: p.runID, Interrupt: p.id, Cursor: cursor, Expires: time.Now().Add(stateTTL).Unix(), Problem: problem}
+	sealed, err := f.states.sign(st)
+	if err != nil {
+		return nil, err
+	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{inputKey: &mcp.ElicitParams{Mode: "form", Message: askMessage(p, problem), RequestedSchema: p.schema}},
-		RequestState:  f.states.sign(st),
-	}
+		RequestState:  sealed,
+	}, nil
 }
 
 // answerInterrupt serves a 2026-era retry: its state names the run and
@@ -196,7 +200,7 @@ func (f *Face) answerInterrupt(ctx context.Context, s *served, req *mcp.CallTool
 	}
 	answer, _ := req.Params.InputResponses[inputKey].(*mcp.ElicitResult)
 	if answer == nil {
-		return f.inputRequired(s, p, st.Cursor, st.Problem), nil
+		return f.inputRequired(s, p, st.Cursor, st.Problem)
 	}
 	resumed, problem, err := f.answer(ctx, s, p, answer)
 	switch {
@@ -205,7 +209,7 @@ func (f *Face) answerInterrupt(ctx context.Context, s *served, req *mcp.CallTool
 	case resumed:
 		return f.followRun(ctx, s, req, t, st.RunID, st.Cursor)
 	case problem != "":
-		return f.inputRequired(s, p, st.Cursor, problem), nil
+		return f.inputRequired(s, p, st.Cursor, problem)
 	}
 	e := envelopeOf(r)
 	return result(e, interruptedNote(e)), nil

@@ -1,19 +1,17 @@
 package mcpface
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
 // requestState is what a 2026-era client carries from an input_required
 // answer to its retry: which run waits at which interrupt, for whom, until
-// when. It is signed, so a client can neither forge nor alter it.
+// when. It is sealed (AES-256-GCM under the store's secrets key), so a
+// client can neither read, forge nor alter it, and any node of a cluster,
+// or the server after a restart, opens it.
 type requestState struct {
 	Principal string `json:"p"`
 	RunID     string `json:"r"`
@@ -34,27 +32,38 @@ const stateTTL = 24 * time.Hour
 // or someone else's.
 var errState = errors.New("requestState refused")
 
-// stateSigner signs and checks requestStates with HMAC-SHA-256.
-type stateSigner struct{ key []byte }
-
-// sign encodes st as "<payload>.<mac>", both base64url.
-func (s stateSigner) sign(st requestState) string {
-	raw, _ := json.Marshal(st) // a struct of strings and numbers
-	payload := base64.RawURLEncoding.EncodeToString(raw)
-	return payload + "." + base64.RawURLEncoding.EncodeToString(s.mac(payload))
+// Sealer seals and opens values under keys (actors/secrets.Keyring).
+type Sealer interface {
+	Seal(aad, plaintext []byte) (string, error)
+	Open(aad []byte, value string) ([]byte, error)
 }
 
-// open checks a signed state: its signature, its expiry at now and that it
-// is principal's.
-func (s stateSigner) open(signed, principal string, now time.Time) (requestState, error) {
-	payload, mac, ok := strings.Cut(signed, ".")
-	got, err := base64.RawURLEncoding.DecodeString(mac)
-	if !ok || err != nil || !hmac.Equal(got, s.mac(payload)) {
-		return requestState{}, fmt.Errorf("%w: its signature does not match", errState)
+// stateAAD binds a sealed value to its use: a sealed auth record is no
+// request state.
+var stateAAD = []byte("mcpflow mcp request state v1")
+
+// stateSigner seals and opens requestStates.
+type stateSigner struct{ sealer Sealer }
+
+// sign seals st.
+func (s stateSigner) sign(st requestState) (string, error) {
+	raw, _ := json.Marshal(st) // a struct of strings and numbers
+	sealed, err := s.sealer.Seal(stateAAD, raw)
+	if err != nil {
+		return "", fmt.Errorf("seal the request state: %w", err)
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(payload)
+	return sealed, nil
+}
+
+// open checks a sealed state: that it opens, is principal's and has not
+// expired at now.
+func (s stateSigner) open(sealed, principal string, now time.Time) (requestState, error) {
+	raw, err := s.sealer.Open(stateAAD, sealed)
+	if err != nil {
+		return requestState{}, fmt.Errorf("%w: it does not open under this server's keys", errState)
+	}
 	var st requestState
-	if err != nil || json.Unmarshal(raw, &st) != nil {
+	if err := json.Unmarshal(raw, &st); err != nil {
 		return requestState{}, fmt.Errorf("%w: it does not decode", errState)
 	}
 	switch {
@@ -64,10 +73,4 @@ func (s stateSigner) open(signed, principal string, now time.Time) (requestState
 		return requestState{}, fmt.Errorf("%w: it expired; the run %s is still resumable with mcpflow_resume_run", errState, st.RunID)
 	}
 	return st, nil
-}
-
-func (s stateSigner) mac(payload string) []byte {
-	m := hmac.New(sha256.New, s.key)
-	m.Write([]byte(payload))
-	return m.Sum(nil)
 }

@@ -2,18 +2,22 @@ package mcpface
 
 import (
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/secrets"
 )
 
 func TestARequestStateOpensOnlyAsIssued(t *testing.T) {
 	is := is.New(t)
-	s := stateSigner{key: []byte(strings.Repeat("k", 32))}
+	keys, err := secrets.Ephemeral()
+	is.NoErr(err)
+	s := stateSigner{sealer: keys}
 	now := time.Unix(1_000_000, 0)
-	signed := s.sign(requestState{Principal: "ci", RunID: "run_1", Interrupt: "interrupt:ask", Cursor: 4, Expires: now.Add(time.Hour).Unix()})
+	signed, err := s.sign(requestState{Principal: "ci", RunID: "run_1", Interrupt: "interrupt:ask", Cursor: 4, Expires: now.Add(time.Hour).Unix()})
+	is.NoErr(err)
 
 	st, err := s.open(signed, "ci", now)
 	is.NoErr(err)
@@ -24,12 +28,18 @@ func TestARequestStateOpensOnlyAsIssued(t *testing.T) {
 	is.True(errors.Is(err, errState)) // bound to its principal
 	_, err = s.open(signed, "ci", now.Add(2*time.Hour))
 	is.True(errors.Is(err, errState)) // expired
-	payload, mac, _ := strings.Cut(signed, ".")
-	_, err = s.open(payload[:len(payload)-2]+"xx."+mac, "ci", now)
+	altered := []byte(signed)
+	altered[len(altered)-3] ^= 1
+	_, err = s.open(string(altered), "ci", now)
 	is.True(errors.Is(err, errState)) // altered
-	other := stateSigner{key: []byte(strings.Repeat("o", 32))}
-	_, err = other.open(signed, "ci", now)
-	is.True(errors.Is(err, errState)) // signed with another key
+	other, err := secrets.Ephemeral()
+	is.NoErr(err)
+	_, err = stateSigner{sealer: other}.open(signed, "ci", now)
+	is.True(errors.Is(err, errState)) // sealed under another key
 	_, err = s.open("forged", "ci", now)
 	is.True(errors.Is(err, errState))
+	record, err := keys.Seal([]byte("auth record"), []byte(`{"p":"ci","r":"run_1","e":9999999999}`))
+	is.NoErr(err)
+	_, err = s.open(record, "ci", now)
+	is.True(errors.Is(err, errState)) // what was sealed for another use is no state
 }

@@ -18,6 +18,7 @@ const (
 	EventRegistrySeedEntryWins   = "source_registry_seed_existing_entry_wins"
 	EventRegistryIgnoredShadow   = "source_registry_ignored_config_shadow"
 	EventAuthSaved               = "auth_saved"
+	EventSecretsRotated          = "secrets_rotated"
 	EventCatalogRefreshStarted   = "catalog_refresh_started"
 	EventCatalogRefreshCompleted = "catalog_refresh_completed"
 	EventCatalogRefreshFailed    = "catalog_refresh_failed"

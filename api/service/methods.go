@@ -31,6 +31,7 @@ func (s *Service) Methods() map[string]Method {
 		s.registryMethods(),
 		s.authMethods(),
 		s.liveMethods(),
+		s.accessMethods(),
 	} {
 		for name, m := range part {
 			if _, dup := table[name]; dup {

@@ -34,6 +34,7 @@ func TestEveryMethodDeclaresItsScope(t *testing.T) {
 		protocol.MethodDeploymentsSave:   access.Author,
 		protocol.MethodWorkspaceAddStep:  access.Author,
 		protocol.MethodDeploymentsDelete: access.Author,
+		protocol.MethodAccessWhoami:      access.Any,
 	} {
 		is.Equal(table[name].Scope, want) // the scope of name
 	}

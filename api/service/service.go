@@ -59,6 +59,9 @@ type Service struct {
 	// Announce tells the other nodes of a cluster of the changes they
 	// must follow that the store cannot see; nil on a node alone.
 	Announce Announcer
+	// RotateKeys re-seals the store's auth records under a new key
+	// (workflow.admin.secrets.rotate); nil when the store seals nothing.
+	RotateKeys KeyRotator
 	// resuming holds the ids of runs being resumed, one resume at a time.
 	resuming sync.Map
 	// live maps the id of each run whose actor is running to it.

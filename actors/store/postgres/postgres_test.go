@@ -57,6 +57,7 @@ func TestStore(t *testing.T) {
 		{"KeysCompareAsBytes", testKeysCompareAsBytes},
 		{"OrderBelowTheMicrosecond", testOrderBelowTheMicrosecond},
 		{"RecordsKeepEveryString", testRecordsKeepEveryString},
+		{"Sealing", testSealing},
 		{"Copy", testCopy},
 		{"CopyIntoNonEmpty", testCopyIntoNonEmpty},
 		{"Fence", testFence},
@@ -71,6 +72,15 @@ func TestStore(t *testing.T) {
 			tt.test(t, srv)
 		})
 	}
+}
+
+// testSealing runs the sealing suite on one database; what it keeps at
+// rest is what a backup of it holds: its pg_dump.
+func testSealing(t *testing.T, srv *pgtest.Server) {
+	dsn := srv.NewDatabase(t, icu)
+	storetest.Sealing(t, func(t *testing.T, opts ...store.Option) (store.Store, error) {
+		return postgres.Open(t.Context(), dsn, postgres.WithStoreOptions(opts...))
+	}, func(t *testing.T) []byte { return srv.Dump(t, dsn) })
 }
 
 // testReopenKeepsRecords closes and reopens a store (its migrations

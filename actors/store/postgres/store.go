@@ -27,22 +27,28 @@ import (
 // connections. It is safe for concurrent use, from one process or many.
 type Store struct {
 	pool      *pgxpool.Pool
-	maxEvents int    // see store.Options
-	node      string // see WithNode
+	maxEvents int          // see store.Options
+	node      string       // see WithNode
+	sealer    store.Sealer // seals auth payloads; nil keeps them as given
 	// announce tells the other nodes of each commit; nil for a store of
 	// one node alone.
 	announce *announcer
 }
 
 var (
-	_ store.Store      = (*Store)(nil)
-	_ store.RunClaimer = (*Store)(nil)
+	_ store.Store        = (*Store)(nil)
+	_ store.RunClaimer   = (*Store)(nil)
+	_ store.AuthResealer = (*Store)(nil)
 )
 
 // Open connects to the database that dsn names (a postgres:// URL or
 // key=value pairs, as libpq takes them; pool_max_conns and the other
 // pgxpool settings may be added) and migrates its schema to the current
-// version. The database must be UTF-8: records are text.
+// version. The database must be UTF-8: records are text. With a sealer
+// (store.WithSealer), every auth record kept in clear or under an older
+// key is sealed under the current key before Open returns; a record that
+// does not open (its key is missing or wrong) fails Open and changes no
+// record.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	o := newOptions(opts...)
 	cfg, err := parseDSN(dsn)
@@ -64,7 +70,7 @@ func open(ctx context.Context, cfg *pgxpool.Config, o options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{pool: pool, maxEvents: o.store.MaxEvents, node: o.node}
+	s := &Store{pool: pool, maxEvents: o.store.MaxEvents, node: o.node, sealer: o.store.Sealer}
 	if err := s.checkEncoding(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -72,6 +78,12 @@ func open(ctx context.Context, cfg *pgxpool.Config, o options) (*Store, error) {
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, err
+	}
+	if s.sealer != nil {
+		if _, err := s.ResealAuth(ctx); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	if _, err := s.numberEvents(ctx, nil); err != nil {
 		pool.Close()

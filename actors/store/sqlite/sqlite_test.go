@@ -2,6 +2,8 @@ package sqlite_test
 
 import (
 	"database/sql"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,4 +123,24 @@ func TestRefusesNewerSchema(t *testing.T) {
 	_, err = sqlite.Open(t.Context(), path)
 	is.True(err != nil)                                   // a newer build wrote it
 	is.True(strings.Contains(err.Error(), "version 999")) // and the error says so
+}
+
+// TestSealing runs the sealing suite on one SQLite store; what it keeps
+// at rest is its database file, its WAL and its shared-memory index.
+func TestSealing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcpflow.db")
+	storetest.Sealing(t, func(t *testing.T, opts ...store.Option) (store.Store, error) {
+		return sqlite.Open(t.Context(), path, sqlite.WithStoreOptions(opts...))
+	}, func(t *testing.T) []byte {
+		var kept []byte
+		for _, name := range []string{path, path + "-wal", path + "-shm"} {
+			data, err := os.ReadFile(name)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // no WAL once the last connection closed
+			}
+			is.New(t).NoErr(err)
+			kept = append(kept, data...)
+		}
+		return kept
+	})
 }

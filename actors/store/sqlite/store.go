@@ -60,15 +60,26 @@ type Store struct {
 	read       *sql.DB
 	reads      reader
 	writer     *writer
-	maxEvents  int // see store.Options
+	maxEvents  int          // see store.Options
+	sealer     store.Sealer // seals auth payloads; nil keeps them as given
+	// secureDelete is the writer connection's secure_delete setting,
+	// which reseal restores once it has zeroed what it freed.
+	secureDelete int
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store        = (*Store)(nil)
+	_ store.AuthResealer = (*Store)(nil)
+)
 
 // Open opens the database at path, creating the file (mode 0600) and its
 // directory (mode 0700) when missing, migrates its schema to the current
 // version and starts its writer. Every record is kept in that one file,
-// auth records with their secret payloads included.
+// auth records with their secret payloads included: sealed, when opts
+// give a sealer (store.WithSealer), and then every record kept in clear
+// or under an older key is sealed under the current key before Open
+// returns; a record that does not open (its key is missing or wrong)
+// fails Open and changes nothing.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	o := newOptions(opts...)
 	path, err := filepath.Abs(path)
@@ -91,7 +102,7 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 	if err := createFile(path); err != nil {
 		return nil, err
 	}
-	s := &Store{maxEvents: o.store.MaxEvents}
+	s := &Store{maxEvents: o.store.MaxEvents, sealer: o.store.Sealer}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, s.closeDatabase())
@@ -108,6 +119,11 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 	}
 	if s.writeStmts, err = prepareAll(ctx, s.writeConn, writeQueries); err != nil {
 		return nil, err
+	}
+	if s.sealer != nil {
+		if err := s.sealAtOpen(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if s.read, err = openReader(ctx, path); err != nil {
 		return nil, err

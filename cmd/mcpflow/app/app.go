@@ -21,6 +21,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
@@ -91,6 +92,7 @@ type App struct {
 	store      store.Store
 	ownsStore  bool
 	lock       *StoreLock
+	keys       *secrets.Keyring // seal the auth records of the store the App opened
 	service    *service.Service
 	hub        *service.Hub
 	engine     *actor.Engine
@@ -142,16 +144,25 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := openStore(ctx, opts.Config.Server, root)
+		keys, err := openKeys(opts.Config, root, os.Getenv)
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("open store under %s: %w", root, err), lock.Release())
+			return nil, errors.Join(fmt.Errorf("open the store's keys: %w", err), lock.Release())
 		}
-		a.store, a.ownsStore, a.lock = s, true, lock
+		s, err := openStore(ctx, opts.Config.Server, root, keys.keys)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("open store under %s: %w", root, err), keys.forget(err), lock.Release())
+		}
+		a.store, a.ownsStore, a.lock, a.keys = s, true, lock, keys.keys
 	}
 	c, err := contract.Load()
 	if err != nil {
 		a.closeStore()
 		return nil, fmt.Errorf("load contract: %w", err)
+	}
+	states, err := faceStates(a.keys)
+	if err != nil {
+		a.closeStore()
+		return nil, err
 	}
 	var cluster *config.Cluster
 	if opts.Config != nil {
@@ -212,7 +223,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	svc := &service.Service{
 		Store: live, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Connections: sources,
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
-		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m,
+		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m, RotateKeys: rotator(a.keys, a.store),
 	}
 	a.service = svc
 	if a.member != nil {
@@ -241,7 +252,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		return service.WithNotifier(ctx, c)
 	}
 	a.edge = edge.New(svc.Methods(), c, opts.Edge)
-	a.face = startFace(a.edge, opts.Config.Server.MCP)
+	a.face = startFace(a.edge, opts.Config.Server.MCP, states)
 	a.life.ready()
 	return a, nil
 }
@@ -377,14 +388,15 @@ func (a *App) stopRefresher(ctx context.Context) error {
 	return a.refresher.Stop(ctx)
 }
 
-// openStore opens the store server.store names: the PostgreSQL database
-// of its dsn for kind postgres (whose errors name the database, never the
-// dsn), opened for the server's cluster node if it is one, else the
-// SQLite database under root.
-func openStore(ctx context.Context, server config.Server, root string) (store.Store, error) {
+// openStore opens the store server.store names, its auth records sealed
+// by keys: the PostgreSQL database of its dsn for kind postgres (whose
+// errors name the database, never the dsn), opened for the server's
+// cluster node if it is one, else the SQLite database under root.
+func openStore(ctx context.Context, server config.Server, root string, keys *secrets.Keyring) (store.Store, error) {
 	cfg := server.Store
+	sealed := store.WithSealer(keys)
 	if cfg.Kind == config.StorePostgres {
-		var opts []postgres.Option
+		opts := []postgres.Option{postgres.WithStoreOptions(sealed)}
 		if server.Cluster != nil {
 			opts = append(opts, postgres.WithNode(server.Cluster.NodeID))
 		}
@@ -394,7 +406,7 @@ func openStore(ctx context.Context, server config.Server, root string) (store.St
 		}
 		return s, nil
 	}
-	s, err := sqlite.Open(ctx, filepath.Join(root, DatabaseFile), sqlite.WithSync(sqlite.Sync(cfg.Sync)))
+	s, err := sqlite.Open(ctx, filepath.Join(root, DatabaseFile), sqlite.WithSync(sqlite.Sync(cfg.Sync)), sqlite.WithStoreOptions(sealed))
 	if err != nil {
 		return nil, err
 	}

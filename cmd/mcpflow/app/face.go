@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/mcpface"
@@ -22,14 +24,29 @@ type face struct {
 // that long, so that sessions a client forgot do not pile up.
 const mcpSessionIdle = 30 * time.Minute
 
+// faceStates is what seals the MCP face's request states: the store's
+// secrets keyring, so that any node of a cluster and the server after a
+// restart open them; a key of this process where the App was given a store
+// (tests).
+func faceStates(keys *secrets.Keyring) (mcpface.Sealer, error) {
+	if keys != nil {
+		return keys, nil
+	}
+	ephemeral, err := secrets.Ephemeral()
+	if err != nil {
+		return nil, fmt.Errorf("a key for the mcp face: %w", err)
+	}
+	return ephemeral, nil
+}
+
 // startFace mounts the MCP face on the edge, unless cfg disables it.
-func startFace(e *edge.Server, cfg *config.MCP) *face {
+func startFace(e *edge.Server, cfg *config.MCP, states mcpface.Sealer) *face {
 	if cfg != nil && cfg.Disabled {
 		return nil
 	}
+	mf := mcpface.New(mcpface.Options{Config: cfg, Watch: e.Local(access.Internal), Version: edge.Version(), States: states})
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &face{cancel: cancel}
-	mf := mcpface.New(mcpface.Options{Config: cfg, Watch: e.Local(access.Internal), Version: edge.Version()})
 	e.Mount("/mcp", mf.Handler(ctx, mcpface.HTTPOptions{
 		Backend:        func(p access.Principal) mcpface.Backend { return e.Local(p) },
 		MaxBodyBytes:   e.Options().MaxMessageBytes,

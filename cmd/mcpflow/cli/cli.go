@@ -2,7 +2,7 @@
 // flags and help, the server commands (serve, demo-server, the hidden
 // reap), version, and the client commands that talk to a running server
 // over /ws (status, caps, workflow, deploy, run, runs, sources, registry,
-// schema): their tables, their -o json output and their exit codes.
+// schema, bench, mcp): their tables, their -o json output and their exit codes.
 package cli
 
 import (
@@ -148,7 +148,8 @@ JSON result with -o json.
 	root.AddCommand(newStoreCommand(), newClusterCommand())
 	for _, cmd := range []*cobra.Command{
 		newStatusCommand(r), newCapsCommand(r), newWorkflowCommand(r), newDeployCommand(r), newRunCommand(r),
-		newRunsCommand(r), newSourcesCommand(r), newRegistryCommand(r), newSchemaCommand(r), newBenchCommand(r),
+		newRunsCommand(r), newSourcesCommand(r), newRegistryCommand(r), newSchemaCommand(r), newBenchCommand(r), newMCPCommand(r),
+		newSecretsCommand(r),
 	} {
 		cmd.GroupID = groupClient
 		r.addFlags(cmd)

@@ -14,6 +14,15 @@
 // which registers a new tool at runtime and so announces
 // notifications/tools/list_changed (see fakes.WithAddTool).
 //
+// With FAKEMCP_INIT_DELAY_MS=N it answers initialize only N ms after it
+// arrives, so that a test can kill it while its session initializes.
+//
+// With FAKEMCP_FAULT_FILE=PATH it reads PATH at start: "exit-at-start"
+// makes it write why to stderr and exit (status 3) before serving;
+// "exit-on-call" makes it serve but do the same on its first tools/call;
+// anything else, an empty or a missing file is a healthy server. A test
+// fixes the server by changing the file: the next process reads it.
+//
 // With FAKEMCP_HTTP=HOST:PORT it serves streamable HTTP on that address
 // (at any path, e.g. /mcp) instead of stdio, each MCP session with its own
 // server (see fakes.NewHTTPHandler), until SIGTERM or SIGINT.
@@ -48,9 +57,19 @@ func main() {
 	if name := os.Getenv("FAKEMCP_STDERR_ENV"); name != "" {
 		fmt.Fprintf(os.Stderr, "fakemcp: %s=%s\n", name, os.Getenv(name))
 	}
-	newServer := fakes.NewServer
+	faults, err := readFaults()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakemcp:", err)
+		os.Exit(2)
+	}
+	build := fakes.NewServer
 	if os.Getenv("FAKEMCP_ADD_TOOL") != "" {
-		newServer = func() *mcp.Server { return fakes.WithAddTool(fakes.NewServer()) }
+		build = func() *mcp.Server { return fakes.WithAddTool(fakes.NewServer()) }
+	}
+	newServer := func() *mcp.Server {
+		s := build()
+		faults.apply(s)
+		return s
 	}
 	if addr := os.Getenv("FAKEMCP_HTTP"); addr != "" {
 		if err := serveHTTP(ctx, addr, fakes.NewHTTPHandler(newServer)); err != nil {

@@ -48,3 +48,17 @@ func versionOf(binDir string) []int {
 	}
 	return parts
 }
+
+// tool is the path of the PostgreSQL client program name (pg_dump) of the
+// server binaries in binDir: beside initdb there, or beside the file
+// initdb links to (a PATH folder may hold links to some programs only).
+func tool(binDir, name string) string {
+	path := filepath.Join(binDir, name)
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	if initdb, err := filepath.EvalSymlinks(filepath.Join(binDir, "initdb")); err == nil {
+		return filepath.Join(filepath.Dir(initdb), name)
+	}
+	return path
+}

@@ -44,6 +44,7 @@ const port = 5432
 // Server is a running throwaway PostgreSQL server.
 type Server struct {
 	dir       string // data, socket and log
+	bin       string // the folder of initdb, postgres and pg_dump
 	cmd       *exec.Cmd
 	exited    chan struct{} // closed once cmd has been waited for
 	waitErr   error         // how postgres exited; read after exited closes
@@ -153,7 +154,7 @@ func start(ctx context.Context, bin string, acct account, conf settings) (_ *Ser
 	if err := postgres.Start(); err != nil {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
-	s := &Server{dir: dir, cmd: postgres, exited: make(chan struct{})}
+	s := &Server{dir: dir, bin: bin, cmd: postgres, exited: make(chan struct{})}
 	go func() { // ends when postgres does, which stop sees to
 		s.waitErr = postgres.Wait()
 		close(s.exited)
@@ -221,6 +222,22 @@ func (s *Server) NewDatabase(tb testing.TB, opts ...DatabaseOption) string {
 		}
 	})
 	return s.DSN(name)
+}
+
+// Dump returns what pg_dump (the one beside initdb) writes of the
+// database dsn names, as a backup of it would hold it.
+func (s *Server) Dump(tb testing.TB, dsn string) []byte {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(tb.Context(), initTimeout)
+	defer cancel()
+	var stderr strings.Builder
+	dump := exec.CommandContext(ctx, tool(s.bin, "pg_dump"), "--dbname", dsn)
+	dump.Stderr = &stderr
+	out, err := dump.Output()
+	if err != nil {
+		tb.Fatalf("pg_dump: %v\n%s", err, stderr.String())
+	}
+	return out
 }
 
 // exec runs one statement on the postgres database, within queryTimeout.

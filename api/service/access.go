@@ -1,0 +1,31 @@
+package service
+
+import (
+	"context"
+
+	"github.com/mcpflow/mcpflow/api/access"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// accessMethods say who the caller is (an extension).
+func (s *Service) accessMethods() map[string]Method {
+	return map[string]Method{
+		protocol.MethodAccessWhoami: {Scope: access.Any, Handler: handle(s.whoami)},
+	}
+}
+
+// whoami answers workflow.access.whoami from the caller the edge admitted.
+func (s *Service) whoami(ctx context.Context, _ protocol.Empty) (protocol.WhoamiResult, error) {
+	p, ok := access.PrincipalFrom(ctx)
+	if !ok {
+		p = access.Anonymous
+	}
+	res := protocol.WhoamiResult{Name: p.Name, Anonymous: p.IsAnonymous(), Scopes: []string{}, MCPDeployments: p.Deployments()}
+	for _, sc := range p.Scopes() {
+		res.Scopes = append(res.Scopes, string(sc))
+	}
+	if res.MCPDeployments == nil {
+		res.MCPDeployments = []string{}
+	}
+	return res, nil
+}

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/mcpflow/mcpflow/actors/secrets"
+	"github.com/mcpflow/mcpflow/api/access"
+	"github.com/mcpflow/mcpflow/api/client"
+	"github.com/mcpflow/mcpflow/api/mcpface"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// newMCPCommand is `mcpflow mcp`: the MCP face over stdio, backed by a
+// running server, and `mcp config`, the snippets that add it to a host.
+func newMCPCommand(r *remote) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve mcpflow's MCP face over stdio, for hosts that launch commands",
+		Long: `Serve mcpflow's MCP face over stdio: every deployment of the server at
+--url offered as an MCP tool, a tool call a durable run. For hosts that
+launch MCP servers as commands (Claude Desktop, Claude Code, Cursor,
+VS Code); hosts that speak streamable HTTP may use the server's /mcp.
+
+It is a client of the running server: every call goes over its WebSocket
+with --token (or $` + envToken + `), and the server enforces the token's
+scopes. stdout carries MCP only; logs go to stderr. It serves until stdin
+closes (the host ends the session), a signal, or the lost connection.
+
+'mcpflow mcp config HOST' prints the snippet that adds it to a host.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Anything written to stdout but MCP breaks the host's session:
+			// logs go to stderr.
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			slog.SetDefault(log)
+			return r.do(cmd, func(ctx context.Context, c *conn) error {
+				return serveStdio(ctx, c.Client, &mcp.StdioTransport{}, log)
+			})
+		},
+	}
+	cmd.AddCommand(newMCPConfigCommand(r))
+	return cmd
+}
+
+// serveStdio serves the MCP face on t, through cl, until the MCP session
+// ends (stdin closed), ctx does, or the connection to the server is lost.
+func serveStdio(ctx context.Context, cl *client.Client, t mcp.Transport, log *slog.Logger) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	var running sync.WaitGroup
+	defer func() {
+		cancel(nil) // the face's watch and the watchdog end with ctx
+		running.Wait()
+	}()
+	running.Go(func() {
+		select {
+		case <-cl.Done():
+			cancel(errLostServer)
+		case <-ctx.Done():
+		}
+	})
+	who, err := whoami(ctx, cl)
+	if err != nil {
+		return withCode(ExitUnreachable, err)
+	}
+	// A process of one client: its interrupts' request states are sealed
+	// under a key of its own.
+	states, err := secrets.Ephemeral()
+	if err != nil {
+		return err
+	}
+	face := mcpface.New(mcpface.Options{Watch: cl, Version: readBuildInfo().String(), Logger: log, States: states})
+	running.Go(func() { face.Run(ctx) })
+	// The face offers what the server says the token may do; the server
+	// still checks every call.
+	err = face.NewServer(ctx, who, cl).Run(ctx, t)
+	if cause := context.Cause(ctx); errors.Is(cause, errLostServer) {
+		return withCode(ExitUnreachable, cause)
+	}
+	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("mcp over stdio: %w", err)
+	}
+	return nil
+}
+
+// errLostServer ends `mcpflow mcp` when its server connection is lost.
+var errLostServer = errors.New("the connection to the server was lost")
+
+// whoami asks the server who the token is (workflow.access.whoami): its
+// name, scopes and the deployments it sees.
+func whoami(ctx context.Context, cl *client.Client) (access.Principal, error) {
+	var who protocol.WhoamiResult
+	if err := cl.Call(ctx, protocol.MethodAccessWhoami, nil, &who); err != nil {
+		return access.Principal{}, fmt.Errorf("ask the server who the token is: %w", err)
+	}
+	if who.Anonymous {
+		return access.Anonymous, nil
+	}
+	scopes := make([]access.Scope, len(who.Scopes))
+	for i, s := range who.Scopes {
+		scopes[i] = access.Scope(s)
+	}
+	return access.NewPrincipal(who.Name, scopes, who.MCPDeployments), nil
+}
