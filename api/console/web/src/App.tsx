@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { Connection, wsURL } from "./api/rpc";
-import { probeScopes, type Scopes } from "./api/scopes";
+import { whoami, type Identity, type Scopes } from "./api/scopes";
 import { errorText } from "./hooks";
 import { href, SessionContext, tokenKey, useConnState, useRoute, type Session } from "./session";
 import { Overview } from "./screens/Overview";
@@ -10,11 +10,11 @@ import { Artifacts } from "./screens/Artifacts";
 import { Runs } from "./screens/Runs";
 import { RunPage } from "./screens/RunPage";
 
-async function connect(token: string): Promise<{ conn: Connection; scopes: Scopes }> {
+async function connect(token: string): Promise<{ conn: Connection; me: Identity }> {
   const conn = new Connection(wsURL(), token);
   await conn.open();
   try {
-    return { conn, scopes: await probeScopes(conn) };
+    return { conn, me: await whoami(conn) };
   } catch (e) {
     conn.close();
     throw e;
@@ -30,11 +30,12 @@ export function App() {
     setBusy(true);
     setError("");
     try {
-      const { conn, scopes } = await connect(token);
+      const { conn, me } = await connect(token);
       sessionStorage.setItem(tokenKey, token);
       setSession({
         conn,
-        scopes,
+        scopes: me.scopes,
+        name: me.anonymous ? "no token" : me.name,
         signOut: () => {
           conn.close();
           sessionStorage.removeItem(tokenKey);
@@ -136,7 +137,7 @@ function Shell({ session }: { session: Session }) {
           {state === "open" ? "connected" : state === "connecting" ? "reconnecting…" : "disconnected"}
         </span>
         <span className="scopes" data-scopes={granted.join(" ")}>
-          scopes: {granted.join(", ") || "none"}
+          {session.name} · {granted.join(", ") || "no scopes"}
         </span>
         <button type="button" onClick={session.signOut}>
           Sign out

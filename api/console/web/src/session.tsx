@@ -8,6 +8,8 @@ import type { Scopes } from "./api/scopes";
 export interface Session {
   conn: Connection;
   scopes: Scopes;
+  /** the token's name (never the token), or "no token" */
+  name: string;
   signOut: () => void;
 }
 

@@ -1073,6 +1073,14 @@ export type VariadicCondition = {
   op: "and" | "or";
 };
 
+/** mcpflow extension: who the caller is: the name of its token (anonymous on a server without tokens, where every loopback caller holds every scope), its scopes, and the deployments it sees as MCP tools (mcp_deployments; empty: all). */
+export type WhoamiResult = {
+  anonymous: boolean;
+  mcp_deployments: string[];
+  name: string;
+  scopes: ("read" | "run" | "author" | "admin")[];
+};
+
 /** Normalized immutable artifact returned by inspect operations. */
 export type WorkflowArtifactPayload = {
   created_from_catalog_version: string | null;
@@ -1189,6 +1197,11 @@ export type WrapperOutcomeCandidatePayload = {
   source: string;
 };
 
+export interface AccessWhoamiParams {
+}
+
+export type AccessWhoamiReply = WhoamiResult;
+
 export interface AdminAuthDeleteParams {
   auth_ref: string;
 }
@@ -1258,6 +1271,15 @@ export interface AdminEventsUnsubscribeParams {
 export type AdminEventsUnsubscribeReply = {
   subscription_id: string;
   unsubscribed: boolean;
+};
+
+export interface AdminSecretsRotateParams {
+}
+
+export type AdminSecretsRotateReply = {
+  key_id: string;
+  resealed: number;
+  retired_key_ids: string[];
 };
 
 export interface AdminSourceRegistryAddParams {
@@ -1820,6 +1842,7 @@ export type SourcesListReply = ListSourcesResult;
 
 /** Every method of the contract: its params and its result. */
 export interface Methods {
+  "workflow.access.whoami": { params: AccessWhoamiParams; result: AccessWhoamiReply };
   "workflow.admin.auth.delete": { params: AdminAuthDeleteParams; result: AdminAuthDeleteReply };
   "workflow.admin.auth.inspect": { params: AdminAuthInspectParams; result: AdminAuthInspectReply };
   "workflow.admin.auth.list": { params: AdminAuthListParams; result: AdminAuthListReply };
@@ -1830,6 +1853,7 @@ export interface Methods {
   "workflow.admin.events.list": { params: AdminEventsListParams; result: AdminEventsListReply };
   "workflow.admin.events.subscribe": { params: AdminEventsSubscribeParams; result: AdminEventsSubscribeReply };
   "workflow.admin.events.unsubscribe": { params: AdminEventsUnsubscribeParams; result: AdminEventsUnsubscribeReply };
+  "workflow.admin.secrets.rotate": { params: AdminSecretsRotateParams; result: AdminSecretsRotateReply };
   "workflow.admin.source_registry.add": { params: AdminSourceRegistryAddParams; result: AdminSourceRegistryAddReply };
   "workflow.admin.source_registry.apply": { params: AdminSourceRegistryApplyParams; result: AdminSourceRegistryApplyReply };
   "workflow.admin.source_registry.disable": { params: AdminSourceRegistryDisableParams; result: AdminSourceRegistryDisableReply };
@@ -1902,9 +1926,11 @@ export type Method = keyof Methods;
 
 /** The methods mcpflow adds to the reference contract. */
 export const extensionMethods: readonly Method[] = [
+  "workflow.access.whoami",
   "workflow.admin.connections.refresh_catalog",
   "workflow.admin.events.subscribe",
   "workflow.admin.events.unsubscribe",
+  "workflow.admin.secrets.rotate",
   "workflow.runs.cancel",
   "workflow.runs.subscribe",
   "workflow.runs.unsubscribe",
@@ -1928,6 +1954,9 @@ export type Caller = <M extends Method>(method: M, params: Methods[M]["params"])
 /** A typed function for every method of the contract. */
 export class WorkflowClient {
   constructor(private readonly call: Caller) {}
+  accessWhoami(params: AccessWhoamiParams = {}): Promise<AccessWhoamiReply> {
+    return this.call("workflow.access.whoami", params);
+  }
   adminAuthDelete(params: AdminAuthDeleteParams): Promise<AdminAuthDeleteReply> {
     return this.call("workflow.admin.auth.delete", params);
   }
@@ -1957,6 +1986,9 @@ export class WorkflowClient {
   }
   adminEventsUnsubscribe(params: AdminEventsUnsubscribeParams): Promise<AdminEventsUnsubscribeReply> {
     return this.call("workflow.admin.events.unsubscribe", params);
+  }
+  adminSecretsRotate(params: AdminSecretsRotateParams = {}): Promise<AdminSecretsRotateReply> {
+    return this.call("workflow.admin.secrets.rotate", params);
   }
   adminSourceRegistryAdd(params: AdminSourceRegistryAddParams): Promise<AdminSourceRegistryAddReply> {
     return this.call("workflow.admin.source_registry.add", params);

@@ -1,10 +1,8 @@
-// What the token may do. The page asks the server, never guesses: for
-// each scope it sends one request of that scope with empty params. A
-// token with the scope gets -32602 (the params are checked after the
-// scope, so nothing runs); one without gets -32003. Either way nothing
-// happens on the server.
+// What the token may do, as the server says: workflow.access.whoami
+// answers the caller's name and scopes. admin grants every other scope
+// (docs/access.md). The page draws no control its scopes cannot use; the
+// server still judges every call.
 import type { Connection } from "./rpc";
-import { RpcError } from "./rpc";
 
 export type Scope = "read" | "run" | "author" | "admin";
 
@@ -15,26 +13,19 @@ export interface Scopes {
   admin: boolean;
 }
 
-/** probes are, per scope, a method that needs exactly it. */
-export const probes: Record<Scope, string> = {
-  read: "workflow.runs.inspect",
-  run: "workflow.runs.cancel",
-  author: "workflow.deployments.delete",
-  admin: "workflow.admin.auth.delete",
-};
-
-async function has(conn: Connection, method: string): Promise<boolean> {
-  try {
-    await conn.raw(method, {});
-    return true; // a method that accepted empty params: the scope is there
-  } catch (e) {
-    if (e instanceof RpcError && e.code === -32003) return false;
-    if (e instanceof RpcError && e.code === -32602) return true;
-    throw e;
-  }
+export interface Identity {
+  name: string;
+  anonymous: boolean;
+  scopes: Scopes;
 }
 
-export async function probeScopes(conn: Connection): Promise<Scopes> {
-  const [read, run, author, admin] = await Promise.all((["read", "run", "author", "admin"] as Scope[]).map((s) => has(conn, probes[s])));
-  return { read, run, author, admin };
+/** scopesOf turns whoami's list into what each scope allows. */
+export function scopesOf(list: readonly string[]): Scopes {
+  const admin = list.includes("admin");
+  return { read: admin || list.includes("read"), run: admin || list.includes("run"), author: admin || list.includes("author"), admin };
+}
+
+export async function whoami(conn: Connection): Promise<Identity> {
+  const r = await conn.api.accessWhoami();
+  return { name: r.name, anonymous: r.anonymous, scopes: scopesOf(r.scopes) };
 }
