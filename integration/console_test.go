@@ -237,8 +237,8 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		b.wait("the read scope only", `document.querySelector("[data-scopes]").dataset.scopes === "read"`)
 		b.wait("the contract", `document.querySelector("#cap-h")?.textContent === "demo.default.counter"`)
 		is := is.New(t)
-		is.True(!b.has(".playground"))          // no playground without run
-		is.True(!b.hasText("Create workflow"))  // no authoring without author
+		is.True(!b.has(".playground"))         // no playground without run
+		is.True(!b.hasText("Create workflow")) // no authoring without author
 		b.route("artifacts/deployment/counter_workflow.default")
 		b.wait("the deployment", `document.querySelector("#d-h")?.textContent === "counter_workflow.default"`)
 		is.True(!b.hasText("Start a run"))       // no run control
@@ -246,9 +246,9 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		b.shot("read-token")
 		b.route("workbench/counter_ws")
 		b.wait("the draft graph", `!!document.querySelector('[data-step="call"]')`)
-		is.True(!b.has("#new-step-id"))        // no palette
-		is.True(!b.hasText("Undo"))            // no edits
-		is.True(!b.hasText("Save artifact"))   // no publishing
+		is.True(!b.has("#new-step-id"))                    // no palette
+		is.True(!b.hasText("Undo"))                        // no edits
+		is.True(!b.hasText("Save artifact"))               // no publishing
 		is.True(!b.has(".react-flow__handle.connectable")) // nothing to drag
 		// A crafted mutating call with this token, sent from the page, is refused.
 		var code int
@@ -317,7 +317,7 @@ func TestConsoleDocShowsEveryScreenshot(t *testing.T) {
 	for _, name := range consoleScreens {
 		is.True(strings.Contains(string(doc), "](console/"+name+".png)")) // docs/console.md shows the screen
 		info, err := os.Stat(filepath.Join(root, "docs", "console", name+".png"))
-		is.NoErr(err)           // the screenshot is committed
+		is.NoErr(err)            // the screenshot is committed
 		is.True(info.Size() > 0) // and not empty
 	}
 }
