@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/config"
@@ -16,7 +17,7 @@ import (
 
 // consoleScreens are the screenshots the browser test writes and
 // docs/console.md shows.
-var consoleScreens = []string{"signin", "overview", "discover", "playground", "workbench", "workbench-diagnostic", "artifacts", "deployment", "runs", "run", "run-interrupt", "read-token"}
+var consoleScreens = []string{"signin", "overview", "discover", "playground", "workbench", "workbench-diagnostic", "artifacts", "deployment", "runs", "run", "run-interrupt", "read-token", "tablet"}
 
 // consoleServer is the real binary with an admin and a read token, the
 // demo source and the fakes server (its sleep tool is slow).
@@ -221,12 +222,52 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		b.fill("#when-right", "1")
 		b.click("Save condition")
 		b.wait("the condition drawn", `document.querySelector('[data-step="check"] .step-detail')?.textContent === "state.count ge 1"`)
+		// Undo and redo are new revisions that restore a document.
+		var before int
+		b.eval("the revision", `Number(document.querySelector("#bench-h small").textContent.replace("revision ", ""))`, &before)
+		b.click("Undo")
+		b.wait("the condition undone, as a new revision", fmt.Sprintf(`document.querySelector('[data-step="check"] .step-detail')?.textContent === "exists input.value" && document.querySelector("#bench-h small").textContent === "revision %d"`, before+1))
+		b.click("Redo")
+		b.wait("the condition redone", fmt.Sprintf(`document.querySelector('[data-step="check"] .step-detail')?.textContent === "state.count ge 1" && document.querySelector("#bench-h small").textContent === "revision %d"`, before+2))
 		b.click("Validate")
 		b.wait("a valid draft", `document.querySelector("#bench-h .status")?.textContent === "valid"`)
 		b.click("Save artifact")
 		b.click("Deploy")
 		b.click("Run it")
 		b.wait("the run completed through both steps", `document.querySelector('[data-run-status]')?.dataset.runStatus === "completed" && !!document.querySelector('.timeline li[data-node="say"][data-state="ok"]')`)
+		b.noErrors()
+	})
+
+	t.Run("conflict", func(t *testing.T) {
+		b := newTab(t, chromium, base)
+		b.open("workbench/counter_ws")
+		b.signIn(adminToken.Token)
+		b.wait("the draft", `!!document.querySelector('[data-step="call"]')`)
+		var ws p.WorkspaceResult
+		is.New(t).NoErr(admin.Call(testContext(t), "workflow.draft_workspaces.get", p.Object{"workspace_id": "counter_ws"}, &ws))
+		// Someone else renames it behind the page's back.
+		is.New(t).NoErr(admin.Call(testContext(t), "workflow.draft_workspaces.set_name", p.Object{"workspace_id": "counter_ws", "revision": ws.Revision, "name": "theirs"}, &ws))
+		b.press("details.panel:nth-of-type(2) > summary")
+		b.fill("#c-name", "mine")
+		b.click("Save name")
+		b.wait("the conflict offered", `document.querySelector(".conflict")?.textContent.includes("Someone else changed this workspace")`)
+		b.click("Reapply mine")
+		b.wait("mine applied on theirs", `!document.querySelector(".conflict") && document.querySelector("#c-name")?.value === "mine"`)
+		is.New(t).NoErr(admin.Call(testContext(t), "workflow.draft_workspaces.get", p.Object{"workspace_id": "counter_ws", "include_draft": true}, &ws))
+		is.New(t).Equal(ws.Draft["name"], "mine") // the reapplied edit landed on the newer revision
+		b.noErrors()
+	})
+
+	t.Run("tablet", func(t *testing.T) {
+		b := newTab(t, chromium, base)
+		b.do("a tablet's viewport", chromedp.EmulateViewport(768, 1024))
+		b.open("workbench/counter_ws")
+		b.signIn(adminToken.Token)
+		b.wait("the draft", `!!document.querySelector('[data-step="call"]')`)
+		var wide bool
+		b.eval("horizontal overflow", `document.documentElement.scrollWidth > window.innerWidth`, &wide)
+		is.New(t).True(!wide) // nothing wider than the tablet
+		b.shot("tablet")
 		b.noErrors()
 	})
 
