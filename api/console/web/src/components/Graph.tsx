@@ -5,7 +5,7 @@ import type { StepState } from "../lib/runState";
 
 /** Glyphs that tell the nine kinds apart besides their colour and shape. */
 const glyph: Record<string, string> = {
-  use: "⚙", when: "?", choose: "⋔", match: "≡", foreach: "↻", join: "⋈", end: "■", interrupt: "✋", subgraph: "⧉",
+  use: "⚙", when: "?", choose: "⋔", match: "≡", foreach: "↻", join: "⋈", end: "■", interrupt: "‖", subgraph: "⧉",
   node: "⚙", condition: "?", terminal: "●",
 };
 

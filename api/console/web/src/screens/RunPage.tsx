@@ -77,7 +77,7 @@ export function RunPage({ runId }: { runId: string }) {
       )}
       <div className="row">
         {live && <Action method="workflow.runs.cancel" params={{ run_id: runId, reason: "cancelled from the console" }} scope="run" label="Cancel run" confirm="Cancel this run?" className="danger" />}
-        <CopyAs method="workflow.runs.inspect" params={{ run_id: runId }} />
+        <CopyAs method="workflow.runs.inspect" params={{ run_id: runId }} label="inspect" />
       </div>
       {run.interrupt && run.status === "interrupted" && <InterruptForm key={run.interrupt.id} runId={runId} interrupt={run.interrupt} />}
       <div className="run-body">
