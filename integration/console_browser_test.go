@@ -236,9 +236,17 @@ func (b *browser) drag(from, to string) {
 	b.do("drag "+from+" to "+to, actions...)
 }
 
-// clickStep clicks a step of the canvas with the mouse.
+// clickStep clicks a step of the canvas with the mouse, once the canvas
+// has settled: a new layout remounts it and fits the view, which moves
+// the nodes for a few frames.
 func (b *browser) clickStep(id string) {
 	b.t.Helper()
+	b.wait("step "+id+" at rest", fmt.Sprintf(`new Promise((resolve) => {
+		const el = document.querySelector('[data-step=%q]');
+		if (!el) return resolve(false);
+		const a = JSON.stringify(el.getBoundingClientRect());
+		setTimeout(() => requestAnimationFrame(() => resolve(JSON.stringify(el.getBoundingClientRect()) === a && el.isConnected)), 150);
+	})`, id))
 	sel := chromedp.CSS(fmt.Sprintf(`[data-step=%q]`, id))
 	b.do("click step "+id, chromedp.WaitVisible(sel), chromedp.Click(sel))
 }

@@ -191,36 +191,36 @@ func TestConsoleInTheBrowser(t *testing.T) {
 			selectStep(b, step)
 			b.fill("#route-o", "error")
 			b.fill("#route-t", "__end__")
-			b.click("Set route")
+			edit(b, "Set route")
 			b.wait(step+" error → end", fmt.Sprintf(`!!document.querySelector('[data-id="%s:error->__end__"]')`, step))
 		}
 		selectStep(b, "count")
-		b.click("Make start")
+		edit(b, "Make start")
 		b.wait("count is the start", `!!document.querySelector('[data-step="count"] .badge')`)
 		b.click("Add output")
 		b.fill(`[aria-label="output 1 source"]`, "count")
 		b.fill(`[aria-label="output 1 target"]`, "state.count")
-		b.click("Save outputs")
+		edit(b, "Save outputs")
 		b.wait("the output saved", `document.querySelector('[aria-label="output 1 target"]')?.value === "state.count"`)
 		// A wrong binding: say's message read from a context field that does not exist.
 		selectStep(b, "say")
 		b.click("Add input")
 		b.fill(`[aria-label="input 1 target"]`, "message")
 		b.fill(`[aria-label="input 1 source"]`, "context.nope")
-		b.click("Save inputs")
+		edit(b, "Save inputs")
 		b.wait("the diagnostic on the node", `document.querySelector('[data-step="say"] .step-problems')?.textContent.includes("invalid_source_path")`)
 		b.shot("workbench-diagnostic")
 		// Fixed: a literal message.
 		b.fill(`[aria-label="input 1 source kind"]`, "value")
 		b.fill(`[aria-label="input 1 source"]`, `"big enough"`)
-		b.click("Save inputs")
+		edit(b, "Save inputs")
 		b.wait("the diagnostic gone", `!document.querySelector('[data-step="say"] .step-problems')`)
 
 		selectStep(b, "check")
 		b.fill("#when-left", "state.count")
 		b.fill("#when-op", "ge")
 		b.fill("#when-right", "1")
-		b.click("Save condition")
+		edit(b, "Save condition")
 		b.wait("the condition drawn", `document.querySelector('[data-step="check"] .step-detail')?.textContent === "state.count ge 1"`)
 		// Undo and redo are new revisions that restore a document.
 		var before int
@@ -252,7 +252,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		b.click("Save name")
 		b.wait("the conflict offered", `document.querySelector(".conflict")?.textContent.includes("Someone else changed this workspace")`)
 		b.click("Reapply mine")
-		b.wait("mine applied on theirs", `!document.querySelector(".conflict") && document.querySelector("#c-name")?.value === "mine"`)
+		b.wait("mine applied on theirs, as the next revision", fmt.Sprintf(`!document.querySelector(".conflict") && document.querySelector("#bench-h small")?.textContent === "revision %d"`, ws.Revision+1))
 		is.New(t).NoErr(admin.Call(testContext(t), "workflow.draft_workspaces.get", p.Object{"workspace_id": "counter_ws", "include_draft": true}, &ws))
 		is.New(t).Equal(ws.Draft["name"], "mine") // the reapplied edit landed on the newer revision
 		b.noErrors()
@@ -307,6 +307,16 @@ func TestConsoleInTheBrowser(t *testing.T) {
 func waitRunOutput(b *browser, status, output string) {
 	b.t.Helper()
 	b.wait("run "+status+" with "+output, fmt.Sprintf(`document.querySelector('[data-run-status]')?.dataset.runStatus === %q && (document.querySelector('[aria-label="run output"]')?.textContent ?? "").includes(%q)`, status, output))
+}
+
+// edit clicks a workbench button that sends one edit and waits for the
+// revision it makes: the step panel shows the server's document anew.
+func edit(b *browser, label string) {
+	b.t.Helper()
+	var rev int
+	b.eval("the revision", `Number(document.querySelector("#bench-h small").textContent.replace("revision ", ""))`, &rev)
+	b.click(label)
+	b.wait(label+" saved", fmt.Sprintf(`document.querySelector("#bench-h small")?.textContent === "revision %d"`, rev+1))
 }
 
 func addCapabilityStep(b *browser, id, capability string) {
