@@ -43,12 +43,7 @@ func (c cliTool) run(args ...string) cliResult {
 	is.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "MCPFLOW_") })
-	if c.url != "" {
-		env = append(env, "MCPFLOW_URL="+c.url)
-	}
-	cmd.Env = append(env, c.env...)
+	cmd := c.command(ctx, args...)
 	cmd.Stdin = strings.NewReader(c.stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -60,6 +55,17 @@ func (c cliTool) run(args ...string) cliResult {
 		is.NoErr(err) // mcpflow ran to its end
 	}
 	return r
+}
+
+// command is mcpflow with args, in the tool's environment.
+func (c cliTool) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, binary, args...)
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "MCPFLOW_") })
+	if c.url != "" {
+		env = append(env, "MCPFLOW_URL="+c.url)
+	}
+	cmd.Env = append(env, c.env...)
+	return cmd
 }
 
 // want runs mcpflow and checks its exit code.

@@ -38,22 +38,37 @@ const (
 // or is not the pinned version.
 func nodeWebSocketClient(t *testing.T) (node, prefix string) {
 	t.Helper()
-	install := fmt.Sprintf("install them from the module root with: npm install --prefix .peers --no-audit --no-fund %s@%s %s@%s (or set MCPFLOW_PEERS to another install prefix)",
-		jsonRPCPackage, jsonRPCVersion, wsPackage, strings.TrimSuffix(wsMajor, "."))
+	return nodePeers(t, pinnedPeer{jsonRPCPackage, jsonRPCVersion}, pinnedPeer{wsPackage, wsMajor})
+}
+
+// pinnedPeer is an npm package of the install prefix and the version it
+// must have (a prefix of it, such as "8.").
+type pinnedPeer struct{ pkg, version string }
+
+// nodePeers returns the node executable and the install prefix holding
+// the packages at their pinned versions, or skips (fails in CI) when node
+// or one of them is missing or of another version.
+func nodePeers(t *testing.T, want ...pinnedPeer) (node, prefix string) {
+	t.Helper()
+	specs := make([]string, len(want))
+	for i, w := range want {
+		specs[i] = w.pkg + "@" + strings.TrimSuffix(w.version, ".")
+	}
+	install := fmt.Sprintf("install them from the module root with: npm install --prefix .peers --no-audit --no-fund %s (or set MCPFLOW_PEERS to another install prefix)", strings.Join(specs, " "))
 	node, err := exec.LookPath("node")
 	if err != nil {
-		missingPeer(t, "node is not on PATH; the WebSocket client test needs Node.js >= 18; then %s", install)
+		missingPeer(t, "node is not on PATH; the test needs Node.js >= 20; then %s", install)
 	}
 	prefix = peersPrefix(t)
-	for _, want := range []struct{ pkg, version string }{{jsonRPCPackage, jsonRPCVersion}, {wsPackage, wsMajor}} {
-		manifest := filepath.Join(prefix, "node_modules", want.pkg, "package.json")
+	for _, w := range want {
+		manifest := filepath.Join(prefix, "node_modules", filepath.FromSlash(w.pkg), "package.json")
 		data, err := os.ReadFile(manifest)
 		if err != nil {
-			missingPeer(t, "%s not found at %s; %s", want.pkg, manifest, install)
+			missingPeer(t, "%s not found at %s; %s", w.pkg, manifest, install)
 		}
 		var pkg struct{ Version string }
-		if err := json.Unmarshal(data, &pkg); err != nil || !strings.HasPrefix(pkg.Version, want.version) {
-			missingPeer(t, "%s at %s is version %q, want %s (%v); %s", want.pkg, manifest, pkg.Version, want.version, err, install)
+		if err := json.Unmarshal(data, &pkg); err != nil || !strings.HasPrefix(pkg.Version, w.version) {
+			missingPeer(t, "%s at %s is version %q, want %s (%v); %s", w.pkg, manifest, pkg.Version, w.version, err, install)
 		}
 	}
 	return node, prefix

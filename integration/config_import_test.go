@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,8 +67,8 @@ func TestConfigImportServesAClaudeDesktopFile(t *testing.T) {
 	_, err = config.Load(imported)
 	is.NoErr(err) // the written config loads
 
-	t.Run("serve the Claude Desktop file", func(t *testing.T) { servesSequentialThinking(t, claude) })
-	t.Run("serve the imported config", func(t *testing.T) { servesSequentialThinking(t, imported) })
+	t.Run("serve the Claude Desktop file", func(t *testing.T) { servesSequentialThinking(t, claude, node) })
+	t.Run("serve the imported config", func(t *testing.T) { servesSequentialThinking(t, imported, node) })
 	_, err = os.Stat(filepath.Join(dir, config.DefaultStoreRoot))
 	is.NoErr(err) // the default store is in the working directory
 }
@@ -90,8 +91,10 @@ func runImport(t *testing.T, args ...string) ([]byte, string) {
 
 // servesSequentialThinking serves cfgPath with the real binary and checks
 // that its one source, sequential-thinking.default, lists its tool and
-// answers a call, and that the expanded secret is in no output.
-func servesSequentialThinking(t *testing.T, cfgPath string) {
+// answers a call, that the server (node) has the configured variables in
+// its environment, the secret expanded, and that the expanded secret is
+// in no output.
+func servesSequentialThinking(t *testing.T, cfgPath, node string) {
 	is := is.New(t)
 	const conn = "sequential-thinking.default"
 	pr := startProcess(t, cfgPath, strings.ReplaceAll(t.Name(), "/", "_")+".log")
@@ -116,6 +119,14 @@ func servesSequentialThinking(t *testing.T, cfgPath string) {
 		Payload: p.Object{"thought": "imported from Claude Desktop", "nextThoughtNeeded": false, "thoughtNumber": 1, "totalThoughts": 1}}, &res))
 	is.Equal(res.Outcome, "ok") // the call goes through the imported source
 	is.Equal(res.Output["thoughtHistoryLength"], float64(1))
+
+	nodeExe, err := filepath.EvalSymlinks(node)
+	is.NoErr(err)
+	server := runningBelow(pr, nodeExe)
+	is.True(server != 0) // the server runs below mcpflow
+	env := environOf(t, server)
+	is.True(slices.Contains(env, "SEQ_TOKEN="+importSecret))      // the configured variable reaches the server, expanded
+	is.True(slices.Contains(env, "DISABLE_THOUGHT_LOGGING=true")) // as does the plain one
 
 	health, err := c.Health(ctx)
 	is.NoErr(err)

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -17,8 +18,11 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/store/sqlite"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
 )
 
 // process is a real `mcpflow serve` subprocess.
@@ -51,12 +55,17 @@ func startProcess(t testing.TB, cfgPath, logName string, extra ...string) *proce
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-exited
+		// A race-built mcpflow reports a data race in its log, and so
+		// does, through mcpflow's log of its stderr, a stdio server.
+		if data, err := os.ReadFile(logs); err == nil && bytes.Contains(data, []byte("WARNING: DATA RACE")) {
+			t.Errorf("a data race in %s:\n%s", logs, data)
+		}
 	})
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
+		// Bounded too: the listener is bound before Start, and a Start
+		// that takes long holds the request unanswered meanwhile.
+		if err := getBefore(deadline, "http://"+addr+"/healthz"); err == nil {
 			break
 		}
 		select {
@@ -74,6 +83,21 @@ func startProcess(t testing.TB, cfgPath, logName string, extra ...string) *proce
 	return &process{cmd: cmd, url: "ws://" + addr + "/ws", logs: logs, exited: exited}
 }
 
+// getBefore GETs url, giving up at deadline.
+func getBefore(deadline time.Time, url string) error {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
 // kill SIGKILLs the process and waits until it is gone.
 func (pr *process) kill(t *testing.T) {
 	t.Helper()
@@ -88,12 +112,33 @@ func (pr *process) kill(t *testing.T) {
 	}
 }
 
+// handedOut are the addresses freeAddr has returned in this test process.
+var handedOut struct {
+	sync.Mutex
+	addrs map[string]bool
+}
+
+// freeAddr is a loopback address nothing listens on now, and one it has
+// not returned before: the kernel may hand out a port just closed again,
+// and a cluster node then got its cluster address as its HTTP one too
+// ("bind: address already in use").
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	is.New(t).NoErr(err)
-	defer l.Close()
-	return l.Addr().String()
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	if handedOut.addrs == nil {
+		handedOut.addrs = map[string]bool{}
+	}
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		is.New(t).NoErr(err)
+		addr := l.Addr().String()
+		_ = l.Close()
+		if !handedOut.addrs[addr] {
+			handedOut.addrs[addr] = true
+			return addr
+		}
+	}
 }
 
 func dialURL(t testing.TB, url string) *client.Client {
@@ -104,12 +149,23 @@ func dialURL(t testing.TB, url string) *client.Client {
 	return c
 }
 
+// crashed is what crash left: the acknowledged runs, those of them the
+// store had completed at the kill and those it had with a call in flight
+// then, and the restarted process with a client.
+type crashed struct {
+	ids              []string
+	finished, flying map[string]bool
+	second           *process
+	c                *client.Client
+}
+
 // crash starts runs of tool (slow.default's sleep or idle, which wait
 // {"ms"}) through the real binary, SIGKILLs it once killAfter starts are
-// acknowledged, restarts it on the same store, and returns the ids of the
-// acknowledged runs and a client of the second process. Every fifth run
-// waits 1 ms and the others slowMS, so most are in flight at the kill.
-func crash(t *testing.T, tool string, runs, killAfter, slowMS int) ([]string, *client.Client) {
+// acknowledged and a slow run's call is in flight, reads from the store
+// where each run was at the kill, restarts the binary on the same store,
+// and says what it left. Every fifth run waits 1 ms and the others
+// slowMS, so that most are calling at the kill.
+func crash(t *testing.T, tool string, runs, killAfter, slowMS int) crashed {
 	t.Helper()
 	is := is.New(t)
 	dir := t.TempDir()
@@ -126,7 +182,11 @@ func crash(t *testing.T, tool string, runs, killAfter, slowMS int) ([]string, *c
 	c := dialURL(t, first.url)
 	deployment := buildToolDeploymentFor(t, c, "slow.default", tool)
 
-	acked := make(chan string, runs)
+	type ack struct {
+		id   string
+		slow bool
+	}
+	acked := make(chan ack, runs)
 	var wg sync.WaitGroup
 	clients := []*client.Client{c, dialURL(t, first.url), dialURL(t, first.url), dialURL(t, first.url)}
 	for i := range runs {
@@ -141,30 +201,89 @@ func crash(t *testing.T, tool string, runs, killAfter, slowMS int) ([]string, *c
 			defer cancel()
 			res, err := clients[i%len(clients)].RunDeployment(ctx, p.StartRunParams{DeploymentID: deployment, WorkflowInput: p.Object{"ms": ms}})
 			if err == nil && res.RunID != nil {
-				acked <- *res.RunID
+				acked <- ack{*res.RunID, ms == slowMS}
 			}
 		}()
 	}
-	var ids []string
-	for len(ids) < killAfter {
+	var before []ack
+	for len(before) < killAfter {
 		select {
-		case id := <-acked:
-			ids = append(ids, id)
+		case a := <-acked:
+			before = append(before, a)
 		case <-time.After(30 * time.Second):
 			logs, _ := os.ReadFile(first.logs)
-			t.Logf("only %d of %d runs acknowledged\n%s", len(ids), killAfter, logs)
+			t.Logf("only %d of %d runs acknowledged\n%s", len(before), killAfter, logs)
 			is.Fail() // enough runs are acknowledged before the kill
 		}
 	}
+	ctx := testContext(t)
+	eventually(t, "a slow run's call in flight", func() bool {
+		for _, a := range before {
+			if status, last := runPosition(t, ctx, c, a.id); a.slow && status == "running" && last >= 2 { // created, step_started
+				return true
+			}
+		}
+		return false
+	})
 	first.kill(t)
 	wg.Wait()
 	close(acked)
-	for id := range acked {
-		ids = append(ids, id)
+	out := crashed{finished: map[string]bool{}, flying: map[string]bool{}}
+	for _, a := range before {
+		out.ids = append(out.ids, a.id)
 	}
-	t.Logf("%d runs acknowledged before and while the process was killed", len(ids))
-	second := startProcess(t, cfgPath, "second.log")
-	return ids, dialURL(t, second.url)
+	for a := range acked {
+		out.ids = append(out.ids, a.id)
+	}
+
+	// Where the kill left each run, as the store has it.
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "store", app.DatabaseFile))
+	is.NoErr(err)
+	for _, id := range out.ids {
+		r, err := st.GetRun(ctx, id)
+		is.NoErr(err) // every acknowledged run is stored
+		switch {
+		case r.Status == store.RunCompleted:
+			out.finished[id] = true
+		case r.Status == store.RunRunning && r.Checkpoint != nil && len(r.Checkpoint.Calls) > 0:
+			out.flying[id] = true
+		}
+	}
+	is.NoErr(st.Close())
+	t.Logf("%d runs acknowledged before and while the process was killed: %d completed, %d calling", len(out.ids), len(out.finished), len(out.flying))
+	out.second = startProcess(t, cfgPath, "second.log")
+	out.c = dialURL(t, out.second.url)
+	return out
+}
+
+// runPosition is run id's status and last event sequence number, as a
+// subscription's reply tells them (the subscription is ended at once; c
+// has no notification handler, so its replay is dropped).
+func runPosition(t *testing.T, ctx context.Context, c *client.Client, id string) (string, int64) {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	sub, err := c.SubscribeRun(ctx, p.SubscribeRunParams{RunID: id})
+	is.NoErr(err)
+	if sub.Active {
+		_, err = c.UnsubscribeRun(ctx, sub.SubscriptionID)
+		is.NoErr(err)
+	}
+	return sub.Status, sub.LastSequence
+}
+
+// resumedAfterTheStop reports whether pr logged that it resumed run id
+// after the stop (service.RecoverRuns).
+func resumedAfterTheStop(t *testing.T, pr *process, id string) bool {
+	t.Helper()
+	logs, err := os.ReadFile(pr.logs)
+	is.New(t).NoErr(err)
+	for line := range strings.SplitSeq(string(logs), "\n") {
+		if strings.Contains(line, `msg="run resumed after a stop"`) && strings.Contains(line, " run="+id+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 // settled polls a run until it is no longer running.
@@ -195,24 +314,31 @@ func settled(t *testing.T, c *client.Client, id string) p.RunResult {
 // TestNothingAcknowledgedIsLostWhenTheProcessIsKilled kills the binary
 // while runs wait in a tool that is not safe to repeat: after restart every
 // acknowledged run is there; one cut off mid-call failed, saying the
-// outcome of its step is unknown; one cut off before its call went out
-// resumed and completed.
+// outcome of its step is unknown; one that had completed is as it was;
+// one cut off before its call went out, if any, resumed and completed.
 func TestNothingAcknowledgedIsLostWhenTheProcessIsKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: starts and kills the real binary")
 	}
 	is := is.New(t)
-	ids, c2 := crash(t, "sleep", 200, 150, 3_000)
+	cr := crash(t, "sleep", 200, 150, 3_000)
+	c2 := cr.c
 	ctx := testContext(t)
-	var completed, cutOff int
-	for _, id := range ids {
+	var completed, cutOff, resumed int
+	for _, id := range cr.ids {
 		run := settled(t, c2, id)
 		switch run.Status {
 		case "completed":
 			completed++
 			is.True(run.Output["slept_ms"] != nil)
+			is.True(!cr.flying[id]) // a call cut off is not made again
+			if !cr.finished[id] {
+				is.True(resumedAfterTheStop(t, cr.second, id)) // not completed before the kill: resumed after it
+				resumed++
+			}
 		case "failed":
 			cutOff++
+			is.True(!cr.finished[id]) // a run that completed stays so
 			if run.Error == nil || !strings.Contains(*run.Error, `executing step "call"; the outcome of that step is unknown`) {
 				t.Logf("run %s failed without naming the step in flight: %v", id, deref(run.Error))
 				is.Fail() // a run cut off mid-call names the step in flight
@@ -225,8 +351,9 @@ func TestNothingAcknowledgedIsLostWhenTheProcessIsKilled(t *testing.T) {
 		is.NoErr(c2.Call(ctx, p.MethodRunsTrace, p.TraceParams{RunID: id, TraceRange: p.TraceRange{}}, &trace))
 		is.Equal(len(trace.Trace), trace.TraceCount) // the trace reads back whole
 	}
-	t.Logf("after restart: %d completed, %d failed as cut off", completed, cutOff)
-	is.True(cutOff > 0) // the kill did cut runs off
+	t.Logf("after restart: %d completed (%d resumed before their call went out), %d failed as cut off", completed, resumed, cutOff)
+	is.True(len(cr.flying) > 0)       // the kill did cut calls off
+	is.True(cutOff >= len(cr.flying)) // and each of them failed
 
 	_, err := c2.InspectArtifact(ctx, "sleep_workflow", 1)
 	is.NoErr(err)
@@ -238,21 +365,29 @@ func TestNothingAcknowledgedIsLostWhenTheProcessIsKilled(t *testing.T) {
 
 // TestRunsCutOffInAnIdempotentStepResumeAfterRestart kills the binary
 // while runs wait in a tool annotated idempotentHint: after restart every
-// acknowledged run resumes from its last committed step and completes.
+// acknowledged run completes, and each whose call was in flight at the
+// kill was resumed from its last committed step.
 func TestRunsCutOffInAnIdempotentStepResumeAfterRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test: starts and kills the real binary")
 	}
 	is := is.New(t)
-	ids, c2 := crash(t, "idle", 40, 30, 2_000)
-	for _, id := range ids {
-		run := settled(t, c2, id)
+	cr := crash(t, "idle", 40, 30, 2_000)
+	for _, id := range cr.ids {
+		run := settled(t, cr.c, id)
 		if run.Status != "completed" {
 			t.Logf("run %s is %s: %v", id, run.Status, deref(run.Error))
 		}
 		is.Equal(run.Status, "completed") // resumed, then completed
 		is.True(run.Output["slept_ms"] != nil)
+		if cr.flying[id] {
+			is.True(resumedAfterTheStop(t, cr.second, id)) // in flight at the kill: resumed after it
+		}
+		if cr.finished[id] {
+			is.True(!resumedAfterTheStop(t, cr.second, id)) // completed before: left alone
+		}
 	}
+	is.True(len(cr.flying) > 0) // calls were in flight at the kill
 }
 
 // buildToolDeploymentFor wraps one tool of connID in a saved, deployed

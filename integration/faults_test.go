@@ -236,6 +236,7 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 			for _, e := range trace.Trace {
 				is.True(e.Generation >= 1) // each trace entry records the session generation its step used
 				if e.Attempts > 1 {
+					is.True(e.Generation > 1) // sent again on a new session
 					retried++
 					lastID = r.id
 				}
@@ -248,6 +249,7 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 		t.Logf("kills (time:of a new process:runs started:victim's age): %v", killLog)
 	}
 	is.Equal(int(killedDuringRuns), kills) // the upstream was killed 50 times during the runs
+	is.True(retried > 0)                   // idempotent calls lost with their session were sent again, and completed
 	is.True(killedYoung.Load() > 0)
 	logs, err := os.ReadFile(proc.logs)
 	is.NoErr(err)
@@ -270,17 +272,7 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 	is.True(!strings.Contains(string(raw), value))
 
 	// A graceful stop leaves no upstream behind.
-	is.NoErr(proc.cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case <-proc.exited:
-	case <-time.After(30 * time.Second):
-		is.Fail() // mcpflow stops after SIGTERM
-	}
-	left := faultUpstreams(marker)
-	if len(left) > 0 {
-		t.Logf("upstream processes left: %v", left)
-	}
-	is.Equal(len(left), 0) // no upstream process is left
+	stopLeavesNoUpstream(t, proc, marker)
 }
 
 // runToEnd starts a run of deployment and polls it until it ends.

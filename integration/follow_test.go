@@ -63,59 +63,8 @@ func TestFollowInATerminalUpdatesLive(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), followWait)
 	defer cancel()
 	cmd, svc := followCommand(t, ctx)
-	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
-	is.NoErr(err) // start under a pty
-	var waited error
-	exited := make(chan struct{})
-	go func() {
-		waited = cmd.Wait()
-		close(exited)
-	}()
-	// The pty's reader ends at EIO, once the command has exited and its
-	// output is read, or when the test stops reading.
-	chunks, stop := make(chan []byte, 1024), make(chan struct{})
-	go func() {
-		defer close(chunks)
-		for {
-			buf := make([]byte, 4096)
-			n, err := ptmx.Read(buf)
-			if n > 0 {
-				select {
-				case chunks <- buf[:n]:
-				case <-stop:
-					return
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		close(stop)
-		_ = cmd.Process.Kill()
-		<-exited
-		_ = ptmx.Close()
-	})
-
-	// Read the screen as it comes until the first step's line is there.
-	var screen bytes.Buffer
-	read := func(until func(string) bool, what string) {
-		t.Helper()
-		for !until(screen.String()) {
-			select {
-			case c, ok := <-chunks:
-				if !ok {
-					t.Logf("the command's output ended before %s:\n%q", what, screen.String())
-					is.Fail() // the live view shows it
-				}
-				screen.Write(c)
-			case <-ctx.Done():
-				t.Logf("no %s within %s:\n%q", what, followWait, screen.String())
-				is.Fail() // the live view shows it in time
-			}
-		}
-	}
+	term := startPTY(t, ctx, cmd, &pty.Winsize{Rows: 40, Cols: 100})
+	screen, read := &term.screen, term.read
 	read(func(s string) bool { return strings.Contains(s, "first: ok in ") }, "line for the first step")
 	firstAt, firstSeen := time.Now(), screen.String()
 	m := runIDLine.FindStringSubmatch(firstSeen)
@@ -127,15 +76,7 @@ func TestFollowInATerminalUpdatesLive(t *testing.T) {
 
 	read(func(s string) bool { return strings.Contains(s, "output:") && strings.HasSuffix(s, "}\r\n") }, "output")
 	ahead := time.Since(firstAt)
-	select {
-	case <-exited:
-		is.NoErr(waited) // a completed run exits 0
-	case <-ctx.Done():
-		is.Fail() // the command exits after the run's end
-	}
-	for c := range chunks {
-		screen.Write(c)
-	}
+	is.NoErr(term.wait()) // a completed run exits 0, after the run's end
 	out := screen.String()
 	t.Logf("the screen, as written:\n%q", out)
 	for _, want := range []string{

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,7 +37,13 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary, fakeMCP = filepath.Join(dir, "mcpflow"), filepath.Join(dir, "fakemcp")
-	build := exec.Command("go", "build", "-o", dir, "github.com/mcpflow/mcpflow/cmd/mcpflow", "github.com/mcpflow/mcpflow/fakes/cmd/fakemcp")
+	args := []string{"build", "-o", dir}
+	if raceDetector {
+		args = append(args, "-race")
+		// Inherited by the binaries the tests start.
+		_ = os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" "+raceOptions))
+	}
+	build := exec.Command("go", append(args, "github.com/mcpflow/mcpflow/cmd/mcpflow", "github.com/mcpflow/mcpflow/fakes/cmd/fakemcp")...)
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build test binaries:", err)

@@ -99,6 +99,9 @@ func TestHygieneNoDescendantOutlivesMcpflowKilledWithSIGKILL(t *testing.T) {
 	src := stdioSource("wrapped.default", "sh", "-c",
 		`sleep 300 & echo $! > "$PIDS/grandchild"; setsid sleep 300 & echo $! > "$PIDS/escaped"; echo $$ > "$PIDS/server"; exec "$FAKEMCP"`)
 	src.Transport.Env = map[string]string{"PIDS": dir, "FAKEMCP": fakeMCP}
+	if raceDetector { // the reaper and fakemcp see only their source's environment
+		src.Transport.Env["GORACE"] = os.Getenv("GORACE")
+	}
 	pr := startProcess(t, hygieneConfig(t, dir, src), "hygiene.log")
 	c := dialURL(t, pr.url)
 	echoThrough(t, c, "wrapped.default")
@@ -118,7 +121,8 @@ func TestHygieneNoDescendantOutlivesMcpflowKilledWithSIGKILL(t *testing.T) {
 		for alive(pid) {
 			if time.Now().After(deadline) {
 				data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-				t.Logf("process %d (%q) still alive 2s after mcpflow's SIGKILL", pid, bytes.ReplaceAll(data, []byte{0}, []byte{' '}))
+				logs, _ := os.ReadFile(pr.logs)
+				t.Logf("process %d (%q) still alive 2s after mcpflow's SIGKILL; its log:\n%s", pid, bytes.ReplaceAll(data, []byte{0}, []byte{' '}), logs)
 				is.Fail() // no descendant of mcpflow survives it by 2 s
 			}
 			<-time.After(10 * time.Millisecond) // poll interval
@@ -145,20 +149,9 @@ func TestHygieneStdioServersSeeOnlyAMinimalEnvironment(t *testing.T) {
 	c := dialURL(t, pr.url)
 	echoThrough(t, c, "env.default")
 
-	var server int
-	for _, pid := range descendantsOf(pr.cmd.Process.Pid) {
-		if exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil && exe == fakeMCP {
-			server = pid
-		}
-	}
+	server := runningBelow(pr, fakeMCP)
 	is.True(server != 0) // fakemcp runs below mcpflow
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(server) + "/environ")
-	is.NoErr(err)
-	var got []string
-	for _, kv := range strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00") {
-		got = append(got, kv)
-	}
-	sort.Strings(got)
+	got := environOf(t, server)
 	want := []string{"HYGIENE_CONFIGURED=from-the-source"}
 	for _, k := range []string{"PATH", "HOME", "LANG"} {
 		if v, ok := os.LookupEnv(k); ok {
@@ -168,4 +161,25 @@ func TestHygieneStdioServersSeeOnlyAMinimalEnvironment(t *testing.T) {
 	sort.Strings(want)
 	t.Logf("server %d's environment: %q", server, got)
 	is.Equal(got, want) // only the minimal set and the configured variable
+}
+
+// runningBelow is the pid of a process below pr whose executable is exe
+// (0: none).
+func runningBelow(pr *process, exe string) int {
+	for _, pid := range descendantsOf(pr.cmd.Process.Pid) {
+		if path, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil && path == exe {
+			return pid
+		}
+	}
+	return 0
+}
+
+// environOf is the environment of process pid, sorted.
+func environOf(t *testing.T, pid int) []string {
+	t.Helper()
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	is.New(t).NoErr(err)
+	env := strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+	sort.Strings(env)
+	return env
 }

@@ -110,7 +110,7 @@ func readyz(base string) (int, string, error) {
 // TestServiceUnderSystemdNotifiesReadyWatchdogAndStopping runs the real
 // binary as systemd runs a Type=notify service with WatchdogSec=200ms:
 // READY=1 arrives once it serves, when /readyz already answers 200;
-// WATCHDOG=1 every 100 ms; and SIGTERM brings STOPPING=1, after which
+// WATCHDOG=1 paced at 100 ms; and SIGTERM brings STOPPING=1, after which
 // /readyz is never 200, and a clean exit 0.
 func TestServiceUnderSystemdNotifiesReadyWatchdogAndStopping(t *testing.T) {
 	if testing.Short() {
@@ -133,6 +133,9 @@ func TestServiceUnderSystemdNotifiesReadyWatchdogAndStopping(t *testing.T) {
 	is.Equal(code, http.StatusOK) // ready by READY=1
 	is.Equal(body, `{"status":"ready"}`)
 
+	logs, err := os.ReadFile(pr.logs)
+	is.NoErr(err)
+	is.True(strings.Contains(string(logs), "watchdog_interval=100ms")) // it paces its pings at half the timeout (cmd/mcpflow/app checks the pace on a manual clock)
 	last := ready
 	var gaps []time.Duration
 	for range 3 {
@@ -141,10 +144,9 @@ func TestServiceUnderSystemdNotifiesReadyWatchdogAndStopping(t *testing.T) {
 		gaps = append(gaps, ping.at.Sub(last).Round(time.Millisecond))
 		last = ping.at
 	}
+	// A figure, not a bound: a loaded machine's scheduling delays a ping
+	// by as long as it likes.
 	t.Logf("WATCHDOG_USEC=200000: pings after %v", gaps)
-	for _, g := range gaps {
-		is.True(g < 200*time.Millisecond) // each ping within the watchdog's timeout
-	}
 
 	stopped := make(chan int, 1)
 	go func() {

@@ -73,10 +73,13 @@ func startWithHungSources(t *testing.T, stored bool) *client.Client {
 		}
 	}
 	storeCatalogs(t, filepath.Join(dir, "store"), snaps)
-	cfgPath := writeServerConfig(t, dir, config.Server{Sources: sources, Supervision: &config.Supervision{MaxConcurrentRefreshes: startRefreshes}})
+	// A warm-up of an hour: a start that waited for the hung sources'
+	// catalogs would not serve within startProcess's 20 s, and neither
+	// would one that waited for their connects (30 s each, 4 at a time).
+	cfgPath := writeServerConfig(t, dir, config.Server{Sources: sources, Supervision: &config.Supervision{MaxConcurrentRefreshes: startRefreshes, WarmUpMS: ptr(int(time.Hour / time.Millisecond))}})
 
 	began := time.Now()
-	pr := startProcess(t, cfgPath, "serve.log", "--run-wait", "30s")
+	pr := startProcess(t, cfgPath, "serve.log", "--run-wait", "30s") // fails unless it serves within 20 s
 	t.Logf("serving %s after the exec", time.Since(began).Round(time.Millisecond))
 	code, body, err := readyz(pr.httpBase())
 	is.NoErr(err)

@@ -1,7 +1,10 @@
 package session_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -21,19 +24,48 @@ import (
 )
 
 // dialCounter is a streamable HTTP MCP endpoint that counts the TCP
-// connections opened to it, and those serving a request now.
+// connections opened to it, and those serving a request now. While a
+// wave is expected, it holds each tools/call until the wave's calls are
+// all in.
 type dialCounter struct {
 	*httptest.Server
 	opened atomic.Int64
 	open   atomic.Int64 // connections not closed yet
 	mu     sync.Mutex
 	active map[net.Conn]bool
+
+	wave    int               // the calls of the wave expected; 0: none
+	arrived int               // of them, those in
+	all     chan struct{}     // closed once they are all in
+	used    map[net.Conn]bool // the connections they came on
 }
 
-func newDialCounter(t *testing.T) *dialCounter {
+// connKey is the request context's key of the connection a request came on.
+type connKey struct{}
+
+// newDialCounter serves the fake server with opts (nil: go-sdk's
+// defaults, answers as SSE streams).
+func newDialCounter(t *testing.T, opts *mcp.StreamableHTTPOptions) *dialCounter {
 	server := fakes.NewServer()
 	d := &dialCounter{active: map[net.Conn]bool{}}
-	d.Server = httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, opts)
+	d.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"tools/call"`)) {
+				d.hold(r)
+			}
+		}
+		mcpHandler.ServeHTTP(w, r)
+	}))
+	d.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, c)
+	}
 	d.Config.ConnState = func(c net.Conn, s http.ConnState) {
 		switch s {
 		case http.StateNew:
@@ -53,6 +85,43 @@ func newDialCounter(t *testing.T) *dialCounter {
 	d.Start()
 	t.Cleanup(d.Close)
 	return d
+}
+
+// expect holds the next n calls until all n are in.
+func (d *dialCounter) expect(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.wave, d.arrived, d.all, d.used = n, 0, make(chan struct{}), map[net.Conn]bool{}
+}
+
+// usedByWave is how many connections the last wave's calls came on.
+func (d *dialCounter) usedByWave() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.used)
+}
+
+// hold holds call r, while a wave is expected, until the wave's calls are
+// all in (or r is cancelled: its session gave up on it).
+func (d *dialCounter) hold(r *http.Request) {
+	d.mu.Lock()
+	all := d.all
+	if d.wave > 0 {
+		d.used[r.Context().Value(connKey{}).(net.Conn)] = true
+		d.arrived++
+		if d.arrived == d.wave {
+			close(d.all)
+			d.wave = 0
+		}
+	}
+	d.mu.Unlock()
+	if all == nil {
+		return
+	}
+	select {
+	case <-all:
+	case <-r.Context().Done():
+	}
 }
 
 // awaitQuiet waits until at most n connections serve a request (the
@@ -80,34 +149,45 @@ func (d *dialCounter) awaitQuiet(t *testing.T, n int) {
 	}
 }
 
+// calls is how many calls a wave makes at once: the session's cap.
+const calls = 32
+
+// wave is what one wave of calls used: the connections its calls came
+// on, and of them those it opened.
+type wave struct{ used, opened int64 }
+
 // connectionsPerWave opens one session to a fresh endpoint through
-// factory, runs two waves of 32 concurrent calls on it (each call holds
-// its connection for 50 ms, so that they overlap), and returns how many
-// TCP connections each wave opened.
-func connectionsPerWave(t *testing.T, factory session.HTTP) (first, second int64) {
+// factory, runs two waves of 32 calls on it, all in flight at once (the
+// endpoint holds each until all are in), and returns what each found and
+// opened. The endpoint answers in JSON, not SSE: go-sdk sends a call's
+// POST under the call's context and cancels it once the call returns,
+// which can cut short the drain of an SSE answer and close a connection
+// that would have been pooled; a JSON answer is read to its end first.
+func connectionsPerWave(t *testing.T, factory session.HTTP) (first, second wave) {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	upstream := newDialCounter(t)
+	upstream := newDialCounter(t, &mcp.StreamableHTTPOptions{JSONResponse: true})
 	conn := config.Connection{Kind: "mcp", ID: connID, Transport: config.Transport{Kind: config.TransportHTTP, URL: upstream.URL}}
 	e := newEngine(t)
 	pid := e.Spawn(session.New(conn, factory, testOptions()), "session")
 	t.Cleanup(func() { stop(t, e, pid) })
 	mustCall(t, e, pid, "counter", nil) // the session is open
 
-	wave := func() int64 {
-		upstream.awaitQuiet(t, 1)
+	run := func() wave {
+		upstream.awaitQuiet(t, 1) // the notification stream serves; the rest are idle
 		before := upstream.opened.Load()
-		waiters := make([]*reply.Expected[session.ToolResult], 32)
+		upstream.expect(calls)
+		waiters := make([]*reply.Expected[session.ToolResult], calls)
 		for i := range waiters {
-			waiters[i] = send(e, pid, "sleep", map[string]any{"ms": 50}, patience)
+			waiters[i] = send(e, pid, "echo", map[string]any{"message": "hi"}, patience)
 		}
 		for _, w := range waiters {
 			is.NoErr(await(t, w).Error.Err())
 		}
-		return upstream.opened.Load() - before
+		return wave{used: int64(upstream.usedByWave()), opened: upstream.opened.Load() - before}
 	}
-	return wave(), wave()
+	return run(), run()
 }
 
 func TestAnHTTPSessionReusesItsConnectionsForConcurrentCalls(t *testing.T) {
@@ -117,22 +197,19 @@ func TestAnHTTPSessionReusesItsConnectionsForConcurrentCalls(t *testing.T) {
 	// connections per host.
 	defaults := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	dfirst, dsecond := connectionsPerWave(t, session.HTTP{Client: defaults})
-	t.Logf("new TCP connections for 32 concurrent calls, first wave / second wave: session pool %d / %d; http.DefaultTransport settings %d / %d",
-		first, second, dfirst, dsecond)
-	is.True(first >= 16) // the first wave opens connections for its concurrent calls
-	// The second reuses them. A few are closed instead of pooled: go-sdk
-	// sends a call's POST under the call's context, and cancelling it
-	// when the call returns can cut short the drain of the SSE answer
-	// (0 to 3 in most runs; 9 under a loaded -race run).
-	is.True(second <= first/2)
-	is.True(dsecond >= 16) // where the default keeps 2 idle, and opens most again
+	t.Logf("%d calls at once, connections used / opened, first wave, second wave: session pool %v, %v; http.DefaultTransport settings %v, %v",
+		calls, first, second, dfirst, dsecond)
+	is.Equal(first.used, int64(calls))                      // the first wave's calls are in flight together, on a connection each
+	is.Equal(second, wave{used: calls, opened: 0})          // the session's pool keeps them all, and the second wave reuses them
+	is.Equal(dfirst.used, int64(calls))                     // so with the default settings,
+	is.Equal(dsecond, wave{used: calls, opened: calls - 2}) // which keep 2 idle, and open the rest again
 }
 
 func TestIdleSessionsOfASharedPoolHoldNoConnectionButTheirStream(t *testing.T) {
 	is := is.New(t)
 	const sessions = 6
 	held := func(factory session.HTTP) int64 {
-		upstream := newDialCounter(t)
+		upstream := newDialCounter(t, nil)
 		conn := config.Connection{Kind: "mcp", ID: connID, Transport: config.Transport{Kind: config.TransportHTTP, URL: upstream.URL}}
 		e := newEngine(t)
 		for i := range sessions {
@@ -153,7 +230,7 @@ func TestIdleSessionsOfASharedPoolHoldNoConnectionButTheirStream(t *testing.T) {
 
 func TestASessionThatDoesNotListenHoldsNoConnectionWhenIdle(t *testing.T) {
 	is := is.New(t)
-	upstream := newDialCounter(t)
+	upstream := newDialCounter(t, nil)
 	pool := session.NewPool()
 	t.Cleanup(pool.Close)
 	conn := config.Connection{Kind: "mcp", ID: connID, Transport: config.Transport{Kind: config.TransportHTTP, URL: upstream.URL}}

@@ -105,7 +105,7 @@ func NormalizeInvalidParams(e *Error) *Error {
 	if d, ok := e.Data.(ParamsDetail); ok && e.Message == Message(InvalidParams) {
 		return InvalidParamsAt(d.Path, d.Reason)
 	}
-	detail := e.detail()
+	detail := e.Detail()
 	if detail == "" && e.Message != Message(InvalidParams) {
 		detail = e.Message
 	}
@@ -149,14 +149,15 @@ func AsError(err error) *Error {
 // Error formats the error as "jsonrpc <code> <message>", followed by data.message when there is one.
 func (e *Error) Error() string {
 	s := fmt.Sprintf("jsonrpc %d %s", e.Code, e.Message)
-	if detail := e.detail(); detail != "" {
+	if detail := e.Detail(); detail != "" {
 		s += ": " + detail
 	}
 	return s
 }
 
-// detail returns data.message, whether Data was built here or decoded from the wire.
-func (e *Error) detail() string {
+// Detail returns data.message, whether Data was built here or decoded from
+// the wire: what the error says beyond its code's fixed message.
+func (e *Error) Detail() string {
 	switch d := e.Data.(type) {
 	case ErrorData:
 		return d.Message

@@ -178,11 +178,20 @@ func (f *Face) callEnded(ctx context.Context, s *served, runID string) error {
 const cancelTimeout = 10 * time.Second
 
 // invalidInput reports whether err refuses the workflow input (-32602),
-// and its message, which names the path at fault.
+// and what it says, which names the path at fault.
 func invalidInput(err error) (string, bool) {
 	var e *jsonrpc.Error
 	if errors.As(err, &e) && e.Code == jsonrpc.InvalidParams {
-		return e.Message, true
+		return said(e), true
 	}
 	return "", false
+}
+
+// said is what a workflow API error says: its detail (data.message),
+// else its code's message.
+func said(e *jsonrpc.Error) string {
+	if d := e.Detail(); d != "" {
+		return d
+	}
+	return e.Message
 }

@@ -233,20 +233,28 @@ func decodeArgs(req *mcp.CallToolRequest, v any) *mcp.CallToolResult {
 func refusedOrError(err error) (*mcp.CallToolResult, error) {
 	var e *mfrpc.Error
 	if errors.As(err, &e) && (e.Code == mfrpc.InvalidParams || e.Code == mfrpc.OperationFailed) {
-		return toolError("%s", e.Message), nil
+		return toolError("%s", said(e)), nil
 	}
 	return nil, sdkError(err)
 }
 
 // sdkError carries a workflow API error to go-sdk as the JSON-RPC error
-// the client gets (code and message kept; at HTTP 200, so that a client
-// does not take a refusal of scope for a dead connection).
+// the client gets: its code, its message with what it says beyond it (a
+// refusal names the scope and the token), and its data; at HTTP 200, so
+// that a client does not take a refusal of scope for a dead connection.
 func sdkError(err error) error {
 	var e *mfrpc.Error
-	if errors.As(err, &e) {
-		return &jsonrpc.Error{Code: int64(e.Code), Message: e.Message}
+	if !errors.As(err, &e) {
+		return err
 	}
-	return err
+	out := &jsonrpc.Error{Code: int64(e.Code), Message: e.Message}
+	if d := e.Detail(); d != "" {
+		out.Message += ": " + d
+	}
+	if e.Data != nil {
+		out.Data, _ = json.Marshal(e.Data)
+	}
+	return out
 }
 
 // invalidParams is a refused request as -32602.

@@ -54,6 +54,9 @@ type Face struct {
 	loading sync.Mutex
 	catalog catalog
 
+	// running are the tool calls of each 2025-era session.
+	running inFlight
+
 	mu      sync.Mutex
 	tools   []workflowTool
 	loaded  bool
@@ -293,7 +296,7 @@ func (f *Face) offer(s *served) {
 		if s.offered[name] == string(def) {
 			continue
 		}
-		s.srv.AddTool(e.tool, e.handler)
+		s.srv.AddTool(e.tool, f.running.track(s, e.handler))
 		s.offered[name] = string(def)
 	}
 }

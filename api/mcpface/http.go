@@ -43,7 +43,7 @@ func (f *Face) Handler(ctx context.Context, opts HTTPOptions) http.Handler {
 	stateful.SessionTimeout = opts.SessionTimeout
 	stateless := common
 	stateless.Stateless, stateless.PropagateRequestCancellation = true, true
-	legacy := bindPrincipal(mcp.NewStreamableHTTPHandler(servers.of, &stateful))
+	legacy := bindPrincipal(f.running.endingSessions(mcp.NewStreamableHTTPHandler(servers.of, &stateful)))
 	modern := bindPrincipal(mcp.NewStreamableHTTPHandler(servers.of, &stateless))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Protocol-Version") >= modernEra {

@@ -2,10 +2,12 @@ package postgres_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -197,8 +199,27 @@ func testResyncsAfterItsConnectionIsKilled(t *testing.T, s *postgres.Store, dsn 
 		return len(pending) == 1 && pending[0] <= postgres.DefaultMaxBackoff
 	}
 	is.True(h.clock.WaitFor(ctx, backingOff))
-	_, err := s.AppendEvent(ctx, store.Event{Kind: "connection_degraded", TimestampEpochMs: 1}) // announced to nobody
+	// Announcements are sent after the commit returns, by the store's
+	// announcer: a listener of the test's own waits until this one is
+	// out, so that it cannot reach the listener once it is back.
+	observer, err := pgx.Connect(ctx, dsn)
 	is.NoErr(err)
+	_, err = observer.Exec(ctx, "LISTEN "+postgres.EventsChannel)
+	is.NoErr(err)
+	missed, err := s.AppendEvent(ctx, store.Event{Kind: "connection_degraded", TimestampEpochMs: 1}) // announced to nobody
+	is.NoErr(err)
+	sent, cancel := context.WithTimeout(ctx, patience)
+	defer cancel()
+	for {
+		n, err := observer.WaitForNotification(sent)
+		is.NoErr(err) // the announcement is sent
+		if n.Payload == "admin "+strconv.FormatInt(missed, 10) {
+			break
+		}
+	}
+	_, err = observer.Exec(ctx, "UNLISTEN *") // not a listener that listeners counts, even while its backend ends
+	is.NoErr(err)
+	is.NoErr(observer.Close(ctx))
 	h.clock.Advance(postgres.DefaultMaxBackoff)
 	is.Equal(h.next(t), heard{all: true}) // back, it says it may have missed anything
 

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpflow/mcpflow/actors/clock"
 )
 
 // The phases of an App, as /readyz reports them.
@@ -37,6 +39,7 @@ type lifecycle struct {
 	notify   *notifier
 	watchdog time.Duration // how often WATCHDOG=1 is due; 0: no watchdog
 	check    func(context.Context) error
+	clock    clock.Clock // what the checks are paced by: the system's, a manual one in tests
 
 	phase     atomic.Int32
 	unhealthy atomic.Bool
@@ -55,7 +58,7 @@ func newLifecycle(getenv func(string) string, check func(context.Context) error)
 	if err != nil {
 		slog.Warn("service manager notifications off", "err", err)
 	}
-	l := &lifecycle{notify: n, check: check}
+	l := &lifecycle{notify: n, check: check, clock: clock.System()}
 	if n != nil {
 		l.watchdog = watchdogFromEnv(getenv)
 		slog.Info("notifying the service manager", "watchdog_interval", l.watchdog)
@@ -104,15 +107,25 @@ func (l *lifecycle) stopping() {
 func (l *lifecycle) watch(ctx context.Context, done chan<- struct{}) {
 	defer close(done)
 	interval := cmp.Or(l.watchdog, healthInterval)
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
+	due := make(chan struct{}, 1)
+	tick := func() {
+		select {
+		case due <- struct{}{}:
+		default:
+		}
+	}
+	timer := l.clock.AfterFunc(interval, tick)
+	defer func() { timer.Stop() }()
 	var pingFailing bool
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-due:
 		}
+		// The next check is due an interval after this one was, however
+		// long this one takes.
+		timer = l.clock.AfterFunc(interval, tick)
 		cctx, cancel := context.WithTimeout(ctx, interval/2)
 		err := l.check(cctx)
 		cancel()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/clock"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/store"
 )
@@ -90,6 +91,32 @@ func TestAppTellsTheServiceManagerAndReadyz(t *testing.T) {
 	case <-a.life.done:
 	default:
 		is.Fail() // the health checks ended with the App
+	}
+}
+
+// TestWatchdogIsPingedAtHalfItsTimeout: under WATCHDOG_USEC=200000 the
+// health check, and so WATCHDOG=1, comes every 100 ms of the lifecycle's
+// clock, not before: a manual clock moves the time, so that the pace is
+// checked without measuring a loaded machine's scheduling.
+func TestWatchdogIsPingedAtHalfItsTimeout(t *testing.T) {
+	is := is.New(t)
+	path := notifyPath(t)
+	conn := listenNotify(t, path)
+	l := newLifecycle(env(map[string]string{"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"}), func(context.Context) error { return nil })
+	c := clock.NewManual(time.Unix(0, 0))
+	l.clock = c
+	l.ready()
+	l.serving("127.0.0.1:1")
+	defer l.stopping()
+	receiveUntil(t, conn, notifyReady)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	const half = 100 * time.Millisecond
+	for range 3 {
+		is.True(c.WaitFor(ctx, func(pending []time.Duration) bool { return len(pending) == 1 && pending[0] == half })) // the next check is due half the timeout after the last
+		is.Equal(c.Advance(half-time.Nanosecond), 0)                                                                   // nothing is due before
+		is.Equal(c.Advance(time.Nanosecond), 1)                                                                        // the check is due then
+		is.Equal(receive(t, conn), notifyWatchdog)                                                                     // and pings
 	}
 }
 

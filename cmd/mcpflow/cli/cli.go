@@ -150,6 +150,7 @@ JSON result with -o json.
 		newStatusCommand(r), newCapsCommand(r), newWorkflowCommand(r), newDeployCommand(r), newRunCommand(r),
 		newRunsCommand(r), newSourcesCommand(r), newRegistryCommand(r), newSchemaCommand(r), newBenchCommand(r), newMCPCommand(r),
 		newSecretsCommand(r),
+		newDraftCommand(r),
 	} {
 		cmd.GroupID = groupClient
 		r.addFlags(cmd)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -140,13 +139,8 @@ func (s *scaffold) run(ctx context.Context, c *conn) error {
 // bindingsOf is the deployment bindings of logical → concrete sources, in
 // a stable order.
 func bindingsOf(suggested map[string]string) []any {
-	logical := make([]string, 0, len(suggested))
-	for l := range suggested {
-		logical = append(logical, l)
-	}
-	slices.Sort(logical)
-	out := make([]any, 0, len(logical))
-	for _, l := range logical {
+	out := make([]any, 0, len(suggested))
+	for _, l := range sortedKeys(suggested) {
 		out = append(out, p.Object{"logical_source": l, "concrete_source": suggested[l]})
 	}
 	return out

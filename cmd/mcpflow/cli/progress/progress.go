@@ -99,7 +99,8 @@ type follower struct {
 }
 
 // notify runs on the client's reader: it queues n without waiting, and
-// notes a drop so that Follow subscribes again.
+// notes a drop so that Follow subscribes again once it has rendered what
+// was queued before it.
 func (f *follower) notify(n client.Notification) {
 	var of struct {
 		SubscriptionID string `json:"subscription_id"`
@@ -110,6 +111,11 @@ func (f *follower) notify(n client.Notification) {
 	select {
 	case f.queue <- n:
 	default:
+		// What the subscription sends after a drop comes after the gap:
+		// it would only take room from the one made again.
+		if of.SubscriptionID != "" {
+			f.retire(of.SubscriptionID)
+		}
 		f.lost.Store(true)
 		select {
 		case f.dropped <- struct{}{}:
@@ -144,6 +150,23 @@ func (f *follower) follow(ctx context.Context) (Final, error) {
 		case now := <-ticks:
 			f.r.tick(now)
 		case <-f.dropped:
+			// What was queued before the drop comes before the event
+			// dropped: render it first, so that the subscription made
+			// again starts after it with the queue empty. Subscribing
+			// again at once left those events in the queue, stale, where
+			// they took the room of the new subscription's, which were
+			// dropped in turn: a slow terminal made Follow give up.
+			next, progressed, err := f.drain()
+			if err != nil {
+				return f.final(), err
+			}
+			if progressed {
+				resubscribes = 0
+				idle.Reset(idleProbe)
+			}
+			if next == ended {
+				return f.end(), nil
+			}
 			if err := f.resubscribe(ctx, &resubscribes); err != nil {
 				return f.final(), err
 			}
@@ -222,6 +245,31 @@ func (f *follower) handle(n client.Notification) (next, error) {
 	return skipped, nil
 }
 
+// drain handles what the queue holds now, after a drop: every event
+// queued before the drop, in order, up to a gap (an event queued once
+// there was room again, after the one dropped), the run's end, or an
+// empty queue. It says whether the run ended there and whether an event
+// was rendered.
+func (f *follower) drain() (next, bool, error) {
+	progressed := false
+	for {
+		select {
+		case n := <-f.queue:
+			next, err := f.handle(n)
+			switch {
+			case err != nil:
+				return skipped, progressed, err
+			case next == rendered:
+				progressed = true
+			case next == ended || next == again:
+				return next, progressed || next == ended, nil
+			}
+		default:
+			return again, progressed, nil
+		}
+	}
+}
+
 // subscribe subscribes to the run's events after the last one rendered
 // (from the first when again is false). f.sub is "" when the server says
 // no event will follow.
@@ -267,14 +315,19 @@ func (f *follower) isRetired(sub string) bool {
 	return f.retired[sub]
 }
 
+// retire gives up on subscription sub: notify drops what it sends.
+func (f *follower) retire(sub string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.retired[sub] = true
+}
+
 // unsubscribe ends the current subscription, if any, best effort.
 func (f *follower) unsubscribe(ctx context.Context) {
 	if f.sub == "" {
 		return
 	}
-	f.mu.Lock()
-	f.retired[f.sub] = true
-	f.mu.Unlock()
+	f.retire(f.sub)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	_, _ = f.c.UnsubscribeRun(ctx, f.sub)
