@@ -12,7 +12,12 @@ describe("Copy as", () => {
     expect(cliOf("workflow.deployments.save", { deployment: { id: "a.default", artifact_id: "a", artifact_version: 1, bindings: [{ logical_source: "demo.default", concrete_source: "demo.default" }] } })).toBe(
       "mcpflow deploy --artifact a --id a.default --version 1 --bind demo.default=demo.default",
     );
-    expect(cliOf("workflow.draft_workspaces.set_route", {})).toBeUndefined();
+    expect(cliOf("workflow.draft_workspaces.set_route", { workspace_id: "w", revision: 3, step_id: "count", outcome: "ok", target: "check" })).toBe("mcpflow draft route set w count ok check");
+    expect(cliOf("workflow.draft_workspaces.set_step_input_bindings", { workspace_id: "w", revision: 3, step_id: "say", bindings: [{ target: "message", path: "input.text" }, { target: "loud", value: true }] })).toBe(
+      "mcpflow draft inputs set w say --in message=input.text --value loud=true",
+    );
+    expect(cliOf("workflow.draft_workspaces.set_step_input_bindings", { workspace_id: "w", revision: 3, step_id: "say", bindings: [{ target: "m", expression: { kind: "literal", value: 1 } }] })).toBeUndefined();
+    expect(cliOf("workflow.draft_workspaces.patch", {})).toBeUndefined();
   });
   it("always gives the frame and a curl POST without the token", () => {
     const c = copiesOf("workflow.runs.cancel", { run_id: "run_1" }, "http://127.0.0.1:8765");

@@ -86,6 +86,52 @@ export function cliOf(method: string, params: P): string | undefined {
     case "workflow.sources.diagnose":
       words.push("sources", "diagnose", quote(String(params.source_id)));
       break;
+    case "workflow.draft_workspaces.create_from_capability":
+      words.push("draft", "create", quote(String(params.workspace_id)), "--from-capability", quote(String(params.capability_name)));
+      flag("name", params.name);
+      flag("title", params.title);
+      break;
+    case "workflow.draft_workspaces.create_empty":
+      words.push("draft", "create", quote(String(params.workspace_id)));
+      flag("name", params.name);
+      if (Array.isArray(params.outcomes)) flag("outcomes", params.outcomes.join(","));
+      break;
+    case "workflow.draft_workspaces.validate":
+      words.push("draft", "validate", quote(String(params.workspace_id)));
+      break;
+    case "workflow.draft_workspaces.set_route":
+      words.push("draft", "route", "set", ...[params.workspace_id, params.step_id, params.outcome, params.target].map((w) => quote(String(w))));
+      break;
+    case "workflow.draft_workspaces.remove_route":
+      words.push("draft", "route", "remove", ...[params.workspace_id, params.step_id, params.outcome].map((w) => quote(String(w))));
+      break;
+    case "workflow.draft_workspaces.set_start":
+      words.push("draft", "start", "set", quote(String(params.workspace_id)), quote(String(params.step_id)));
+      break;
+    case "workflow.draft_workspaces.set_name":
+      words.push("draft", "name", "set", quote(String(params.workspace_id)), quote(String(params.name)));
+      break;
+    case "workflow.draft_workspaces.create_artifact":
+      words.push("draft", "save", quote(String(params.workspace_id)), "--artifact", quote(String(params.artifact_id)));
+      flag("version", params.version);
+      flag("title", params.title);
+      if (Array.isArray(params.outcomes)) flag("outcomes", params.outcomes.join(","));
+      break;
+    case "workflow.draft_workspaces.add_step_from_capability":
+      words.push("draft", "add", "use", ...[params.workspace_id, params.step_id, params.capability_name].map((w) => quote(String(w))));
+      for (const [o, t] of Object.entries((params.routes ?? {}) as Record<string, string>)) words.push("--route", quote(`${o}=${t}`));
+      break;
+    case "workflow.draft_workspaces.set_step_output_bindings":
+      words.push("draft", "outputs", "set", quote(String(params.workspace_id)), quote(String(params.step_id)));
+      for (const b of (params.bindings ?? []) as { source: string; target: string }[]) words.push("--out", quote(`${b.target}=${b.source}`));
+      break;
+    case "workflow.draft_workspaces.set_step_input_bindings": {
+      const bs = (params.bindings ?? []) as { target: string; path?: string; value?: unknown; expression?: unknown }[];
+      if (bs.some((b) => b.expression !== undefined)) return undefined; // the CLI has no flag for expressions
+      words.push("draft", "inputs", "set", quote(String(params.workspace_id)), quote(String(params.step_id)));
+      for (const b of bs) words.push(b.path !== undefined ? "--in" : "--value", quote(`${b.target}=${b.path !== undefined ? b.path : json(b.value)}`));
+      break;
+    }
     default:
       return undefined;
   }

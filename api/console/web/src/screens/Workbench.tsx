@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from "react";
+import { createContext, useContext, useEffect, useMemo, useState } from "react";
 import type { DraftDiagnosticPayload, DraftWorkspaceResult, JsonValue, Method, Methods, SourceBindingPayload } from "../api/generated";
 import { CopyAs } from "../components/Copy";
 import { Action } from "../components/Action";
@@ -201,6 +201,7 @@ function Bench({ id }: { id: string }) {
   };
 
   return (
+    <WorkspaceContext.Provider value={{ id, revision: ws.revision }}>
     <section aria-labelledby="bench-h" className="bench">
       <div className="bench-head">
         <h1 id="bench-h">
@@ -259,19 +260,24 @@ function Bench({ id }: { id: string }) {
         </div>
       </div>
     </section>
+    </WorkspaceContext.Provider>
   );
 }
+
+/** The workspace the edit buttons copy their frames for. */
+const WorkspaceContext = createContext({ id: "", revision: 0 });
 
 type Perform = <M extends EditMethod>(method: M, params: EditParams<M>, record?: boolean) => Promise<boolean>;
 
 /** EditButton sends one edit through perform, with its Copy as (at the revision it will carry). */
 function EditButton<M extends EditMethod>({ perform, method, params, label, disabled }: { perform: Perform; method: M; params: EditParams<M>; label: string; disabled?: boolean }) {
+  const ws = useContext(WorkspaceContext);
   return (
     <span className="action">
       <button type="button" disabled={disabled} onClick={() => void perform(method, params)}>
         {label}
       </button>
-      <CopyAs method={method} params={{ workspace_id: "…", revision: 0, ...params } as unknown as Methods[M]["params"]} />
+      <CopyAs method={method} params={{ workspace_id: ws.id, revision: ws.revision, ...params } as unknown as Methods[M]["params"]} />
     </span>
   );
 }
