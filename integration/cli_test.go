@@ -97,7 +97,12 @@ var cliCommands = []string{
 	"status", "caps", "caps list", "caps inspect", "workflow", "workflow new", "deploy", "run",
 	"runs", "runs list", "runs inspect", "runs trace", "runs cancel", "runs resume",
 	"sources", "sources list", "sources diagnose", "registry", "registry add", "registry remove", "registry apply",
-	"schema",
+	"schema", "schema methods", "schema draft", "schema plan", "schema deployment",
+	"artifacts", "artifacts list", "artifacts inspect", "artifacts save", "artifacts create-from-plan", "artifacts delete",
+	"deployments", "deployments list", "deployments inspect", "deployments validate", "deployments delete",
+	"caps call", "runs watch", "events", "auth", "auth list", "auth inspect", "auth save", "auth delete",
+	"registry inspect", "registry update", "registry enable", "registry disable",
+	"sources inspect", "sources resources", "sources prompts", "explain",
 }
 
 // commandTree walks mcpflow's visible commands through cobra's own
@@ -374,8 +379,8 @@ func TestCLICommandsAgainstARealServer(t *testing.T) {
 	r = c.want(0, "registry", "apply")
 	is.True(strings.Contains(r.stdout, "fake.b"))
 
-	// schema: the method table.
-	r = c.want(0, "schema")
+	// schema methods: the method table.
+	r = c.want(0, "schema", "methods")
 	is.True(strings.Contains(r.stdout, "workflow.runs.cancel"))
 	type method struct {
 		Name      string `json:"name"`
@@ -383,7 +388,7 @@ func TestCLICommandsAgainstARealServer(t *testing.T) {
 	}
 	doc := cliJSON[struct {
 		Methods []method `json:"methods"`
-	}](t, c.want(0, "schema", "-o", "json"))
+	}](t, c.want(0, "schema", "methods", "-o", "json"))
 	is.True(slices.Contains(doc.Methods, method{Name: p.MethodRunsCancel, Extension: true})) // extensions are marked
 
 	// --url beats MCPFLOW_URL.

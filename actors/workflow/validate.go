@@ -681,8 +681,14 @@ func errorsOnly(diags []Diagnostic) []Diagnostic {
 	return out
 }
 
+// diag is a finding, with its code's repair (DiagnosticCodes) as its
+// hint, so that every face that shows it says how to fix it.
 func diag(code, path, message string) Diagnostic {
-	return Diagnostic{Code: code, Path: path, Message: message}
+	d := Diagnostic{Code: code, Path: path, Message: message}
+	if repair, ok := repairs[code]; ok {
+		d.RepairHint = &repair
+	}
+	return d
 }
 
 func stepDiag(code, path, stepID, message string) Diagnostic {

@@ -178,6 +178,7 @@ func TestValidationCodes(t *testing.T) {
 				is.Equal(found.Severity, workflow.SeverityWarning)
 			}
 			is.True(found.Message != "")
+			is.True(found.RepairHint != nil && *found.RepairHint != "") // its code's repair (DiagnosticCodes)
 			if strings.HasPrefix(tc.path, "steps.") {
 				is.True(found.StepID != nil) // a step's finding names the step
 			}

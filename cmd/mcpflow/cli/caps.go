@@ -1,14 +1,16 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
 func newCapsCommand(r *remote) *cobra.Command {
-	return newGroup("caps", "List and inspect capabilities (tools as workflow steps)",
-		newCapsListCommand(r), newCapsInspectCommand(r))
+	return newGroup("caps", "List, inspect and call capabilities (tools as workflow steps)",
+		newCapsListCommand(r), newCapsInspectCommand(r), newCapsCallCommand(r))
 }
 
 // page are the paging flags of a list command.
@@ -56,9 +58,10 @@ func newCapsListCommand(r *remote) *cobra.Command {
 		pg            page
 	)
 	cmd := showing(r, &cobra.Command{
-		Use:   "list",
-		Short: "List capabilities (workflow.capabilities.list)",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Short:   "List capabilities (workflow.capabilities.list)",
+		Example: "  mcpflow caps list --source demo.default\n  mcpflow caps list --query issue -o json",
+		Args:    cobra.NoArgs,
 	}, p.MethodCapabilitiesList, func(*cobra.Command, []string) (any, error) {
 		params := p.ListCapabilitiesParams{SourceID: optional(source), Query: optional(query)}
 		params.Cursor, params.Limit = pg.params()
@@ -77,7 +80,7 @@ func newCapsListCommand(r *remote) *cobra.Command {
 }
 
 func newCapsInspectCommand(r *remote) *cobra.Command {
-	return showing(r, &cobra.Command{
+	cmd := showing(r, &cobra.Command{
 		Use:   "inspect NAME",
 		Short: "Show one capability's contract (workflow.capabilities.inspect)",
 		Args:  cobra.ExactArgs(1),
@@ -86,4 +89,42 @@ func newCapsInspectCommand(r *remote) *cobra.Command {
 			t.pairs("name", d.Name, "source", d.SourceID, "kind", d.Kind, "outcomes", d.Outcomes, "async", d.IsAsync,
 				"description", d.Description, "input schema", d.InputSchema, "output schema", d.OutputSchema)
 		})
+	cmd.Example = "  mcpflow caps inspect demo.default.counter"
+	cmd.ValidArgsFunction = completeArg(r, capabilityNames)
+	return cmd
+}
+
+func newCapsCallCommand(r *remote) *cobra.Command {
+	var input, deployment string
+	cmd := showing(r, &cobra.Command{
+		Use:   "call NAME",
+		Short: "Call one capability directly, outside a workflow (workflow.capabilities.call)",
+		Long: `Call one capability with an input and show the outcome and output it
+answered. --deployment calls it through that deployment's bindings (a
+capability named by its logical source). A call that fails shows the
+error as diagnostics.`,
+		Example: `  mcpflow caps call demo.default.counter
+  mcpflow caps call fake.a.echo --input '{"text":"hi"}' -o json
+  mcpflow caps call fake.a.echo --input @input.json`,
+		Args: cobra.ExactArgs(1),
+	}, p.MethodCapabilitiesCall, func(cmd *cobra.Command, args []string) (any, error) {
+		params := p.CallCapabilityParams{QualifiedName: args[0], DeploymentID: optional(deployment)}
+		if input != "" {
+			obj, err := readJSONArg(input, cmd.InOrStdin())
+			if err != nil {
+				return nil, fmt.Errorf("--input: %w", err)
+			}
+			params.Payload = obj
+		}
+		return params, nil
+	}, func(t *table, res p.CapabilityCallResult) {
+		t.pairs("capability", res.QualifiedName, "source", res.SourceID, "kind", res.Kind, "deployment", res.DeploymentID,
+			"outcome", res.Outcome, "output", res.Output)
+		diagnosticRows(t, res.Diagnostics)
+	})
+	cmd.Flags().StringVar(&input, "input", "", "the capability's input: a JSON object, @FILE, or @- for stdin")
+	cmd.Flags().StringVar(&deployment, "deployment", "", "call through this deployment's source bindings")
+	cmd.ValidArgsFunction = completeArg(r, capabilityNames)
+	_ = cmd.RegisterFlagCompletionFunc("deployment", completeIDs(r, deploymentIDs))
+	return cmd
 }

@@ -1,8 +1,9 @@
 // Package cli owns mcpflow's command line: the cobra command tree, its
 // flags and help, the server commands (serve, demo-server, the hidden
 // reap), version, and the client commands that talk to a running server
-// over /ws (status, caps, workflow, deploy, run, runs, sources, registry,
-// schema, bench, mcp): their tables, their -o json output and their exit codes.
+// over /ws (status, caps, workflow, deploy, deployments, artifacts, run,
+// runs, events, auth, sources, registry, schema, bench, mcp), explain: their
+// tables, their -o json output, their exit codes and the completion of ids.
 package cli
 
 import (
@@ -141,21 +142,26 @@ JSON result with -o json.
 		SilenceUsage:  true,
 	}
 	root.SetVersionTemplate("mcpflow {{.Version}}\n")
+	root.Example = rootExample
 
 	r := &remote{}
 	root.AddGroup(&cobra.Group{ID: groupServer, Title: "Server:"}, &cobra.Group{ID: groupClient, Title: "Client (talk to a running server):"})
 	root.AddCommand(newServeCommand(), newDemoServerCommand(), newReapCommand(), newVersionCommand(), newConfigCommand())
 	root.AddCommand(newStoreCommand(), newClusterCommand())
+	root.AddCommand(newExplainCommand())
 	for _, cmd := range []*cobra.Command{
 		newStatusCommand(r), newCapsCommand(r), newWorkflowCommand(r), newDeployCommand(r), newRunCommand(r),
 		newRunsCommand(r), newSourcesCommand(r), newRegistryCommand(r), newSchemaCommand(r), newBenchCommand(r), newMCPCommand(r),
 		newSecretsCommand(r),
+		newArtifactsCommand(r), newDeploymentsCommand(r), newEventsCommand(r), newAuthCommand(r),
 		newDraftCommand(r),
 	} {
 		cmd.GroupID = groupClient
 		r.addFlags(cmd)
 		root.AddCommand(cmd)
 	}
+	examplesFromSubcommands(root)
+	completeFirstArgs(r, root)
 	return root
 }
 

@@ -22,8 +22,9 @@ import (
 // running server, and `mcp config`, the snippets that add it to a host.
 func newMCPCommand(r *remote) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "mcp",
-		Short: "Serve mcpflow's MCP face over stdio, for hosts that launch commands",
+		Use:     "mcp",
+		Example: "  mcpflow mcp --url ws://127.0.0.1:8765/ws   # what an MCP host launches\n  mcpflow mcp config claude-desktop",
+		Short:   "Serve mcpflow's MCP face over stdio, for hosts that launch commands",
 		Long: `Serve mcpflow's MCP face over stdio: every deployment of the server at
 --url offered as an MCP tool, a tool call a durable run. For hosts that
 launch MCP servers as commands (Claude Desktop, Claude Code, Cursor,

@@ -52,8 +52,9 @@ var serverName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 func newMCPConfigCommand(r *remote) *cobra.Command {
 	spec := hostSpec{}
 	cmd := &cobra.Command{
-		Use:   "config " + strings.Join(mcpHosts, "|"),
-		Short: "Print the snippet that adds mcpflow to an MCP host",
+		Use:     "config " + strings.Join(mcpHosts, "|"),
+		Example: "  mcpflow mcp config claude-desktop\n  mcpflow mcp config cursor --http",
+		Short:   "Print the snippet that adds mcpflow to an MCP host",
 		Long: `Print the snippet that adds mcpflow to an MCP host: by default
 'mcpflow mcp' over stdio, with --http the server's /mcp over streamable
 HTTP (its URL derived from --url: ws://HOST:PORT/ws becomes

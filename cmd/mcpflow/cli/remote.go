@@ -229,6 +229,25 @@ func readJSONArg(arg string, stdin io.Reader) (map[string]any, error) {
 	return decodeObject(data)
 }
 
+// objectFile reads the JSON object of a FILE|- argument, what it is
+// named in errors.
+func objectFile(arg string, cmd *cobra.Command, what string) (map[string]any, error) {
+	return objectFileFrom(arg, cmd.InOrStdin(), what)
+}
+
+// objectFileFrom is objectFile reading - from stdin.
+func objectFileFrom(arg string, stdin io.Reader, what string) (map[string]any, error) {
+	data, err := readFileOrStdin(arg, stdin)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := decodeObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, arg, err)
+	}
+	return obj, nil
+}
+
 // cutFileRef splits "@name" into name.
 func cutFileRef(arg string) (string, bool) {
 	if len(arg) > 1 && arg[0] == '@' {

@@ -185,8 +185,34 @@ func runTable(t *table, run p.RunResult) {
 }
 
 func newRunsCommand(r *remote) *cobra.Command {
-	return newGroup("runs", "List, inspect, trace, cancel and resume runs",
-		newRunsListCommand(r), newRunsInspectCommand(r), newRunsTraceCommand(r), newRunsCancelCommand(r), newRunsResumeCommand(r))
+	return newGroup("runs", "List, inspect, trace, watch, cancel and resume runs",
+		newRunsListCommand(r), newRunsInspectCommand(r), newRunsTraceCommand(r), newRunsWatchCommand(r), newRunsCancelCommand(r), newRunsResumeCommand(r))
+}
+
+func newRunsWatchCommand(r *remote) *cobra.Command {
+	var waitTimeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "watch RUN",
+		Short: "Follow a run live, as 'run --follow' does (workflow.runs.subscribe)",
+		Long: `Follow an existing run: its steps so far, then live until it ends or is
+interrupted, as 'mcpflow run --follow' shows a new one. A run that has
+already finished is replayed from its events. With -o json the live view
+goes to stderr and the run (workflow.runs.inspect) to stdout.
+
+The exit code says how the run ended: 0 completed, 2 failed or cancelled,
+3 interrupted.`,
+		Example: `  mcpflow runs watch run_5c0e…
+  mcpflow runs watch run_5c0e… -o json | jq .output`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if waitTimeout <= 0 {
+				return errors.New("--wait-timeout must be positive")
+			}
+			return r.do(cmd, func(ctx context.Context, c *conn) error { return follow(ctx, c, args[0], true, waitTimeout) })
+		},
+	}
+	addWaitTimeout(cmd, &waitTimeout)
+	return cmd
 }
 
 func newRunsListCommand(r *remote) *cobra.Command {
@@ -195,9 +221,10 @@ func newRunsListCommand(r *remote) *cobra.Command {
 		pg     page
 	)
 	cmd := showing(r, &cobra.Command{
-		Use:   "list",
-		Short: "List runs, newest first (workflow.runs.list)",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Short:   "List runs, newest first (workflow.runs.list)",
+		Example: "  mcpflow runs list --status failed\n  mcpflow runs list --limit 5 -o json",
+		Args:    cobra.NoArgs,
 	}, p.MethodRunsList, func(*cobra.Command, []string) (any, error) {
 		params := p.ListRunsParams{Status: optional(status)}
 		params.Cursor, params.Limit = pg.params()
@@ -217,18 +244,20 @@ func newRunsListCommand(r *remote) *cobra.Command {
 
 func newRunsInspectCommand(r *remote) *cobra.Command {
 	return showing(r, &cobra.Command{
-		Use:   "inspect RUN",
-		Short: "Show a run (workflow.runs.inspect)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "inspect RUN",
+		Short:   "Show a run (workflow.runs.inspect)",
+		Example: "  mcpflow runs inspect run_5c0e… -o json",
+		Args:    cobra.ExactArgs(1),
 	}, p.MethodRunsInspect, idParams(func(id string) any { return p.RunIDParams{RunID: id} }), runTable)
 }
 
 func newRunsTraceCommand(r *remote) *cobra.Command {
 	var start, limit int
 	cmd := showing(r, &cobra.Command{
-		Use:   "trace RUN",
-		Short: "Show a run's steps (workflow.runs.trace)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "trace RUN",
+		Short:   "Show a run's steps (workflow.runs.trace)",
+		Example: "  mcpflow runs trace run_5c0e… --start 10 --limit 20",
+		Args:    cobra.ExactArgs(1),
 	}, p.MethodRunsTrace, func(_ *cobra.Command, args []string) (any, error) {
 		return p.TraceParams{RunID: args[0], TraceRange: p.TraceRange{Start: optionalInt(start), Limit: optionalInt(limit)}}, nil
 	}, func(t *table, run p.RunResult) {
@@ -252,9 +281,10 @@ func newRunsTraceCommand(r *remote) *cobra.Command {
 func newRunsCancelCommand(r *remote) *cobra.Command {
 	var reason string
 	cmd := showing(r, &cobra.Command{
-		Use:   "cancel RUN",
-		Short: "Cancel a running or interrupted run (workflow.runs.cancel)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "cancel RUN",
+		Short:   "Cancel a running or interrupted run (workflow.runs.cancel)",
+		Example: "  mcpflow runs cancel run_5c0e… --reason 'not today'",
+		Args:    cobra.ExactArgs(1),
 	}, p.MethodRunsCancel, func(_ *cobra.Command, args []string) (any, error) {
 		return p.CancelRunParams{RunID: args[0], Reason: optional(reason)}, nil
 	}, runTable)

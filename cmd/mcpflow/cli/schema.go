@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -56,14 +57,51 @@ func (m discoveredMethod) summary() string {
 }
 
 func newSchemaCommand(r *remote) *cobra.Command {
+	cmd := newGroup("schema", "Show the server's methods, or the JSON Schema of a workflow document", newSchemaMethodsCommand(r))
+	for _, name := range contract.Documents {
+		cmd.AddCommand(newDocumentSchemaCommand(name))
+	}
+	return cmd
+}
+
+// documentHelp says what each document is, for its schema command.
+var documentHelp = map[string]string{
+	contract.DocumentDraft:      "a draft: the authoring document (steps and routes) a draft workspace holds",
+	contract.DocumentPlan:       "a plan: the compiled workflow an artifact holds ('mcpflow artifacts create-from-plan' takes one)",
+	contract.DocumentDeployment: "a deployment: an artifact version bound to sources ('mcpflow deploy FILE' takes one)",
+}
+
+// newDocumentSchemaCommand prints the JSON Schema of one workflow
+// document. It needs no server: the schema is the binary's contract.
+func newDocumentSchemaCommand(name string) *cobra.Command {
+	return &cobra.Command{
+		Use:   name,
+		Short: "Print the JSON Schema of " + documentHelp[name],
+		Long: "Print the JSON Schema (draft 2020-12) of " + documentHelp[name] + `.
+The schema is self-contained: the parts it refers to are under its $defs.
+It is JSON for both -o table and -o json.`,
+		Example: fmt.Sprintf("  mcpflow schema %s > %s.schema.json\n  mcpflow schema %s | jq '.properties | keys'", name, name, name),
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := contract.Default().DocumentSchema(name)
+			if err != nil {
+				return err
+			}
+			return printJSON(cmd.OutOrStdout(), s)
+		},
+	}
+}
+
+func newSchemaMethodsCommand(r *remote) *cobra.Command {
 	return showing(r, &cobra.Command{
-		Use:   "schema",
+		Use:   "methods",
 		Short: "List the server's methods (rpc.discover)",
 		Long: `List the methods the server answers, from its OpenRPC document
 (rpc.discover): name, summary, and whether it is an mcpflow extension to
 the reference contract. With -o json: the whole OpenRPC document, with
 the params and result schemas.`,
-		Args: cobra.NoArgs,
+		Example: "  mcpflow schema methods\n  mcpflow schema methods -o json | jq '.methods[].name'",
+		Args:    cobra.NoArgs,
 	}, jsonrpc.MethodDiscover, noParams, func(t *table, doc discovered) {
 		t.row("METHOD", "SUMMARY", "EXTENSION")
 		for _, m := range doc.Methods {

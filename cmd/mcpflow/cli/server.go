@@ -38,8 +38,9 @@ type serveFlags struct {
 func newServeCommand() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Run the mcpflow service",
+		Use:     "serve",
+		Example: "  mcpflow serve\n  mcpflow serve --config mcpflow.json --listen 127.0.0.1:8765",
+		Short:   "Run the mcpflow service",
 		Long: `Run the mcpflow service: the JSON-RPC API on /ws (WebSocket) and /rpc
 (HTTP POST), and /healthz.
 
@@ -174,8 +175,9 @@ func loadConfig(path string) (*config.File, error) {
 
 func newDemoServerCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "demo-server",
-		Short: "Serve the demo MCP server over stdio",
+		Use:     "demo-server",
+		Example: "  mcpflow demo-server   # an MCP host launches it; serve starts it as demo.default",
+		Short:   "Serve the demo MCP server over stdio",
 		Long: `Serve the demo MCP server over stdin and stdout: a small MCP server with
 session-local tools (counter, kv_set, kv_get, echo). serve without --config
 runs it as the source demo.default.`,

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -9,7 +11,82 @@ import (
 )
 
 func newSourcesCommand(r *remote) *cobra.Command {
-	return newGroup("sources", "List and diagnose sources", newSourcesListCommand(r), newSourcesDiagnoseCommand(r))
+	return newGroup("sources", "List, inspect and diagnose sources, their resources and prompts", newSourcesListCommand(r),
+		newSourcesInspectCommand(r), newSourcesResourcesCommand(r), newSourcesPromptsCommand(r), newSourcesDiagnoseCommand(r))
+}
+
+// sourceParams are the params of a method that takes the SOURCE argument.
+var sourceParams = idParams(func(id string) any { return p.InspectSourceParams{SourceID: id} })
+
+func newSourcesInspectCommand(r *remote) *cobra.Command {
+	return showing(r, &cobra.Command{
+		Use:     "inspect SOURCE",
+		Short:   "Show a source: its policy, what it offers and its diagnosis (workflow.sources.inspect)",
+		Example: "  mcpflow sources inspect demo.default\n  mcpflow sources inspect wf.std -o json",
+		Args:    cobra.ExactArgs(1),
+	}, p.MethodSourcesInspect, sourceParams, func(t *table, s p.InspectSourceResult) {
+		t.pairs("source", s.ID, "kind", s.Kind, "enabled", s.Enabled, "description", s.Description,
+			"platform", s.Policy.Platform, "binding required", s.Policy.BindingRequired, "calls upstream", s.Permissions.CallsUpstream,
+			"tools", s.Capabilities.Tools, "node specs", s.Capabilities.NodeSpecs, "reducers", s.Capabilities.Reducers,
+			"prompts", s.Capabilities.Prompts, "resources", s.Capabilities.Resources)
+		if s.Diagnostics != nil {
+			t.pairs("status", s.Diagnostics.Status, "message", s.Diagnostics.Message)
+			diagnosticRows(t, s.Diagnostics.Diagnostics)
+		}
+	})
+}
+
+// sourceOffers is what `sources resources` and `sources prompts` print
+// with -o json: the source and the names it offers.
+type sourceOffers struct {
+	SourceID string   `json:"source_id"`
+	Names    []string `json:"names"`
+}
+
+// newSourceOffersCommand lists one kind of what a source offers, from
+// workflow.sources.inspect.
+func newSourceOffersCommand(r *remote, use, short, example, column string, names func(p.SourceCapabilityInventory) []string) *cobra.Command {
+	return &cobra.Command{
+		Use:     use + " SOURCE",
+		Short:   short,
+		Long:    short + ".\nWith -o json: {\"source_id\": …, \"names\": […]}.",
+		Example: example,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return r.do(cmd, func(ctx context.Context, c *conn) error {
+				var s p.InspectSourceResult
+				if err := c.Call(ctx, p.MethodSourcesInspect, p.InspectSourceParams{SourceID: args[0]}, &s); err != nil {
+					return err
+				}
+				offers := sourceOffers{SourceID: s.ID, Names: names(s.Capabilities)}
+				if offers.Names == nil {
+					offers.Names = []string{}
+				}
+				if c.json() {
+					return printJSON(c.out, offers)
+				}
+				t := newTable(c.out)
+				t.row(column)
+				for _, n := range offers.Names {
+					t.row(n)
+				}
+				if len(offers.Names) == 0 {
+					t.line("source %s offers none", s.ID)
+				}
+				return t.flush()
+			})
+		},
+	}
+}
+
+func newSourcesResourcesCommand(r *remote) *cobra.Command {
+	return newSourceOffersCommand(r, "resources", "List the resources a source offers (from workflow.sources.inspect)",
+		"  mcpflow sources resources docs.default", "RESOURCE", func(c p.SourceCapabilityInventory) []string { return c.Resources })
+}
+
+func newSourcesPromptsCommand(r *remote) *cobra.Command {
+	return newSourceOffersCommand(r, "prompts", "List the prompts a source offers (from workflow.sources.inspect)",
+		"  mcpflow sources prompts docs.default -o json", "PROMPT", func(c p.SourceCapabilityInventory) []string { return c.Prompts })
 }
 
 // pagedParams are the params of a list method that takes only a cursor
@@ -21,9 +98,10 @@ func pagedParams[P any](pg *page, set func(cursor *string, limit *int) P) func(*
 func newSourcesListCommand(r *remote) *cobra.Command {
 	var pg page
 	cmd := showing(r, &cobra.Command{
-		Use:   "list",
-		Short: "List sources: MCP connections and platform sources (workflow.sources.list)",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Short:   "List sources: MCP connections and platform sources (workflow.sources.list)",
+		Example: "  mcpflow sources list\n  mcpflow sources list -o json",
+		Args:    cobra.NoArgs,
 	}, p.MethodSourcesList, pagedParams(&pg, func(cursor *string, limit *int) p.ListSourcesParams {
 		return p.ListSourcesParams{Cursor: cursor, Limit: limit}
 	}), func(t *table, res p.ListSourcesResult) {
@@ -39,10 +117,11 @@ func newSourcesListCommand(r *remote) *cobra.Command {
 
 func newSourcesDiagnoseCommand(r *remote) *cobra.Command {
 	return showing(r, &cobra.Command{
-		Use:   "diagnose SOURCE",
-		Short: "Diagnose a source's transport, auth and catalog (workflow.sources.diagnose)",
-		Args:  cobra.ExactArgs(1),
-	}, p.MethodSourcesDiagnose, idParams(func(id string) any { return p.InspectSourceParams{SourceID: id} }), diagnosisTable)
+		Use:     "diagnose SOURCE",
+		Short:   "Diagnose a source's transport, auth and catalog (workflow.sources.diagnose)",
+		Args:    cobra.ExactArgs(1),
+		Example: "  mcpflow sources diagnose fake.a",
+	}, p.MethodSourcesDiagnose, sourceParams, diagnosisTable)
 }
 
 // diagnosisTable shows a source diagnosis.
@@ -80,15 +159,71 @@ func diagnosticRows(t *table, diags []p.DependencyDiag) {
 
 func newRegistryCommand(r *remote) *cobra.Command {
 	return newGroup("registry", "Change the source registry: the sources added while mcpflow runs",
-		newRegistryListCommand(r), newRegistryAddCommand(r), newRegistryRemoveCommand(r), newRegistryApplyCommand(r))
+		newRegistryListCommand(r), newRegistryInspectCommand(r), newRegistryAddCommand(r), newRegistryUpdateCommand(r),
+		newRegistryToggleCommand(r, "enable", p.MethodRegistryEnable), newRegistryToggleCommand(r, "disable", p.MethodRegistryDisable),
+		newRegistryRemoveCommand(r), newRegistryApplyCommand(r))
+}
+
+// registryParams are the params of a method that takes the SOURCE
+// argument of a registry entry.
+var registryParams = idParams(func(id string) any { return p.RegistrySourceParams{SourceID: id} })
+
+func newRegistryInspectCommand(r *remote) *cobra.Command {
+	return showing(r, &cobra.Command{
+		Use:     "inspect SOURCE",
+		Short:   "Show a registry entry (workflow.admin.source_registry.inspect)",
+		Example: "  mcpflow registry inspect fake.b -o json",
+		Args:    cobra.ExactArgs(1),
+	}, p.MethodRegistryInspect, registryParams, func(t *table, res p.InspectRegistryEntryResult) {
+		e := res.Entry
+		t.pairs("source", e.ID, "kind", e.Kind, "enabled", e.Enabled, "provider", e.Provider, "account", e.Account, "profile", e.Profile,
+			"transport", e.Transport, "auth ref", e.AuthRef, "metadata", e.Metadata,
+			"mutable", res.Mutable, "shadowed by config", res.ShadowedByConfig, "config ownership", res.ConfigOwnership)
+	})
+}
+
+// registryMutationTable shows an entry that was changed, then how to
+// make the change take effect.
+func registryMutationTable(verb string) func(*table, p.RegistryEntryMutationResult) {
+	return func(t *table, res p.RegistryEntryMutationResult) {
+		t.pairs(verb, res.Entry.ID, "enabled", res.Entry.Enabled, "transport", res.Entry.Transport["kind"], "shadowed by config", res.ShadowedByConfig)
+		t.line("to apply it to the sessions: mcpflow registry apply")
+	}
+}
+
+func newRegistryUpdateCommand(r *remote) *cobra.Command {
+	return showing(r, &cobra.Command{
+		Use:   "update SOURCE FILE|-",
+		Short: "Change fields of a registry entry (workflow.admin.source_registry.update)",
+		Long: `Change fields of a registry entry: the JSON object in FILE (or - for
+stdin) replaces the fields it names (transport, auth_ref, enabled,
+metadata…); the id stays. 'mcpflow registry apply' then applies it.`,
+		Example: `  echo '{"auth_ref":"github"}' | mcpflow registry update fake.b -
+  mcpflow registry apply`,
+		Args: cobra.ExactArgs(2),
+	}, p.MethodRegistryUpdate, func(cmd *cobra.Command, args []string) (any, error) {
+		patch, err := objectFile(args[1], cmd, "registry patch")
+		return p.UpdateRegistryEntryParams{SourceID: args[0], Patch: patch}, err
+	}, registryMutationTable("updated"))
+}
+
+// newRegistryToggleCommand is `registry enable` or `registry disable`.
+func newRegistryToggleCommand(r *remote, verb, method string) *cobra.Command {
+	return showing(r, &cobra.Command{
+		Use:     verb + " SOURCE",
+		Short:   strings.ToUpper(verb[:1]) + verb[1:] + " a registry entry (" + method + ")",
+		Example: fmt.Sprintf("  mcpflow registry %s fake.b\n  mcpflow registry apply", verb),
+		Args:    cobra.ExactArgs(1),
+	}, method, registryParams, registryMutationTable(verb+"d"))
 }
 
 func newRegistryListCommand(r *remote) *cobra.Command {
 	var pg page
 	cmd := showing(r, &cobra.Command{
-		Use:   "list",
-		Short: "List registry entries (workflow.admin.source_registry.list)",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Short:   "List registry entries (workflow.admin.source_registry.list)",
+		Example: "  mcpflow registry list",
+		Args:    cobra.NoArgs,
 	}, p.MethodRegistryList, pagedParams(&pg, func(cursor *string, limit *int) p.ListRegistryParams {
 		return p.ListRegistryParams{Cursor: cursor, Limit: limit}
 	}), func(t *table, res p.ListRegistryEntriesResult) {
@@ -113,27 +248,18 @@ func newRegistryAddCommand(r *remote) *cobra.Command {
   mcpflow registry apply`,
 		Args: cobra.ExactArgs(1),
 	}, p.MethodRegistryAdd, func(cmd *cobra.Command, args []string) (any, error) {
-		data, err := readFileOrStdin(args[0], cmd.InOrStdin())
-		if err != nil {
-			return nil, err
-		}
-		entry, err := decodeObject(data)
-		if err != nil {
-			return nil, fmt.Errorf("registry entry %s: %w", args[0], err)
-		}
-		return p.AddRegistryEntryParams{Entry: entry}, nil
-	}, func(t *table, res p.RegistryEntryMutationResult) {
-		t.pairs("added", res.Entry.ID, "enabled", res.Entry.Enabled, "transport", res.Entry.Transport["kind"], "shadowed by config", res.ShadowedByConfig)
-		t.line("to open its session: mcpflow registry apply")
-	})
+		entry, err := objectFile(args[0], cmd, "registry entry")
+		return p.AddRegistryEntryParams{Entry: entry}, err
+	}, registryMutationTable("added"))
 }
 
 func newRegistryRemoveCommand(r *remote) *cobra.Command {
 	return showing(r, &cobra.Command{
-		Use:   "remove SOURCE",
-		Short: "Remove a source from the registry (workflow.admin.source_registry.remove)",
-		Args:  cobra.ExactArgs(1),
-	}, p.MethodRegistryRemove, idParams(func(id string) any { return p.RegistrySourceParams{SourceID: id} }),
+		Use:     "remove SOURCE",
+		Short:   "Remove a source from the registry (workflow.admin.source_registry.remove)",
+		Args:    cobra.ExactArgs(1),
+		Example: "  mcpflow registry remove fake.b\n  mcpflow registry apply",
+	}, p.MethodRegistryRemove, registryParams,
 		func(t *table, res p.RemoveRegistryEntryResult) {
 			t.pairs("source", res.SourceID, "removed", res.Removed)
 			if res.Removed {
@@ -144,9 +270,10 @@ func newRegistryRemoveCommand(r *remote) *cobra.Command {
 
 func newRegistryApplyCommand(r *remote) *cobra.Command {
 	return showing(r, &cobra.Command{
-		Use:   "apply",
-		Short: "Apply the registry: open, replace and close sessions (workflow.admin.source_registry.apply)",
-		Args:  cobra.NoArgs,
+		Use:     "apply",
+		Short:   "Apply the registry: open, replace and close sessions (workflow.admin.source_registry.apply)",
+		Example: "  mcpflow registry apply -o json",
+		Args:    cobra.NoArgs,
 	}, p.MethodRegistryApply, noParams, func(t *table, res p.ApplyRegistryChangesResult) {
 		t.pairs("applied", res.Applied, "registered", res.Registered, "updated", res.Updated, "removed", res.Removed,
 			"connections", res.ConnectionCount, "registry entries", res.RegistryEntryCount)

@@ -13,8 +13,9 @@ import (
 
 func newStatusCommand(r *remote) *cobra.Command {
 	return &cobra.Command{
-		Use:   "status",
-		Short: "Show the server's health and each connection's session",
+		Use:     "status",
+		Example: "  mcpflow status\n  mcpflow status --url ws://10.0.0.5:8765/ws -o json",
+		Short:   "Show the server's health and each connection's session",
 		Long: `Show the server's health and, for each MCP connection, its upstream
 session: state, sessions opened, restarts, calls in flight and queued,
 catalog size and last error. With -o json: {"health": …, "connections": …},

@@ -67,6 +67,7 @@ func newVersionCommand() *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
 		Use:     "version",
+		Example: "  mcpflow version -o json",
 		Short:   "Show mcpflow's version, commit and Go version",
 		Args:    cobra.NoArgs,
 		GroupID: groupServer,

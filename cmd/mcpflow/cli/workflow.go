@@ -57,6 +57,7 @@ counter_workflow (artifact, version 1) and counter_workflow.default
 	f.StringVar(&s.title, "title", "", "artifact title (default from the artifact id)")
 	f.IntVar(&s.version, "version", 1, "artifact version")
 	_ = cmd.MarkFlagRequired("from-capability")
+	_ = cmd.RegisterFlagCompletionFunc("from-capability", completeIDs(r, capabilityNames))
 	return cmd
 }
 
@@ -197,26 +198,34 @@ func (f *deployFlags) deployment(args []string, stdin io.Reader) (p.Object, erro
 		if f.artifact != "" || f.id != "" || len(f.bindings) > 0 {
 			return nil, errors.New("give a deployment FILE or flags, not both")
 		}
-		data, err := readFileOrStdin(args[0], stdin)
-		if err != nil {
-			return nil, err
-		}
-		d, err := decodeObject(data)
-		if err != nil {
-			return nil, fmt.Errorf("deployment %s: %w", args[0], err)
-		}
-		return d, nil
+		return objectFileFrom(args[0], stdin, "deployment")
 	}
 	if f.artifact == "" {
 		return nil, errors.New("give a deployment FILE, or --artifact")
 	}
-	bindings := make([]any, 0, len(f.bindings))
-	for _, b := range f.bindings {
+	parsed, err := parseBindings(f.bindings)
+	if err != nil {
+		return nil, err
+	}
+	bindings := make([]any, 0, len(parsed))
+	for _, b := range parsed {
+		bindings = append(bindings, p.Object{"logical_source": b.logical, "concrete_source": b.concrete})
+	}
+	return p.Object{"id": firstSet(f.id, f.artifact+".default"), "artifact_id": f.artifact, "artifact_version": f.version, "bindings": bindings}, nil
+}
+
+// binding is one LOGICAL=CONCRETE source binding of a flag.
+type binding struct{ logical, concrete string }
+
+// parseBindings parses --bind LOGICAL=CONCRETE values.
+func parseBindings(values []string) ([]binding, error) {
+	out := make([]binding, 0, len(values))
+	for _, b := range values {
 		logical, concrete, ok := strings.Cut(b, "=")
 		if !ok || logical == "" || concrete == "" {
 			return nil, fmt.Errorf("--bind %q: want LOGICAL=CONCRETE", b)
 		}
-		bindings = append(bindings, p.Object{"logical_source": logical, "concrete_source": concrete})
+		out = append(out, binding{logical, concrete})
 	}
-	return p.Object{"id": firstSet(f.id, f.artifact+".default"), "artifact_id": f.artifact, "artifact_version": f.version, "bindings": bindings}, nil
+	return out, nil
 }
