@@ -17,6 +17,8 @@ describe("Copy as", () => {
       "mcpflow draft inputs set w say --in message=input.text --value loud=true",
     );
     expect(cliOf("workflow.draft_workspaces.set_step_input_bindings", { workspace_id: "w", revision: 3, step_id: "say", bindings: [{ target: "m", expression: { kind: "literal", value: 1 } }] })).toBeUndefined();
+    expect(cliOf("workflow.artifacts.delete", { artifact_id: "counter_workflow", version: 2 })).toBe("mcpflow artifacts delete counter_workflow@2");
+    expect(cliOf("workflow.capabilities.call", { qualified_name: "demo.default.echo", payload: { message: "hi" } })).toBe(`mcpflow caps call demo.default.echo --input '{"message":"hi"}'`);
     expect(cliOf("workflow.draft_workspaces.patch", {})).toBeUndefined();
   });
   it("always gives the frame and a curl POST without the token", () => {

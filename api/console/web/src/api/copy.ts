@@ -86,6 +86,23 @@ export function cliOf(method: string, params: P): string | undefined {
     case "workflow.sources.diagnose":
       words.push("sources", "diagnose", quote(String(params.source_id)));
       break;
+    case "workflow.capabilities.call":
+      words.push("caps", "call", quote(String(params.qualified_name)));
+      if (!isEmpty(params.payload)) words.push("--input", quote(json(params.payload)));
+      flag("deployment", params.deployment_id);
+      break;
+    case "workflow.artifacts.inspect":
+    case "workflow.artifacts.delete":
+      words.push("artifacts", method.endsWith("delete") ? "delete" : "inspect", quote(`${String(params.artifact_id)}@${String(params.version)}`));
+      break;
+    case "workflow.deployments.inspect":
+    case "workflow.deployments.delete":
+      words.push("deployments", method.endsWith("delete") ? "delete" : "inspect", quote(String(params.deployment_id)));
+      break;
+    case "workflow.deployments.validate":
+      words.push("deployments", "validate", quote(String(params.deployment_id)));
+      if (params.live_check) words.push("--live-check");
+      break;
     case "workflow.draft_workspaces.create_from_capability":
       words.push("draft", "create", quote(String(params.workspace_id)), "--from-capability", quote(String(params.capability_name)));
       flag("name", params.name);
