@@ -87,3 +87,10 @@ func paramsSchema(params []param) map[string]any {
 		"additionalProperties": false,
 	}
 }
+
+// Manifest returns a copy of the embedded manifest file, as written: for
+// generators that derive code from the contract (the console's typed
+// TypeScript client, api/console/gen).
+func Manifest() []byte {
+	return bytes.Clone(manifestJSON)
+}

@@ -30,6 +30,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/wire"
 	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/api/console"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/service"
@@ -269,11 +270,15 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	return a, nil
 }
 
-// Handler serves /ws, /rpc and /healthz (the edge's), and /readyz.
+// Handler serves /ws, /rpc and /healthz (the edge's), /readyz, and the
+// web console's assets at /console (no token: the page asks for one and
+// then talks to /ws like any browser client).
 func (a *App) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", a.edge.Handler())
 	mux.HandleFunc("GET /readyz", a.life.serveReadyz)
+	mux.Handle(console.Path, console.Handler())
+	mux.Handle(console.Path+"/", console.Handler())
 	return mux
 }
 

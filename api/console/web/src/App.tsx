@@ -1,0 +1,151 @@
+import { useEffect, useState, type FormEvent } from "react";
+import { Connection, wsURL } from "./api/rpc";
+import { whoami, type Identity, type Scopes } from "./api/scopes";
+import { errorText } from "./hooks";
+import { href, SessionContext, tokenKey, useConnState, useRoute, type Session } from "./session";
+import { Overview } from "./screens/Overview";
+import { Discover } from "./screens/Discover";
+import { Workbench } from "./screens/Workbench";
+import { Artifacts } from "./screens/Artifacts";
+import { Runs } from "./screens/Runs";
+import { RunPage } from "./screens/RunPage";
+
+async function connect(token: string): Promise<{ conn: Connection; me: Identity }> {
+  const conn = new Connection(wsURL(), token);
+  await conn.open();
+  try {
+    return { conn, me: await whoami(conn) };
+  } catch (e) {
+    conn.close();
+    throw e;
+  }
+}
+
+export function App() {
+  const [session, setSession] = useState<Session | null>(null);
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+
+  const signIn = async (token: string) => {
+    setBusy(true);
+    setError("");
+    try {
+      const { conn, me } = await connect(token);
+      sessionStorage.setItem(tokenKey, token);
+      setSession({
+        conn,
+        scopes: me.scopes,
+        name: me.anonymous ? "no token" : me.name,
+        signOut: () => {
+          conn.close();
+          sessionStorage.removeItem(tokenKey);
+          setSession(null);
+        },
+      });
+    } catch (e) {
+      sessionStorage.removeItem(tokenKey);
+      setError(errorText(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  useEffect(() => {
+    const saved = sessionStorage.getItem(tokenKey);
+    if (saved !== null) void signIn(saved);
+  }, []);
+
+  if (!session) return <SignIn onSubmit={signIn} error={error} busy={busy} />;
+  return (
+    <SessionContext.Provider value={session}>
+      <Shell session={session} />
+    </SessionContext.Provider>
+  );
+}
+
+function SignIn({ onSubmit, error, busy }: { onSubmit: (t: string) => void; error: string; busy: boolean }) {
+  const [token, setToken] = useState("");
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onSubmit(token.trim());
+  };
+  return (
+    <main className="signin">
+      <h1>mcpflow console</h1>
+      <form onSubmit={submit} aria-label="Sign in">
+        <label htmlFor="token">Access token</label>
+        <input id="token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
+        <small className="help">Leave it empty for a server with no tokens. It is kept for this tab only, and sent as a WebSocket subprotocol to this server's /ws.</small>
+        <button type="submit" disabled={busy}>
+          {busy ? "Connecting…" : "Connect"}
+        </button>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+      </form>
+    </main>
+  );
+}
+
+const screens = [
+  ["overview", "Overview"],
+  ["discover", "Discover"],
+  ["workbench", "Workbench"],
+  ["artifacts", "Artifacts & deployments"],
+  ["runs", "Runs"],
+] as const;
+
+function Shell({ session }: { session: Session }) {
+  const route = useRoute();
+  const state = useConnState(session.conn);
+  const [screen = "overview", ...rest] = route;
+  const granted = (Object.keys(session.scopes) as (keyof Scopes)[]).filter((s) => session.scopes[s]);
+  let page;
+  switch (screen) {
+    case "discover":
+      page = <Discover selected={rest[0]} />;
+      break;
+    case "workbench":
+      page = <Workbench workspace={rest[0]} />;
+      break;
+    case "artifacts":
+      page = <Artifacts kind={rest[0]} id={rest[1]} version={rest[2]} />;
+      break;
+    case "runs":
+      page = rest[0] ? <RunPage key={rest[0]} runId={rest[0]} /> : <Runs />;
+      break;
+    default:
+      page = <Overview />;
+  }
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header>
+        <span className="brand">mcpflow</span>
+        <nav aria-label="Screens">
+          {screens.map(([id, name]) => (
+            <a key={id} href={href(id)} aria-current={screen === id ? "page" : undefined}>
+              {name}
+            </a>
+          ))}
+        </nav>
+        <span className={`conn conn-${state}`} role="status" aria-live="polite">
+          {state === "open" ? "connected" : state === "connecting" ? "reconnecting…" : "disconnected"}
+        </span>
+        <span className="scopes" data-scopes={granted.join(" ")}>
+          {session.name} · {granted.join(", ") || "no scopes"}
+        </span>
+        <button type="button" onClick={session.signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {page}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+// The run-event reducer: a run's events (workflow.runs.event), folded
+// into what its page shows: each step's state and duration, the timeline,
+// the status and the pending interrupt. Pure, no React.
+import type { InterruptPayload, JsonObject, RunEventNotification, RunResult, TraceEntryPayload } from "../api/generated";
+
+export type StepState = "running" | "ok" | "error" | "interrupted";
+
+export interface TimelineEntry {
+  key: string;
+  frameId: string;
+  nodeId: string;
+  state: StepState;
+  outcome?: string;
+  next?: string;
+  capability?: string;
+  error?: string;
+  startedMs?: number;
+  finishedMs?: number;
+  traceIndex?: number;
+  stateChanges?: string[];
+  input?: JsonObject;
+  output?: JsonObject;
+}
+
+export interface RunView {
+  runId: string;
+  status: string;
+  terminal: boolean;
+  outcome?: string;
+  output?: JsonObject | null;
+  error?: string;
+  interrupt?: InterruptPayload | null;
+  /** the sequence of the last event applied: the cursor to resubscribe after */
+  cursor: number;
+  timeline: TimelineEntry[];
+  /** per node id: its latest state and the duration of its latest finished step */
+  nodes: Record<string, { state: StepState; durationMs?: number }>;
+}
+
+export const terminalStatuses = ["completed", "failed", "cancelled"];
+
+export function emptyRun(runId: string): RunView {
+  return { runId, status: "unknown", terminal: false, cursor: 0, timeline: [], nodes: {} };
+}
+
+function errorOutcome(outcome: string | undefined, error: string | undefined): boolean {
+  return !!error || outcome === "error";
+}
+
+/** applyEvent folds one event; events at or before the cursor are ignored (a replay after a reconnect). */
+export function applyEvent(run: RunView, ev: RunEventNotification): RunView {
+  if (ev.run_id !== run.runId || ev.sequence <= run.cursor) return run;
+  const next: RunView = { ...run, cursor: ev.sequence, timeline: run.timeline, nodes: run.nodes };
+  switch (ev.kind) {
+    case "step_started": {
+      const s = ev.step;
+      if (!s) break;
+      next.timeline = [...run.timeline, { key: `${s.frame_id}/${s.node_id}/${ev.sequence}`, frameId: s.frame_id, nodeId: s.node_id, state: "running", capability: s.capability, startedMs: ev.timestamp_epoch_ms }];
+      next.nodes = { ...run.nodes, [s.node_id]: { state: "running" } };
+      break;
+    }
+    case "step_finished": {
+      const s = ev.step;
+      if (!s) break;
+      const state: StepState = s.outcome === "interrupt" ? "interrupted" : errorOutcome(s.outcome, s.error) ? "error" : "ok";
+      const idx = findOpen(run.timeline, s.frame_id, s.node_id);
+      const base: TimelineEntry = idx >= 0 ? run.timeline[idx] : { key: `${s.frame_id}/${s.node_id}/${ev.sequence}`, frameId: s.frame_id, nodeId: s.node_id, state };
+      const done: TimelineEntry = { ...base, state, outcome: s.outcome, next: s.next_node_id, error: s.error, finishedMs: ev.timestamp_epoch_ms, traceIndex: s.trace_index, stateChanges: s.state_changes, capability: base.capability ?? s.capability };
+      next.timeline = idx >= 0 ? run.timeline.map((t, i) => (i === idx ? done : t)) : [...run.timeline, done];
+      const durationMs = done.startedMs !== undefined ? ev.timestamp_epoch_ms - done.startedMs : undefined;
+      next.nodes = { ...run.nodes, [s.node_id]: { state, durationMs } };
+      break;
+    }
+    case "interrupted":
+      next.interrupt = ev.interrupt ?? null;
+      if (ev.interrupt) next.nodes = { ...run.nodes, [ev.interrupt.node_id]: { ...run.nodes[ev.interrupt.node_id], state: "interrupted" } };
+      break;
+    case "status": {
+      const st = ev.status;
+      if (!st) break;
+      next.status = st.status;
+      next.terminal = st.terminal;
+      next.outcome = st.outcome;
+      next.output = st.output ?? next.output;
+      next.error = st.error;
+      if (st.status !== "interrupted") next.interrupt = null;
+      break;
+    }
+  }
+  return next;
+}
+
+function findOpen(timeline: TimelineEntry[], frameId: string, nodeId: string): number {
+  for (let i = timeline.length - 1; i >= 0; i--) {
+    const t = timeline[i];
+    if (t.frameId === frameId && t.nodeId === nodeId && t.state === "running") return i;
+  }
+  return -1;
+}
+
+/** withTrace adds each step's resolved input and output from the run's trace (runs.trace or inspect). */
+export function withTrace(run: RunView, trace: TraceEntryPayload[], start = 0): RunView {
+  const timeline = run.timeline.map((t) => {
+    if (t.traceIndex === undefined) return t;
+    const e = trace[t.traceIndex - start];
+    return e ? { ...t, input: e.resolved_input, output: e.output } : t;
+  });
+  return { ...run, timeline };
+}
+
+/** fromResult seeds a view from runs.inspect, for the fields events do not replay. */
+export function fromResult(run: RunView, r: RunResult): RunView {
+  return { ...run, status: run.cursor > 0 ? run.status : r.status, terminal: run.cursor > 0 ? run.terminal : terminalStatuses.includes(r.status), outcome: run.outcome ?? r.outcome ?? undefined, output: run.output ?? r.output, interrupt: run.cursor > 0 ? run.interrupt : r.interrupt, error: run.error ?? r.error ?? undefined };
+}

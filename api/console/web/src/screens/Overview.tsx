@@ -1,0 +1,162 @@
+import { useEffect, useState } from "react";
+import { followAdmin } from "../api/follow";
+import type { AdminEventNotification, AdminEventPayload, ConnectionStatusPayload, RunSummary } from "../api/generated";
+import { ErrorBox, Status } from "../components/Json";
+import { errorText, useLoad } from "../hooks";
+import { href, useSession } from "../session";
+
+type Session = { state?: string; generation?: number; sessions_opened?: number; restarts?: number; calls_in_flight?: number; last_error?: string | null };
+
+function sessionOf(s: ConnectionStatusPayload): Session {
+  return (s.session ?? {}) as Session;
+}
+
+const countedStatuses = ["completed", "failed", "interrupted"] as const;
+
+export function Overview() {
+  const { conn, scopes } = useSession();
+  const [tick, setTick] = useState(0);
+  const [events, setEvents] = useState<(AdminEventPayload | AdminEventNotification)[]>([]);
+  const [liveError, setLiveError] = useState("");
+  const health = useLoad(() => conn.api.health(), [conn]);
+  const statuses = useLoad(() => (scopes.admin ? conn.api.adminConnectionStatusesList() : Promise.resolve(undefined)), [conn, tick]);
+  const runs = useLoad(() => conn.api.runsList({ limit: 10 }), [conn, tick]);
+  const counts = useLoad(async () => {
+    const out: Record<string, number> = {};
+    await Promise.all(countedStatuses.map(async (s) => (out[s] = (await conn.api.runsList({ status: s, limit: 1 })).total)));
+    return out;
+  }, [conn, tick]);
+  useEffect(() => {
+    if (!scopes.admin) return;
+    conn.api.adminEventsList().then((r) => setEvents(r.events.slice(-20).reverse()), (e) => setLiveError(errorText(e)));
+    const feed = followAdmin(
+      conn,
+      (ev) => {
+        setEvents((list) => [ev, ...list].slice(0, 20));
+        setTick((t) => t + 1); // an event changed something: read the figures again
+      },
+      (e) => setLiveError(errorText(e)),
+    );
+    return feed.stop;
+  }, [conn, scopes.admin]);
+
+  return (
+    <section aria-labelledby="overview-h">
+      <h1 id="overview-h">Overview</h1>
+      <div className="cards">
+        <div className="card">
+          <h2>Health</h2>
+          <ErrorBox error={health.error} />
+          {health.data && <p data-health={health.data.status}>status: <Status status={health.data.status} /></p>}
+        </div>
+        <div className="card">
+          <h2>Runs by status</h2>
+          <ErrorBox error={counts.error} />
+          <dl className="counts">
+            {countedStatuses.map((s) => (
+              <div key={s}>
+                <dt>
+                  <Status status={s} />
+                </dt>
+                <dd data-count={s}>{counts.data?.[s] ?? "…"}</dd>
+              </div>
+            ))}
+            <div>
+              <dt>all</dt>
+              <dd data-count="all">{runs.data?.total ?? "…"}</dd>
+            </div>
+          </dl>
+        </div>
+      </div>
+      <h2>Connections and their sessions</h2>
+      {!scopes.admin && <p className="muted">Sessions need the admin scope.</p>}
+      <ErrorBox error={statuses.error} />
+      {statuses.data && (
+        <div className="table-wrap">
+          <table aria-label="Connections">
+            <thead>
+              <tr>
+                <th scope="col">connection</th>
+                <th scope="col">session</th>
+                <th scope="col">generation</th>
+                <th scope="col">sessions opened</th>
+                <th scope="col">restarts</th>
+                <th scope="col">calls in flight</th>
+                <th scope="col">last error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {statuses.data.statuses.map((s) => {
+                const ss = sessionOf(s);
+                return (
+                  <tr key={s.connection_id} data-connection={s.connection_id}>
+                    <td>{s.connection_id}</td>
+                    <td>
+                      <Status status={ss.state ?? "none"} />
+                    </td>
+                    <td>{ss.generation ?? ""}</td>
+                    <td data-sessions-opened={ss.sessions_opened ?? 0}>{ss.sessions_opened ?? 0}</td>
+                    <td>{ss.restarts ?? 0}</td>
+                    <td>{ss.calls_in_flight ?? 0}</td>
+                    <td>{ss.last_error ?? ""}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div className="cols">
+        <div>
+          <h2>Recent runs</h2>
+          <ErrorBox error={runs.error} />
+          <RunTable runs={runs.data?.runs ?? []} />
+        </div>
+        <div>
+          <h2>Admin events {scopes.admin && <span className="live">live</span>}</h2>
+          {!scopes.admin && <p className="muted">The admin event log needs the admin scope.</p>}
+          <ErrorBox error={liveError} />
+          <ol className="events" aria-label="Admin events">
+            {events.map((e, i) => (
+              <li key={"sequence" in e ? `s${e.sequence}` : `l${i}`}>
+                <time>{new Date(e.timestamp_epoch_ms).toLocaleTimeString()}</time> <strong>{e.kind}</strong> {e.connection_id ?? e.workflow_name ?? ""}
+              </li>
+            ))}
+          </ol>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+export function RunTable({ runs }: { runs: RunSummary[] }) {
+  if (runs.length === 0) return <p className="muted">No runs.</p>;
+  return (
+    <div className="table-wrap">
+      <table aria-label="Runs">
+        <thead>
+          <tr>
+            <th scope="col">run</th>
+            <th scope="col">deployment</th>
+            <th scope="col">status</th>
+            <th scope="col">updated</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((r) => (
+            <tr key={r.run_id} data-run={r.run_id}>
+              <td>
+                <a href={href("runs", r.run_id)}>{r.run_id}</a>
+              </td>
+              <td>{r.deployment_id}</td>
+              <td>
+                <Status status={r.status} />
+              </td>
+              <td>{r.updated_at}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
