@@ -1114,6 +1114,10 @@ export type WorkflowDeploymentPayload = {
     hidden?: boolean;
     tool_name?: string;
   } | null;
+  /** mcpflow extension: how long this deployment's finished runs (completed, failed, cancelled) are kept, overriding the server's server.retention. finished_seconds counts from a run's end; 0 keeps its runs for ever; absent or null keeps the server's (default 2592000, 30 days). A run is kept as the deployment said when the run started. Interrupted and running runs are never pruned. A pruned run is gone from workflow.runs.list, and workflow.runs.inspect of it answers not found (pruned). */
+  retention?: {
+    finished_seconds?: number;
+  } | null;
 };
 
 /** Structural reference to a child workflow contract.  Core needs a workflow reference for graph shape and validation, but it must not depend on artifact stores or MCP capability naming. Saved workflow artifacts can use ``artifact_id`` plus ``version``; local compiled workflows can use ``name``. Legacy strings parse as ``name`` unless they use the old ``workflow.<artifact>.v<version>`` display format. */
@@ -1237,6 +1241,35 @@ export interface AdminConnectionsListParams {
 }
 
 export type AdminConnectionsListReply = ListConnectionsResult;
+
+export interface AdminConnectionsLoginCompleteParams {
+  connection_id: string;
+  code: string;
+  code_verifier: string;
+  redirect_uri: string;
+}
+
+export type AdminConnectionsLoginCompleteReply = {
+  authorization_host: string;
+  connection_id: string;
+  node_count: number;
+  state: string;
+};
+
+export interface AdminConnectionsLoginStartParams {
+  connection_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  state: string;
+}
+
+export type AdminConnectionsLoginStartReply = {
+  authorization_host: string;
+  authorization_url: string;
+  connection_id: string;
+  issuer: string;
+  redirect_uri: string;
+};
 
 export interface AdminConnectionsRefreshCatalogParams {
   connection_id: string;
@@ -1849,6 +1882,8 @@ export interface Methods {
   "workflow.admin.auth.save": { params: AdminAuthSaveParams; result: AdminAuthSaveReply };
   "workflow.admin.connection_statuses.list": { params: AdminConnectionStatusesListParams; result: AdminConnectionStatusesListReply };
   "workflow.admin.connections.list": { params: AdminConnectionsListParams; result: AdminConnectionsListReply };
+  "workflow.admin.connections.login_complete": { params: AdminConnectionsLoginCompleteParams; result: AdminConnectionsLoginCompleteReply };
+  "workflow.admin.connections.login_start": { params: AdminConnectionsLoginStartParams; result: AdminConnectionsLoginStartReply };
   "workflow.admin.connections.refresh_catalog": { params: AdminConnectionsRefreshCatalogParams; result: AdminConnectionsRefreshCatalogReply };
   "workflow.admin.events.list": { params: AdminEventsListParams; result: AdminEventsListReply };
   "workflow.admin.events.subscribe": { params: AdminEventsSubscribeParams; result: AdminEventsSubscribeReply };
@@ -1927,6 +1962,8 @@ export type Method = keyof Methods;
 /** The methods mcpflow adds to the reference contract. */
 export const extensionMethods: readonly Method[] = [
   "workflow.access.whoami",
+  "workflow.admin.connections.login_complete",
+  "workflow.admin.connections.login_start",
   "workflow.admin.connections.refresh_catalog",
   "workflow.admin.events.subscribe",
   "workflow.admin.events.unsubscribe",
@@ -1974,6 +2011,12 @@ export class WorkflowClient {
   }
   adminConnectionsList(params: AdminConnectionsListParams = {}): Promise<AdminConnectionsListReply> {
     return this.call("workflow.admin.connections.list", params);
+  }
+  adminConnectionsLoginComplete(params: AdminConnectionsLoginCompleteParams): Promise<AdminConnectionsLoginCompleteReply> {
+    return this.call("workflow.admin.connections.login_complete", params);
+  }
+  adminConnectionsLoginStart(params: AdminConnectionsLoginStartParams): Promise<AdminConnectionsLoginStartReply> {
+    return this.call("workflow.admin.connections.login_start", params);
   }
   adminConnectionsRefreshCatalog(params: AdminConnectionsRefreshCatalogParams): Promise<AdminConnectionsRefreshCatalogReply> {
     return this.call("workflow.admin.connections.refresh_catalog", params);
