@@ -1,8 +1,12 @@
 package integration
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +20,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes"
 )
 
 // approvalDraft waits for an approval and returns it as its output.
@@ -229,11 +234,16 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 	}
 	is := is.New(t)
 	dir := t.TempDir()
+	// A remote source behind an OAuth login, for the login methods.
+	remote := fakes.NewOAuthServer(fakes.OAuthOptions{})
+	t.Cleanup(remote.Close)
 	cfg := config.File{Version: 1, Server: config.Server{
 		Store: config.Store{Root: filepath.Join(dir, "store")},
 		Sources: []config.Connection{
 			stdioSource("demo.default", binary, "demo-server"),
 			stdioSource("fake.a", fakeMCP),
+			{Kind: "mcp", ID: "remote.default", Auth: &config.SourceAuth{Kind: config.AuthOAuth},
+				Transport: config.Transport{Kind: config.TransportHTTP, URL: remote.URL}},
 		},
 	}}
 	data, err := json.Marshal(cfg)
@@ -266,6 +276,15 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 			cf.must("workflow.admin.connections.refresh_catalog", p.Object{"connection_id": "fake.a"})
 			return p.Object{"connection_id": "demo.default"}
 		}, bad: p.Object{"connection_id": "nope.none"}, code: failed, data: keyError},
+		{method: "workflow.admin.connections.login_start", params: fixed(p.Object{"connection_id": "remote.default",
+			"redirect_uri": loginRedirect, "code_challenge": loginChallenge, "state": "conformance"}),
+			bad: p.Object{"connection_id": "remote.default", "redirect_uri": "https://elsewhere.example/callback",
+				"code_challenge": loginChallenge, "state": "conformance"}, code: failed, data: "ValueError"},
+		{method: "workflow.admin.connections.login_complete", params: func() any {
+			return p.Object{"connection_id": "remote.default", "code": authorizationCode(t, cf.got["workflow.admin.connections.login_start"]["authorization_url"]),
+				"code_verifier": loginVerifier, "redirect_uri": loginRedirect}
+		}, bad: p.Object{"connection_id": "remote.default", "code": "no-such-code", "code_verifier": loginVerifier, "redirect_uri": loginRedirect},
+			code: failed, data: "ValueError"},
 		{method: "workflow.admin.secrets.rotate", params: fixed(nil),
 			bad: p.Object{"key_id": "mine"}, code: invalidParams},
 		{method: "workflow.admin.connections.list", params: fixed(nil),
@@ -546,4 +565,34 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 	is.Equal(references, 70)            // the reference contract has 70 methods
 	is.Equal(reference, references)     // every reference method conforms
 	is.Equal(extended, len(extensions)) // every extension conforms
+}
+
+// The PKCE pair and the loopback redirect of the conformance test's login.
+const (
+	loginVerifier = "conformance-verifier-0123456789-0123456789-abcdef"
+	loginRedirect = "http://127.0.0.1:9/callback" // never listened on: the code is read from the redirect itself
+)
+
+var loginChallenge = func() string {
+	sum := sha256.Sum256([]byte(loginVerifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}()
+
+// authorizationCode follows the authorization URL as a browser would, up
+// to the redirect to the loopback callback, and returns the code it
+// carries.
+func authorizationCode(t *testing.T, authorizationURL any) string {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	u, _ := authorizationURL.(string)
+	is.True(u != "") // login_start answered an authorization URL
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, Timeout: 10 * time.Second}
+	resp, err := noFollow.Get(u)
+	is.NoErr(err)
+	defer resp.Body.Close()
+	is.Equal(resp.StatusCode, http.StatusFound) // the authorization server redirects to the callback
+	back, err := url.Parse(resp.Header.Get("Location"))
+	is.NoErr(err)
+	return back.Query().Get("code")
 }
