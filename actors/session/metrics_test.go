@@ -30,7 +30,11 @@ func TestAFailedStdioConnectSaysWhatTheServerWroteToStderrAndLogsItOnce(t *testi
 	logs := fakes.CaptureLogs(t) // no test of this package runs in parallel
 	conn := config.Connection{Kind: "mcp", ID: "broken.one", Transport: config.Transport{
 		Kind: config.TransportStdio, Command: "sh",
-		Args: []string{"-c", `echo "Cannot find module ./nope.js" >&2; echo "key=$API_KEY" >&2; exit 1`},
+		// The server reads the initialize request before it dies, so that the
+		// client's write of it always lands and the connect sees the pipe
+		// close (EOF): one that died first would make the write a broken
+		// pipe instead, depending on which came first.
+		Args: []string{"-c", `read -r request; echo "Cannot find module ./nope.js" >&2; echo "key=$API_KEY" >&2; exit 1`},
 		Env:  map[string]string{"API_KEY": "s3cr3t-value"},
 	}}
 	opts := testOptions()
