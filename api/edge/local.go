@@ -26,12 +26,6 @@ type Local struct {
 // Local returns the method table acting for p.
 func (s *Server) Local(p access.Principal) Local { return Local{server: s, caller: p} }
 
-// Call invokes method with params and decodes its result into result
-// (which may be nil).
-func (l Local) Call(ctx context.Context, method string, params, result any) error {
-	return l.call(ctx, method, params, result)
-}
-
 // Subscribe calls a subscribe method whose notifications go to deliver,
 // from the hub's delivery of that subscription, one at a time, until the
 // subscription or ctx ends. The hub starts delivering only once result is
@@ -40,10 +34,12 @@ func (l Local) Subscribe(ctx context.Context, method string, params, result any,
 	n := &localNotifier{ctx: ctx, deliver: deliver}
 	sctx, release := service.WithNotifier(ctx, n)
 	defer release()
-	return l.call(sctx, method, params, result)
+	return l.Call(sctx, method, params, result)
 }
 
-func (l Local) call(ctx context.Context, method string, params, result any) error {
+// Call invokes method with params and decodes its result into result
+// (which may be nil).
+func (l Local) Call(ctx context.Context, method string, params, result any) error {
 	if params == nil {
 		params = struct{}{}
 	}

@@ -51,13 +51,13 @@ func anys(ss []string) []any {
 // companions are the run tools (get, resume, cancel) and, for authors,
 // the authoring tools.
 func (f *Face) companions(s *served) []companion {
-	ro, idem, no, yes := true, true, false, true
+	no, yes := false, true
 	tools := []companion{
 		{scope: access.Read, toolEntry: toolEntry{
 			tool: &mcp.Tool{Name: toolGetRun, Title: "Get a workflow run",
 				Description: "Shows an mcpflow run as a workflow tool answers it (run_id, status, outcome, output, interrupt), also one whose call was cut off or that still runs.",
 				InputSchema: runIDSchema(nil), OutputSchema: envelopeSchema,
-				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: ro, IdempotentHint: idem, DestructiveHint: &no, OpenWorldHint: &no}},
+				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}},
 			handler: f.getRun(s)}},
 		{scope: access.Run, toolEntry: toolEntry{
 			tool: &mcp.Tool{Name: toolResumeRun, Title: "Resume an interrupted workflow run",
@@ -72,7 +72,7 @@ func (f *Face) companions(s *served) []companion {
 			tool: &mcp.Tool{Name: toolCancelRun, Title: "Cancel a workflow run",
 				Description: "Ends a running or interrupted mcpflow run as cancelled; its calls in flight are cancelled upstream.",
 				InputSchema: runIDSchema(map[string]any{"reason": map[string]any{"type": "string"}}), OutputSchema: envelopeSchema,
-				Annotations: &mcp.ToolAnnotations{IdempotentHint: idem, DestructiveHint: &yes, OpenWorldHint: &no}},
+				Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: &yes, OpenWorldHint: &no}},
 			handler: f.cancelRun(s)}},
 	}
 	return append(tools, f.authoringTools(s)...)
@@ -111,11 +111,10 @@ func (f *Face) resumeRun(s *served) mcp.ToolHandler {
 		if err != nil {
 			return refusedOrError(err)
 		}
-		t, err := f.toolOfRun(s, r)
-		if err != nil || r.Status != "running" {
+		if r.Status != "running" {
 			return result(envelopeOf(r), ""), nil
 		}
-		return f.followRun(ctx, s, req, t, in.RunID, 0)
+		return f.followRun(ctx, s, req, f.toolOfRun(s, r), in.RunID, 0)
 	}
 }
 
@@ -135,11 +134,11 @@ func (f *Face) cancelRun(s *served) mcp.ToolHandler {
 
 // toolOfRun finds the workflow tool of a run's deployment; one the
 // principal does not see is followed without a step total.
-func (f *Face) toolOfRun(s *served, r protocol.RunResult) (workflowTool, error) {
+func (f *Face) toolOfRun(s *served, r protocol.RunResult) workflowTool {
 	if t, err := f.lookup(s.who, r.DeploymentID); err == nil {
-		return t, nil
+		return t
 	}
-	return workflowTool{deploymentID: r.DeploymentID}, nil
+	return workflowTool{deploymentID: r.DeploymentID}
 }
 
 // finderTools stand for many deployments: one finds them, one runs one.

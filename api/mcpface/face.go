@@ -341,7 +341,7 @@ var ownTools = []string{
 func isOwnTool(name string) bool { return slices.Contains(ownTools, name) }
 
 // lookup finds the workflow tool of a deployment id or tool name among
-// those who may see. Under no lock.
+// those who may see. It takes f.mu.
 func (f *Face) lookup(who access.Principal, name string) (workflowTool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
