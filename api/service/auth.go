@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -62,7 +63,7 @@ func (s *Service) saveAuth(ctx context.Context, p protocol.SaveAuthParams) (prot
 		return protocol.AuthRecordSummary{}, storeErr(err, authWhat(p.AuthRef))
 	}
 	summary := authSummary(rec)
-	s.record(ctx, Event{Kind: EventAuthSaved, Payload: protocol.Object{
+	s.record(ctx, audit.Event{Kind: audit.AuthSaved, Payload: protocol.Object{
 		"auth_ref": summary.ID, "scheme": summary.Scheme, "payload_keys": summary.PayloadKeys,
 	}})
 	return summary, nil

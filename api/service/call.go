@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/run"
@@ -151,7 +152,7 @@ func runBuiltin(fn workflow.BuiltinFunc, input workflow.Object) (outcome string,
 // callTool calls an MCP tool through the session actor of its
 // connection, as a run's step does, but owned by no run.
 func (s *Service) callTool(ctx context.Context, c catalog.Capability, payload workflow.Object) (string, workflow.Object, error) {
-	s.record(ctx, Event{Kind: EventToolCallStarted, ConnectionID: c.SourceID, CapabilityID: c.Name,
+	s.record(ctx, audit.Event{Kind: audit.ToolCallStarted, ConnectionID: c.SourceID, CapabilityID: c.Name,
 		Payload: protocol.Object{"tool": c.LocalName, "input_keys": objectKeys(payload), "direct": true}})
 	args, err := json.Marshal(payload)
 	if err != nil {
@@ -162,7 +163,7 @@ func (s *Service) callTool(ctx context.Context, c catalog.Capability, payload wo
 	s.Engine.Send(s.Supervisor.PID(), session.CallTool{Connection: c.SourceID, Tool: c.LocalName, Arguments: args, Deadline: deadline, Reply: w.To()})
 	r, output, err := s.waitSession(ctx, w, deadline)
 	completed := protocol.Object{"tool": c.LocalName, "outcome": firstNonEmpty(r.Outcome, outcomeRuntimeError), "direct": true}
-	s.record(ctx, Event{Kind: EventToolCallCompleted, ConnectionID: c.SourceID, CapabilityID: c.Name, Payload: completed})
+	s.record(ctx, audit.Event{Kind: audit.ToolCallCompleted, ConnectionID: c.SourceID, CapabilityID: c.Name, Payload: completed})
 	if err != nil {
 		return "", nil, err
 	}
@@ -176,12 +177,12 @@ func (s *Service) readResourceDirectly(ctx context.Context, c catalog.Capability
 	if !s.isEnabledConnection(logical) {
 		return "", nil, fmt.Errorf("unbound logical source %q: outside a deployment, a resource is read from the enabled connection of that id", logical)
 	}
-	s.record(ctx, Event{Kind: EventResourceReadStarted, ConnectionID: logical, CapabilityID: c.Name, Payload: protocol.Object{"uri": uri, "direct": true}})
+	s.record(ctx, audit.Event{Kind: audit.ResourceReadStarted, ConnectionID: logical, CapabilityID: c.Name, Payload: protocol.Object{"uri": uri, "direct": true}})
 	deadline := time.Now().Add(s.directCallTimeout())
 	w := reply.Expect[session.ToolResult](s.Replies)
 	s.Engine.Send(s.Supervisor.PID(), session.ReadResource{Connection: logical, URI: uri, Deadline: deadline, Reply: w.To()})
 	_, read, err := s.waitSession(ctx, w, deadline)
-	s.record(ctx, Event{Kind: EventResourceReadCompleted, ConnectionID: logical, CapabilityID: c.Name,
+	s.record(ctx, audit.Event{Kind: audit.ResourceReadCompleted, ConnectionID: logical, CapabilityID: c.Name,
 		Payload: protocol.Object{"uri": uri, "ok": err == nil, "direct": true}})
 	if err != nil {
 		return "", nil, err

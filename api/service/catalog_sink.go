@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -81,19 +82,19 @@ func (k *CatalogSink) changed(ctx context.Context, before *catalog.Snapshot, aft
 		before, after    map[string]string
 		countKey, prefix string
 	}{
-		{EventToolsChanged, indexByKey(old.Tools, func(t catalog.Tool) string { return t.Name }), indexByKey(after.Tools, func(t catalog.Tool) string { return t.Name }), "node_count", connectionID + "."},
-		{EventResourcesChanged, indexByKey(old.Resources, func(r catalog.Resource) string { return r.URI }), indexByKey(after.Resources, func(r catalog.Resource) string { return r.URI }), "resource_count", ""},
-		{EventPromptsChanged, indexByKey(old.Prompts, func(p catalog.Prompt) string { return p.Name }), indexByKey(after.Prompts, func(p catalog.Prompt) string { return p.Name }), "prompt_count", connectionID + "."},
+		{audit.ToolsChanged, indexByKey(old.Tools, func(t catalog.Tool) string { return t.Name }), indexByKey(after.Tools, func(t catalog.Tool) string { return t.Name }), "node_count", connectionID + "."},
+		{audit.ResourcesChanged, indexByKey(old.Resources, func(r catalog.Resource) string { return r.URI }), indexByKey(after.Resources, func(r catalog.Resource) string { return r.URI }), "resource_count", ""},
+		{audit.PromptsChanged, indexByKey(old.Prompts, func(p catalog.Prompt) string { return p.Name }), indexByKey(after.Prompts, func(p catalog.Prompt) string { return p.Name }), "prompt_count", connectionID + "."},
 	} {
 		added, removed, changed := diffNamed(c.before, c.after)
 		if len(added)+len(removed)+len(changed) == 0 {
 			continue
 		}
-		appendEvent(ctx, k.store, time.Now(), Event{Kind: c.kind, ConnectionID: connectionID, Payload: protocol.Object{
+		audit.Record(ctx, k.store, time.Now(), audit.Event{Kind: c.kind, ConnectionID: connectionID, Payload: protocol.Object{
 			"connection_id": connectionID, c.countKey: len(c.after),
 			"added": withPrefix(c.prefix, added), "removed": withPrefix(c.prefix, removed), "changed": withPrefix(c.prefix, changed),
 		}})
-		if c.kind == EventToolsChanged && before != nil {
+		if c.kind == audit.ToolsChanged && before != nil {
 			k.drift(ctx, connectionID, withPrefix(c.prefix, append(removed, changed...)))
 		}
 	}
@@ -129,7 +130,7 @@ func (k *CatalogSink) drift(ctx context.Context, connectionID string, tools []st
 	for _, name := range tools {
 		if ids := bound[name]; len(ids) > 0 {
 			slices.Sort(ids)
-			appendEvent(ctx, k.store, time.Now(), Event{Kind: EventCapabilityDrift, ConnectionID: connectionID, CapabilityID: name,
+			audit.Record(ctx, k.store, time.Now(), audit.Event{Kind: EventCapabilityDrift, ConnectionID: connectionID, CapabilityID: name,
 				Payload: protocol.Object{"connection_id": connectionID, "capability": name, "deployments": slices.Compact(ids)}})
 		}
 	}

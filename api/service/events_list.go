@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -48,12 +49,12 @@ func (s *Service) recordArtifactSaved(ctx context.Context, a store.Artifact, how
 	for k, v := range how {
 		payload[k] = v
 	}
-	s.record(ctx, Event{Kind: EventArtifactSaved, CapabilityID: artifactCapability(a.ID, a.Version), WorkflowName: a.ID, Payload: payload})
+	s.record(ctx, audit.Event{Kind: audit.ArtifactSaved, CapabilityID: artifactCapability(a.ID, a.Version), WorkflowName: a.ID, Payload: payload})
 }
 
 // recordDeploymentSaved records workflow_deployment_saved.
 func (s *Service) recordDeploymentSaved(ctx context.Context, d store.Deployment) {
-	s.record(ctx, Event{Kind: EventDeploymentSaved, CapabilityID: "deployment." + d.ID, WorkflowName: d.ArtifactID,
+	s.record(ctx, audit.Event{Kind: audit.DeploymentSaved, CapabilityID: "deployment." + d.ID, WorkflowName: d.ArtifactID,
 		Payload: protocol.Object{"deployment_id": d.ID, "artifact_id": d.ArtifactID, "artifact_version": d.ArtifactVersion, "binding_count": len(d.Bindings)}})
 }
 
@@ -64,23 +65,23 @@ func (s *Service) recordDeploymentSaved(ctx context.Context, d store.Deployment)
 func (s *Service) recordRunRecovered(r store.Run) {
 	e := store.RunAdminEvent(store.EventRunResumed, r)
 	e.TimestampEpochMs = s.now().UnixMilli()
-	appendRecord(context.Background(), s.Store, e)
+	audit.Append(context.Background(), s.Store, e)
 }
 
 // recordRefreshStarted records catalog_refresh_started.
 func (s *Service) recordRefreshStarted(ctx context.Context, connectionID string) {
-	s.record(ctx, Event{Kind: EventCatalogRefreshStarted, ConnectionID: connectionID, Payload: protocol.Object{"connection_id": connectionID}})
+	s.record(ctx, audit.Event{Kind: audit.CatalogRefreshStarted, ConnectionID: connectionID, Payload: protocol.Object{"connection_id": connectionID}})
 }
 
 // recordRefreshEnded records catalog_refresh_failed or
 // catalog_refresh_completed; what changed is recorded by CatalogStored.
 func (s *Service) recordRefreshEnded(ctx context.Context, connectionID string, after catalog.Snapshot, err error) {
 	if err != nil {
-		s.record(ctx, Event{Kind: EventCatalogRefreshFailed, ConnectionID: connectionID,
+		s.record(ctx, audit.Event{Kind: audit.CatalogRefreshFailed, ConnectionID: connectionID,
 			Payload: protocol.Object{"connection_id": connectionID, "error": redactURLQueries(err.Error())}})
 		return
 	}
-	s.record(ctx, Event{Kind: EventCatalogRefreshCompleted, ConnectionID: connectionID, Payload: protocol.Object{
+	s.record(ctx, audit.Event{Kind: audit.CatalogRefreshCompleted, ConnectionID: connectionID, Payload: protocol.Object{
 		"connection_id": connectionID, "fetched_at_epoch_ms": after.FetchedAtEpochMs,
 		"node_count": len(after.Tools), "resource_count": len(after.Resources), "prompt_count": len(after.Prompts),
 	}})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
@@ -194,7 +195,7 @@ func (s *Service) deleteArtifact(ctx context.Context, p protocol.InspectArtifact
 	case !deleted:
 		return protocol.DeleteArtifactResult{}, notFound("unknown %s", what)
 	}
-	s.record(ctx, Event{Kind: EventArtifactDeleted, CapabilityID: artifactCapability(p.ArtifactID, p.Version), WorkflowName: p.ArtifactID,
+	s.record(ctx, audit.Event{Kind: audit.ArtifactDeleted, CapabilityID: artifactCapability(p.ArtifactID, p.Version), WorkflowName: p.ArtifactID,
 		Payload: protocol.Object{"artifact_id": p.ArtifactID, "version": p.Version}})
 	res.Deleted = true
 	return res, nil
@@ -264,7 +265,7 @@ func (s *Service) deleteDeployment(ctx context.Context, p protocol.DeploymentIDP
 		return protocol.DeleteDeploymentResult{}, notFound("unknown deployment %q", p.DeploymentID)
 	}
 	s.releaseScope(supervisor.DeploymentScope(p.DeploymentID))
-	s.record(ctx, Event{Kind: EventDeploymentDeleted, CapabilityID: "deployment." + p.DeploymentID,
+	s.record(ctx, audit.Event{Kind: audit.DeploymentDeleted, CapabilityID: "deployment." + p.DeploymentID,
 		Payload: protocol.Object{"deployment_id": p.DeploymentID}})
 	return protocol.DeleteDeploymentResult{DeploymentID: p.DeploymentID, Deleted: true}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -145,14 +146,14 @@ func (s *Service) applyRegistry(ctx context.Context, _ protocol.Empty) (protocol
 	}
 	for _, id := range done.Registered {
 		c, _ := s.connection(id)
-		s.record(ctx, Event{Kind: EventConnectionRegistered, ConnectionID: id, Payload: protocol.Object{"enabled": c.IsEnabled(), "transport_kind": c.Transport.Kind}})
+		s.record(ctx, audit.Event{Kind: audit.ConnectionRegistered, ConnectionID: id, Payload: protocol.Object{"enabled": c.IsEnabled(), "transport_kind": c.Transport.Kind}})
 	}
 	for _, id := range done.Updated {
 		c, _ := s.connection(id)
-		s.record(ctx, Event{Kind: EventConnectionUpdated, ConnectionID: id, Payload: protocol.Object{"enabled": c.IsEnabled(), "transport_kind": c.Transport.Kind, "session_replaced": replaced[id]}})
+		s.record(ctx, audit.Event{Kind: audit.ConnectionUpdated, ConnectionID: id, Payload: protocol.Object{"enabled": c.IsEnabled(), "transport_kind": c.Transport.Kind, "session_replaced": replaced[id]}})
 	}
 	for _, id := range done.Removed {
-		s.record(ctx, Event{Kind: EventConnectionRemoved, ConnectionID: id})
+		s.record(ctx, audit.Event{Kind: audit.ConnectionRemoved, ConnectionID: id})
 	}
 	return protocol.ApplyRegistryChangesResult{
 		Applied: true, Registered: nonNil(done.Registered), Updated: nonNil(done.Updated), Removed: nonNil(done.Removed),

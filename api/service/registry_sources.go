@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -33,7 +34,7 @@ func LoadSources(ctx context.Context, st store.Store, configured []config.Connec
 		if err := st.PutRegistryEntry(ctx, e); err != nil {
 			return nil, fmt.Errorf("seed the source registry with %q: %w", c.ID, err)
 		}
-		log.record(ctx, Event{Kind: EventRegistrySeeded, ConnectionID: c.ID, Payload: protocol.Object{"enabled": e.Enabled, "transport_kind": c.Transport.Kind}})
+		log.record(ctx, audit.Event{Kind: audit.RegistrySeeded, ConnectionID: c.ID, Payload: protocol.Object{"enabled": e.Enabled, "transport_kind": c.Transport.Kind}})
 		seeded, err := connectionOf(e)
 		if err != nil {
 			return nil, fmt.Errorf("seed the source registry with %q: %w", c.ID, err)
@@ -54,10 +55,10 @@ func LoadSources(ctx context.Context, st store.Store, configured []config.Connec
 // connections whose registry entry wins.
 func (s *Service) recordMerge(ctx context.Context, m config.Merged) {
 	for _, id := range m.Shadowed {
-		s.record(ctx, Event{Kind: EventRegistryIgnoredShadow, ConnectionID: id, Payload: protocol.Object{"config_ownership": config.OwnershipLocked}})
+		s.record(ctx, audit.Event{Kind: audit.RegistryIgnoredShadow, ConnectionID: id, Payload: protocol.Object{"config_ownership": config.OwnershipLocked}})
 	}
 	for _, id := range m.SeedEntryWins {
-		s.record(ctx, Event{Kind: EventRegistrySeedEntryWins, ConnectionID: id, Payload: protocol.Object{"config_ownership": config.OwnershipSeed}})
+		s.record(ctx, audit.Event{Kind: audit.RegistrySeedEntryWins, ConnectionID: id, Payload: protocol.Object{"config_ownership": config.OwnershipSeed}})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -252,7 +253,7 @@ func TestRegistryApplyRegistersUpdatesAndRemovesLiveConnections(t *testing.T) {
 	is.Equal(mustCall[protocol.ListConnectionsResult](t, f, protocol.MethodConnectionsList, `{}`).Total, 4)
 	domainError(t, f.callErr(t, protocol.MethodConnectionsRefreshCatalog, `{"connection_id":"reg.one"}`), "KeyError")
 
-	is.Equal(events(t, f, "reg.one"), []string{service.EventConnectionRegistered, service.EventConnectionUpdated, service.EventConnectionRemoved})
+	is.Equal(events(t, f, "reg.one"), []string{audit.ConnectionRegistered, audit.ConnectionUpdated, audit.ConnectionRemoved})
 }
 
 func TestRegistryApplyReportsAuthRefsWithoutARecord(t *testing.T) {
@@ -274,7 +275,7 @@ func TestLockedConfigConnectionsIgnoreTheirRegistryEntry(t *testing.T) {
 	c, ok := f.svc.Connections.Get("lock.one")
 	is.True(ok)
 	is.Equal(c.Transport.Command, "config-server") // the config wins
-	is.Equal(events(t, f, "lock.one"), []string{service.EventRegistryIgnoredShadow})
+	is.Equal(events(t, f, "lock.one"), []string{audit.RegistryIgnoredShadow})
 
 	inspected := conforming[protocol.InspectRegistryEntryResult](t, f, protocol.MethodRegistryInspect, `{"source_id":"lock.one"}`)
 	is.Equal(inspected.ShadowedByConfig, true)
@@ -300,7 +301,7 @@ func TestSeedConfigConnectionsSeedTheRegistryWhichThenWins(t *testing.T) {
 	seeded, err := f.store.GetRegistryEntry(bounded(t), "seed.one")
 	is.NoErr(err) // written into the registry at start
 	is.Equal(seeded.Transport["command"], "config-server")
-	is.Equal(events(t, f, "seed.one"), []string{service.EventRegistrySeeded})
+	is.Equal(events(t, f, "seed.one"), []string{audit.RegistrySeeded})
 
 	inspected := conforming[protocol.InspectRegistryEntryResult](t, f, protocol.MethodRegistryInspect, `{"source_id":"seed.one"}`)
 	is.Equal(inspected.ShadowedByConfig, true)
@@ -319,7 +320,7 @@ func TestSeedConfigConnectionsSeedTheRegistryWhichThenWins(t *testing.T) {
 	is.NoErr(err)
 	c, _ = view.Get("seed.one")
 	is.Equal(c.Transport.Command, "registry-server")
-	is.Equal(events(t, f, "seed.one")[len(events(t, f, "seed.one"))-1], service.EventRegistrySeedEntryWins)
+	is.Equal(events(t, f, "seed.one")[len(events(t, f, "seed.one"))-1], audit.RegistrySeedEntryWins)
 
 	// Removed from the registry, a seed source falls back to the config.
 	f.succeed(t, protocol.MethodRegistryRemove, `{"source_id":"seed.one"}`)

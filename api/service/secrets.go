@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -22,7 +23,7 @@ func (s *Service) rotateSecrets(ctx context.Context, _ protocol.Empty) (protocol
 	if retired == nil {
 		retired = []string{}
 	}
-	s.record(ctx, Event{Kind: EventSecretsRotated, Payload: protocol.Object{
+	s.record(ctx, audit.Event{Kind: audit.SecretsRotated, Payload: protocol.Object{
 		"key_id": rot.KeyID, "retired_key_ids": retired, "resealed": rot.Resealed,
 	}})
 	return protocol.RotateSecretsResult{KeyID: rot.KeyID, RetiredKeyIDs: retired, Resealed: rot.Resealed}, nil

@@ -1,0 +1,85 @@
+// Package audit owns the writing of the admin event log (reference §3.10):
+// the kinds of event mcpflow records and a best-effort append that never
+// fails the operation that caused the event. Reading the log is the
+// store's; showing it is the API's.
+package audit
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+)
+
+// Event kinds of the admin event log that mcpflow writes.
+const (
+	ConnectionRegistered    = "connection_registered"
+	ConnectionUpdated       = "connection_updated"
+	ConnectionRemoved       = "connection_removed"
+	RegistrySeeded          = "source_registry_seeded_from_config"
+	RegistrySeedEntryWins   = "source_registry_seed_existing_entry_wins"
+	RegistryIgnoredShadow   = "source_registry_ignored_config_shadow"
+	AuthSaved               = "auth_saved"
+	SecretsRotated          = "secrets_rotated"
+	CatalogRefreshStarted   = "catalog_refresh_started"
+	CatalogRefreshCompleted = "catalog_refresh_completed"
+	CatalogRefreshFailed    = "catalog_refresh_failed"
+	ToolsChanged            = "tools_changed"
+	ResourcesChanged        = "resources_changed"
+	PromptsChanged          = "prompts_changed"
+	ToolCallStarted         = "tool_call_started"
+	ToolCallCompleted       = "tool_call_completed"
+	ResourceReadStarted     = "resource_read_started"
+	ResourceReadCompleted   = "resource_read_completed"
+	RunStarted              = store.EventRunStarted
+	RunCompleted            = store.EventRunCompleted
+	RunFailed               = store.EventRunFailed
+	RunResumed              = store.EventRunResumed
+	ArtifactSaved           = "workflow_artifact_saved"
+	ArtifactDeleted         = "workflow_artifact_deleted"
+	DeploymentSaved         = "workflow_deployment_saved"
+	DeploymentDeleted       = "workflow_deployment_deleted"
+)
+
+// Timeout bounds each append.
+const Timeout = 10 * time.Second
+
+// Event is one admin event to record: its kind, what it is about (any of
+// connection, capability and workflow), and a payload that never holds a
+// secret (no header, env or auth values, no URL query).
+type Event struct {
+	Kind         string
+	ConnectionID string
+	CapabilityID string
+	WorkflowName string
+	Payload      map[string]any
+}
+
+// Record appends e to the admin event log of st, stamped now.
+func Record(ctx context.Context, st store.Events, now time.Time, e Event) {
+	payload := e.Payload
+	if payload == nil {
+		payload = map[string]any{}
+	}
+	Append(ctx, st, store.Event{Kind: e.Kind, TimestampEpochMs: now.UnixMilli(), Payload: payload,
+		ConnectionID: optional(e.ConnectionID), CapabilityID: optional(e.CapabilityID), WorkflowName: optional(e.WorkflowName)})
+}
+
+// Append appends an event record to the admin event log of st. Recording
+// is best effort: a failure is logged and never fails the operation that
+// caused the event, and the caller's cancellation does not cut it short.
+func Append(ctx context.Context, st store.Events, ev store.Event) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), Timeout)
+	defer cancel()
+	if _, err := st.AppendEvent(ctx, ev); err != nil {
+		slog.Warn("admin event not recorded", "kind", ev.Kind, "err", err)
+	}
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
