@@ -23,7 +23,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/protocol"
-	"github.com/mcpflow/mcpflow/api/service"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // wait bounds every wait for something that should happen promptly.
@@ -39,8 +39,8 @@ type fixture struct {
 	release chan struct{}
 }
 
-func (f *fixture) methods() map[string]service.Handler {
-	return map[string]service.Handler{
+func (f *fixture) methods() map[string]rpc.Handler {
+	return map[string]rpc.Handler{
 		protocol.MethodHealth: func(context.Context, json.RawMessage) (any, error) {
 			return protocol.HealthResult{Status: "ok", StoreRoot: "/store"}, nil
 		},
@@ -69,15 +69,15 @@ func start(t *testing.T) (*Client, *edge.Server, *fixture) {
 
 // startWith is start with more methods (added to, or replacing, the
 // fixture's) and the edge's options.
-func startWith(t *testing.T, more map[string]service.Handler, opts edge.Options) (*Client, *edge.Server, *fixture) {
+func startWith(t *testing.T, more map[string]rpc.Handler, opts edge.Options) (*Client, *edge.Server, *fixture) {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	f := &fixture{started: make(chan struct{}, 64), release: make(chan struct{})}
-	table := map[string]service.Method{}
-	for _, handlers := range []map[string]service.Handler{f.methods(), more} {
+	table := map[string]rpc.Method{}
+	for _, handlers := range []map[string]rpc.Handler{f.methods(), more} {
 		for name, h := range handlers {
-			table[name] = service.Method{Scope: access.Read, Handler: h}
+			table[name] = rpc.Method{Scope: access.Read, Handler: h}
 		}
 	}
 	srv := edge.New(table, contract.Default(), opts)

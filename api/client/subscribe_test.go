@@ -15,7 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	p "github.com/mcpflow/mcpflow/api/protocol"
-	"github.com/mcpflow/mcpflow/api/service"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // feed is how the test edge answers a subscription to one run: the
@@ -58,7 +58,7 @@ func startSubs(t *testing.T, feeds map[string]*feed) (*Client, *subEdge) {
 		var once sync.Once
 		return context.WithValue(ctx, released{}, done), func() { once.Do(func() { close(done) }) }
 	}
-	c, _, _ := startWith(t, map[string]service.Handler{
+	c, _, _ := startWith(t, map[string]rpc.Handler{
 		p.MethodRunsSubscribe: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			var ps p.SubscribeRunParams
 			if err := json.Unmarshal(raw, &ps); err != nil {

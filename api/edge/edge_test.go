@@ -25,7 +25,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/protocol"
-	"github.com/mcpflow/mcpflow/api/service"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // wait bounds every wait for something that should happen promptly.
@@ -88,16 +88,16 @@ func (f *fixture) enter() func() {
 
 // open makes a method table of handlers that any caller may call
 // (access.Read: every principal of a guard without tokens has it).
-func open(handlers map[string]service.Handler) map[string]service.Method {
-	table := make(map[string]service.Method, len(handlers))
+func open(handlers map[string]rpc.Handler) map[string]rpc.Method {
+	table := make(map[string]rpc.Method, len(handlers))
 	for name, h := range handlers {
-		table[name] = service.Method{Scope: access.Read, Handler: h}
+		table[name] = rpc.Method{Scope: access.Read, Handler: h}
 	}
 	return table
 }
 
-func (f *fixture) methods() map[string]service.Handler {
-	return map[string]service.Handler{
+func (f *fixture) methods() map[string]rpc.Handler {
+	return map[string]rpc.Handler{
 		protocol.MethodHealth: func(context.Context, json.RawMessage) (any, error) {
 			return protocol.HealthResult{Status: "ok", StoreRoot: "/store"}, nil
 		},

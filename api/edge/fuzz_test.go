@@ -17,14 +17,14 @@ import (
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
-	"github.com/mcpflow/mcpflow/api/service"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // fuzzMethods is every method of the contract plus a few the contract does
 // not list, each served by a handler that, by its params' hash, answers
 // them back, fails as a domain error, fails as api/service reports invalid
 // params, fails plainly, or panics.
-func fuzzMethods() (map[string]service.Handler, []string) {
+func fuzzMethods() (map[string]rpc.Handler, []string) {
 	handler := func(_ context.Context, params json.RawMessage) (any, error) {
 		h := fnv.New32a()
 		_, _ = h.Write(params)
@@ -42,7 +42,7 @@ func fuzzMethods() (map[string]service.Handler, []string) {
 		}
 	}
 	names := append(contract.Default().Methods(), "test.free", "rpc.discover", "no.such.method", "rpc.reserved")
-	table := map[string]service.Handler{}
+	table := map[string]rpc.Handler{}
 	for _, n := range names[:len(names)-2] {
 		table[n] = handler
 	}

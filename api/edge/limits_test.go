@@ -23,11 +23,11 @@ import (
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
-	"github.com/mcpflow/mcpflow/api/service"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // startWith serves methods with opts, like start.
-func startWith(t testing.TB, methods map[string]service.Handler, opts edge.Options) (*edge.Server, *httptest.Server) {
+func startWith(t testing.TB, methods map[string]rpc.Handler, opts edge.Options) (*edge.Server, *httptest.Server) {
 	t.Helper()
 	srv := edge.New(open(methods), contract.Default(), opts)
 	hs := httptest.NewServer(srv.Handler())

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
-	"github.com/mcpflow/mcpflow/api/service"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // Local is the method table as a face in this process reaches it (the MCP
@@ -32,7 +32,7 @@ func (s *Server) Local(p access.Principal) Local { return Local{server: s, calle
 // decoded, as on /ws only once the reply is queued.
 func (l Local) Subscribe(ctx context.Context, method string, params, result any, deliver func(method string, params json.RawMessage)) error {
 	n := &localNotifier{ctx: ctx, deliver: deliver}
-	sctx, release := service.WithNotifier(ctx, n)
+	sctx, release := rpc.WithNotifier(ctx, n)
 	defer release()
 	return l.Call(sctx, method, params, result)
 }
@@ -65,7 +65,7 @@ func (l Local) Call(ctx context.Context, method string, params, result any) erro
 	return nil
 }
 
-// localNotifier is a subscription's service.Notifier for a Local caller:
+// localNotifier is a subscription's rpc.Notifier for a Local caller:
 // each notification is encoded and handed to deliver, one at a time.
 type localNotifier struct {
 	ctx     context.Context

@@ -22,7 +22,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
-	"github.com/mcpflow/mcpflow/api/service"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // Options bound the edge; docs/edge.md explains each bound and its
@@ -183,7 +183,7 @@ func (o Options) WithConfig(e *config.Edge) Options {
 
 // Server serves the workflow API.
 type Server struct {
-	methods  map[string]service.Method
+	methods  map[string]rpc.Method
 	contract *contract.Contract
 	opts     Options
 	// base is the parent of every WebSocket connection's context; Close
@@ -204,9 +204,9 @@ type Server struct {
 
 // New returns a server of methods checked against c. Zero options take
 // their defaults.
-func New(methods map[string]service.Method, c *contract.Contract, opts Options) *Server {
+func New(methods map[string]rpc.Method, c *contract.Contract, opts Options) *Server {
 	opts = opts.withDefaults()
-	served := make(map[string]service.Method, len(methods)+1)
+	served := make(map[string]rpc.Method, len(methods)+1)
 	for name, h := range methods {
 		served[name] = h
 	}
@@ -225,7 +225,7 @@ func New(methods map[string]service.Method, c *contract.Contract, opts Options) 
 		}
 		return jsonrpc.Encoded(bytes.TrimSpace(buf.Bytes())), nil
 	})
-	served[jsonrpc.MethodDiscover] = service.Method{Scope: access.Read, Handler: func(context.Context, json.RawMessage) (any, error) { return discover() }}
+	served[jsonrpc.MethodDiscover] = rpc.Method{Scope: access.Read, Handler: func(context.Context, json.RawMessage) (any, error) { return discover() }}
 	base, cancel := context.WithCancel(context.Background())
 	return &Server{
 		methods: served, contract: c, opts: opts, base: base, close: cancel,

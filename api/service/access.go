@@ -5,11 +5,12 @@ import (
 
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // accessMethods say who the caller is (an extension).
-func (s *Service) accessMethods() map[string]Method {
-	return map[string]Method{
+func (s *Service) accessMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
 		protocol.MethodAccessWhoami: {Scope: access.Any, Handler: handle(s.whoami)},
 	}
 }

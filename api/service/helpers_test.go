@@ -19,6 +19,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	"github.com/mcpflow/mcpflow/api/rpc"
 	"github.com/mcpflow/mcpflow/api/service"
 	"github.com/mcpflow/mcpflow/fakes"
 )
@@ -109,7 +110,7 @@ type fixture struct {
 	svc      *service.Service
 	store    *store.Memory
 	registry *catalog.Registry
-	methods  map[string]service.Method
+	methods  map[string]rpc.Method
 }
 
 func newFixture(t *testing.T) *fixture {

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // Defaults of HubOptions.
@@ -122,7 +123,7 @@ type subscription struct {
 	id     string
 	topic  topic
 	feed   *feed
-	n      *requestNotifier
+	n      *rpc.Request
 	ctx    context.Context // cancelled on unsubscribe and Close
 	cancel context.CancelFunc
 	// buf holds the events offered and not delivered yet.
@@ -186,7 +187,7 @@ func (f *feed) poke() {
 // open registers a subscription of rn's connection to t for the events
 // after after; head is t's last sequence number, read before. The
 // subscription delivers once rn's reply is released.
-func (h *Hub) open(rn *requestNotifier, t topic, after, head int64) (string, error) {
+func (h *Hub) open(rn *rpc.Request, t topic, after, head int64) (string, error) {
 	id, err := newSubscriptionID()
 	if err != nil {
 		return "", err
@@ -225,7 +226,7 @@ func (h *Hub) open(rn *requestNotifier, t topic, after, head int64) (string, err
 
 // unsubscribe ends subscription id of rn's connection if its topic is
 // of the kind asked; false if the connection has no such subscription.
-func (h *Hub) unsubscribe(rn *requestNotifier, id string, kind func(topic) bool) bool {
+func (h *Hub) unsubscribe(rn *rpc.Request, id string, kind func(topic) bool) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s, ok := h.subs[id]

@@ -88,7 +88,7 @@ func (h *Hub) serve(s *subscription) {
 		h.mu.Unlock()
 	}()
 	select {
-	case <-s.n.replied: // the reply with the subscription id is queued
+	case <-s.n.Replied(): // the reply with the subscription id is queued
 	case <-s.ctx.Done():
 		return
 	case <-s.n.Done():

@@ -6,13 +6,14 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // liveMethods are the subscriptions to live events (extensions): a run's
 // events and the admin event log, pushed through the connection's
 // Notifier by Hub.
-func (s *Service) liveMethods() map[string]Method {
-	return map[string]Method{
+func (s *Service) liveMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
 		protocol.MethodRunsSubscribe:          forRead(s.subscribeRun),
 		protocol.MethodRunsUnsubscribe:        forRead(s.unsubscriber(false)),
 		protocol.MethodAdminEventsSubscribe:   forAdmin(s.subscribeAdminEvents),
@@ -22,8 +23,8 @@ func (s *Service) liveMethods() map[string]Method {
 
 // subscriber returns the hub and the request's notifier, or why the
 // request cannot subscribe.
-func (s *Service) subscriber(ctx context.Context) (*Hub, *requestNotifier, error) {
-	rn, ok := notifierFrom(ctx)
+func (s *Service) subscriber(ctx context.Context) (*Hub, *rpc.Request, error) {
+	rn, ok := rpc.NotifierFrom(ctx)
 	if !ok {
 		return nil, nil, invalid("subscriptions need a WebSocket connection: their events are pushed as notifications, which a POST to /rpc cannot carry")
 	}

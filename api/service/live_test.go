@@ -22,6 +22,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 	"github.com/mcpflow/mcpflow/api/service"
 )
 
@@ -114,7 +115,7 @@ func (c *fakeConn) Notify(ctx context.Context, method string, params any) error 
 // is queued (the subscription id noted) before release.
 func (c *fakeConn) call(t *testing.T, svc *service.Service, method, params string) (json.RawMessage, error) {
 	t.Helper()
-	ctx, release := service.WithNotifier(bounded(t), c)
+	ctx, release := rpc.WithNotifier(bounded(t), c)
 	defer release()
 	h, ok := svc.Methods()[method]
 	is.New(t).True(ok) // the method is in the table

@@ -6,24 +6,14 @@ import (
 	"encoding/json"
 
 	"github.com/mcpflow/mcpflow/api/access"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
-
-// Handler serves one method: params are the raw JSON object already
-// checked against the contract.
-type Handler func(ctx context.Context, params json.RawMessage) (any, error)
-
-// Method is one entry of the method table: the scope a caller's token
-// needs (see package access) and the handler.
-type Method struct {
-	Scope   access.Scope
-	Handler Handler
-}
 
 // Methods returns the method table: each area of the API contributes its
 // own part, and declares each method's scope there.
-func (s *Service) Methods() map[string]Method {
-	table := map[string]Method{}
-	for _, part := range []map[string]Method{
+func (s *Service) Methods() map[string]rpc.Method {
+	table := map[string]rpc.Method{}
+	for _, part := range []map[string]rpc.Method{
 		s.coreMethods(),
 		s.documentEditMethods(),
 		s.stepEditMethods(),
@@ -47,25 +37,25 @@ func (s *Service) Methods() map[string]Method {
 // inspect, trace, validate, follow), forRun for what starts, resumes,
 // cancels or calls, forAuthor for what changes workspaces, artifacts and
 // deployments, forAdmin for the workflow.admin namespace.
-func forRead[P, R any](fn func(context.Context, P) (R, error)) Method {
-	return Method{Scope: access.Read, Handler: handle(fn)}
+func forRead[P, R any](fn func(context.Context, P) (R, error)) rpc.Method {
+	return rpc.Method{Scope: access.Read, Handler: handle(fn)}
 }
 
-func forRun[P, R any](fn func(context.Context, P) (R, error)) Method {
-	return Method{Scope: access.Run, Handler: handle(fn)}
+func forRun[P, R any](fn func(context.Context, P) (R, error)) rpc.Method {
+	return rpc.Method{Scope: access.Run, Handler: handle(fn)}
 }
 
-func forAuthor[P, R any](fn func(context.Context, P) (R, error)) Method {
-	return Method{Scope: access.Author, Handler: handle(fn)}
+func forAuthor[P, R any](fn func(context.Context, P) (R, error)) rpc.Method {
+	return rpc.Method{Scope: access.Author, Handler: handle(fn)}
 }
 
-func forAdmin[P, R any](fn func(context.Context, P) (R, error)) Method {
-	return Method{Scope: access.Admin, Handler: handle(fn)}
+func forAdmin[P, R any](fn func(context.Context, P) (R, error)) rpc.Method {
+	return rpc.Method{Scope: access.Admin, Handler: handle(fn)}
 }
 
 // handle adapts a typed method to a Handler. Params decode strictly:
 // unknown keys are invalid params even where no contract schema applies.
-func handle[P, R any](fn func(context.Context, P) (R, error)) Handler {
+func handle[P, R any](fn func(context.Context, P) (R, error)) rpc.Handler {
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var p P
 		if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {

@@ -1,10 +1,13 @@
 package service
 
-import "github.com/mcpflow/mcpflow/api/protocol"
+import (
+	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
+)
 
 // recordMethods are artifact and deployment deletion, artifacts.save, capabilities.call, sources and the admin event log.
-func (s *Service) recordMethods() map[string]Method {
-	return map[string]Method{
+func (s *Service) recordMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
 		protocol.MethodArtifactsSave:     forAuthor(s.saveWholeArtifact),
 		protocol.MethodArtifactsDelete:   forAuthor(s.deleteArtifact),
 		protocol.MethodDeploymentsDelete: forAuthor(s.deleteDeployment),

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // Service holds what the handlers use.
@@ -79,8 +80,8 @@ type Service struct {
 
 // coreMethods are health, capabilities, workspaces, artifacts,
 // deployments, runs and connections.
-func (s *Service) coreMethods() map[string]Method {
-	return map[string]Method{
+func (s *Service) coreMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
 		protocol.MethodHealth:                    forRead(s.health),
 		protocol.MethodCapabilitiesList:          forRead(s.listCapabilities),
 		protocol.MethodCapabilitiesInspect:       forRead(s.inspectCapability),

@@ -33,6 +33,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/console"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/edge"
+	"github.com/mcpflow/mcpflow/api/rpc"
 	"github.com/mcpflow/mcpflow/api/service"
 )
 
@@ -261,7 +262,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	// Subscriptions push their events through the WebSocket connection
 	// of the request that made them.
 	opts.Edge.RequestContext = func(ctx context.Context, c *edge.Conn) (context.Context, func()) {
-		return service.WithNotifier(ctx, c)
+		return rpc.WithNotifier(ctx, c)
 	}
 	a.edge = edge.New(svc.Methods(), c, opts.Edge)
 	a.pruner = retention.Start(a.store, opts.Retention)

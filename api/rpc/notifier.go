@@ -1,4 +1,4 @@
-package service
+package rpc
 
 import (
 	"context"
@@ -30,16 +30,21 @@ type Notifier interface {
 // notifierKey is the context key of a request's notifier.
 type notifierKey struct{}
 
-// requestNotifier is the notifier of one request, and whether its reply
-// is queued yet.
-type requestNotifier struct {
+// Request is the notifier of one request, and whether its reply is
+// queued yet.
+type Request struct {
 	Notifier
 	replied chan struct{}
 	once    sync.Once
 }
 
 // release marks the request's reply as queued.
-func (r *requestNotifier) release() { r.once.Do(func() { close(r.replied) }) }
+func (r *Request) release() { r.once.Do(func() { close(r.replied) }) }
+
+// Replied is closed once the request's reply is queued on the connection
+// (or once it is known that none will be): what a subscription waits for
+// before it delivers anything.
+func (r *Request) Replied() <-chan struct{} { return r.replied }
 
 // WithNotifier returns a context for one request of the connection that n
 // pushes to, so that its handler may open subscriptions, and the function
@@ -53,12 +58,12 @@ func (r *requestNotifier) release() { r.once.Do(func() { close(r.replied) }) }
 // Without a notifier in its context (a POST to /rpc), a subscribe
 // request fails: there is nowhere to push to.
 func WithNotifier(ctx context.Context, n Notifier) (_ context.Context, release func()) {
-	rn := &requestNotifier{Notifier: n, replied: make(chan struct{})}
+	rn := &Request{Notifier: n, replied: make(chan struct{})}
 	return context.WithValue(ctx, notifierKey{}, rn), rn.release
 }
 
-// notifierFrom returns the notifier of the request whose context is ctx.
-func notifierFrom(ctx context.Context) (*requestNotifier, bool) {
-	rn, ok := ctx.Value(notifierKey{}).(*requestNotifier)
+// NotifierFrom returns the notifier of the request whose context is ctx.
+func NotifierFrom(ctx context.Context) (*Request, bool) {
+	rn, ok := ctx.Value(notifierKey{}).(*Request)
 	return rn, ok && rn.Notifier != nil
 }
