@@ -93,6 +93,9 @@ type Hub struct {
 	wg     sync.WaitGroup // every feed and subscription goroutine
 }
 
+// The hub is what store.Observed and a cluster's listener tell of commits.
+var _ store.Observer = (*Hub)(nil)
+
 // NewHub returns a hub that reads the events it publishes from logs.
 func NewHub(logs Logs, opts Options) *Hub {
 	if opts.Buffer <= 0 {
