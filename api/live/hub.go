@@ -192,7 +192,8 @@ func (h *Hub) UnsubscribeAdmin(rn *rpc.Request, id string) bool {
 	return h.unsubscribe(rn, id, func(t topic) bool { return t.runID == "" })
 }
 
-// OpenSubscriptions is how many subscriptions the hub holds.
+// OpenSubscriptions is how many subscriptions the hub holds: what tests
+// and diagnostics see of its state.
 func (h *Hub) OpenSubscriptions() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -200,7 +201,8 @@ func (h *Hub) OpenSubscriptions() int {
 }
 
 // Buffered reports how many events subscription id holds undelivered and
-// whether it lags; ok is false once it has ended.
+// whether it lags; ok is false once it has ended. Like OpenSubscriptions,
+// it is for tests and diagnostics.
 func (h *Hub) Buffered(id string) (n int, lagging, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -567,3 +567,21 @@ func TestWakesDeliverCommitsTheHubDidNotSee(t *testing.T) {
 	hub.WakeRun("run-1", 4) // twice: delivered once
 	is.Equal(seqs(runs.untilEnd(t)), span(1, 4))
 }
+
+func TestSubscriptionsAreRefusedOnceTheHubCloses(t *testing.T) {
+	is := is.New(t)
+	svc, hub := liveService(t, store.NewMemory(), live.Options{})
+	newRun(t, svc.Store, "run-1")
+	ctx, cancel := context.WithTimeout(t.Context(), patience)
+	defer cancel()
+	is.NoErr(hub.Close(ctx)) // the server stops
+	conn := newConn(t)
+	for method, params := range map[string]string{protocol.MethodRunsSubscribe: `{"run_id":"run-1"}`, protocol.MethodAdminEventsSubscribe: `{}`} {
+		_, err := conn.call(t, svc, method, params)
+		var e *jsonrpc.Error
+		is.True(errors.As(err, &e))
+		is.Equal(e.Code, jsonrpc.Overloaded) // retry once it is back
+		is.True(strings.Contains(e.Detail(), "shutting down"))
+	}
+	is.Equal(hub.OpenSubscriptions(), 0)
+}
