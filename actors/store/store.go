@@ -1,8 +1,9 @@
 // Package store owns durable records: draft workspaces, artifacts,
 // deployments, runs with their checkpoints and traces, catalog snapshots,
 // auth records, the source registry and the admin event log. It defines one
-// interface for all of them and its implementations; it knows nothing about
-// actors, MCP sessions or JSON-RPC.
+// interface for all of them and its implementations, and the decorator
+// (Observed) through which writers tell an Observer of what they commit to
+// the event logs; it knows nothing about actors, MCP sessions or JSON-RPC.
 //
 // The interface promises nothing that only one database gives: keys are
 // compared as byte strings, numbers in JSON objects come back as float64,

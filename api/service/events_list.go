@@ -10,6 +10,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -24,22 +25,9 @@ func (s *Service) listEvents(ctx context.Context, _ protocol.Empty) (protocol.Li
 	}
 	out := make([]protocol.AdminEvent, 0, len(evs))
 	for _, e := range evs {
-		out = append(out, adminEvent(e))
+		out = append(out, live.AdminEvent(e))
 	}
 	return protocol.ListAdminEventsResult{Events: out, Total: len(out)}, nil
-}
-
-// adminEvent is a stored admin event as the API shows it.
-func adminEvent(e store.Event) protocol.AdminEvent {
-	payload := e.Payload
-	if payload == nil {
-		payload = protocol.Object{}
-	}
-	return protocol.AdminEvent{
-		Kind: e.Kind, TimestampEpochMs: e.TimestampEpochMs,
-		ConnectionID: e.ConnectionID, CapabilityID: e.CapabilityID, WorkflowName: e.WorkflowName,
-		Payload: payload,
-	}
 }
 
 // recordArtifactSaved records workflow_artifact_saved; how tells how it

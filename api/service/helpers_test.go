@@ -19,6 +19,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/rpc"
 	"github.com/mcpflow/mcpflow/api/service"
 	"github.com/mcpflow/mcpflow/fakes"
@@ -134,20 +135,21 @@ func newFixtureOn(t *testing.T, engine actor.EngineConfig) *fixture {
 	opts.Session.CatalogMaxAge = 0
 	conns := connections()
 	reg := catalog.NewRegistry(snapshots())
-	hub := service.NewHub(st, service.HubOptions{})
+	hub := live.NewHub(st, live.Options{})
+	observed := store.Observed(st, hub, nil)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
 		is.NoErr(hub.Close(ctx)) // every subscription's goroutine returns
 	})
-	sup := supervisor.Spawn(e, conns, fakes.NewInMemory(nil), service.NewCatalogSink(hub.Store(), reg), opts)
+	sup := supervisor.Spawn(e, conns, fakes.NewInMemory(nil), service.NewCatalogSink(observed, reg), opts)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
 		is.NoErr(sup.Stop(ctx)) // stop the supervisor
 	})
 	svc := &service.Service{
-		Store: hub.Store(), Hub: hub, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: config.NewView(conns),
+		Store: observed, Hub: hub, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: config.NewView(conns),
 		StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second,
 	}
 	return &fixture{svc: svc, store: st, registry: reg, methods: svc.Methods()}

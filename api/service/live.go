@@ -2,16 +2,19 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // liveMethods are the subscriptions to live events (extensions): a run's
 // events and the admin event log, pushed through the connection's
-// Notifier by Hub.
+// Notifier by the live.Hub. The handlers check what is asked against the
+// store and open or end the hub's subscriptions.
 func (s *Service) liveMethods() map[string]rpc.Method {
 	return map[string]rpc.Method{
 		protocol.MethodRunsSubscribe:          forRead(s.subscribeRun),
@@ -23,7 +26,7 @@ func (s *Service) liveMethods() map[string]rpc.Method {
 
 // subscriber returns the hub and the request's notifier, or why the
 // request cannot subscribe.
-func (s *Service) subscriber(ctx context.Context) (*Hub, *rpc.Request, error) {
+func (s *Service) subscriber(ctx context.Context) (*live.Hub, *rpc.Request, error) {
 	rn, ok := rpc.NotifierFrom(ctx)
 	if !ok {
 		return nil, nil, invalid("subscriptions need a WebSocket connection: their events are pushed as notifications, which a POST to /rpc cannot carry")
@@ -62,12 +65,12 @@ func (s *Service) subscribeRun(ctx context.Context, p protocol.SubscribeRunParam
 	over := head == 0 && store.Terminal(r.Status) ||
 		after > 0 && len(seen) == 1 && seen[0].Seq == after && seen[0].Status != nil && seen[0].Status.Terminal
 	if over {
-		res.SubscriptionID, err = newSubscriptionID()
+		res.SubscriptionID, err = live.NewSubscriptionID()
 		return res, err
 	}
-	res.SubscriptionID, err = h.open(rn, h.runTopic(r.ID), after, head)
+	res.SubscriptionID, err = h.SubscribeRun(rn, r.ID, after, head)
 	res.Active = err == nil
-	return res, err
+	return res, hubErr(err)
 }
 
 // subscribeAdminEvents answers workflow.admin.events.subscribe: the kept
@@ -87,8 +90,8 @@ func (s *Service) subscribeAdminEvents(ctx context.Context, p protocol.Subscribe
 			return protocol.SubscribeAdminEventsResult{}, invalid("after_sequence %d is past the last admin event, %d", after, head)
 		}
 	}
-	id, err := h.open(rn, h.adminTopic(), after, head)
-	return protocol.SubscribeAdminEventsResult{SubscriptionID: id, LastSequence: head}, err
+	id, err := h.SubscribeAdmin(rn, after, head)
+	return protocol.SubscribeAdminEventsResult{SubscriptionID: id, LastSequence: head}, hubErr(err)
 }
 
 // unsubscriber answers workflow.runs.unsubscribe (admin false) or
@@ -100,7 +103,19 @@ func (s *Service) unsubscriber(admin bool) func(context.Context, protocol.Unsubs
 		if err != nil {
 			return protocol.UnsubscribeResult{}, err
 		}
-		done := h.unsubscribe(rn, p.SubscriptionID, func(t topic) bool { return (t.runID == "") == admin })
-		return protocol.UnsubscribeResult{SubscriptionID: p.SubscriptionID, Unsubscribed: done}, nil
+		end := h.UnsubscribeRun
+		if admin {
+			end = h.UnsubscribeAdmin
+		}
+		return protocol.UnsubscribeResult{SubscriptionID: p.SubscriptionID, Unsubscribed: end(rn, p.SubscriptionID)}, nil
 	}
+}
+
+// hubErr is the error of a subscription the hub did not open: a closing
+// hub is the service shutting down.
+func hubErr(err error) error {
+	if errors.Is(err, live.ErrClosed) {
+		return errShuttingDown()
+	}
+	return err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
+	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/service"
 )
@@ -44,7 +45,7 @@ func TestLiveEventsAcrossNodes(t *testing.T) {
 // hub, on a manual clock.
 type pgNode struct {
 	svc   *service.Service
-	hub   *service.Hub
+	hub   *live.Hub
 	dsn   string // as the node connects: its name is the application_name
 	clock *clock.Manual
 }
@@ -58,7 +59,7 @@ func newPGNode(t *testing.T, dsn, name string) *pgNode {
 	st, err := postgres.Open(t.Context(), dsn, postgres.WithNode(name))
 	is.NoErr(err) // the store opens
 	t.Cleanup(func() { is.NoErr(st.Close()) })
-	svc, hub := liveService(t, st, service.HubOptions{})
+	svc, hub := liveService(t, st, live.Options{})
 	n := &pgNode{svc: svc, hub: hub, dsn: dsn, clock: clock.NewManual(time.Now())}
 	ctx, cancel := context.WithCancel(context.Background())
 	l := st.Listen(ctx, hub, postgres.ListenOptions{Clock: n.clock})

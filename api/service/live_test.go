@@ -21,6 +21,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/rpc"
 	"github.com/mcpflow/mcpflow/api/service"
@@ -226,17 +227,17 @@ func runEventKinds(notes []note) []string {
 	return out
 }
 
-// liveService is a Service over st with a hub and nothing else: enough
-// for subscriptions to runs written straight to the store.
-func liveService(t *testing.T, st store.Store, opts service.HubOptions) (*service.Service, *service.Hub) {
+// liveService is a Service over st, observed by a hub, and nothing else:
+// enough for subscriptions to runs written straight to the store.
+func liveService(t *testing.T, st store.Store, opts live.Options) (*service.Service, *live.Hub) {
 	t.Helper()
-	hub := service.NewHub(st, opts)
+	hub := live.NewHub(st, opts)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
 		is.New(t).NoErr(hub.Close(ctx)) // every goroutine of the hub returns
 	})
-	return &service.Service{Store: hub.Store(), Hub: hub}, hub
+	return &service.Service{Store: store.Observed(st, hub, opts.Metrics), Hub: hub}, hub
 }
 
 // runWriter commits a run step by step, as a run actor does: one event
@@ -276,7 +277,7 @@ func (w *runWriter) finish() {
 }
 
 // waitOpen polls until the hub holds n subscriptions.
-func waitOpen(t *testing.T, hub *service.Hub, n int) {
+func waitOpen(t *testing.T, hub *live.Hub, n int) {
 	t.Helper()
 	deadline := time.Now().Add(patience)
 	for hub.OpenSubscriptions() != n {
@@ -289,7 +290,7 @@ func waitOpen(t *testing.T, hub *service.Hub, n int) {
 
 func TestARunSubscriptionDeliversEveryEventInOrderThenEnds(t *testing.T) {
 	is := is.New(t)
-	svc, hub := liveService(t, store.NewMemory(), service.HubOptions{})
+	svc, hub := liveService(t, store.NewMemory(), live.Options{})
 	w := newRun(t, svc.Store, "run-1")
 	w.step("a")
 
@@ -315,7 +316,7 @@ func TestARunSubscriptionDeliversEveryEventInOrderThenEnds(t *testing.T) {
 
 func TestAReconnectingSubscriberResumesWithNoGapOrDuplicate(t *testing.T) {
 	is := is.New(t)
-	svc, hub := liveService(t, store.NewMemory(), service.HubOptions{})
+	svc, hub := liveService(t, store.NewMemory(), live.Options{})
 	w := newRun(t, svc.Store, "run-1")
 	w.steps(3)
 
@@ -350,7 +351,7 @@ func TestAFinishedRunReplaysFromTheStoreAfterARestart(t *testing.T) {
 	st, err = sqlite.Open(ctx, path) // a restart
 	is.NoErr(err)
 	t.Cleanup(func() { is.NoErr(st.Close()) })
-	svc, hub := liveService(t, st, service.HubOptions{Buffer: 2}) // replays page by page
+	svc, hub := liveService(t, st, live.Options{Buffer: 2}) // replays page by page
 	conn := newConn(t)
 	res := must[protocol.SubscribeRunResult](t, conn, svc, protocol.MethodRunsSubscribe, `{"run_id":"run-1"}`)
 	is.Equal(res.Status, "completed")
@@ -372,7 +373,7 @@ func TestASlowSubscriberGetsOneLagNotificationAndResumesFromItsCursor(t *testing
 	is := is.New(t)
 	const buffer = 4
 	m := metrics.New()
-	svc, hub := liveService(t, store.NewMemory(), service.HubOptions{Buffer: buffer, Metrics: m})
+	svc, hub := liveService(t, store.NewMemory(), live.Options{Buffer: buffer, Metrics: m})
 	w := newRun(t, svc.Store, "run-1")
 
 	slow := newConn(t)
@@ -407,7 +408,7 @@ func TestASlowSubscriberGetsOneLagNotificationAndResumesFromItsCursor(t *testing
 	lags, _ := f.Value("mcpflow_subscription_lag_total", "topic", "run")
 	is.Equal(lags, 1.0) // counted once, by kind: never the run id
 	commits, _ := f.Value("mcpflow_store_commit_duration_seconds", "operation", "record_progress")
-	is.True(commits >= 40) // every step went through the hub's store
+	is.True(commits >= 40) // every step went through the observed store
 
 	// It subscribes again after its cursor: the rest comes from the store.
 	again := newConn(t)
@@ -418,7 +419,7 @@ func TestASlowSubscriberGetsOneLagNotificationAndResumesFromItsCursor(t *testing
 
 func TestUnsubscribeAndTheConnectionsEndEndSubscriptions(t *testing.T) {
 	is := is.New(t)
-	svc, hub := liveService(t, store.NewMemory(), service.HubOptions{MaxSubscriptions: 2})
+	svc, hub := liveService(t, store.NewMemory(), live.Options{MaxSubscriptions: 2})
 	newRun(t, svc.Store, "run-1")
 	conn, other := newConn(t), newConn(t)
 	sub := func(c *fakeConn) string {
@@ -448,7 +449,7 @@ func TestUnsubscribeAndTheConnectionsEndEndSubscriptions(t *testing.T) {
 
 func TestAdminEventSubscriptionsReplayAndFollowTheLog(t *testing.T) {
 	is := is.New(t)
-	svc, hub := liveService(t, store.NewMemory(), service.HubOptions{})
+	svc, hub := liveService(t, store.NewMemory(), live.Options{})
 	ctx := t.Context()
 	appendEvent := func(kind string) {
 		_, err := svc.Store.AppendEvent(ctx, store.Event{Kind: kind, TimestampEpochMs: 1, ConnectionID: ptr("demo.default"), Payload: map[string]any{"k": kind}})
@@ -482,7 +483,7 @@ func TestAdminEventSubscriptionsReplayAndFollowTheLog(t *testing.T) {
 
 func TestSubscriptionsNeedAWebSocketAndAKnownRun(t *testing.T) {
 	is := is.New(t)
-	svc, _ := liveService(t, store.NewMemory(), service.HubOptions{})
+	svc, _ := liveService(t, store.NewMemory(), live.Options{})
 	newRun(t, svc.Store, "run-1")
 	for method, params := range map[string]string{protocol.MethodRunsSubscribe: `{"run_id":"run-1"}`, protocol.MethodAdminEventsSubscribe: `{}`} {
 		_, err := svc.Methods()[method].Handler(bounded(t), json.RawMessage(params))
@@ -542,7 +543,7 @@ func TestAnInterruptedRunIsFollowedLiveThroughItsResume(t *testing.T) {
 func TestWakesDeliverCommitsTheHubDidNotSee(t *testing.T) {
 	is := is.New(t)
 	st := store.NewMemory()
-	svc, hub := liveService(t, st, service.HubOptions{})
+	svc, hub := liveService(t, st, live.Options{})
 	w := newRun(t, st, "run-1") // not through the hub's store
 	runs, admin := newConn(t), newConn(t)
 	must[protocol.SubscribeRunResult](t, runs, svc, protocol.MethodRunsSubscribe, `{"run_id":"run-1"}`)
@@ -565,4 +566,22 @@ func TestWakesDeliverCommitsTheHubDidNotSee(t *testing.T) {
 	hub.WakeRun("run-1", 4)
 	hub.WakeRun("run-1", 4) // twice: delivered once
 	is.Equal(seqs(runs.untilEnd(t)), span(1, 4))
+}
+
+func TestSubscriptionsAreRefusedOnceTheHubCloses(t *testing.T) {
+	is := is.New(t)
+	svc, hub := liveService(t, store.NewMemory(), live.Options{})
+	newRun(t, svc.Store, "run-1")
+	ctx, cancel := context.WithTimeout(t.Context(), patience)
+	defer cancel()
+	is.NoErr(hub.Close(ctx)) // the server stops
+	conn := newConn(t)
+	for method, params := range map[string]string{protocol.MethodRunsSubscribe: `{"run_id":"run-1"}`, protocol.MethodAdminEventsSubscribe: `{}`} {
+		_, err := conn.call(t, svc, method, params)
+		var e *jsonrpc.Error
+		is.True(errors.As(err, &e))
+		is.Equal(e.Code, jsonrpc.Overloaded) // retry once it is back
+		is.True(strings.Contains(e.Detail(), "shutting down"))
+	}
+	is.Equal(hub.OpenSubscriptions(), 0)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
+	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/rpc"
 )
@@ -50,8 +51,9 @@ type Service struct {
 	Now func() time.Time
 	// Hub serves the subscriptions to live events (workflow.runs.subscribe,
 	// workflow.admin.events.subscribe); nil refuses them. Store must then
-	// be Hub.Store(), so that the hub sees every commit.
-	Hub *Hub
+	// be store.Observed with Hub as its observer, so that the hub sees
+	// every commit.
+	Hub *live.Hub
 	// Metrics counts runs and times their steps; nil records nothing.
 	Metrics *metrics.Metrics
 	// Nodes are the other nodes of the cluster, whose desks runs.cancel

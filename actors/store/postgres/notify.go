@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mcpflow/mcpflow/actors/clock"
+	"github.com/mcpflow/mcpflow/actors/store"
 )
 
 // EventsChannel is the channel on which the nodes of a cluster announce,
@@ -36,19 +37,14 @@ type ChangeWaker interface {
 }
 
 // Waker is what a Listener tells of the events appended to the
-// database, by any node: the live event hub (service.Hub) is one. The
-// listener calls its methods on its own goroutine, in the order the
-// announcements arrive; they must not block.
-type Waker interface {
-	// WakeRun says that run id has events up to sequence number seq.
-	WakeRun(id string, seq int64)
-	// WakeAdmin says that the admin event log has events up to seq.
-	WakeAdmin(seq int64)
-	// WakeAll says that announcements may have been missed (the listener
-	// has just connected, or reconnected after losing its connection):
-	// every log followed must be read again from where its reader is.
-	WakeAll()
-}
+// database, by any node: the same store.Observer that this node's own
+// commits are told to (store.Observed), such as the live event hub
+// (live.Hub). The listener calls its methods on its own goroutine, in the
+// order the announcements arrive; they must not block. WakeRun and
+// WakeAdmin carry the sequence number announced; WakeAll says that
+// announcements may have been missed (the listener has just connected, or
+// reconnected after losing its connection).
+type Waker = store.Observer
 
 // announce tells w of one payload (see announcer). One this build
 // cannot read (a newer node's) wakes everything: slower, never wrong.

@@ -33,6 +33,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/console"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/edge"
+	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/rpc"
 	"github.com/mcpflow/mcpflow/api/service"
 )
@@ -53,7 +54,7 @@ type Options struct {
 	Edge       edge.Options
 	// Hub bounds live event subscriptions; its MaxSubscriptions is the
 	// edge's.
-	Hub     service.HubOptions
+	Hub     live.Options
 	RunWait time.Duration
 	// MaxSteps is each run's step budget and RunTimeout its overall
 	// deadline (none when 0), unless its deployment sets its own.
@@ -81,7 +82,7 @@ func DefaultOptions(cfg *config.File) Options {
 		sup = sup.WithConfig(cfg.Server.Supervision) // the config's default supervision policy
 		edgeOpts = edgeOpts.WithConfig(cfg.Server.Edge)
 	}
-	var hub service.HubOptions
+	var hub live.Options
 	if cfg != nil && cfg.Server.Edge != nil {
 		hub.Buffer = cfg.Server.Edge.SubscriptionBuffer
 	}
@@ -104,7 +105,7 @@ type App struct {
 	lock       *StoreLock
 	keys       *secrets.Keyring // seal the auth records of the store the App opened
 	service    *service.Service
-	hub        *service.Hub
+	hub        *live.Hub
 	engine     *actor.Engine
 	supervisor *supervisor.Handle
 	replies    *reply.Router         // the answers the service's handlers wait for
@@ -199,11 +200,11 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		binder.Records = a.store // rotated tokens and discovered clients, sealed
 		transports = DefaultTransports(binder, opts.Supervisor.Session, a.pool)
 	}
-	// Every write goes through the hub's store, so that live event
-	// subscriptions see each commit.
+	// Every write goes through the store as the hub observes it, so that
+	// live event subscriptions see each commit.
 	opts.Hub.MaxSubscriptions = opts.Edge.MaxSubscriptions
-	a.hub = service.NewHub(a.store, opts.Hub)
-	live := a.hub.Store()
+	a.hub = live.NewHub(a.store, opts.Hub)
+	observed := store.Observed(a.store, a.hub, m)
 	if a.member != nil {
 		a.member.follow(a.hub) // and for every other node's commit
 	}
@@ -213,7 +214,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	}
 	registry := catalog.NewRegistry(snaps)
 	// The effective sources: the config merged with the source registry.
-	sources, err := service.LoadSources(ctx, live, opts.Config.Connections())
+	sources, err := service.LoadSources(ctx, observed, opts.Config.Connections())
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("load sources: %w", err), a.member.stop(ctx), a.closeStore())
 	}
@@ -222,9 +223,9 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		opts.Supervisor.AuthHash = authDigest(a.store)
 	}
 	if opts.Supervisor.Events == nil {
-		opts.Supervisor.Events = live // connection_degraded and connection_recovered
+		opts.Supervisor.Events = observed // connection_degraded and connection_recovered
 	}
-	a.supervisor = supervisor.Spawn(a.engine, conns, transports, service.NewCatalogSink(live, registry), opts.Supervisor)
+	a.supervisor = supervisor.Spawn(a.engine, conns, transports, service.NewCatalogSink(observed, registry), opts.Supervisor)
 	if opts.RefreshAtStart {
 		sess := opts.Supervisor.Session
 		a.refresher = supervisor.StartRefresher(a.supervisor, supervisor.RefresherOptions{
@@ -234,7 +235,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	}
 	a.replies = reply.NewRouter(a.engine, "service")
 	svc := &service.Service{
-		Store: live, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Connections: sources,
+		Store: observed, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Connections: sources,
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
 		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m, RotateKeys: rotator(a.keys, a.store),
 	}

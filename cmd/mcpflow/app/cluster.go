@@ -16,6 +16,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/wire"
+	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/service"
 )
 
@@ -68,7 +69,7 @@ func join(ctx context.Context, cfg *config.Cluster, s store.Store, engine *actor
 // feeds wake for every event any node commits, and the changes to this
 // node's caches wait for serve. Call it before the node loads its
 // catalogs and sources, so that no change made meanwhile is missed.
-func (c *member) follow(hub *service.Hub) {
+func (c *member) follow(hub *live.Hub) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.follower = newFollower(hub)
 	c.listener, c.unlisten = c.store.Listen(ctx, c.follower, postgres.ListenOptions{}), cancel

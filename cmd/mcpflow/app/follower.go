@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
+	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/service"
 )
 
@@ -29,7 +30,7 @@ type change struct{ kind, id string }
 // is reloaded. The listener's first connection precedes the node's
 // loading of its catalogs and sources, so it reloads nothing.
 type follower struct {
-	*service.Hub
+	*live.Hub
 	changes chan change
 
 	connected chan struct{} // closed once the listener first connected
@@ -41,7 +42,7 @@ type follower struct {
 	done   chan struct{}
 }
 
-func newFollower(hub *service.Hub) *follower {
+func newFollower(hub *live.Hub) *follower {
 	return &follower{Hub: hub, changes: make(chan change, followQueue), connected: make(chan struct{}),
 		wake: make(chan struct{}, 1), done: make(chan struct{})}
 }

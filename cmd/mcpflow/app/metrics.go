@@ -3,7 +3,7 @@ package app
 import "github.com/mcpflow/mcpflow/actors/metrics"
 
 // withMetrics hands the App's metrics to every part that records them
-// (session actors and the supervisor, the live event hub and its store,
+// (session actors and the supervisor, the live event hub, the store it observes,
 // retention, the edge, which serves them at /metrics) and returns them, for the run
 // actors. They are the edge's if opts has them, else a registry of the
 // App's own: never the global one, so that several Apps can run in one

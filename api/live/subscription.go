@@ -1,66 +1,37 @@
-package service
+package live
 
 import (
 	"context"
 	"log/slog"
 
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
-// runFeed reads its topic's new events each time it is woken, until its
-// last subscription leaves or the hub closes.
-func (h *Hub) runFeed(f *feed) {
-	defer h.wg.Done()
-	for {
-		select {
-		case <-f.stop:
-			return
-		case <-h.ctx.Done():
-			return
-		case <-f.wake:
-			h.pump(f)
-		}
-	}
-}
-
-// pump offers every event committed after the feed's last to its
-// subscriptions, page by page. When the store cannot be read, its
-// subscriptions lag rather than miss events.
-func (h *Hub) pump(f *feed) {
-	for {
-		h.mu.Lock()
-		after := f.last
-		h.mu.Unlock()
-		ctx, cancel := context.WithTimeout(h.ctx, storeTimeout)
-		events, err := f.topic.read(ctx, after, h.opts.Buffer)
-		cancel()
-		h.mu.Lock()
-		if err != nil {
-			slog.Warn("live events not read", "topic", f.topic.key, "err", err)
-			for s := range f.subs {
-				s.fail(protocol.LagUnavailable)
-			}
-			h.mu.Unlock()
-			return
-		}
-		for _, e := range events {
-			if e.seq <= f.last {
-				continue
-			}
-			f.last = e.seq
-			for s := range f.subs {
-				s.offer(e)
-			}
-		}
-		h.mu.Unlock()
-		if len(events) < h.opts.Buffer {
-			return
-		}
-	}
+// subscription is one client's subscription to a topic.
+type subscription struct {
+	id     string
+	topic  topic
+	feed   *feed
+	n      *rpc.Request
+	ctx    context.Context // cancelled on unsubscribe and Close
+	cancel context.CancelFunc
+	// buf holds the events offered and not delivered yet.
+	buf chan event
+	// liveFrom is the first sequence number that comes through buf; the
+	// ones before it are replayed from the store.
+	liveFrom int64
+	// cursor is the last sequence number delivered (the goroutine's own).
+	cursor int64
+	// lag is closed, with lagReason set, once the subscription lags
+	// (under Hub.mu); detached once it has left the hub's maps.
+	lag       chan struct{}
+	lagReason string
+	detached  bool
 }
 
 // offer puts e in the buffer, or makes s lag if it is full. Under Hub.mu.
-func (s *subscription) offer(e liveEvent) {
+func (s *subscription) offer(e event) {
 	if s.lagReason != "" {
 		return
 	}
@@ -129,7 +100,7 @@ func (h *Hub) serve(s *subscription) {
 // before the buffered ones, page by page; false once s has ended.
 func (h *Hub) replay(s *subscription) bool {
 	for s.cursor < s.liveFrom-1 {
-		ctx, cancel := context.WithTimeout(s.ctx, storeTimeout)
+		ctx, cancel := context.WithTimeout(s.ctx, readTimeout)
 		events, err := s.topic.read(ctx, s.cursor, h.opts.Buffer)
 		cancel()
 		if err != nil {
@@ -156,7 +127,7 @@ func (h *Hub) replay(s *subscription) bool {
 
 // deliver sends e; false once s has ended: it could not be sent, or it
 // ended the run.
-func (h *Hub) deliver(s *subscription, e liveEvent) bool {
+func (h *Hub) deliver(s *subscription, e event) bool {
 	if err := s.n.Notify(s.ctx, s.topic.event, s.topic.params(s.id, e)); err != nil {
 		slog.Debug("live event not sent", "subscription", s.id, "seq", e.seq, "err", err)
 		h.lagged(s, protocol.LagUnavailable)
@@ -169,7 +140,7 @@ func (h *Hub) deliver(s *subscription, e liveEvent) bool {
 // lagged tells the client that s ends, and where to resume from. Nothing
 // is sent once s was cancelled or its connection ended.
 func (h *Hub) lagged(s *subscription, reason string) {
-	if s.ctx.Err() != nil || stoppedBy(s.n.Done()) {
+	if s.ctx.Err() != nil || connectionEnded(s.n) {
 		return
 	}
 	p := protocol.LaggedNotification{SubscriptionID: s.id, Cursor: s.cursor, Reason: reason}
@@ -180,5 +151,16 @@ func (h *Hub) lagged(s *subscription, reason string) {
 	h.opts.Metrics.SubscriptionLagged(s.topic.kind())
 	if err := s.n.Notify(s.ctx, s.topic.lagged, p); err != nil {
 		slog.Debug("lag notification not sent", "subscription", s.id, "err", err)
+	}
+}
+
+// connectionEnded reports whether n's connection has ended, without
+// waiting.
+func connectionEnded(n rpc.Notifier) bool {
+	select {
+	case <-n.Done():
+		return true
+	default:
+		return false
 	}
 }

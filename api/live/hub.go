@@ -1,11 +1,22 @@
-package service
+// Package live owns the subscriptions to live events: the hub, its feeds
+// (one per event log followed), each subscription's replay from the store
+// and delivery through its connection's rpc.Notifier, and the JSON-RPC
+// notifications they push (workflow.runs.event, workflow.admin.event and
+// their lag notifications). It reads the event logs from the store and
+// never writes them; it learns of commits as a store.Observer, told by
+// the store.Observed that writers commit through and, in a cluster, by
+// the store's announcements. The subscribe methods are api/service's:
+// they check what is asked and open subscriptions here.
+package live
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -13,14 +24,21 @@ import (
 	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
-// Defaults of HubOptions.
+// Defaults of Options.
 const (
 	DefaultSubscriptionBuffer = 256
 	DefaultMaxSubscriptions   = 32
 )
 
-// HubOptions bound live event subscriptions.
-type HubOptions struct {
+// readTimeout bounds each read of an event log from the store.
+const readTimeout = 10 * time.Second
+
+// ErrClosed is what opening a subscription returns once the hub is
+// closing.
+var ErrClosed = errors.New("the live event hub is closed")
+
+// Options bound live event subscriptions.
+type Options struct {
 	// Buffer is how many events a subscription may hold that its
 	// connection has not taken yet (DefaultSubscriptionBuffer when 0).
 	// Beyond it the subscription lags: it is sent a lag notification with
@@ -29,17 +47,23 @@ type HubOptions struct {
 	// MaxSubscriptions is how many subscriptions one connection may have
 	// open at once (DefaultMaxSubscriptions when 0); the edge's limit.
 	MaxSubscriptions int
-	// Metrics counts lag notifications and times the commits of the
-	// hub's store; nil records nothing.
+	// Metrics counts lag notifications; nil records nothing.
 	Metrics *metrics.Metrics
+}
+
+// Logs is what the hub reads: a run's event log and the admin event log.
+type Logs interface {
+	store.RunEventLog
+	ListEvents(ctx context.Context, afterSeq int64, limit int) ([]store.Event, error)
 }
 
 // Hub publishes live events to subscriptions: the events of runs and the
 // admin event log, each read from the store after its commit, so that a
 // subscription replays from the store and goes on live with no gap or
-// duplicate. Writes must go through Store() for the hub to see them; in a
-// cluster, the commits of other nodes reach it through WakeRun, WakeAdmin
-// and WakeAll, which the store's announcements call.
+// duplicate. It is the store.Observer of the store the writers commit
+// through (store.Observed): WakeRun, WakeAdmin and WakeAll tell it of
+// commits, this node's and, through the store's announcements
+// (postgres.Listener), the other nodes' of a cluster.
 //
 // Each log followed by at least one subscription has a feed: a goroutine
 // that, woken after each commit to that log, reads the new events once
@@ -56,8 +80,8 @@ type HubOptions struct {
 // of the connection (its Notifier's Done), after a lag or the run's end,
 // or at Close; a feed ends with its last subscription.
 type Hub struct {
-	store  store.Store
-	opts   HubOptions
+	logs   Logs
+	opts   Options
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 
@@ -69,8 +93,11 @@ type Hub struct {
 	wg     sync.WaitGroup // every feed and subscription goroutine
 }
 
-// NewHub returns a hub over st.
-func NewHub(st store.Store, opts HubOptions) *Hub {
+// The hub is what store.Observed and a cluster's listener tell of commits.
+var _ store.Observer = (*Hub)(nil)
+
+// NewHub returns a hub that reads the events it publishes from logs.
+func NewHub(logs Logs, opts Options) *Hub {
 	if opts.Buffer <= 0 {
 		opts.Buffer = DefaultSubscriptionBuffer
 	}
@@ -79,7 +106,7 @@ func NewHub(st store.Store, opts HubOptions) *Hub {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Hub{
-		store: st, opts: opts, ctx: ctx, cancel: cancel,
+		logs: logs, opts: opts, ctx: ctx, cancel: cancel,
 		feeds: map[string]*feed{}, subs: map[string]*subscription{}, conns: map[<-chan struct{}]int{},
 	}
 }
@@ -106,58 +133,19 @@ func (h *Hub) Close(ctx context.Context) error {
 	}
 }
 
-// feed reads a topic's new events after each commit and offers them to
-// its subscriptions.
-type feed struct {
-	topic topic
-	// last is the sequence number of the last event offered (under
-	// Hub.mu).
-	last int64
-	subs map[*subscription]struct{} // under Hub.mu
-	wake chan struct{}              // capacity 1: a commit happened
-	stop chan struct{}              // closed when the last subscription leaves
-}
-
-// subscription is one client's subscription to a topic.
-type subscription struct {
-	id     string
-	topic  topic
-	feed   *feed
-	n      *rpc.Request
-	ctx    context.Context // cancelled on unsubscribe and Close
-	cancel context.CancelFunc
-	// buf holds the events offered and not delivered yet.
-	buf chan liveEvent
-	// liveFrom is the first sequence number that comes through buf; the
-	// ones before it are replayed from the store.
-	liveFrom int64
-	// cursor is the last sequence number delivered (the goroutine's own).
-	cursor int64
-	// lag is closed, with lagReason set, once the subscription lags
-	// (under Hub.mu); detached once it has left the hub's maps.
-	lag       chan struct{}
-	lagReason string
-	detached  bool
-}
-
-// committed wakes the feed of a topic after a commit to it, if any
-// subscription follows it. It never blocks.
-func (h *Hub) committed(key string) { h.wakeAfter(key, 0) }
-
-// WakeRun wakes the feed of run id's events, as a commit of them through
-// Store() does, unless the feed has read up to event seq already (seq 0
-// wakes it anyway). It is for commits the hub cannot see: another node's,
-// which the store announces (postgres.Listener). The feed reads from where
-// it is, so a wake that finds nothing new costs one read and delivers
+// WakeRun implements store.Observer: it wakes the feed of run id's
+// events, if a subscription follows them, unless the feed has read up to
+// event seq already (seq 0 wakes it anyway). The feed reads from where it
+// is, so a wake that finds nothing new costs one read and delivers
 // nothing twice. It never blocks.
 func (h *Hub) WakeRun(id string, seq int64) { h.wakeAfter(runTopicKey(id), seq) }
 
-// WakeAdmin is WakeRun for the admin event log.
+// WakeAdmin implements store.Observer: WakeRun for the admin event log.
 func (h *Hub) WakeAdmin(seq int64) { h.wakeAfter(adminTopicKey, seq) }
 
-// WakeAll wakes every feed, each to read its log from where it is: after
-// commits may have gone unannounced (the store's listener reconnected).
-// It never blocks.
+// WakeAll implements store.Observer: it wakes every feed, each to read
+// its log from where it is, after commits may have gone unannounced (the
+// store's listener reconnected). It never blocks.
 func (h *Hub) WakeAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -176,26 +164,67 @@ func (h *Hub) wakeAfter(key string, seq int64) {
 	}
 }
 
-// poke wakes f without blocking.
-func (f *feed) poke() {
-	select {
-	case f.wake <- struct{}{}:
-	default: // already woken: its next read takes this commit too
+// SubscribeRun opens a subscription of rn's connection to run id's
+// events after sequence number after, and returns its id; head is the
+// run's last sequence number, read before. The subscription delivers
+// once rn's reply is released, and ends after the event that ends the
+// run.
+func (h *Hub) SubscribeRun(rn *rpc.Request, id string, after, head int64) (string, error) {
+	return h.open(rn, h.runTopic(id), after, head)
+}
+
+// SubscribeAdmin opens a subscription of rn's connection to the admin
+// events after sequence number after, and returns its id; head is the
+// log's last sequence number, read before.
+func (h *Hub) SubscribeAdmin(rn *rpc.Request, after, head int64) (string, error) {
+	return h.open(rn, h.adminTopic(), after, head)
+}
+
+// UnsubscribeRun ends run subscription id of rn's connection; false if
+// the connection has no such run subscription.
+func (h *Hub) UnsubscribeRun(rn *rpc.Request, id string) bool {
+	return h.unsubscribe(rn, id, func(t topic) bool { return t.runID != "" })
+}
+
+// UnsubscribeAdmin ends admin event subscription id of rn's connection;
+// false if the connection has no such admin event subscription.
+func (h *Hub) UnsubscribeAdmin(rn *rpc.Request, id string) bool {
+	return h.unsubscribe(rn, id, func(t topic) bool { return t.runID == "" })
+}
+
+// OpenSubscriptions is how many subscriptions the hub holds: what tests
+// and diagnostics see of its state.
+func (h *Hub) OpenSubscriptions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}
+
+// Buffered reports how many events subscription id holds undelivered and
+// whether it lags; ok is false once it has ended. Like OpenSubscriptions,
+// it is for tests and diagnostics.
+func (h *Hub) Buffered(id string) (n int, lagging, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s, ok := h.subs[id]
+	if !ok {
+		return 0, false, false
 	}
+	return len(s.buf), s.lagReason != "", true
 }
 
 // open registers a subscription of rn's connection to t for the events
 // after after; head is t's last sequence number, read before. The
 // subscription delivers once rn's reply is released.
 func (h *Hub) open(rn *rpc.Request, t topic, after, head int64) (string, error) {
-	id, err := newSubscriptionID()
+	id, err := NewSubscriptionID()
 	if err != nil {
 		return "", err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return "", errShuttingDown()
+		return "", ErrClosed
 	}
 	conn := rn.Done()
 	if h.conns[conn] >= h.opts.MaxSubscriptions {
@@ -204,9 +233,7 @@ func (h *Hub) open(rn *rpc.Request, t topic, after, head int64) (string, error) 
 	}
 	f := h.feeds[t.key]
 	if f == nil {
-		// Woken at once: it reads what was committed since head was read.
-		f = &feed{topic: t, last: head, subs: map[*subscription]struct{}{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}
-		f.wake <- struct{}{}
+		f = newFeed(t, head)
 		h.feeds[t.key] = f
 		h.wg.Add(1)
 		go h.runFeed(f)
@@ -214,7 +241,7 @@ func (h *Hub) open(rn *rpc.Request, t topic, after, head int64) (string, error) 
 	ctx, cancel := context.WithCancel(h.ctx)
 	s := &subscription{
 		id: id, topic: t, feed: f, n: rn, ctx: ctx, cancel: cancel,
-		buf: make(chan liveEvent, h.opts.Buffer), liveFrom: f.last + 1, cursor: after, lag: make(chan struct{}),
+		buf: make(chan event, h.opts.Buffer), liveFrom: f.last + 1, cursor: after, lag: make(chan struct{}),
 	}
 	f.subs[s] = struct{}{}
 	h.subs[id] = s
@@ -257,7 +284,10 @@ func (h *Hub) detach(s *subscription) {
 	}
 }
 
-func newSubscriptionID() (string, error) {
+// NewSubscriptionID returns a new, random subscription id: the one a
+// subscription opens with, or the one a subscribe answers with when there
+// is nothing to subscribe to (the client has the run's last event).
+func NewSubscriptionID() (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("subscription id: %w", err)
