@@ -8,6 +8,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/actors/workflow/authoring"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -57,18 +58,8 @@ func (s *Service) validateDraft(_ context.Context, p protocol.ValidateDraftParam
 // live capabilities and compiles it when no finding is an error. diags
 // are every finding (never nil); plan is nil when one of them blocks.
 func (s *Service) compileDocument(doc workflow.Object) (*workflow.Plan, []workflow.Diagnostic, error) {
-	draft, diags := s.checkDraft(doc)
-	if diags == nil {
-		diags = []workflow.Diagnostic{}
-	}
-	if len(workflow.Blocking(diags)) > 0 {
-		return nil, diags, nil
-	}
-	plan, err := workflow.Compile(draft)
-	if err != nil {
-		return nil, nil, invalid("%v", err)
-	}
-	return &plan, diags, nil
+	plan, diags, err := authoring.Compile(doc, s.findCapability)
+	return plan, diags, authoringErr(err)
 }
 
 // createFromPlan answers workflow.artifacts.create_from_plan: it validates
