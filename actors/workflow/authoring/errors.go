@@ -1,16 +1,3 @@
-// Package authoring owns the editing of draft workflow documents: each
-// operation takes a document, its params and a capability lookup, and
-// answers the next document or says why it refuses the edit. The language
-// rules of authoring live here: which outcomes a step may be routed on
-// (and that add_step_from_capability covers exactly a capability's
-// outcomes), how a binding is checked against a capability's schemas, and
-// how bind projects those schemas into the workflow's own. So do the
-// JSON Patch of a whole draft and the check and compile of a document
-// against the live capabilities.
-//
-// An operation never changes the document it is given and never stores
-// anything: revisions, compare-and-set and the API's projection belong to
-// the caller.
 package authoring
 
 import "fmt"
