@@ -63,7 +63,7 @@ func (BindParams) Check() error { return nil }
 // form projects the capability's schema of Y into the workflow schemas
 // that do not declare the field yet. Binding twice changes nothing.
 func Bind(doc workflow.Object, p BindParams, find workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		step, parsed, err := capabilityStep(doc, p.StepID)
 		if err != nil {
 			return err

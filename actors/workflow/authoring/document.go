@@ -15,7 +15,7 @@ func (SetNameParams) Check() error { return nil }
 
 // SetName names the workflow.
 func SetName(doc workflow.Object, p SetNameParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		doc["name"] = p.Name
 		return nil
 	})
@@ -29,7 +29,7 @@ func (SetStartParams) Check() error { return nil }
 // SetStart makes a step the start of the workflow, whether or not it
 // exists yet: the draft's diagnostics say when it does not.
 func SetStart(doc workflow.Object, p SetStartParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		doc["start"] = p.StepID
 		return nil
 	})
@@ -43,7 +43,7 @@ func (ReplaceDocumentParams) Check() error { return nil }
 
 // ReplaceDocument answers the draft given, whatever the document held.
 func ReplaceDocument(_ workflow.Object, p ReplaceDocumentParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(p.Draft, p, func(workflow.Object) error { return nil })
+	return edit(p.Draft, nil, func(workflow.Object) error { return nil })
 }
 
 // ContractParams are a workflow's contract: its three schemas and its
@@ -90,7 +90,7 @@ func (p ContractParams) Check() error {
 // JSON Schemas would make removing a required field or a reducer
 // ambiguous).
 func SetContract(doc workflow.Object, p ContractParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		for name, value := range p.schemas() {
 			if value != nil {
 				doc[name] = value
@@ -177,7 +177,7 @@ func (RemoveStepParams) Check() error { return nil }
 // dangling, for the author to repoint (the diagnostics say where).
 // Removing a step that does not exist changes nothing.
 func RemoveStep(doc workflow.Object, p RemoveStepParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		steps, err := objectAt(doc, "steps", "draft steps")
 		if err != nil {
 			return err
@@ -212,7 +212,7 @@ func (p RemoveBindingParams) Check() error {
 // bindings whose source, is one of those named; naming only bindings that
 // are not there changes nothing.
 func RemoveBinding(doc workflow.Object, p RemoveBindingParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		step, err := stepOf(doc, p.StepID)
 		if err != nil {
 			return err

@@ -9,9 +9,9 @@ import (
 )
 
 // Params are the params of one operation. Check refuses what is wrong
-// with them by themselves; a caller may run it before it reads the
-// document (the API does, before the revision check), and the operation
-// runs it again.
+// with them by themselves, whatever the document; a caller may run it
+// before it reads the document (the API does, before the revision check).
+// The operation checks them too.
 type Params interface {
 	Check() error
 }
@@ -20,10 +20,11 @@ type Params interface {
 // refuses the edit. It changes nothing it is given.
 type Op[P Params] func(doc workflow.Object, p P, find workflow.Lookup) (workflow.Object, error)
 
-// edit checks p, then runs change on a copy of doc and answers the copy.
-func edit(doc workflow.Object, p Params, change func(next workflow.Object) error) (workflow.Object, error) {
-	if err := p.Check(); err != nil {
-		return nil, err
+// edit refuses the edit with refused, the params' own refusal, when there
+// is one; otherwise it runs change on a copy of doc and answers the copy.
+func edit(doc workflow.Object, refused error, change func(next workflow.Object) error) (workflow.Object, error) {
+	if refused != nil {
+		return nil, refused
 	}
 	next, err := workflow.ObjectOf(doc)
 	if err != nil {

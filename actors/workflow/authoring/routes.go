@@ -26,7 +26,7 @@ func (p BranchParams) Check() error {
 
 // Branch sets routes of one step, keeping its other routes.
 func Branch(doc workflow.Object, p BranchParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		if len(p.Routes) == 0 {
 			return nil
 		}
@@ -58,7 +58,7 @@ func (p HandleParams) Check() error {
 
 // Handle points several (step, outcome) pairs at one target.
 func Handle(doc workflow.Object, p HandleParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		for _, b := range p.Branches {
 			if err := routeTo(doc, b.StepID, b.Outcome, p.Target); err != nil {
 				return err
@@ -80,7 +80,7 @@ func (SetRouteParams) Check() error { return nil }
 // routes objects it needs and checking nothing else: the draft's
 // diagnostics say what is wrong.
 func SetRoute(doc workflow.Object, p SetRouteParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		routes, _ := doc["routes"].(map[string]any)
 		if routes == nil {
 			routes = workflow.Object{}
@@ -106,7 +106,7 @@ func (RemoveRouteParams) Check() error { return nil }
 // RemoveRoute removes one route; removing one that does not exist
 // changes nothing.
 func RemoveRoute(doc workflow.Object, p RemoveRouteParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		routes, err := objectAt(doc, "routes", "draft routes")
 		if err != nil {
 			return err

@@ -21,7 +21,7 @@ func (p SetStepInputBindingsParams) Check() error { return checkInputBindings(p.
 // from the capability's schema of their target when they are not yet (the
 // checks AddStepFromCapability applies too).
 func SetStepInputBindings(doc workflow.Object, p SetStepInputBindingsParams, find workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		step, use, err := useStepOf(doc, p.StepID)
 		if err != nil {
 			return err
@@ -47,7 +47,7 @@ func (p SetStepOutputBindingsParams) Check() error { return checkOutputBindings(
 // of which overlaps another, declared in the state schema from the
 // capability's schema of their source when they are not yet.
 func SetStepOutputBindings(doc workflow.Object, p SetStepOutputBindingsParams, find workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		step, use, err := useStepOf(doc, p.StepID)
 		if err != nil {
 			return err
@@ -91,7 +91,7 @@ func (p SetWorkflowOutputBindingsParams) Check() error { return checkInputBindin
 // the output schema from the source's schema when it is not yet; a
 // value's target must be declared already, and the value must fit it.
 func SetWorkflowOutputBindings(doc workflow.Object, p SetWorkflowOutputBindingsParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		type source struct{ fragment, schema workflow.Object }
 		sources := make([]source, len(p.Bindings))
 		targets := make([][]string, len(p.Bindings))
@@ -160,11 +160,8 @@ func (p SetStepInputMapParams) Check() error {
 // SetStepInputMap sets a step's input bindings from the reference's
 // legacy map, replacing them or merging into them.
 func SetStepInputMap(doc workflow.Object, p SetStepInputMapParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
-		given, err := inputMap("input_map", p.InputMap)
-		if err != nil {
-			return err
-		}
+	given, err := inputMap("input_map", p.InputMap)
+	return edit(doc, err, func(doc workflow.Object) error {
 		merge := func(stored workflow.DraftStep) ([]workflow.InputBinding, error) {
 			return mergeInputs(stored.Input, given, fmt.Sprintf("step %q inputs", p.StepID))
 		}
@@ -188,11 +185,8 @@ func (p SetStepOutputMapParams) Check() error {
 // SetStepOutputMap sets a step's output bindings from the reference's
 // legacy map, replacing them or merging into them.
 func SetStepOutputMap(doc workflow.Object, p SetStepOutputMapParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
-		given, err := outputMap("output_map", p.OutputMap)
-		if err != nil {
-			return err
-		}
+	given, err := outputMap("output_map", p.OutputMap)
+	return edit(doc, err, func(doc workflow.Object) error {
 		merge := func(stored workflow.DraftStep) ([]workflow.OutputBinding, error) {
 			return mergeOutputs(stored.Output, given, fmt.Sprintf("step %q outputs", p.StepID))
 		}
@@ -217,11 +211,8 @@ func (p SetWorkflowOutputMapParams) Check() error {
 // introduces is declared in the output schema from the schema of its
 // input or state source, when that source is declared.
 func SetWorkflowOutputMap(doc workflow.Object, p SetWorkflowOutputMapParams, _ workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
-		given, err := inputMap("output_map", p.OutputMap)
-		if err != nil {
-			return err
-		}
+	given, err := inputMap("output_map", p.OutputMap)
+	return edit(doc, err, func(doc workflow.Object) error {
 		list := given
 		if p.Merge {
 			var stored []workflow.InputBinding

@@ -51,11 +51,8 @@ func (p AddStepParams) parse() (workflow.DraftStep, error) {
 // outcomes the step declares, and a route into it from an outcome an
 // existing step declares. The first step of a draft becomes its start.
 func AddStep(doc workflow.Object, p AddStepParams, find workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
-		step, err := p.parse()
-		if err != nil {
-			return err
-		}
+	step, err := p.parse()
+	return edit(doc, err, func(doc workflow.Object) error {
 		steps, err := newStepSlot(doc, p.StepID)
 		if err != nil {
 			return err
@@ -172,11 +169,8 @@ func (p AddStepFromCapabilityParams) parse() (capabilityStepParams, error) {
 // (one declared outcome may go unrouted: it ends the workflow), and a
 // route into it.
 func AddStepFromCapability(doc workflow.Object, p AddStepFromCapabilityParams, find workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
-		cp, err := p.parse()
-		if err != nil {
-			return err
-		}
+	cp, err := p.parse()
+	return edit(doc, err, func(doc workflow.Object) error {
 		steps, err := newStepSlot(doc, p.StepID)
 		if err != nil {
 			return err
@@ -299,7 +293,7 @@ func (p UpdateCapabilityStepParams) Check() error {
 // the step's input bindings, checked as SetStepInputBindings checks them;
 // the rest of the step stays as it is.
 func UpdateCapabilityStep(doc workflow.Object, p UpdateCapabilityStepParams, find workflow.Lookup) (workflow.Object, error) {
-	return edit(doc, p, func(doc workflow.Object) error {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		step, parsed, err := capabilityStep(doc, p.StepID)
 		if err != nil {
 			return err
