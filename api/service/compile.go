@@ -3,11 +3,10 @@ package service
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/actors/workflow/authoring"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -57,18 +56,8 @@ func (s *Service) validateDraft(_ context.Context, p protocol.ValidateDraftParam
 // live capabilities and compiles it when no finding is an error. diags
 // are every finding (never nil); plan is nil when one of them blocks.
 func (s *Service) compileDocument(doc workflow.Object) (*workflow.Plan, []workflow.Diagnostic, error) {
-	draft, diags := s.checkDraft(doc)
-	if diags == nil {
-		diags = []workflow.Diagnostic{}
-	}
-	if len(workflow.Blocking(diags)) > 0 {
-		return nil, diags, nil
-	}
-	plan, err := workflow.Compile(draft)
-	if err != nil {
-		return nil, nil, invalid("%v", err)
-	}
-	return &plan, diags, nil
+	plan, diags, err := authoring.Compile(doc, s.findCapability)
+	return plan, diags, authoringErr(err)
 }
 
 // createFromPlan answers workflow.artifacts.create_from_plan: it validates
@@ -83,7 +72,7 @@ func (s *Service) createFromPlan(ctx context.Context, p protocol.CreateFromPlanP
 		return protocol.SaveArtifactResult{}, err
 	}
 	find := s.findCapability
-	if diags := workflow.Blocking(workflow.ValidatePlan(plan, throughBindings(find, p.SourceBindings))); len(diags) > 0 {
+	if diags := workflow.Blocking(workflow.ValidatePlan(plan, authoring.ThroughBindings(find, p.SourceBindings))); len(diags) > 0 {
 		return protocol.SaveArtifactResult{}, invalidPlan(plan.Name, diags)
 	}
 	if err := checkOutcomes(plan, p.Outcomes); err != nil {
@@ -126,66 +115,15 @@ func checkArtifactHeader(p protocol.CreateFromPlanParams) error {
 	return nil
 }
 
-// planKeys are the keys a raw plan must have, and whether they may be
-// null: the schemas may, as a draft without them compiles to null ones.
-// outcomes defaults to ["ok"] and output to none.
-var planKeys = []struct {
-	name     string
-	nullable bool
-}{{"name", false}, {"input_schema", true}, {"state_schema", true}, {"output_schema", true}, {"start", false}, {"nodes", false}, {"edges", false}}
-
-// decodePlan decodes a raw plan strictly: a missing key, a key of the
-// wrong type or an unknown key anywhere in it is invalid params, since a
-// plan that does not decode whole would be saved as something else than
-// what was sent.
+// decodePlan decodes a raw plan strictly (authoring.DecodePlan); what
+// does not decode whole is invalid params.
 func decodePlan(raw workflow.Object) (workflow.Plan, error) {
-	for _, k := range planKeys {
-		if v, ok := raw[k.name]; !ok || (v == nil && !k.nullable) {
-			return workflow.Plan{}, invalidParams("invalid params: plan.%s is required", k.name)
-		}
-	}
-	var plan workflow.Plan
-	if err := remarshal(raw, &plan); err != nil {
-		return workflow.Plan{}, invalidParams("invalid params: plan: %v", err)
-	}
-	if plan.Outcomes == nil {
-		plan.Outcomes = []string{workflow.OutcomeOK}
-	}
-	return plan, nil
-}
-
-// throughBindings extends find to the logical names of bindings
-// {logical: concrete}: "<logical>.<tool>" resolves as "<concrete>.<tool>"
-// (the longest bound logical name wins), so a plan may name its sources
-// either way. Live names win over logical ones.
-func throughBindings(find workflow.Lookup, bindings map[string]string) workflow.Lookup {
-	if len(bindings) == 0 {
-		return find
-	}
-	return func(name string) (catalog.Capability, bool) {
-		if c, ok := find(name); ok {
-			return c, true
-		}
-		best := ""
-		for logical := range bindings {
-			if strings.HasPrefix(name, logical+".") && len(logical) > len(best) {
-				best = logical
-			}
-		}
-		if best == "" {
-			return catalog.Capability{}, false
-		}
-		return find(bindings[best] + strings.TrimPrefix(name, best))
-	}
+	plan, err := authoring.DecodePlan(raw)
+	return plan, authoringErr(err)
 }
 
 // invalidPlan is the ValueError refusing a plan: its first blocking
 // finding, and how many more there are.
 func invalidPlan(name string, blocking []workflow.Diagnostic) error {
-	d := blocking[0]
-	msg := fmt.Sprintf("raw plan %q is invalid: %s: %s [%s]", name, d.Path, d.Message, d.Code)
-	if more := len(blocking) - 1; more > 0 {
-		msg += fmt.Sprintf(" (and %d more)", more)
-	}
-	return invalid("%s", msg)
+	return authoringErr(authoring.PlanRefusal(name, blocking))
 }

@@ -1,12 +1,22 @@
 package service_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/workflow/authoring"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
+
+// The authoring operations name the methods to use instead of a map by
+// the API's names, which they cannot import.
+func TestTheMapHintNamesTheBindingSetters(t *testing.T) {
+	is := is.New(t)
+	is.Equal(authoring.MapHint, fmt.Sprintf("replace the complete canonical binding list instead (%s, %s or %s)",
+		protocol.MethodWorkspaceSetStepInputBindings, protocol.MethodWorkspaceSetStepOutputBindings, protocol.MethodWorkspaceSetWorkflowOutputBindings))
+}
 
 func TestSetStepInputBindingsReplacesTheListAndDeclaresNewSources(t *testing.T) {
 	is := is.New(t)

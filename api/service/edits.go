@@ -1,21 +1,50 @@
 package service
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/actors/workflow/authoring"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
-// edit applies one revisioned change to a workspace: the caller's revision
-// must be the stored one, the change commits with a compare-and-set on it,
-// and the revision goes up by one even when the result is invalid (an
-// author may forward-reference steps). A stale revision changes nothing and
-// answers status "conflict".
-func (s *Service) edit(ctx context.Context, id string, revision int, change func(doc workflow.Object)) (protocol.WorkspaceResult, error) {
+// Draft workspaces are edited by the operations of package authoring; this
+// file keeps what is the API's: the revision compare-and-set around them
+// and the mapping of their refusals to the API's errors.
+
+// authoringErr maps an operation's refusal: malformed params are invalid
+// params, a missing step or capability a KeyError, anything else a
+// ValueError. Other errors pass as they are.
+func authoringErr(err error) error {
+	var refused *authoring.Error
+	if !errors.As(err, &refused) {
+		return err
+	}
+	switch refused.Kind {
+	case authoring.Malformed:
+		return invalidParams("invalid params: %s", refused.Message)
+	case authoring.NotFound:
+		return notFound("%s", refused.Message)
+	}
+	return invalid("%s", refused.Message)
+}
+
+// revise runs one revision-checked edit whose content depends on the stored
+// document: a stale revision answers "conflict" and changes nothing;
+// otherwise next computes the new document from the stored one (without
+// changing it), and the new revision commits with a compare-and-set on the
+// one read, so that a writer that committed in between turns the edit into
+// a conflict too. The revision goes up by one even when the result is
+// invalid (an author may forward-reference steps). next returns nil to
+// answer the workspace as it is, without bumping its revision (an edit
+// with nothing to do), or an error to refuse the edit, which then changes
+// nothing.
+func (s *Service) revise(ctx context.Context, id string, revision int, next func(doc workflow.Object) (workflow.Object, error)) (protocol.WorkspaceResult, error) {
 	ws, err := s.Store.GetWorkspace(ctx, id)
 	if err != nil {
 		return protocol.WorkspaceResult{}, storeErr(err, fmt.Sprintf("draft workspace %q", id))
@@ -23,16 +52,67 @@ func (s *Service) edit(ctx context.Context, id string, revision int, change func
 	if ws.Revision != revision {
 		return conflictResult(ws, revision), nil
 	}
-	doc, err := toObject(ws.Draft) // a copy to edit
-	if err != nil {
-		return protocol.WorkspaceResult{}, err
+	current := ws.Draft
+	if current == nil {
+		current = workflow.Object{}
 	}
-	change(doc)
-	next := ws
-	next.Revision, next.Draft, next.UpdatedAtMs = revision+1, doc, s.now().UnixMilli()
-	next.Diagnostics = s.validateDocument(doc)
-	next.Status = statusOf(next.Diagnostics)
-	return s.commitWorkspace(ctx, next, revision)
+	doc, err := next(current)
+	switch {
+	case err != nil:
+		return protocol.WorkspaceResult{}, authoringErr(err)
+	case doc == nil:
+		return workspaceResult(ws, false), nil
+	}
+	following := ws
+	following.Revision, following.Draft, following.UpdatedAtMs = revision+1, doc, s.now().UnixMilli()
+	following.Diagnostics = s.validateDocument(doc)
+	following.Status = statusOf(following.Diagnostics)
+	return s.commitWorkspace(ctx, following, revision)
+}
+
+// edit applies one operation as a new revision, whether or not it changes
+// the document.
+func edit[P authoring.Params](s *Service, ctx context.Context, id string, revision int, op authoring.Op[P], p P) (protocol.WorkspaceResult, error) {
+	return s.revise(ctx, id, revision, func(doc workflow.Object) (workflow.Object, error) {
+		return op(doc, p, s.findCapability)
+	})
+}
+
+// stepEdit is the shape of every step edit, over revise: p's own checks
+// come first (malformed params change nothing, whatever the revision),
+// then the revision (a stale one answers "conflict" whatever else is
+// wrong); the operation then turns the document into the next one, or
+// refuses the edit, which changes nothing. An edit that changes nothing
+// answers the workspace as it is, at the same revision. The answer advises
+// what to call next.
+func stepEdit[P authoring.Params](s *Service, ctx context.Context, id string, revision int, op authoring.Op[P], p P) (protocol.DraftEditResult, error) {
+	if err := p.Check(); err != nil {
+		return protocol.DraftEditResult{}, authoringErr(err)
+	}
+	var after workflow.Object
+	r, err := s.revise(ctx, id, revision, func(doc workflow.Object) (workflow.Object, error) {
+		next, err := op(doc, p, s.findCapability)
+		if err != nil {
+			return nil, err
+		}
+		after = next
+		if sameJSON(doc, next) {
+			return nil, nil
+		}
+		return next, nil
+	})
+	if err != nil {
+		return protocol.DraftEditResult{}, err
+	}
+	return protocol.DraftEditResult{WorkspaceResult: r, NextActions: afterEdit(r, after)}, nil
+}
+
+// sameJSON reports whether two JSON values are equal (encoding/json sorts
+// object keys, so equal values encode alike).
+func sameJSON(a, b any) bool {
+	x, errA := json.Marshal(a)
+	y, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(x, y)
 }
 
 // commitWorkspace stores ws if the stored revision is still expected. When
@@ -69,36 +149,20 @@ func conflictResult(ws store.Workspace, revision int) protocol.WorkspaceResult {
 }
 
 func (s *Service) setName(ctx context.Context, p protocol.SetNameParams) (protocol.WorkspaceResult, error) {
-	return s.edit(ctx, p.WorkspaceID, p.Revision, func(doc workflow.Object) { doc["name"] = p.Name })
+	return edit(s, ctx, p.WorkspaceID, p.Revision, authoring.SetName, authoring.SetNameParams{Name: p.Name})
 }
 
 func (s *Service) setStart(ctx context.Context, p protocol.SetStartParams) (protocol.WorkspaceResult, error) {
-	return s.edit(ctx, p.WorkspaceID, p.Revision, func(doc workflow.Object) { doc["start"] = p.StepID })
+	return edit(s, ctx, p.WorkspaceID, p.Revision, authoring.SetStart, authoring.SetStartParams{StepID: p.StepID})
 }
 
 func (s *Service) setRoute(ctx context.Context, p protocol.SetRouteParams) (protocol.WorkspaceResult, error) {
-	return s.edit(ctx, p.WorkspaceID, p.Revision, func(doc workflow.Object) {
-		routes, _ := doc["routes"].(map[string]any)
-		if routes == nil {
-			routes = workflow.Object{}
-			doc["routes"] = routes
-		}
-		step, _ := routes[p.StepID].(map[string]any)
-		if step == nil {
-			step = workflow.Object{}
-			routes[p.StepID] = step
-		}
-		step[p.Outcome] = p.Target
-	})
+	return edit(s, ctx, p.WorkspaceID, p.Revision, authoring.SetRoute,
+		authoring.SetRouteParams{StepID: p.StepID, Outcome: p.Outcome, Target: p.Target})
 }
 
 func (s *Service) replaceDocument(ctx context.Context, p protocol.ReplaceDocumentParams) (protocol.WorkspaceResult, error) {
-	return s.edit(ctx, p.WorkspaceID, p.Revision, func(doc workflow.Object) {
-		clear(doc)
-		for k, v := range p.Draft {
-			doc[k] = v
-		}
-	})
+	return edit(s, ctx, p.WorkspaceID, p.Revision, authoring.ReplaceDocument, authoring.ReplaceDocumentParams{Draft: p.Draft})
 }
 
 // validateWorkspace refreshes a workspace's status against the current

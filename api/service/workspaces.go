@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/actors/workflow/authoring"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -135,16 +136,9 @@ func summaryOf(doc workflow.Object) protocol.WorkspaceSummary {
 }
 
 // checkDraft decodes a draft document and validates it against the
-// language and the live capabilities: the parse findings first, then the
-// rest.
+// language and the live capabilities.
 func (s *Service) checkDraft(doc workflow.Object) (workflow.Draft, []workflow.Diagnostic) {
-	draft, diags := workflow.ParseDraft(doc)
-	for _, d := range diags {
-		if d.Path == "" { // the document itself is malformed
-			return draft, diags
-		}
-	}
-	return draft, append(diags, workflow.ValidateDraft(draft, s.findCapability)...)
+	return authoring.Check(doc, s.findCapability)
 }
 
 func statusOf(diags []workflow.Diagnostic) string {

@@ -1,12 +1,10 @@
-package service
+package authoring
 
 import (
-	"context"
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/workflow"
-	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
 // Roots a bind path may have beside the graph roots.
@@ -50,19 +48,27 @@ func parseBindPath(s string) (bindPath, error) {
 	return bindPath{root: p.Root, parts: p.Parts}, nil
 }
 
-// bind wires one field of a use step, in one of three forms:
+// BindParams are the params of bind: a use step and the two sides of the
+// field it wires.
+type BindParams struct {
+	StepID, SourcePath, TargetPath string
+}
+
+func (BindParams) Check() error { return nil }
+
+// Bind wires one field of a use step, in one of three forms:
 // input.X|state.X → local.Y upserts the step's input binding of Y,
 // local.Y → state.X upserts its output binding of Y, and local.Y →
 // output.Z writes Y to state.Z and state.Z to the workflow output Z. Each
 // form projects the capability's schema of Y into the workflow schemas
 // that do not declare the field yet. Binding twice changes nothing.
-func (s *Service) bind(ctx context.Context, p protocol.BindParams) (protocol.DraftEditResult, error) {
-	return s.stepEdit(ctx, p.WorkspaceID, p.Revision, func(doc workflow.Object) error {
+func Bind(doc workflow.Object, p BindParams, find workflow.Lookup) (workflow.Object, error) {
+	return edit(doc, p.Check(), func(doc workflow.Object) error {
 		step, parsed, err := capabilityStep(doc, p.StepID)
 		if err != nil {
 			return err
 		}
-		c, err := s.capability(parsed.Use)
+		c, err := capabilityOf(find, parsed.Use)
 		if err != nil {
 			return err
 		}
@@ -99,14 +105,7 @@ func bindInput(doc, step workflow.Object, parsed workflow.DraftStep, c catalog.C
 	if !replaced {
 		input = append(input, b)
 	}
-	payload, err := capabilityInputs(doc, c, input)
-	if err != nil {
-		return err
-	}
-	step["input"] = payload
-	delete(step, "in")
-	delete(step, "with")
-	return nil
+	return setCapabilityInputs(doc, step, c, input)
 }
 
 // bindState upserts the output binding of the local source.
@@ -142,7 +141,7 @@ func bindOutput(doc, step workflow.Object, parsed workflow.DraftStep, c catalog.
 	case []any:
 		for _, item := range current {
 			var ob workflow.InputBinding
-			if remarshal(item, &ob) == nil && ob.Target.Err() == nil {
+			if workflow.Convert(item, &ob) == nil && ob.Target.Err() == nil {
 				path := ""
 				if ob.Path != nil && ob.Path.Err() == nil {
 					path = ob.Path.String()
@@ -156,7 +155,7 @@ func bindOutput(doc, step workflow.Object, parsed workflow.DraftStep, c catalog.
 	default:
 		return invalid("draft output must be a list of bindings")
 	}
-	binding, err := toObject(workflow.PathBinding(outTarget, statePath))
+	binding, err := workflow.ObjectOf(workflow.PathBinding(outTarget, statePath))
 	if err != nil {
 		return err
 	}
@@ -229,6 +228,19 @@ func capabilityInputs(doc workflow.Object, c catalog.Capability, bindings []work
 		}
 	}
 	return jsonList(bindings)
+}
+
+// setCapabilityInputs checks bindings as capabilityInputs does and makes
+// them the step's input, dropping the legacy maps they replace.
+func setCapabilityInputs(doc, step workflow.Object, c catalog.Capability, bindings []workflow.InputBinding) error {
+	list, err := capabilityInputs(doc, c, bindings)
+	if err != nil {
+		return err
+	}
+	step["input"] = list
+	delete(step, "in")
+	delete(step, "with")
+	return nil
 }
 
 // capabilityOutput checks that a capability declares the local source of

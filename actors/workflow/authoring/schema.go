@@ -1,4 +1,4 @@
-package service
+package authoring
 
 import (
 	"encoding/json"
@@ -95,7 +95,7 @@ func projectSchema(target workflow.Object, parts []string, fragment, source work
 	if len(parts) == 0 {
 		return target, false, nil
 	}
-	out, err := toObject(target)
+	out, err := workflow.ObjectOf(target)
 	if err != nil {
 		return nil, false, err
 	}
@@ -117,7 +117,7 @@ func projectSchema(target workflow.Object, parts []string, fragment, source work
 			props = workflow.Object{}
 			cur["properties"] = props
 		}
-		leaf, err := toObject(fragment)
+		leaf, err := workflow.ObjectOf(fragment)
 		if err != nil {
 			return nil, false, err
 		}
