@@ -198,6 +198,7 @@ func TestSetContractReplacesTheGivenPartsInOneRevision(t *testing.T) {
 		"outcomes":["ok","failed"],"output_schema":{"type":"object","properties":{"message":{"type":"string"},"extra":{}}}}`)
 	is.Equal(res.Revision, 2)
 	is.Equal(res.Status, "valid")
+	is.Equal(res.NextActions.PatchExamples[0].Request["outcomes"], []any{"ok", "failed"}) // the save it suggests declares the new outcomes
 	doc := draftOf(t, f, "ws")
 	is.Equal(doc["outcomes"], []any{"ok", "failed"})
 	is.True(at(doc, "output_schema", "properties", "extra") != nil) // the output schema is replaced whole

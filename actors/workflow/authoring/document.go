@@ -97,7 +97,7 @@ func SetContract(doc workflow.Object, p ContractParams, _ workflow.Lookup) (work
 			}
 		}
 		if p.Outcomes != nil {
-			doc["outcomes"] = p.Outcomes
+			doc["outcomes"] = jsonStrings(p.Outcomes) // as a stored draft reads back
 		}
 		return nil
 	})
@@ -332,4 +332,14 @@ func useStepOf(doc workflow.Object, id string) (workflow.Object, string, error) 
 		return nil, "", invalid("draft step %q does not declare a capability use", id)
 	}
 	return step, use, nil
+}
+
+// jsonStrings is a list of strings in the form decoded JSON gives it, so
+// that a document edited in memory reads as one read from the store.
+func jsonStrings(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
 }

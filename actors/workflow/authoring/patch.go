@@ -29,10 +29,11 @@ const maxPatchBytes = 16 << 20
 // a JSON object a draft_not_object one; either way there is no document.
 //
 // Operations go to evanphx/json-patch in runs, except those whose target
-// is the whole document (path ""), which it does not handle as RFC 6902
-// says (it refuses to add or replace the root with a scalar, and moves or
-// copies to a member named "" instead of the root): those are applied
-// here, in order with the others.
+// or source is the whole document (path or from ""), which it does not
+// handle as RFC 6902 says (it refuses to add or replace the root with a
+// scalar, moves or copies to a member named "" instead of the root, and
+// copies from "" the document as it was before the run): those are
+// applied here, in order with the others.
 func ApplyPatch(doc workflow.Object, ops []workflow.Object) (workflow.Object, *workflow.Diagnostic) {
 	refuse := func(code, path, message string) (workflow.Object, *workflow.Diagnostic) {
 		return nil, &workflow.Diagnostic{Code: code, Path: path, Message: message}
@@ -64,14 +65,23 @@ func ApplyPatch(doc workflow.Object, ops []workflow.Object) (workflow.Object, *w
 	}
 	for i, op := range ops {
 		kind, _ := op["op"].(string)
-		if path, ok := op["path"].(string); !ok || path != "" || !slices.Contains([]string{"add", "replace", "move", "copy"}, kind) {
+		path, pathOK := op["path"].(string)
+		from, fromOK := op["from"].(string)
+		toRoot := pathOK && path == "" && slices.Contains([]string{"add", "replace", "move", "copy"}, kind)
+		fromRoot := fromOK && from == "" && (kind == "move" || kind == "copy") && !toRoot
+		if !toRoot && !fromRoot {
 			run = append(run, op)
 			continue
 		}
 		if err := flush(); err != nil {
 			return refuse(codePatchInvalid, "patch", err.Error())
 		}
-		next, err := rootTarget(cur, op)
+		var next []byte
+		if toRoot {
+			next, err = rootTarget(cur, op)
+		} else {
+			next, err = rootSource(cur, op, opts)
+		}
 		if err != nil {
 			return refuse(codePatchInvalid, "patch", fmt.Sprintf("operation %d (%s of the whole document): %v", i, kind, err))
 		}
@@ -92,6 +102,25 @@ func ApplyPatch(doc workflow.Object, ops []workflow.Object) (workflow.Object, *w
 		return refuse(codeDraftNotObject, "", "patched draft must be a JSON object")
 	}
 	return obj, nil
+}
+
+// rootSource applies a copy whose from is the whole document: the
+// document as patched so far is added at path. A move from the whole
+// document goes nowhere: RFC 6902 forbids moving a value into one of its
+// own members.
+func rootSource(doc []byte, op workflow.Object, opts *jsonpatch.ApplyOptions) ([]byte, error) {
+	if op["op"] == "move" {
+		return nil, errors.New("the document cannot be moved into one of its own members")
+	}
+	add, err := json.Marshal([]any{map[string]any{"op": "add", "path": op["path"], "value": json.RawMessage(doc)}})
+	if err != nil {
+		return nil, err
+	}
+	patch, err := jsonpatch.DecodePatch(add)
+	if err != nil {
+		return nil, err
+	}
+	return patch.ApplyWithOptions(doc, opts)
 }
 
 // rootTarget applies an add, replace, move or copy whose path is the whole
