@@ -16,6 +16,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/reply/replytest"
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
@@ -140,7 +141,7 @@ func newFixtureOn(t *testing.T, engine actor.EngineConfig) *fixture {
 		defer cancel()
 		is.NoErr(hub.Close(ctx)) // every subscription's goroutine returns
 	})
-	sup := supervisor.Spawn(e, conns, fakes.NewInMemory(nil), service.NewCatalogSink(hub.Store(), reg), opts)
+	sup := supervisor.Spawn(e, conns, fakes.NewInMemory(nil), sources.NewCatalogSink(hub.Store(), reg), opts)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
@@ -150,6 +151,7 @@ func newFixtureOn(t *testing.T, engine actor.EngineConfig) *fixture {
 		Store: hub.Store(), Hub: hub, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: config.NewView(conns),
 		StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second,
 	}
+	svc.Sources = sources.New(svc.Store, svc.Connections, sup)
 	return &fixture{svc: svc, store: st, registry: reg, methods: svc.Methods()}
 }
 

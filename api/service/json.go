@@ -1,24 +1,15 @@
 package service
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
+	"github.com/mcpflow/mcpflow/actors/jsonconv"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
 // remarshal converts between JSON-shaped values, through their JSON;
 // unknown fields are errors.
-func remarshal(in, out any) error {
-	data, err := json.Marshal(in)
-	if err != nil {
-		return err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	return dec.Decode(out)
-}
+func remarshal(in, out any) error { return jsonconv.Strict(in, out) }
 
 // toObject turns a document into a fresh JSON object (null becomes {}).
 func toObject(v any) (workflow.Object, error) {

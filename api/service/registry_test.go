@@ -12,6 +12,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -30,7 +31,7 @@ func registryFixture(t *testing.T, configured []config.Connection, entries ...st
 	for _, e := range entries {
 		is.NoErr(st.PutRegistryEntry(bounded(t), e))
 	}
-	view, err := service.LoadSources(bounded(t), st, configured)
+	view, err := sources.Load(bounded(t), st, configured)
 	is.NoErr(err) // the sources load
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err)
@@ -43,7 +44,8 @@ func registryFixture(t *testing.T, configured []config.Connection, entries ...st
 		is.NoErr(sup.Stop(ctx)) // stop the supervisor
 	})
 	reg := catalog.NewRegistry(nil)
-	svc := &service.Service{Store: st, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: view, StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second}
+	svc := &service.Service{Store: st, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: view, StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second,
+		Sources: sources.New(st, view, sup)}
 	return &fixture{svc: svc, store: st, registry: reg, methods: svc.Methods()}
 }
 
@@ -316,7 +318,7 @@ func TestSeedConfigConnectionsSeedTheRegistryWhichThenWins(t *testing.T) {
 
 	// On the next start the existing entry wins over the config.
 	st := f.store
-	view, err := service.LoadSources(bounded(t), st, []config.Connection{stdioConn("seed.one", "config-server", config.OwnershipSeed)})
+	view, err := sources.Load(bounded(t), st, []config.Connection{stdioConn("seed.one", "config-server", config.OwnershipSeed)})
 	is.NoErr(err)
 	c, _ = view.Get("seed.one")
 	is.Equal(c.Transport.Command, "registry-server")
