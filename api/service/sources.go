@@ -2,13 +2,13 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/std"
@@ -222,7 +222,7 @@ func (s *Service) diagnosis(ctx context.Context, src sourceEntry) (protocol.Sour
 	}
 	c := *src.conn
 	diags := []protocol.DependencyDiag{}
-	transport := protocol.SourceTransportDiagnosis{Kind: optional(c.Transport.Kind), Configured: transportConfigured(c.Transport)}
+	transport := protocol.SourceTransportDiagnosis{Kind: optional(c.Transport.Kind), Configured: sources.TransportConfigured(c.Transport)}
 	if !transport.Configured {
 		diags = append(diags, diagError("source_transport_missing", id, &id,
 			fmt.Sprintf("source %q has no MCP transport configured", id), "configure a stdio or http transport for the source, then restart the server"))
@@ -256,53 +256,17 @@ func (s *Service) diagnosis(ctx context.Context, src sourceEntry) (protocol.Sour
 	}, nil
 }
 
-func transportConfigured(t config.Transport) bool {
-	switch t.Kind {
-	case config.TransportStdio:
-		return t.Command != ""
-	case config.TransportHTTP, config.TransportSSE:
-		return t.URL != ""
-	}
-	return false
-}
-
-// authDiagnosis resolves the auth record of a connection as the runtime
-// does: its auth_ref (or a legacy metadata.auth_ref) when set, whose
-// record must then exist; else a record named after the connection, if
-// there is one (no record at all is fine: the source needs no auth).
+// authDiagnosis shows the auth record a connection uses (see
+// sources.CheckAuth).
 func (s *Service) authDiagnosis(ctx context.Context, c config.Connection) (protocol.SourceAuthDiagnosis, error) {
-	ref := deref(c.AuthRef)
-	if ref == "" {
-		ref, _ = c.Metadata["auth_ref"].(string)
-	}
-	explicit := ref != ""
-	if !explicit {
-		ref = c.ID
-	}
-	rec, err := s.Store.GetAuth(ctx, ref)
+	a, err := s.Sources.CheckAuth(ctx, c)
 	switch {
-	case errors.Is(err, store.ErrNotFound) && explicit:
-		return protocol.SourceAuthDiagnosis{AuthRef: &ref, RecordPresent: ptr(false), TransportSupported: true}, nil
-	case errors.Is(err, store.ErrNotFound):
-		return protocol.SourceAuthDiagnosis{TransportSupported: true}, nil
 	case err != nil:
-		return protocol.SourceAuthDiagnosis{}, upstream("auth record %q of source %q: %v", ref, c.ID, err)
+		return protocol.SourceAuthDiagnosis{}, sourcesErr(err)
+	case a.Ref == "":
+		return protocol.SourceAuthDiagnosis{TransportSupported: true}, nil
+	case !a.Present:
+		return protocol.SourceAuthDiagnosis{AuthRef: &a.Ref, RecordPresent: ptr(false), TransportSupported: true}, nil
 	}
-	return protocol.SourceAuthDiagnosis{
-		AuthRef: &ref, RecordPresent: ptr(true), Scheme: &rec.Scheme,
-		TransportSupported: schemeSupported(c.Transport.Kind, rec.Scheme),
-	}, nil
-}
-
-// schemeSupported says whether an auth scheme can be bound to a
-// transport: env to stdio; bearer, headers and oauth_refresh_token to
-// http.
-func schemeSupported(transport, scheme string) bool {
-	switch transport {
-	case config.TransportStdio:
-		return scheme == "env"
-	case config.TransportHTTP, config.TransportSSE:
-		return scheme == "bearer" || scheme == "headers" || scheme == "oauth_refresh_token"
-	}
-	return false
+	return protocol.SourceAuthDiagnosis{AuthRef: &a.Ref, RecordPresent: ptr(true), Scheme: &a.Scheme, TransportSupported: a.TransportSupported}, nil
 }
