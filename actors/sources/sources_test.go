@@ -14,7 +14,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
-	"github.com/mcpflow/mcpflow/actors/supervisor"
+	"github.com/mcpflow/mcpflow/actors/supervisor/supervisortest"
 	"github.com/mcpflow/mcpflow/fakes"
 )
 
@@ -58,14 +58,7 @@ func loaded(t *testing.T, configured ...config.Connection) (*sources.Sources, *c
 	is.NoErr(err) // the sources load
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err)
-	opts := supervisor.DefaultOptions()
-	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 5*time.Second, 5*time.Second, time.Second
-	sup := supervisor.Spawn(e, view.All(), fakes.NewInMemory(nil), st, opts)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), patience)
-		defer cancel()
-		is.NoErr(sup.Stop(ctx)) // stop the supervisor
-	})
+	sup := supervisortest.Spawn(t, e, view.All(), fakes.NewInMemory(nil), st, supervisortest.Options())
 	return sources.New(st, view, sup), view, st
 }
 

@@ -1,7 +1,6 @@
 package service_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
-	"github.com/mcpflow/mcpflow/actors/supervisor"
+	"github.com/mcpflow/mcpflow/actors/supervisor/supervisortest"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/service"
 	"github.com/mcpflow/mcpflow/fakes"
@@ -35,14 +34,7 @@ func registryFixture(t *testing.T, configured []config.Connection, entries ...st
 	is.NoErr(err) // the sources load
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err)
-	opts := supervisor.DefaultOptions()
-	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 5*time.Second, 5*time.Second, time.Second
-	sup := supervisor.Spawn(e, view.All(), fakes.NewInMemory(nil), st, opts)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), patience)
-		defer cancel()
-		is.NoErr(sup.Stop(ctx)) // stop the supervisor
-	})
+	sup := supervisortest.Spawn(t, e, view.All(), fakes.NewInMemory(nil), st, supervisortest.Options())
 	reg := catalog.NewRegistry(nil)
 	svc := &service.Service{Store: st, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: view, StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second,
 		Sources: sources.New(st, view, sup)}
