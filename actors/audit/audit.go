@@ -28,18 +28,22 @@ const (
 	ToolsChanged            = "tools_changed"
 	ResourcesChanged        = "resources_changed"
 	PromptsChanged          = "prompts_changed"
-	ToolCallStarted         = "tool_call_started"
-	ToolCallCompleted       = "tool_call_completed"
-	ResourceReadStarted     = "resource_read_started"
-	ResourceReadCompleted   = "resource_read_completed"
-	RunStarted              = store.EventRunStarted
-	RunCompleted            = store.EventRunCompleted
-	RunFailed               = store.EventRunFailed
-	RunResumed              = store.EventRunResumed
-	ArtifactSaved           = "workflow_artifact_saved"
-	ArtifactDeleted         = "workflow_artifact_deleted"
-	DeploymentSaved         = "workflow_deployment_saved"
-	DeploymentDeleted       = "workflow_deployment_deleted"
+	// CapabilityDrift records that a tool a deployment binds changed or
+	// disappeared upstream; deployments.validate reports it per the
+	// deployment's drift policy.
+	CapabilityDrift       = "capability_drift"
+	ToolCallStarted       = "tool_call_started"
+	ToolCallCompleted     = "tool_call_completed"
+	ResourceReadStarted   = "resource_read_started"
+	ResourceReadCompleted = "resource_read_completed"
+	RunStarted            = store.EventRunStarted
+	RunCompleted          = store.EventRunCompleted
+	RunFailed             = store.EventRunFailed
+	RunResumed            = store.EventRunResumed
+	ArtifactSaved         = "workflow_artifact_saved"
+	ArtifactDeleted       = "workflow_artifact_deleted"
+	DeploymentSaved       = "workflow_deployment_saved"
+	DeploymentDeleted     = "workflow_deployment_deleted"
 )
 
 // Timeout bounds each append.

@@ -92,6 +92,7 @@ func sortByID(conns []Connection) {
 type View struct {
 	configured []Connection
 	effective  atomic.Pointer[viewSet]
+	sets       atomic.Uint64 // bumped after each Set has stored its set
 }
 
 type viewSet struct {
@@ -141,4 +142,10 @@ func (v *View) Set(conns []Connection) {
 		byID[c.ID] = c
 	}
 	v.effective.Store(&viewSet{list: list, byID: byID})
+	v.sets.Add(1)
 }
+
+// Version changes after every Set, once its set is the one All and Get
+// return: what was derived from the view while Version read v is stale
+// once Version no longer reads v.
+func (v *View) Version() uint64 { return v.sets.Load() }

@@ -60,10 +60,11 @@ func TestViewSwapsTheEffectiveSetAndKeepsTheConfigured(t *testing.T) {
 	v := config.NewView([]config.Connection{conn("b.b", "x", ""), conn("a.a", "x", config.OwnershipSeed)})
 	is.Equal(ids(v.Configured()), []string{"a.a", "b.b"})
 	is.Equal(ids(v.All()), []string{"a.a", "b.b"})
-	before := v.All()
+	before, version := v.All(), v.Version()
 
 	v.Set([]config.Connection{conn("c.c", "x", ""), conn("a.a", "y", "")})
 	is.Equal(ids(v.All()), []string{"a.a", "c.c"})
+	is.True(v.Version() != version)               // what was derived from the earlier set is stale
 	is.Equal(ids(before), []string{"a.a", "b.b"}) // an earlier snapshot does not change
 	got, ok := v.Get("a.a")
 	is.True(ok)

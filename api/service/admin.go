@@ -9,6 +9,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -43,7 +44,7 @@ func connectionMetadata(c config.Connection) protocol.Object {
 	}
 	m["transport"] = t
 	if c.Auth != nil {
-		m["auth"] = authObject(c.Auth) // kind, client id, scopes, redirect port: no secret
+		m["auth"] = sources.AuthObject(c.Auth) // kind, client id, scopes, redirect port: no secret
 	}
 	return m
 }

@@ -15,13 +15,18 @@ import (
 )
 
 // TestDependencyCodesAreExplained checks that every dependency diagnostic
-// code the service raises is in protocol.DependencyCodes, which `mcpflow
-// explain` prints, with a meaning and a repair, and that the table lists
-// no code the service does not raise.
+// code the service raises (itself, or through the sources package) is in
+// protocol.DependencyCodes, which `mcpflow explain` prints, with a meaning
+// and a repair, and that the table lists no code the service does not
+// raise.
 func TestDependencyCodesAreExplained(t *testing.T) {
 	is := is.New(t)
 	files, err := filepath.Glob("*.go")
 	is.NoErr(err)
+	moved, err := filepath.Glob("../../actors/sources/*.go") // the apply's auth findings
+	is.NoErr(err)
+	is.True(len(moved) > 0)
+	files = append(files, moved...)
 	raised := map[string]bool{credentials.CodeNotFound: true, credentials.CodeNotSupported: true}
 	literal := regexp.MustCompile(`(?:diagError\(|DependencyDiag\{[^}]*Code: |code, hint :?= )"([a-z_]+)"`)
 	for _, f := range files {

@@ -2,10 +2,7 @@ package service
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"regexp"
-	"sort"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -73,52 +70,6 @@ func (s *Service) recordRefreshEnded(ctx context.Context, connectionID string, a
 		"connection_id": connectionID, "fetched_at_epoch_ms": after.FetchedAtEpochMs,
 		"node_count": len(after.Tools), "resource_count": len(after.Resources), "prompt_count": len(after.Prompts),
 	}})
-}
-
-// byName indexes items by key, as their JSON (so a changed schema or
-// description shows as changed).
-func indexByKey[T any](items []T, key func(T) string) map[string]string {
-	out := make(map[string]string, len(items))
-	for _, it := range items {
-		data, err := json.Marshal(it)
-		if err != nil {
-			data = []byte(fmt.Sprintf("%#v", it))
-		}
-		out[key(it)] = string(data)
-	}
-	return out
-}
-
-// diffNamed compares two indexes: the names only in after, only in
-// before, and in both with different content, each sorted.
-func diffNamed(before, after map[string]string) (added, removed, changed []string) {
-	added, removed, changed = []string{}, []string{}, []string{}
-	for name, v := range after {
-		old, ok := before[name]
-		switch {
-		case !ok:
-			added = append(added, name)
-		case old != v:
-			changed = append(changed, name)
-		}
-	}
-	for name := range before {
-		if _, ok := after[name]; !ok {
-			removed = append(removed, name)
-		}
-	}
-	sort.Strings(added)
-	sort.Strings(removed)
-	sort.Strings(changed)
-	return added, removed, changed
-}
-
-func withPrefix(prefix string, names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = prefix + n
-	}
-	return out
 }
 
 // urlQuery matches the query of a URL in a message.

@@ -16,8 +16,9 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/reply/replytest"
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
-	"github.com/mcpflow/mcpflow/actors/supervisor"
+	"github.com/mcpflow/mcpflow/actors/supervisor/supervisortest"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/rpc"
@@ -128,8 +129,7 @@ func newFixtureOn(t *testing.T, engine actor.EngineConfig) *fixture {
 	e, err := actor.NewEngine(engine)
 	is.NoErr(err) // new engine
 	st := store.NewMemory()
-	opts := supervisor.DefaultOptions()
-	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 5*time.Second, 5*time.Second, time.Second
+	opts := supervisortest.Options()
 	// The seeded snapshots stand for the catalogs: sessions do not list
 	// their own when they open, only refresh_catalog does.
 	opts.Session.CatalogMaxAge = 0
@@ -142,16 +142,12 @@ func newFixtureOn(t *testing.T, engine actor.EngineConfig) *fixture {
 		defer cancel()
 		is.NoErr(hub.Close(ctx)) // every subscription's goroutine returns
 	})
-	sup := supervisor.Spawn(e, conns, fakes.NewInMemory(nil), service.NewCatalogSink(observed, reg), opts)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), patience)
-		defer cancel()
-		is.NoErr(sup.Stop(ctx)) // stop the supervisor
-	})
+	sup := supervisortest.Spawn(t, e, conns, fakes.NewInMemory(nil), sources.NewCatalogSink(observed, reg), opts)
 	svc := &service.Service{
 		Store: observed, Hub: hub, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: config.NewView(conns),
 		StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second,
 	}
+	svc.Sources = sources.New(svc.Store, svc.Connections, sup)
 	return &fixture{svc: svc, store: st, registry: reg, methods: svc.Methods()}
 }
 

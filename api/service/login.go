@@ -67,14 +67,8 @@ func (s *Service) loginComplete(ctx context.Context, p protocol.LoginCompletePar
 	if err := b.CompleteLogin(ctx, c, p.Code, p.CodeVerifier, p.RedirectURI); err != nil {
 		return protocol.LoginCompleteResult{}, loginError(err)
 	}
-	s.registryMu.Lock()
-	_, _, _, err = s.reconcileRegistry(ctx)
-	s.registryMu.Unlock()
-	if err != nil {
-		return protocol.LoginCompleteResult{}, err
-	}
-	if s.Announce != nil {
-		s.Announce.SourcesApplied() // the other nodes replace theirs too
+	if err := s.Sources.Reapply(ctx); err != nil { // the other nodes replace theirs too
+		return protocol.LoginCompleteResult{}, sourcesErr(err)
 	}
 	host := ""
 	if rec, err := s.Store.GetAuth(ctx, authRef(c)); err == nil {

@@ -38,14 +38,14 @@ type version struct{ records, catalogs, sources uint64 }
 // was resolved at (see versioned).
 type preparedDeployments struct {
 	versioned[string, version, *prepared]
-	// records is bumped after every write of a deployment or an artifact,
-	// sources after every change of the effective connections.
-	records, sources atomic.Uint64
+	// records is bumped after every write of a deployment or an artifact
+	// (the effective connections have their own: Connections.Version).
+	records atomic.Uint64
 }
 
 // current is the version now.
 func (s *Service) current() version {
-	v := version{records: s.prepared.records.Load(), sources: s.prepared.sources.Load()}
+	v := version{records: s.prepared.records.Load(), sources: s.Connections.Version()}
 	if s.Catalogs != nil {
 		v.catalogs = s.Catalogs.Version()
 	}
@@ -56,10 +56,7 @@ func (s *Service) current() version {
 func (s *Service) recordsChanged() { s.prepared.records.Add(1) }
 
 // setConnections replaces the effective connections.
-func (s *Service) setConnections(conns []config.Connection) {
-	s.Connections.Set(conns)
-	s.prepared.sources.Add(1)
-}
+func (s *Service) setConnections(conns []config.Connection) { s.Connections.Set(conns) }
 
 // prepare returns deployment id ready to start runs: kept from an earlier
 // start when nothing it depends on changed since, else resolved now. Only

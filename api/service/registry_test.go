@@ -1,7 +1,6 @@
 package service_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +11,9 @@ import (
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
-	"github.com/mcpflow/mcpflow/actors/supervisor"
+	"github.com/mcpflow/mcpflow/actors/supervisor/supervisortest"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/service"
 	"github.com/mcpflow/mcpflow/fakes"
@@ -30,20 +30,14 @@ func registryFixture(t *testing.T, configured []config.Connection, entries ...st
 	for _, e := range entries {
 		is.NoErr(st.PutRegistryEntry(bounded(t), e))
 	}
-	view, err := service.LoadSources(bounded(t), st, configured)
+	view, err := sources.Load(bounded(t), st, configured)
 	is.NoErr(err) // the sources load
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err)
-	opts := supervisor.DefaultOptions()
-	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 5*time.Second, 5*time.Second, time.Second
-	sup := supervisor.Spawn(e, view.All(), fakes.NewInMemory(nil), st, opts)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), patience)
-		defer cancel()
-		is.NoErr(sup.Stop(ctx)) // stop the supervisor
-	})
+	sup := supervisortest.Spawn(t, e, view.All(), fakes.NewInMemory(nil), st, supervisortest.Options())
 	reg := catalog.NewRegistry(nil)
-	svc := &service.Service{Store: st, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: view, StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second}
+	svc := &service.Service{Store: st, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: view, StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second,
+		Sources: sources.New(st, view, sup)}
 	return &fixture{svc: svc, store: st, registry: reg, methods: svc.Methods()}
 }
 
@@ -316,7 +310,7 @@ func TestSeedConfigConnectionsSeedTheRegistryWhichThenWins(t *testing.T) {
 
 	// On the next start the existing entry wins over the config.
 	st := f.store
-	view, err := service.LoadSources(bounded(t), st, []config.Connection{stdioConn("seed.one", "config-server", config.OwnershipSeed)})
+	view, err := sources.Load(bounded(t), st, []config.Connection{stdioConn("seed.one", "config-server", config.OwnershipSeed)})
 	is.NoErr(err)
 	c, _ = view.Get("seed.one")
 	is.Equal(c.Transport.Command, "registry-server")

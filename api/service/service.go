@@ -16,6 +16,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/live"
@@ -37,7 +38,10 @@ type Service struct {
 	// config merged with the source registry, replaced by each apply.
 	// Handlers read it through connections and connection.
 	Connections *config.View
-	StoreRoot   string
+	// Sources is the source registry over Connections, which its
+	// methods change and apply; required by them.
+	Sources   *sources.Sources
+	StoreRoot string
 	// RunWait bounds how long runs.start waits for a run to finish before
 	// answering with its current, still running, state.
 	RunWait time.Duration
@@ -59,9 +63,6 @@ type Service struct {
 	// Nodes are the other nodes of the cluster, whose desks runs.cancel
 	// asks about a run running elsewhere; nil on a node alone.
 	Nodes Nodes
-	// Announce tells the other nodes of a cluster of the changes they
-	// must follow that the store cannot see; nil on a node alone.
-	Announce Announcer
 	// RotateKeys re-seals the store's auth records under a new key
 	// (workflow.admin.secrets.rotate); nil when the store seals nothing.
 	RotateKeys KeyRotator
@@ -72,8 +73,6 @@ type Service struct {
 	incarnations atomic.Uint64
 	// life admits run actors until the service stops (see StopRuns).
 	life lifecycle
-	// registryMu runs source registry mutations and applies one at a time.
-	registryMu sync.Mutex
 	// prepared keeps deployments ready to start runs, and artifacts the
 	// artifact versions they were read from.
 	prepared  preparedDeployments

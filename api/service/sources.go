@@ -2,15 +2,13 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
-	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/std"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -37,109 +35,69 @@ var platformDescriptions = map[string]string{
 	"wf.source":       "Platform helpers that read resources of bound sources.",
 }
 
-// source is one capability source: a platform source or a configured
-// connection, with the sorted names it owns per bucket.
+// sourceEntry is one capability source as the API shows it: its status
+// row and its whole inventory, with the connection and catalog a
+// diagnosis checks.
 type sourceEntry struct {
-	status         protocol.SourceStatus
-	inventory      protocol.SourceCapabilityInventory
-	conn           *config.Connection // nil for a platform source
-	snapshot       *catalog.Snapshot  // the connection's catalog, if any
-	platformSource bool
+	status    protocol.SourceStatus
+	inventory protocol.SourceCapabilityInventory
+	conn      *config.Connection // nil for a platform source
+	snapshot  *catalog.Snapshot  // the connection's catalog, if any
 }
 
-// sources lists every source sorted by id: the platform sources wf.std,
-// wf.recipes and wf.source, and each configured connection, enabled or
-// not. A connection owns the tools of its last catalog as node specs (as
-// in the reference, its tools bucket is for tools proxied to MCP
-// clients, which mcpflow does not do) and its resources and prompts.
+// sources projects every source (sources.Inventory) sorted by id.
 func (s *Service) sources() []sourceEntry {
-	byID := map[string]*sourceEntry{}
-	for _, c := range workflow.Builtins() {
-		src, ok := byID[c.SourceID]
-		if !ok {
-			src = platformSource(c.SourceID)
-			byID[c.SourceID] = src
-		}
-		addNodeSpec(&src.inventory, c, !c.Platform, c.Name == workflow.ReadResource)
+	all := sources.Inventory(s.connections(), s.Catalogs)
+	out := make([]sourceEntry, 0, len(all))
+	for _, src := range all {
+		out = append(out, sourceEntryOf(src))
 	}
-	if src, ok := byID[std.StdSource]; ok {
-		for _, r := range std.Reducers() {
-			src.inventory.Reducers = append(src.inventory.Reducers, r.Name)
-			src.inventory.ReducerDetails = append(src.inventory.ReducerDetails, protocol.ReducerInventory{
-				Name: r.Name, Ref: store.CapabilityRef{Source: std.StdSource, CapabilityKey: strings.TrimPrefix(r.Name, std.StdSource+".")},
-				Description: optional(r.Description), ConfigSchema: orEmpty(r.ConfigSchema),
-			})
-		}
+	return out
+}
+
+func sourceEntryOf(src sources.Source) sourceEntry {
+	e := sourceEntry{conn: src.Conn, snapshot: src.Catalog, inventory: protocol.SourceCapabilityInventory{
+		Tools: []string{}, NodeSpecs: []string{}, NodeSpecDetails: []protocol.NodeSpecInventory{},
+		Reducers: []string{}, ReducerDetails: []protocol.ReducerInventory{}, Prompts: nonNil(src.Prompts), Resources: nonNil(src.Resources),
+	}}
+	inv := &e.inventory
+	for _, c := range src.NodeSpecs {
+		inv.NodeSpecs = append(inv.NodeSpecs, c.Name)
+		inv.NodeSpecDetails = append(inv.NodeSpecDetails, protocol.NodeSpecInventory{
+			Name: c.Name, Description: optional(c.Description), Outcomes: nonNil(c.Outcomes),
+			InputSchema: orEmpty(c.InputSchema), OutputSchema: orEmpty(c.OutputSchema),
+			IsAsync: c.Async, AcceptsContext: c.AcceptsContext,
+		})
 	}
-	conns := s.connections()
-	for i := range conns {
-		c := conns[i]
-		src := &sourceEntry{conn: &c, status: protocol.SourceStatus{
+	for _, r := range src.Reducers {
+		inv.Reducers = append(inv.Reducers, r.Name)
+		inv.ReducerDetails = append(inv.ReducerDetails, protocol.ReducerInventory{
+			Name: r.Name, Ref: store.CapabilityRef{Source: std.StdSource, CapabilityKey: strings.TrimPrefix(r.Name, std.StdSource+".")},
+			Description: optional(r.Description), ConfigSchema: orEmpty(r.ConfigSchema),
+		})
+	}
+	if c := src.Conn; c != nil {
+		description := fmt.Sprintf("MCP connection %s; no catalog yet.", c.ID)
+		if src.Catalog != nil {
+			description = fmt.Sprintf("MCP connection %s; tools, resources and prompts from its catalog.", c.ID)
+		}
+		e.status = protocol.SourceStatus{
 			ID: c.ID, Kind: sourceConnection, Enabled: c.IsEnabled(),
 			Visibility:  protocol.SourceVisibility{Planner: true, Client: true, AdminDashboard: true},
 			Permissions: protocol.SourcePermissions{CallsUpstream: true},
 			Policy:      protocol.SourcePolicy{BindingRequired: true},
-			Description: optional(fmt.Sprintf("MCP connection %s; no catalog yet.", c.ID)),
-		}, inventory: emptyInventory()}
-		if snap, ok := s.Catalogs.Get(c.ID); ok {
-			src.snapshot = &snap
-			src.status.Description = optional(fmt.Sprintf("MCP connection %s; tools, resources and prompts from its catalog.", c.ID))
-			for _, capability := range snap.Capabilities() {
-				addNodeSpec(&src.inventory, capability, true, false)
-			}
-			for _, r := range snap.Resources {
-				src.inventory.Resources = append(src.inventory.Resources, c.ID+"."+firstNonEmpty(r.Name, r.URI))
-			}
-			for _, p := range snap.Prompts {
-				src.inventory.Prompts = append(src.inventory.Prompts, c.ID+"."+p.Name)
-			}
+			Description: optional(description),
 		}
-		byID[c.ID] = src
+	} else {
+		e.status = protocol.SourceStatus{
+			ID: src.ID, Kind: sourceSystem, Enabled: true,
+			Visibility:  protocol.SourceVisibility{Planner: true, Client: true, AdminDashboard: true},
+			Permissions: protocol.SourcePermissions{SafeForWorkflow: true, CallsUpstream: src.ID == "wf.source"},
+			Policy:      protocol.SourcePolicy{Platform: true},
+			Description: optional(platformDescriptions[src.ID]),
+		}
 	}
-	out := make([]sourceEntry, 0, len(byID))
-	for _, src := range byID {
-		src.finish()
-		out = append(out, *src)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].status.ID < out[j].status.ID })
-	return out
-}
-
-func platformSource(id string) *sourceEntry {
-	return &sourceEntry{platformSource: true, inventory: emptyInventory(), status: protocol.SourceStatus{
-		ID: id, Kind: sourceSystem, Enabled: true,
-		Visibility:  protocol.SourceVisibility{Planner: true, Client: true, AdminDashboard: true},
-		Permissions: protocol.SourcePermissions{SafeForWorkflow: true, CallsUpstream: id == "wf.source"},
-		Policy:      protocol.SourcePolicy{Platform: true},
-		Description: optional(platformDescriptions[id]),
-	}}
-}
-
-func emptyInventory() protocol.SourceCapabilityInventory {
-	return protocol.SourceCapabilityInventory{
-		Tools: []string{}, NodeSpecs: []string{}, NodeSpecDetails: []protocol.NodeSpecInventory{},
-		Reducers: []string{}, ReducerDetails: []protocol.ReducerInventory{}, Prompts: []string{}, Resources: []string{},
-	}
-}
-
-func addNodeSpec(inv *protocol.SourceCapabilityInventory, c catalog.Capability, async, acceptsContext bool) {
-	inv.NodeSpecs = append(inv.NodeSpecs, c.Name)
-	inv.NodeSpecDetails = append(inv.NodeSpecDetails, protocol.NodeSpecInventory{
-		Name: c.Name, Description: optional(c.Description), Outcomes: nonNil(c.Outcomes),
-		InputSchema: orEmpty(c.InputSchema), OutputSchema: orEmpty(c.OutputSchema),
-		IsAsync: async, AcceptsContext: acceptsContext,
-	})
-}
-
-// finish sorts the inventory and fills the counts and previews.
-func (src *sourceEntry) finish() {
-	inv := &src.inventory
-	for _, names := range [][]string{inv.Tools, inv.NodeSpecs, inv.Reducers, inv.Prompts, inv.Resources} {
-		sort.Strings(names)
-	}
-	sort.Slice(inv.NodeSpecDetails, func(i, j int) bool { return inv.NodeSpecDetails[i].Name < inv.NodeSpecDetails[j].Name })
-	sort.Slice(inv.ReducerDetails, func(i, j int) bool { return inv.ReducerDetails[i].Name < inv.ReducerDetails[j].Name })
-	st := &src.status
+	st := &e.status
 	st.ToolCount, st.NodeSpecCount, st.ReducerCount = len(inv.Tools), len(inv.NodeSpecs), len(inv.Reducers)
 	st.PromptCount, st.ResourceCount = len(inv.Prompts), len(inv.Resources)
 	st.Preview = protocol.SourceCapabilityPreview{
@@ -150,6 +108,7 @@ func (src *sourceEntry) finish() {
 		Tools: len(inv.Tools) > previewLimit, NodeSpecs: len(inv.NodeSpecs) > previewLimit, Reducers: len(inv.Reducers) > previewLimit,
 		Prompts: len(inv.Prompts) > previewLimit, Resources: len(inv.Resources) > previewLimit,
 	}
+	return e
 }
 
 func previewNames(names []string) []string {
@@ -222,7 +181,7 @@ func (s *Service) diagnosis(ctx context.Context, src sourceEntry) (protocol.Sour
 	}
 	c := *src.conn
 	diags := []protocol.DependencyDiag{}
-	transport := protocol.SourceTransportDiagnosis{Kind: optional(c.Transport.Kind), Configured: transportConfigured(c.Transport)}
+	transport := protocol.SourceTransportDiagnosis{Kind: optional(c.Transport.Kind), Configured: sources.TransportConfigured(c.Transport)}
 	if !transport.Configured {
 		diags = append(diags, diagError("source_transport_missing", id, &id,
 			fmt.Sprintf("source %q has no MCP transport configured", id), "configure a stdio or http transport for the source, then restart the server"))
@@ -256,53 +215,17 @@ func (s *Service) diagnosis(ctx context.Context, src sourceEntry) (protocol.Sour
 	}, nil
 }
 
-func transportConfigured(t config.Transport) bool {
-	switch t.Kind {
-	case config.TransportStdio:
-		return t.Command != ""
-	case config.TransportHTTP, config.TransportSSE:
-		return t.URL != ""
-	}
-	return false
-}
-
-// authDiagnosis resolves the auth record of a connection as the runtime
-// does: its auth_ref (or a legacy metadata.auth_ref) when set, whose
-// record must then exist; else a record named after the connection, if
-// there is one (no record at all is fine: the source needs no auth).
+// authDiagnosis shows the auth record a connection uses (see
+// sources.CheckAuth).
 func (s *Service) authDiagnosis(ctx context.Context, c config.Connection) (protocol.SourceAuthDiagnosis, error) {
-	ref := deref(c.AuthRef)
-	if ref == "" {
-		ref, _ = c.Metadata["auth_ref"].(string)
-	}
-	explicit := ref != ""
-	if !explicit {
-		ref = c.ID
-	}
-	rec, err := s.Store.GetAuth(ctx, ref)
+	a, err := s.Sources.CheckAuth(ctx, c)
 	switch {
-	case errors.Is(err, store.ErrNotFound) && explicit:
-		return protocol.SourceAuthDiagnosis{AuthRef: &ref, RecordPresent: ptr(false), TransportSupported: true}, nil
-	case errors.Is(err, store.ErrNotFound):
-		return protocol.SourceAuthDiagnosis{TransportSupported: true}, nil
 	case err != nil:
-		return protocol.SourceAuthDiagnosis{}, upstream("auth record %q of source %q: %v", ref, c.ID, err)
+		return protocol.SourceAuthDiagnosis{}, sourcesErr(err)
+	case a.Ref == "":
+		return protocol.SourceAuthDiagnosis{TransportSupported: true}, nil
+	case !a.Present:
+		return protocol.SourceAuthDiagnosis{AuthRef: &a.Ref, RecordPresent: ptr(false), TransportSupported: true}, nil
 	}
-	return protocol.SourceAuthDiagnosis{
-		AuthRef: &ref, RecordPresent: ptr(true), Scheme: &rec.Scheme,
-		TransportSupported: schemeSupported(c.Transport.Kind, rec.Scheme),
-	}, nil
-}
-
-// schemeSupported says whether an auth scheme can be bound to a
-// transport: env to stdio; bearer, headers and oauth_refresh_token to
-// http.
-func schemeSupported(transport, scheme string) bool {
-	switch transport {
-	case config.TransportStdio:
-		return scheme == "env"
-	case config.TransportHTTP, config.TransportSSE:
-		return scheme == "bearer" || scheme == "headers" || scheme == "oauth_refresh_token"
-	}
-	return false
+	return protocol.SourceAuthDiagnosis{AuthRef: &a.Ref, RecordPresent: ptr(true), Scheme: &a.Scheme, TransportSupported: a.TransportSupported}, nil
 }

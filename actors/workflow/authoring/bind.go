@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/jsonconv"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
@@ -141,7 +142,7 @@ func bindOutput(doc, step workflow.Object, parsed workflow.DraftStep, c catalog.
 	case []any:
 		for _, item := range current {
 			var ob workflow.InputBinding
-			if workflow.Convert(item, &ob) == nil && ob.Target.Err() == nil {
+			if jsonconv.Strict(item, &ob) == nil && ob.Target.Err() == nil {
 				path := ""
 				if ob.Path != nil && ob.Path.Err() == nil {
 					path = ob.Path.String()

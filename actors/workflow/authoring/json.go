@@ -1,6 +1,6 @@
 package authoring
 
-import "github.com/mcpflow/mcpflow/actors/workflow"
+import "github.com/mcpflow/mcpflow/actors/jsonconv"
 
 // jsonList is the JSON form of a list of bindings, [] when empty.
 func jsonList[T any](items []T) ([]any, error) {
@@ -8,7 +8,7 @@ func jsonList[T any](items []T) ([]any, error) {
 	if len(items) == 0 {
 		return out, nil
 	}
-	if err := workflow.Convert(items, &out); err != nil {
+	if err := jsonconv.Strict(items, &out); err != nil {
 		return nil, err
 	}
 	return out, nil

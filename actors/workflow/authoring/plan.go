@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/jsonconv"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
@@ -27,7 +28,7 @@ func DecodePlan(raw workflow.Object) (workflow.Plan, error) {
 		}
 	}
 	var plan workflow.Plan
-	if err := workflow.Convert(raw, &plan); err != nil {
+	if err := jsonconv.Strict(raw, &plan); err != nil {
 		return workflow.Plan{}, malformed("plan: %v", err)
 	}
 	if plan.Outcomes == nil {

@@ -3,6 +3,7 @@ package authoring
 import (
 	"fmt"
 
+	"github.com/mcpflow/mcpflow/actors/jsonconv"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
@@ -217,7 +218,7 @@ func SetWorkflowOutputMap(doc workflow.Object, p SetWorkflowOutputMapParams, _ w
 		if p.Merge {
 			var stored []workflow.InputBinding
 			if raw := doc["output"]; raw != nil {
-				if err := workflow.Convert(raw, &stored); err != nil {
+				if err := jsonconv.Strict(raw, &stored); err != nil {
 					return invalid("the workflow output bindings cannot be read as a map (%v); %s", err, MapHint)
 				}
 			}

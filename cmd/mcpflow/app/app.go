@@ -24,6 +24,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/retention"
 	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
@@ -214,18 +215,19 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	}
 	registry := catalog.NewRegistry(snaps)
 	// The effective sources: the config merged with the source registry.
-	sources, err := service.LoadSources(ctx, observed, opts.Config.Connections())
+	view, err := sources.Load(ctx, observed, opts.Config.Connections())
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("load sources: %w", err), a.member.stop(ctx), a.closeStore())
 	}
-	conns := sources.All()
+	conns := view.All()
 	if opts.Supervisor.AuthHash == nil {
 		opts.Supervisor.AuthHash = authDigest(a.store)
 	}
 	if opts.Supervisor.Events == nil {
 		opts.Supervisor.Events = observed // connection_degraded and connection_recovered
 	}
-	a.supervisor = supervisor.Spawn(a.engine, conns, transports, service.NewCatalogSink(observed, registry), opts.Supervisor)
+	sink := sources.NewCatalogSink(observed, registry)
+	a.supervisor = supervisor.Spawn(a.engine, conns, transports, sink, opts.Supervisor)
 	if opts.RefreshAtStart {
 		sess := opts.Supervisor.Session
 		a.refresher = supervisor.StartRefresher(a.supervisor, supervisor.RefresherOptions{
@@ -235,13 +237,14 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	}
 	a.replies = reply.NewRouter(a.engine, "service")
 	svc := &service.Service{
-		Store: observed, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Connections: sources,
+		Store: observed, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Connections: view,
+		Sources:   sources.New(observed, view, a.supervisor),
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
 		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m, RotateKeys: rotator(a.keys, a.store),
 	}
 	a.service = svc
 	if a.member != nil {
-		a.member.serve(svc)
+		a.member.serve(svc, sink)
 	}
 	a.tracer = startTracing(ctx, os.Getenv) // before any run starts, recovered ones included
 	// Runs a stop cut off resume, or fail, before anything is served: in

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/cluster/node"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/metrics"
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/wire"
@@ -87,13 +88,13 @@ const listenWait = 10 * time.Second
 // serve lets the other nodes reach svc's runs (its desk), svc reach
 // theirs (Nodes) and announce the sources it applies, and applies the
 // other nodes' changes to svc's caches.
-func (c *member) serve(svc *service.Service) {
-	svc.Nodes, svc.Announce = peers{c.node}, announcer{c.store}
+func (c *member) serve(svc *service.Service, catalogs *sources.CatalogSink) {
+	svc.Nodes, svc.Sources.Announce = peers{c.node}, announcer{c.store}
 	c.desk = svc.SpawnDesk()
-	c.follower.start(svc)
+	c.follower.start(svc, catalogs)
 }
 
-// announcer announces the sources the service applied.
+// announcer announces the sources this node applied.
 type announcer struct{ store *postgres.Store }
 
 func (a announcer) SourcesApplied() { a.store.AnnounceChange(postgres.ChangeSources, "") }

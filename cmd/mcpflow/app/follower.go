@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/service"
@@ -79,8 +80,9 @@ func (f *follower) reloadAll() {
 	}
 }
 
-// start applies the changes to svc until stop.
-func (f *follower) start(svc *service.Service) {
+// start applies the changes to svc's caches (its prepared deployments,
+// its sources) and to catalogs until stop.
+func (f *follower) start(svc *service.Service, catalogs *sources.CatalogSink) {
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
 	go func() {
@@ -90,14 +92,14 @@ func (f *follower) start(svc *service.Service) {
 			case <-ctx.Done():
 				return
 			case c := <-f.changes:
-				f.apply(ctx, svc, c)
+				f.apply(ctx, svc, catalogs, c)
 			case <-f.wake:
 				f.mu.Lock()
 				missed := f.missed
 				f.missed = false
 				f.mu.Unlock()
 				if missed {
-					f.apply(ctx, svc, change{kind: "all"})
+					f.apply(ctx, svc, catalogs, change{kind: "all"})
 				}
 			}
 		}
@@ -105,22 +107,22 @@ func (f *follower) start(svc *service.Service) {
 }
 
 // apply applies one change within followTimeout.
-func (f *follower) apply(ctx context.Context, svc *service.Service, c change) {
+func (f *follower) apply(ctx context.Context, svc *service.Service, catalogs *sources.CatalogSink, c change) {
 	ctx, cancel := context.WithTimeout(ctx, followTimeout)
 	defer cancel()
 	var err error
 	switch c.kind {
 	case postgres.ChangeCatalog:
-		err = svc.ReloadCatalog(ctx, c.id)
+		err = catalogs.Reload(ctx, c.id)
 	case postgres.ChangeRecords:
 		svc.RecordsChanged()
 	case postgres.ChangeSources:
-		err = svc.ApplySources(ctx)
+		err = svc.Sources.Follow(ctx)
 	case "all":
 		svc.RecordsChanged()
-		err = svc.ReloadCatalogs(ctx)
+		err = catalogs.ReloadAll(ctx)
 		if err == nil {
-			err = svc.ApplySources(ctx)
+			err = svc.Sources.Follow(ctx)
 		}
 	}
 	if err != nil {

@@ -1,7 +1,9 @@
-package service
+package sources
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"time"
@@ -9,16 +11,10 @@ import (
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/store"
-	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
-// EventCapabilityDrift records that a tool a deployment binds changed or
-// disappeared upstream; deployments.validate reports it per the
-// deployment's drift policy.
-const EventCapabilityDrift = "capability_drift"
-
 // CatalogSink is where the supervisor saves catalog snapshots: each is
-// stored, published to the live registry that handlers read, and what
+// stored, published to the live registry that readers use, and what
 // changed is recorded in the admin event log, however the snapshot was
 // listed (a refresh, a list_changed notification, a stale catalog, a new
 // session).
@@ -66,11 +62,37 @@ func (k *CatalogSink) ListCatalogs(ctx context.Context) ([]catalog.Snapshot, err
 	return k.store.ListCatalogs(ctx)
 }
 
+// Reload reads connection id's catalog from the store into the live
+// registry: another node of the cluster listed it.
+func (k *CatalogSink) Reload(ctx context.Context, id string) error {
+	snap, err := k.store.GetCatalog(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reload catalog %q: %w", id, err)
+	}
+	k.registry.Put(snap)
+	return nil
+}
+
+// ReloadAll reads every catalog into the live registry: changes other
+// nodes made may have been missed.
+func (k *CatalogSink) ReloadAll(ctx context.Context) error {
+	snaps, err := k.store.ListCatalogs(ctx)
+	if err != nil {
+		return fmt.Errorf("reload catalogs: %w", err)
+	}
+	for _, snap := range snaps {
+		k.registry.Put(snap)
+	}
+	return nil
+}
+
 // changed records what changed between a connection's last stored
-// catalog (nil for none) and the one just stored, however it was listed (a
-// refresh, a list_changed notification, a stale catalog, a new session):
-// tools_changed, resources_changed and prompts_changed, and drift for every
-// changed or removed tool a deployment binds.
+// catalog (nil for none) and the one just stored: tools_changed,
+// resources_changed and prompts_changed, and drift for every changed or
+// removed tool a deployment binds.
 func (k *CatalogSink) changed(ctx context.Context, before *catalog.Snapshot, after catalog.Snapshot) {
 	var old catalog.Snapshot
 	if before != nil {
@@ -90,7 +112,7 @@ func (k *CatalogSink) changed(ctx context.Context, before *catalog.Snapshot, aft
 		if len(added)+len(removed)+len(changed) == 0 {
 			continue
 		}
-		audit.Record(ctx, k.store, time.Now(), audit.Event{Kind: c.kind, ConnectionID: connectionID, Payload: protocol.Object{
+		audit.Record(ctx, k.store, time.Now(), audit.Event{Kind: c.kind, ConnectionID: connectionID, Payload: map[string]any{
 			"connection_id": connectionID, c.countKey: len(c.after),
 			"added": withPrefix(c.prefix, added), "removed": withPrefix(c.prefix, removed), "changed": withPrefix(c.prefix, changed),
 		}})
@@ -130,8 +152,8 @@ func (k *CatalogSink) drift(ctx context.Context, connectionID string, tools []st
 	for _, name := range tools {
 		if ids := bound[name]; len(ids) > 0 {
 			slices.Sort(ids)
-			audit.Record(ctx, k.store, time.Now(), audit.Event{Kind: EventCapabilityDrift, ConnectionID: connectionID, CapabilityID: name,
-				Payload: protocol.Object{"connection_id": connectionID, "capability": name, "deployments": slices.Compact(ids)}})
+			audit.Record(ctx, k.store, time.Now(), audit.Event{Kind: audit.CapabilityDrift, ConnectionID: connectionID, CapabilityID: name,
+				Payload: map[string]any{"connection_id": connectionID, "capability": name, "deployments": slices.Compact(ids)}})
 		}
 	}
 }

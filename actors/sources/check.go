@@ -1,0 +1,72 @@
+package sources
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/credentials"
+	"github.com/mcpflow/mcpflow/actors/store"
+)
+
+// What a diagnosis of a source checks without reaching its server: that
+// it has a transport to reach it by, and which auth record it uses.
+
+// TransportConfigured says whether t can reach a server: a stdio
+// transport with a command, an http or sse one with a URL.
+func TransportConfigured(t config.Transport) bool {
+	switch t.Kind {
+	case config.TransportStdio:
+		return t.Command != ""
+	case config.TransportHTTP, config.TransportSSE:
+		return t.URL != ""
+	}
+	return false
+}
+
+// AuthCheck is the auth record a connection uses, resolved as the
+// runtime resolves it.
+type AuthCheck struct {
+	// Ref is the record's id: the connection's auth_ref (or a legacy
+	// metadata.auth_ref), else its own id if a record has it; empty
+	// when the connection uses none (which is fine: it needs no auth).
+	Ref string
+	// Present says the record exists; an auth_ref may name none.
+	Present bool
+	// Scheme is the record's, when present.
+	Scheme string
+	// TransportSupported says the connection's transport can take the
+	// scheme (env for stdio; bearer, headers or oauth_refresh_token for
+	// http); true when there is no record.
+	TransportSupported bool
+}
+
+// CheckAuth resolves the auth record of c in the store: its auth_ref,
+// whose record must then exist, else a record named after c, if there is
+// one.
+func (s *Sources) CheckAuth(ctx context.Context, c config.Connection) (AuthCheck, error) {
+	ref, explicit := credentials.Ref(c)
+	rec, err := s.store.GetAuth(ctx, ref)
+	switch {
+	case errors.Is(err, store.ErrNotFound) && explicit:
+		return AuthCheck{Ref: ref, TransportSupported: true}, nil
+	case errors.Is(err, store.ErrNotFound):
+		return AuthCheck{TransportSupported: true}, nil
+	case err != nil:
+		return AuthCheck{}, fail(ErrFailed, "auth record %q of source %q: %w", ref, c.ID, err)
+	}
+	return AuthCheck{Ref: ref, Present: true, Scheme: rec.Scheme, TransportSupported: schemeSupported(c.Transport.Kind, rec.Scheme)}, nil
+}
+
+// schemeSupported says whether an auth scheme can be bound to a
+// transport: env to stdio; bearer, headers and oauth_refresh_token to
+// http.
+func schemeSupported(transport, scheme string) bool {
+	switch transport {
+	case config.TransportStdio:
+		return scheme == "env"
+	case config.TransportHTTP, config.TransportSSE:
+		return scheme == "bearer" || scheme == "headers" || scheme == "oauth_refresh_token"
+	}
+	return false
+}

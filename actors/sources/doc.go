@@ -1,0 +1,11 @@
+// Package sources owns a node's MCP sources below the API: the source
+// registry (the desired state that add, update, enable, disable and
+// remove write), its apply (the registry merged with the config by
+// ownership, reconciled into the supervisor's session actors and
+// published as the effective sources every reader sees), the loading of
+// the effective sources at start, and the catalog sink through which the
+// supervisor stores, publishes and audits the catalogs its sessions list.
+// It records what it decides in the admin event log (actors/audit) and
+// knows nothing of the API: its failures are typed (see ErrMalformed and
+// its siblings) for the API to map.
+package sources
