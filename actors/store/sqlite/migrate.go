@@ -122,6 +122,20 @@ UPDATE runs SET
 	calls_in_flight = (SELECT json_group_array(key) FROM (SELECT key FROM json_each(runs.record, '$.checkpoint.calls') ORDER BY key)),
 	last_event = (SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = runs.id);
 `,
+	`
+-- The admin event log without AUTOINCREMENT, which wrote its counter in
+-- sqlite_sequence, a page more, at every append. A sequence number is
+-- still never reused: a new event takes the greatest kept plus one, and
+-- retention always keeps the newest event (store.WithMaxEvents keeps at
+-- least one), so the greatest kept is the last appended.
+CREATE TABLE events_numbered (
+	seq    INTEGER PRIMARY KEY,
+	record TEXT NOT NULL
+) STRICT;
+INSERT INTO events_numbered (seq, record) SELECT seq, record FROM events;
+DROP TABLE events;
+ALTER TABLE events_numbered RENAME TO events;
+`,
 }
 
 // retentionVersion is the schema version that adds runs.expires_at.

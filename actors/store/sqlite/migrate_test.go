@@ -130,3 +130,31 @@ func TestMigrateGivesRunsTheirHeads(t *testing.T) {
 	is.NoErr(err)
 	is.Equal(last, int64(2))
 }
+
+// TestMigrateKeepsTheEventNumbers opens a database of schema version 5,
+// whose admin event log counted with AUTOINCREMENT: its events keep their
+// numbers, and the next one follows the last.
+func TestMigrateKeepsTheEventNumbers(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	path, db := oldSchema(t, 5)
+	for seq := 5; seq <= 7; seq++ { // retention dropped 1 to 4
+		_, err := db.ExecContext(ctx, `INSERT INTO events (seq, record) VALUES (?, ?)`, seq, fmt.Sprintf(`{"kind":"k%d"}`, seq))
+		is.NoErr(err)
+	}
+	is.NoErr(db.Close())
+
+	s, err := Open(ctx, path)
+	is.NoErr(err)
+	defer s.Close()
+	seq, err := s.AppendEvent(ctx, store.Event{Kind: "k8"})
+	is.NoErr(err)
+	is.Equal(seq, int64(8)) // after the last kept
+	events, err := s.ListEvents(ctx, 0, 0)
+	is.NoErr(err)
+	var kinds []string
+	for _, e := range events {
+		kinds = append(kinds, fmt.Sprintf("%d:%s", e.Seq, e.Kind))
+	}
+	is.Equal(kinds, []string{"5:k5", "6:k6", "7:k7", "8:k8"}) // kept, in order, with their numbers
+}
