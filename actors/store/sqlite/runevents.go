@@ -12,8 +12,8 @@ import (
 
 // The queries of run events.
 var (
-	getRunHead     = newWriteQuery(`SELECT status, trace_count, interrupt_id, calls_in_flight, last_event FROM runs WHERE id = ?`)
-	insertRunEvent = newWriteQuery(`INSERT INTO run_events (run_id, seq, record) VALUES (?, ?, ?)`)
+	getRunHead      = newWriteQuery(`SELECT status, trace_count, interrupt_id, calls_in_flight, last_event FROM runs WHERE id = ?`)
+	insertRunEvents = newRowsInsert(`run_events (run_id, seq, record)`, 3)
 	// readRunLastEvent is no row for a run that does not exist.
 	readRunLastEvent = newReadQuery(`SELECT last_event FROM runs WHERE id = ?`)
 	readRunEvents    = newReadQuery(`SELECT record FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
@@ -43,16 +43,15 @@ func runHead(ctx context.Context, tx writeTx, id string) (store.RunHead, int64, 
 
 // appendRunEvents inserts events in tx.
 func appendRunEvents(ctx context.Context, tx writeTx, events []store.RunEvent) error {
+	args := make([]any, 0, 3*len(events))
 	for _, e := range events {
 		record, err := encode(e)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.exec(ctx, insertRunEvent, e.RunID, e.Seq, record); err != nil {
-			return err
-		}
+		args = append(args, e.RunID, e.Seq, record)
 	}
-	return nil
+	return insertRunEvents.exec(ctx, tx, args)
 }
 
 // ReadRunEvents implements store.RunEventLog in one read transaction.

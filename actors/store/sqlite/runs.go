@@ -20,7 +20,7 @@ var (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 	updateRun = newWriteQuery(`UPDATE runs SET status = ?, updated_at = ?, trace_count = ?, record = ?, expires_at = ?,
 		interrupt_id = ?, calls_in_flight = ?, last_event = ? WHERE id = ?`)
-	insertTraceEntry   = newWriteQuery(`INSERT INTO run_trace (run_id, seq, entry) VALUES (?, ?, ?)`)
+	insertTraceEntries = newRowsInsert(`run_trace (run_id, seq, entry)`, 3)
 	selectRunsByStatus = newWriteQuery(`SELECT record, last_event FROM runs WHERE status = ? ORDER BY id`)
 	getRun             = newReadQuery(`SELECT record FROM runs WHERE id = ?`)
 	readTraceEntries   = newReadQuery(`SELECT entry FROM run_trace WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?`)
@@ -97,10 +97,12 @@ func (s *Store) commitRun(ctx context.Context, tx writeTx, prev *store.Run, row 
 // stored ones, the run's events, and the admin events.
 func (s *Store) appendProgress(ctx context.Context, tx writeTx, prev *store.Run, r store.Run, encoded []string, events []store.RunEvent) error {
 	first := r.TraceCount - len(encoded)
+	args := make([]any, 0, 3*len(encoded))
 	for i, entry := range encoded {
-		if _, err := tx.exec(ctx, insertTraceEntry, r.ID, first+i, entry); err != nil {
-			return err
-		}
+		args = append(args, r.ID, first+i, entry)
+	}
+	if err := insertTraceEntries.exec(ctx, tx, args); err != nil {
+		return err
 	}
 	if err := appendRunEvents(ctx, tx, events); err != nil {
 		return err
