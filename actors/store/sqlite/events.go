@@ -45,7 +45,9 @@ func (s *Store) appendEvent(ctx context.Context, tx writeTx, e store.Event) (seq
 	if err := tx.row(ctx, insertEvent, record).Scan(&seq); err != nil {
 		return 0, err
 	}
-	_, err = tx.exec(ctx, trimEvents, seq-int64(s.maxEvents))
+	if seq > int64(s.maxEvents) { // else every event ever appended is kept
+		_, err = tx.exec(ctx, trimEvents, seq-int64(s.maxEvents))
+	}
 	return seq, err
 }
 
