@@ -39,9 +39,11 @@ func (h RunHead) Run() Run {
 	if h.InterruptID != nil {
 		prev.Interrupt = &workflow.Interrupt{ID: *h.InterruptID}
 	}
-	prev.Checkpoint = &workflow.Snapshot{Calls: make(map[string]workflow.Call, len(h.Calls))}
-	for _, c := range h.Calls {
-		prev.Checkpoint.Calls[c] = workflow.Call{ID: c}
+	if len(h.Calls) > 0 { // else no call of the next commit's is one it had
+		prev.Checkpoint = &workflow.Snapshot{Calls: make(map[string]workflow.Call, len(h.Calls))}
+		for _, c := range h.Calls {
+			prev.Checkpoint.Calls[c] = workflow.Call{ID: c}
+		}
 	}
 	return prev
 }

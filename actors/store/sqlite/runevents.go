@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -35,7 +34,7 @@ func runHead(ctx context.Context, tx writeTx, id string) (store.RunHead, int64, 
 	if err != nil {
 		return head, 0, err
 	}
-	if err := json.Unmarshal(calls, &head.Calls); err != nil {
+	if head.Calls, err = decodeCalls(calls); err != nil {
 		return head, 0, fmt.Errorf("the calls in flight of run %q: %w", id, err)
 	}
 	return head, lastSeq, nil

@@ -235,11 +235,32 @@ func (s *Store) newRunRow(r store.Run) (runRow, error) {
 		return runRow{}, err
 	}
 	head := store.HeadOf(r)
-	calls, err := encode(head.Calls)
+	calls, err := encodeCalls(head.Calls)
 	if err != nil {
 		return runRow{}, err
 	}
 	return runRow{run: r, record: record, expiresAt: s.expiry(r), interruptID: head.InterruptID, calls: calls}, nil
+}
+
+// noCalls is the calls_in_flight of a run with none: most commits'.
+const noCalls = "[]"
+
+// encodeCalls is the calls_in_flight column of the ids of calls in flight.
+func encodeCalls(ids []string) (string, error) {
+	if len(ids) == 0 {
+		return noCalls, nil
+	}
+	return encode(ids)
+}
+
+// decodeCalls is the ids of calls in flight of a calls_in_flight column.
+func decodeCalls(column []byte) ([]string, error) {
+	if string(column) == noCalls {
+		return nil, nil
+	}
+	var ids []string
+	err := json.Unmarshal(column, &ids)
+	return ids, err
 }
 
 // args are the arguments of insertRun and updateRun for a commit that
