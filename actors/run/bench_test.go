@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/run"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/store/sqlite"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/schema"
@@ -95,6 +97,51 @@ func BenchmarkStepTool(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchSteps), "ns/step")
 		})
 	}
+}
+
+// BenchmarkOneStepRun measures a warm one-step run, the issue 22 path
+// without the API: a run actor created and committed (its call in
+// flight), the counter call through the supervisor and the session actor,
+// and the final commit, on the in-memory store and on SQLite at both sync
+// levels. With direct (BenchmarkStepTool's floor) in the same run,
+// ns/op ÷ direct is what a one-step run costs over the call itself.
+func BenchmarkOneStepRun(b *testing.B) {
+	for _, st := range []struct {
+		name string
+		open func(b *testing.B) store.Runs
+	}{
+		{"memory", func(*testing.B) store.Runs { return store.NewMemory() }},
+		{"sqlite_sync=normal", func(b *testing.B) store.Runs { return openBenchSQLite(b, sqlite.SyncNormal) }},
+		{"sqlite_sync=full", func(b *testing.B) store.Runs { return openBenchSQLite(b, sqlite.SyncFull) }},
+	} {
+		b.Run("actors/store="+st.name, func(b *testing.B) {
+			w := newBenchWorld(b, st.open(b))
+			prog := w.program(b, `{"name":"one","start":"s0",
+				"state_schema":{"type":"object","properties":{"v":{}}},
+				"output_schema":{"type":"object","properties":{"v":{}}},
+				"steps":{"s0":{"use":"fake.one.counter","input":[],"output":[{"source":"count","target":"state.v"}]},`+boomStep+`},
+				"routes":{"s0":{"ok":"__end__","error":"boom"},"boom":{"ok":"__end__"}}}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				w.run(b, prog, nil, 1)
+			}
+		})
+	}
+}
+
+// openBenchSQLite opens a SQLite store at sync level in a temporary
+// directory, closed when b ends.
+func openBenchSQLite(b *testing.B, level sqlite.Sync) *sqlite.Store {
+	s, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), sqlite.WithSync(level))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			b.Error(err)
+		}
+	})
+	return s
 }
 
 // BenchmarkForeach runs a 50-item foreach whose body calls the fake
