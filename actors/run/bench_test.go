@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,6 +21,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
+	"github.com/mcpflow/mcpflow/actors/store/sqlite/sqlitetest"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/schema"
@@ -111,8 +111,8 @@ func BenchmarkOneStepRun(b *testing.B) {
 		open func(b *testing.B) store.Runs
 	}{
 		{"memory", func(*testing.B) store.Runs { return store.NewMemory() }},
-		{"sqlite_sync=normal", func(b *testing.B) store.Runs { return openBenchSQLite(b, sqlite.SyncNormal) }},
-		{"sqlite_sync=full", func(b *testing.B) store.Runs { return openBenchSQLite(b, sqlite.SyncFull) }},
+		{"sqlite_sync=normal", func(b *testing.B) store.Runs { return sqlitetest.Open(b, sqlite.WithSync(sqlite.SyncNormal)) }},
+		{"sqlite_sync=full", func(b *testing.B) store.Runs { return sqlitetest.Open(b, sqlite.WithSync(sqlite.SyncFull)) }},
 	} {
 		b.Run("actors/store="+st.name, func(b *testing.B) {
 			w := newBenchWorld(b, st.open(b))
@@ -127,21 +127,6 @@ func BenchmarkOneStepRun(b *testing.B) {
 			}
 		})
 	}
-}
-
-// openBenchSQLite opens a SQLite store at sync level in a temporary
-// directory, closed when b ends.
-func openBenchSQLite(b *testing.B, level sqlite.Sync) *sqlite.Store {
-	s, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), sqlite.WithSync(level))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			b.Error(err)
-		}
-	})
-	return s
 }
 
 // BenchmarkForeach runs a 50-item foreach whose body calls the fake
