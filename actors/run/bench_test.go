@@ -20,6 +20,8 @@ import (
 	"github.com/mcpflow/mcpflow/actors/run"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/store/sqlite"
+	"github.com/mcpflow/mcpflow/actors/store/sqlite/sqlitetest"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/schema"
@@ -93,6 +95,36 @@ func BenchmarkStepTool(b *testing.B) {
 				w.run(b, prog, nil, benchSteps)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchSteps), "ns/step")
+		})
+	}
+}
+
+// BenchmarkOneStepRun measures a warm one-step run, the issue 22 path
+// without the API: a run actor created and committed (its call in
+// flight), the counter call through the supervisor and the session actor,
+// and the final commit, on the in-memory store and on SQLite at both sync
+// levels. With direct (BenchmarkStepTool's floor) in the same run,
+// ns/op ÷ direct is what a one-step run costs over the call itself.
+func BenchmarkOneStepRun(b *testing.B) {
+	for _, st := range []struct {
+		name string
+		open func(b *testing.B) store.Runs
+	}{
+		{"memory", func(*testing.B) store.Runs { return store.NewMemory() }},
+		{"sqlite_sync=normal", func(b *testing.B) store.Runs { return sqlitetest.Open(b, sqlite.WithSync(sqlite.SyncNormal)) }},
+		{"sqlite_sync=full", func(b *testing.B) store.Runs { return sqlitetest.Open(b, sqlite.WithSync(sqlite.SyncFull)) }},
+	} {
+		b.Run("actors/store="+st.name, func(b *testing.B) {
+			w := newBenchWorld(b, st.open(b))
+			prog := w.program(b, `{"name":"one","start":"s0",
+				"state_schema":{"type":"object","properties":{"v":{}}},
+				"output_schema":{"type":"object","properties":{"v":{}}},
+				"steps":{"s0":{"use":"fake.one.counter","input":[],"output":[{"source":"count","target":"state.v"}]},`+boomStep+`},
+				"routes":{"s0":{"ok":"__end__","error":"boom"},"boom":{"ok":"__end__"}}}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				w.run(b, prog, nil, 1)
+			}
 		})
 	}
 }

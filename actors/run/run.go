@@ -96,7 +96,7 @@ type Resume struct {
 // Internal messages.
 type (
 	// answered is an attempt's result as the run uses it: a session's
-	// ToolResult, its output decoded, or a built-in's result (which the
+	// ToolResult, or a built-in's result (which the
 	// actor sends itself).
 	answered struct {
 		corr       uint64
@@ -186,7 +186,7 @@ func (a *Actor) Receive(c *actor.Context) {
 	case persisted:
 		a.onPersisted(m)
 	case session.ToolResult:
-		a.onAnswer(decodeResult(m))
+		a.onAnswer(answerOf(m))
 	case answered:
 		a.onAnswer(m)
 	case retryDue:
@@ -436,14 +436,14 @@ func (a *Actor) send(f *inflight) {
 	})
 }
 
-// decodeResult turns a session's answer into the run's: its failure back
-// into an error, its output decoded.
-func decodeResult(m session.ToolResult) answered {
+// answerOf turns a session's answer into the run's: its failure back
+// into an error. Its output is go-sdk's decoded object, which the run
+// hands to the execution as it is: nothing encodes it again until the
+// commit that stores it.
+func answerOf(m session.ToolResult) answered {
 	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation, node: m.Node, epoch: m.Epoch}
-	if r.err == nil && len(m.Output) > 0 {
-		if err := json.Unmarshal(m.Output, &r.output); err != nil {
-			r.outcome, r.err = "", fmt.Errorf("decode tool output: %w", err)
-		}
+	if r.err == nil {
+		r.output = m.Output
 	}
 	return r
 }

@@ -69,38 +69,30 @@ func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource) 
 	res, rpcErr := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.URI, Meta: tracing.Meta(req.TraceParent, req.TraceState)})
 	err = rpcErr
 	if rpcErr == nil {
-		var out json.RawMessage
-		if out, err = encodeOutput(res); err == nil {
+		var out map[string]any
+		if out, err = toObject(res); err == nil {
 			return ToolResult{Outcome: "ok", Output: out}, nil, nil
 		}
 	}
 	return ToolResult{}, fmt.Errorf("read %s of %s: %w", req.URI, req.Connection, err), rpcErr
 }
 
-// projectOutput encodes a tool's result as the call's output:
-// structuredContent when it is an object, else {"content": [...]} with the
-// MCP content blocks. go-sdk has decoded the result; it is encoded once,
-// here, and decoded again only where it is used.
-func projectOutput(res *mcp.CallToolResult) (json.RawMessage, error) {
+// projectOutput returns a tool's result as the call's output:
+// structuredContent when it is an object, as go-sdk decoded it (never
+// encoded again on its way to the run's state and the store), else
+// {"content": [...]} with the MCP content blocks, which go-sdk decoded
+// into its own types and which are turned back into JSON values here.
+func projectOutput(res *mcp.CallToolResult) (map[string]any, error) {
 	if m, ok := res.StructuredContent.(map[string]any); ok {
-		return encodeOutput(m)
+		return m, nil
 	}
 	content := res.Content
 	if content == nil {
 		content = []mcp.Content{}
 	}
-	return encodeOutput(struct {
+	return toObject(struct {
 		Content []mcp.Content `json:"content"`
 	}{content})
-}
-
-// encodeOutput encodes a call's output.
-func encodeOutput(v any) (json.RawMessage, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode tool output: %w", err)
-	}
-	return data, nil
 }
 
 // toObject normalises v to a JSON object.

@@ -74,9 +74,12 @@ type CancelCalls struct {
 type ToolResult struct {
 	CorrelationID uint64
 	Outcome       string
-	// Output is the result, a JSON object: the tool's structured content,
-	// else {"content": [...]}; a read's ReadResourceResult.
-	Output json.RawMessage
+	// Output is the result, a JSON object as encoding/json decodes one
+	// (numbers float64, arrays []any): the tool's structured content as
+	// go-sdk decoded it, else {"content": [...]}; a read's
+	// ReadResourceResult. It is the receiver's: the session keeps no
+	// reference to it. It crosses nodes as the object's JSON.
+	Output map[string]any
 	Error  *reply.Failure
 	// Generation is the generation of the session the call was sent on
 	// (the last one, if it was replayed); 0 when it was never sent.

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
+	"github.com/mcpflow/mcpflow/actors/store/sqlite/sqlitetest"
 	"github.com/mcpflow/mcpflow/actors/store/storetest"
 )
 
@@ -64,11 +64,7 @@ func BenchmarkRunLifecycleParallel(b *testing.B) {
 // openSQLite opens a SQLite store at sync level in a temporary directory,
 // to be closed when b ends.
 func openSQLite(b *testing.B, level sqlite.Sync) *sqlite.Store {
-	s, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"), sqlite.WithSync(level))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return closeAtEnd(b, s)
+	return sqlitetest.Open(b, sqlite.WithSync(level))
 }
 
 // closeAtEnd closes s when b ends.

@@ -62,9 +62,7 @@ func TestAToolCallCrossesToTheSessionOfAnotherNodeAndItsAnswerComesBack(t *testi
 		is.NoErr(err) // the answer crossed back
 		is.NoErr(r.Error.Err())
 		is.Equal(r.CorrelationID, w.To().Correlation)
-		var out map[string]any
-		is.NoErr(json.Unmarshal(r.Output, &out))
-		is.Equal(out["count"], want) // one session on node B, its state kept
+		is.Equal(fakes.ToolOutput(t, r)["count"], want) // one session on node B, its state kept
 	}
 
 	// An error crosses as a Failure, and keeps its sentinel.

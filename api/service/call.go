@@ -193,7 +193,7 @@ func (s *Service) readResourceDirectly(ctx context.Context, c catalog.Capability
 
 // waitSession waits for a session actor's answer, a little past the
 // call's deadline so that the session answers a deadline first, and
-// decodes its output.
+// returns its output.
 func (s *Service) waitSession(ctx context.Context, w *reply.Expected[session.ToolResult], deadline time.Time) (session.ToolResult, workflow.Object, error) {
 	wctx, cancel := context.WithDeadline(ctx, deadline.Add(time.Second))
 	defer cancel()
@@ -204,11 +204,7 @@ func (s *Service) waitSession(ctx context.Context, w *reply.Expected[session.Too
 	if err := r.Error.Err(); err != nil {
 		return r, nil, err
 	}
-	var output workflow.Object
-	if err := json.Unmarshal(r.Output, &output); err != nil {
-		return r, nil, fmt.Errorf("decode the output: %w", err)
-	}
-	return r, output, nil
+	return r, r.Output, nil
 }
 
 func (s *Service) directCallTimeout() time.Duration {

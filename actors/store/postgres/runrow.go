@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -33,21 +32,12 @@ func newRunRow(r store.Run, retention time.Duration) (runRow, error) {
 	if err != nil {
 		return runRow{}, err
 	}
-	row := runRow{
+	head := store.HeadOf(r)
+	return runRow{
 		run: r, record: record,
 		updatedAt: r.UpdatedAt.Truncate(time.Microsecond), updatedNs: r.UpdatedAt.Nanosecond() % 1000,
-		calls: []string{}, expiresAt: store.RunExpiry(r, retention),
-	}
-	if r.Interrupt != nil {
-		row.interruptID = &r.Interrupt.ID
-	}
-	if r.Checkpoint != nil {
-		for id := range r.Checkpoint.Calls {
-			row.calls = append(row.calls, id)
-		}
-		slices.Sort(row.calls)
-	}
-	return row, nil
+		interruptID: head.InterruptID, calls: head.Calls, expiresAt: store.RunExpiry(r, retention),
+	}, nil
 }
 
 // insertRun is the INSERT of a run's row, with the run's events ($12 their
@@ -72,24 +62,9 @@ func (row runRow) args(lastEvent int64, node string) []any {
 	return []any{r.ID, r.Status, row.updatedAt, row.updatedNs, r.TraceCount, row.interruptID, row.calls, lastEvent, row.record, node, row.expiresAt}
 }
 
-// head is what store.NewRunEvents compares of the run before a commit,
-// rebuilt from the columns that the commit locked: the status, the trace
-// count, the interrupt's id and the ids of the calls in flight.
-func head(id, status string, traceCount int, interruptID *string, calls []string) store.Run {
-	prev := store.Run{ID: id, Status: status, TraceCount: traceCount}
-	if interruptID != nil {
-		prev.Interrupt = &workflow.Interrupt{ID: *interruptID}
-	}
-	prev.Checkpoint = &workflow.Snapshot{Calls: make(map[string]workflow.Call, len(calls))}
-	for _, c := range calls {
-		prev.Checkpoint.Calls[c] = workflow.Call{ID: c}
-	}
-	return prev
-}
-
 // lockedRun is what a commit reads of a run's row, which it locks.
 type lockedRun struct {
-	head      store.Run // see head
+	head      store.Run // its head (store.RunHead.Run)
 	lastEvent int64     // the sequence number of the run's last event
 	node      string    // the node that executes it, or last did
 }
@@ -98,19 +73,16 @@ type lockedRun struct {
 // store.ErrNotFound if there is no run.
 func lockRun(ctx context.Context, tx pgx.Tx, id string) (lockedRun, error) {
 	var (
-		l           lockedRun
-		status      string
-		traceCount  int
-		interruptID *string
-		calls       []string
+		l    lockedRun
+		head = store.RunHead{ID: id}
 	)
 	err := tx.QueryRow(ctx,
 		`SELECT status, trace_count, interrupt_id, calls_in_flight, last_event, node FROM runs WHERE id = $1 FOR UPDATE`, id).
-		Scan(&status, &traceCount, &interruptID, &calls, &l.lastEvent, &l.node)
+		Scan(&head.Status, &head.TraceCount, &head.InterruptID, &head.Calls, &l.lastEvent, &l.node)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return l, store.ErrNotFound
 	}
-	l.head = head(id, status, traceCount, interruptID, calls)
+	l.head = head.Run()
 	return l, err
 }
 

@@ -16,10 +16,11 @@ var (
 )
 
 // AppendEvent implements store.Events: in one transaction it inserts the
-// event and deletes those that fall out of the newest maxEvents. Sequence
-// numbers have no gaps here (the writer is one connection, and an insert
-// rolled back, to its savepoint or with its batch, does not advance
-// AUTOINCREMENT), so the events kept are
+// event and deletes those that fall out of the newest maxEvents. An event
+// is numbered the greatest kept plus one (seq is the table's rowid), and
+// the newest is always kept, so no number is reused; nor is one skipped
+// (the writer is one connection, and an insert rolled back, to its
+// savepoint or with its batch, leaves no row), so the events kept are
 // exactly those after seq - maxEvents.
 func (s *Store) AppendEvent(ctx context.Context, e store.Event) (seq int64, err error) {
 	defer wrap(&err, "append event %q", e.Kind)
@@ -44,7 +45,9 @@ func (s *Store) appendEvent(ctx context.Context, tx writeTx, e store.Event) (seq
 	if err := tx.row(ctx, insertEvent, record).Scan(&seq); err != nil {
 		return 0, err
 	}
-	_, err = tx.exec(ctx, trimEvents, seq-int64(s.maxEvents))
+	if seq > int64(s.maxEvents) { // else every event ever appended is kept
+		_, err = tx.exec(ctx, trimEvents, seq-int64(s.maxEvents))
+	}
 	return seq, err
 }
 

@@ -106,6 +106,36 @@ CREATE TABLE run_tombstones (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX run_tombstones_by_time ON run_tombstones (pruned_at);
 `,
+	`
+-- What a commit compares of the run it changes (store.NewRunEvents,
+-- store.RunAdminEvents), in columns of its own so that a commit reads it
+-- without decoding the stored record: the id of the interrupt the run
+-- waits in (NULL for none), the ids of the calls its checkpoint lists as
+-- in flight (a JSON array of text, sorted), and the sequence number of
+-- its last event (0 for none). The runs stored before this version get
+-- them from their records and their event logs.
+ALTER TABLE runs ADD COLUMN interrupt_id TEXT;
+ALTER TABLE runs ADD COLUMN calls_in_flight TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE runs ADD COLUMN last_event INTEGER NOT NULL DEFAULT 0;
+UPDATE runs SET
+	interrupt_id = json_extract(record, '$.interrupt.id'),
+	calls_in_flight = (SELECT json_group_array(key) FROM (SELECT key FROM json_each(runs.record, '$.checkpoint.calls') ORDER BY key)),
+	last_event = (SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = runs.id);
+`,
+	`
+-- The admin event log without AUTOINCREMENT, which wrote its counter in
+-- sqlite_sequence, a page more, at every append. A sequence number is
+-- still never reused: a new event takes the greatest kept plus one, and
+-- retention always keeps the newest event (store.WithMaxEvents keeps at
+-- least one), so the greatest kept is the last appended.
+CREATE TABLE events_numbered (
+	seq    INTEGER PRIMARY KEY,
+	record TEXT NOT NULL
+) STRICT;
+INSERT INTO events_numbered (seq, record) SELECT seq, record FROM events;
+DROP TABLE events;
+ALTER TABLE events_numbered RENAME TO events;
+`,
 }
 
 // retentionVersion is the schema version that adds runs.expires_at.

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -10,26 +11,31 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
-// The queries of runs and their traces.
+// The queries of runs and their traces. A run's row keeps, next to its
+// record, its head (store.RunHead: status, trace_count, interrupt_id,
+// calls_in_flight) and the sequence number of its last event, which a
+// commit reads instead of the record.
 var (
-	insertRun = newWriteQuery(`INSERT INTO runs (id, status, updated_at, trace_count, record, expires_at) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`)
-	updateRun          = newWriteQuery(`UPDATE runs SET status = ?, updated_at = ?, trace_count = ?, record = ?, expires_at = ? WHERE id = ?`)
-	insertTraceEntry   = newWriteQuery(`INSERT INTO run_trace (run_id, seq, entry) VALUES (?, ?, ?)`)
-	selectRunsByStatus = newWriteQuery(`SELECT record FROM runs WHERE status = ? ORDER BY id`)
+	insertRun = newWriteQuery(`INSERT INTO runs (status, updated_at, trace_count, record, expires_at, interrupt_id, calls_in_flight, last_event, id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+	updateRun = newWriteQuery(`UPDATE runs SET status = ?, updated_at = ?, trace_count = ?, record = ?, expires_at = ?,
+		interrupt_id = ?, calls_in_flight = ?, last_event = ? WHERE id = ?`)
+	insertTraceEntries = newRowsInsert(`run_trace (run_id, seq, entry)`, 3)
+	selectRunsByStatus = newWriteQuery(`SELECT record, last_event FROM runs WHERE status = ? ORDER BY id`)
 	getRun             = newReadQuery(`SELECT record FROM runs WHERE id = ?`)
 	readTraceEntries   = newReadQuery(`SELECT entry FROM run_trace WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?`)
 	runExists          = newReadQuery(`SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)`)
 )
 
 // CreateRun implements store.Runs: in one transaction it inserts the run,
-// its first trace entries, their events and the run's admin events.
+// its first trace entries, their events and the run's admin events. The
+// records are encoded before the transaction, off the writer.
 func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "create run %q", r.ID)
 	if r.TraceCount != len(entries) {
 		return fmt.Errorf("%d trace entries, yet trace_count is %d", len(entries), r.TraceCount)
 	}
-	r, record, err := encodeRun(r)
+	row, err := s.newRunRow(r)
 	if err != nil {
 		return err
 	}
@@ -37,52 +43,68 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 	if err != nil {
 		return err
 	}
+	events := store.NewRunEvents(nil, row.run, entries, 0)
 	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
-		err := insertNew(ctx, tx, insertRun, r.ID, r.Status, timeKey(r.UpdatedAt), r.TraceCount, record, s.expiry(r))
-		if err != nil {
+		if err := insertNew(ctx, tx, insertRun, row.args(events, 0)...); err != nil {
 			return err
 		}
-		return s.appendProgress(ctx, tx, nil, r, entries, encoded, 0)
+		return s.appendProgress(ctx, tx, nil, row.run, encoded, events)
 	})
 }
 
-// RecordProgress implements store.Runs: in one transaction it checks the
-// stored trace count, replaces the run, and appends the entries after it,
-// the events of the change and the run's admin events.
+// RecordProgress implements store.Runs: in one transaction it reads the
+// run's head and checks its trace count, replaces the run, and appends
+// the entries after the stored ones, the events of the change and the
+// run's admin events. The record and the entries are encoded before the
+// transaction, off the writer; the stored record is not read.
 func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "record progress of run %q", r.ID)
+	row, err := s.newRunRow(r)
+	if err != nil {
+		return err
+	}
 	encoded, err := encodeEntries(entries)
 	if err != nil {
 		return err
 	}
 	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
-		prev, lastSeq, err := runHead(ctx, tx, r.ID)
+		head, lastSeq, err := runHead(ctx, tx, r.ID)
 		if err != nil {
 			return err
 		}
-		if prev.TraceCount != r.TraceCount-len(entries) {
+		if head.TraceCount != r.TraceCount-len(entries) {
 			return fmt.Errorf("%d entries stored, %d appended, but trace_count is %d: %w",
-				prev.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
+				head.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
 		}
-		r, err := s.replaceRun(ctx, tx, r)
-		if err != nil {
-			return err
-		}
-		return s.appendProgress(ctx, tx, &prev, r, entries, encoded, lastSeq)
+		prev := head.Run()
+		return s.commitRun(ctx, tx, &prev, row, entries, encoded, lastSeq)
 	})
+}
+
+// commitRun replaces the stored row of a run that was prev (its head) by
+// row, and appends the entries (encoded) after the stored ones, the run
+// events from lastSeq+1 and the admin events of the change.
+func (s *Store) commitRun(ctx context.Context, tx writeTx, prev *store.Run, row runRow, entries []workflow.TraceEntry, encoded []string, lastSeq int64) error {
+	events := store.NewRunEvents(prev, row.run, entries, lastSeq)
+	if _, err := tx.exec(ctx, updateRun, row.args(events, lastSeq)...); err != nil {
+		return err
+	}
+	return s.appendProgress(ctx, tx, prev, row.run, encoded, events)
 }
 
 // appendProgress inserts in tx what a commit taking a run from prev (nil
 // for its creation) to r adds: the trace entries (encoded) after the
-// stored ones, the run events from lastSeq+1, and the admin events.
-func (s *Store) appendProgress(ctx context.Context, tx writeTx, prev *store.Run, r store.Run, entries []workflow.TraceEntry, encoded []string, lastSeq int64) error {
-	first := r.TraceCount - len(entries)
+// stored ones, the run's events, and the admin events.
+func (s *Store) appendProgress(ctx context.Context, tx writeTx, prev *store.Run, r store.Run, encoded []string, events []store.RunEvent) error {
+	first := r.TraceCount - len(encoded)
+	args := make([]any, 0, 3*len(encoded))
 	for i, entry := range encoded {
-		if _, err := tx.exec(ctx, insertTraceEntry, r.ID, first+i, entry); err != nil {
-			return err
-		}
+		args = append(args, r.ID, first+i, entry)
 	}
-	if err := appendRunEvents(ctx, tx, store.NewRunEvents(prev, r, entries, lastSeq)); err != nil {
+	if err := insertTraceEntries.exec(ctx, tx, args); err != nil {
+		return err
+	}
+	if err := appendRunEvents(ctx, tx, events); err != nil {
 		return err
 	}
 	for _, e := range store.RunAdminEvents(prev, r) {
@@ -148,21 +170,19 @@ func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (
 func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []store.Run, err error) {
 	defer wrap(&err, "recover running runs")
 	err = s.update(ctx, func(ctx context.Context, tx writeTx) error {
-		running, err := getAll[store.Run](ctx, tx, selectRunsByStatus, store.RunRunning)
+		running, lastSeqs, err := runningRuns(ctx, tx)
 		if err != nil {
 			return err
 		}
 		for i, r := range running {
-			var lastSeq int64
-			if err := tx.row(ctx, lastRunEvent, r.ID).Scan(&lastSeq); err != nil {
+			row, err := s.newRunRow(store.RecoveredRun(r, now))
+			if err != nil {
 				return err
 			}
-			if running[i], err = s.replaceRun(ctx, tx, store.RecoveredRun(r, now)); err != nil {
+			if err := s.commitRun(ctx, tx, &r, row, nil, nil, lastSeqs[i]); err != nil {
 				return err
 			}
-			if err := s.appendProgress(ctx, tx, &r, running[i], nil, nil, lastSeq); err != nil {
-				return err
-			}
+			running[i] = row.run
 		}
 		recovered = running
 		return nil
@@ -170,14 +190,87 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 	return recovered, err
 }
 
-// replaceRun overwrites the stored row of r and returns r as stored.
-func (s *Store) replaceRun(ctx context.Context, tx writeTx, r store.Run) (store.Run, error) {
-	r, record, err := encodeRun(r)
+// runningRuns returns, in tx, the runs still running, sorted by id, and
+// the sequence number of each one's last event.
+func runningRuns(ctx context.Context, tx writeTx) (runs []store.Run, lastSeqs []int64, err error) {
+	rows, err := tx.rows(ctx, selectRunsByStatus, store.RunRunning)
 	if err != nil {
-		return r, err
+		return nil, nil, err
 	}
-	_, err = tx.exec(ctx, updateRun, r.Status, timeKey(r.UpdatedAt), r.TraceCount, record, s.expiry(r), r.ID)
-	return r, err
+	defer rows.Close()
+	runs = []store.Run{}
+	for rows.Next() {
+		var (
+			record  []byte
+			lastSeq int64
+			r       store.Run
+		)
+		if err := rows.Scan(&record, &lastSeq); err != nil {
+			return nil, nil, err
+		}
+		if err := json.Unmarshal(record, &r); err != nil {
+			return nil, nil, err
+		}
+		runs, lastSeqs = append(runs, r), append(lastSeqs, lastSeq)
+	}
+	return runs, lastSeqs, rows.Err()
+}
+
+// runRow is a run as its row in runs keeps it.
+type runRow struct {
+	run         store.Run // in UTC, as stored
+	record      string    // its JSON
+	expiresAt   *string   // see expiry
+	interruptID *string
+	calls       string // the ids of its calls in flight, a JSON array
+}
+
+// newRunRow returns r's row: r with its timestamps in UTC, as stores
+// return them, its JSON record and its columns.
+func (s *Store) newRunRow(r store.Run) (runRow, error) {
+	r.CreatedAt = r.CreatedAt.UTC()
+	r.UpdatedAt = r.UpdatedAt.UTC()
+	record, err := encode(r)
+	if err != nil {
+		return runRow{}, err
+	}
+	head := store.HeadOf(r)
+	calls, err := encodeCalls(head.Calls)
+	if err != nil {
+		return runRow{}, err
+	}
+	return runRow{run: r, record: record, expiresAt: s.expiry(r), interruptID: head.InterruptID, calls: calls}, nil
+}
+
+// noCalls is the calls_in_flight of a run with none: most commits'.
+const noCalls = "[]"
+
+// encodeCalls is the calls_in_flight column of the ids of calls in flight.
+func encodeCalls(ids []string) (string, error) {
+	if len(ids) == 0 {
+		return noCalls, nil
+	}
+	return encode(ids)
+}
+
+// decodeCalls is the ids of calls in flight of a calls_in_flight column.
+func decodeCalls(column []byte) ([]string, error) {
+	if string(column) == noCalls {
+		return nil, nil
+	}
+	var ids []string
+	err := json.Unmarshal(column, &ids)
+	return ids, err
+}
+
+// args are the arguments of insertRun and updateRun for a commit that
+// appends events after the run's event lastSeq.
+func (row runRow) args(events []store.RunEvent, lastSeq int64) []any {
+	if len(events) > 0 {
+		lastSeq = events[len(events)-1].Seq
+	}
+	r := row.run
+	return []any{r.Status, timeKey(r.UpdatedAt), r.TraceCount, row.record, row.expiresAt, row.interruptID, row.calls, lastSeq, r.ID}
 }
 
 // expiry is the expires_at column of run r: when retention may prune it
@@ -189,13 +282,4 @@ func (s *Store) expiry(r store.Run) *string {
 	}
 	key := timeKey(*at)
 	return &key
-}
-
-// encodeRun returns r with its timestamps in UTC, as stores return them,
-// and its JSON record.
-func encodeRun(r store.Run) (store.Run, string, error) {
-	r.CreatedAt = r.CreatedAt.UTC()
-	r.UpdatedAt = r.UpdatedAt.UTC()
-	record, err := encode(r)
-	return r, record, err
 }
