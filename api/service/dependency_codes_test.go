@@ -15,15 +15,19 @@ import (
 )
 
 // TestDependencyCodesAreExplained checks that every dependency diagnostic
-// code the service raises is in protocol.DependencyCodes, which `mcpflow
-// explain` prints, with a meaning and a repair, and that the table lists
-// no code the service does not raise.
+// code the service and its run manager (actors/runs) raise is in
+// protocol.DependencyCodes, which `mcpflow explain` prints, with a meaning
+// and a repair, and that the table lists no code they do not raise.
 func TestDependencyCodesAreExplained(t *testing.T) {
 	is := is.New(t)
 	files, err := filepath.Glob("*.go")
 	is.NoErr(err)
+	managed, err := filepath.Glob(filepath.Join("..", "..", "actors", "runs", "*.go"))
+	is.NoErr(err)
+	is.True(len(managed) > 0) // the run manager's sources are found
+	files = append(files, managed...)
 	raised := map[string]bool{credentials.CodeNotFound: true, credentials.CodeNotSupported: true}
-	literal := regexp.MustCompile(`(?:diagError\(|DependencyDiag\{[^}]*Code: |code, hint :?= )"([a-z_]+)"`)
+	literal := regexp.MustCompile(`(?:[dD]iagError\(|(?:DependencyDiag|[^.A-Za-z]Diagnostic)\{[^}]*Code: |code, hint :?= )"([a-z_]+)"`)
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue

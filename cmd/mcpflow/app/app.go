@@ -22,6 +22,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/retention"
+	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -104,6 +105,7 @@ type App struct {
 	lock       *StoreLock
 	keys       *secrets.Keyring // seal the auth records of the store the App opened
 	service    *service.Service
+	runs       *runs.Manager // the runs the service starts, and those a stop cut off
 	hub        *service.Hub
 	engine     *actor.Engine
 	supervisor *supervisor.Handle
@@ -233,14 +235,22 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		warmUp(ctx, a.refresher, conns, registry, opts.WarmUp, time.Now())
 	}
 	a.replies = reply.NewRouter(a.engine, "service")
+	var nodes runs.Nodes // the other nodes' desks, in a cluster
+	if a.member != nil {
+		nodes = peers{a.member.node}
+	}
+	a.runs = runs.New(runs.Config{
+		Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Store: live, Catalogs: registry, Connections: sources,
+		CallTimeout: opts.Supervisor.Session.CallTimeout, MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m, Nodes: nodes,
+	})
 	svc := &service.Service{
 		Store: live, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Connections: sources,
-		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
-		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m, RotateKeys: rotator(a.keys, a.store),
+		Runs: a.runs, StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
+		RotateKeys: rotator(a.keys, a.store),
 	}
 	a.service = svc
 	if a.member != nil {
-		a.member.serve(svc)
+		a.member.serve(svc, a.runs)
 	}
 	a.tracer = startTracing(ctx, os.Getenv) // before any run starts, recovered ones included
 	// Runs a stop cut off resume, or fail, before anything is served: in
@@ -351,7 +361,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	deadline, _ := ctx.Deadline()
 	var errs []error
 	a.life.stopping() // /readyz 503, STOPPING=1
-	a.service.StopAccepting()
+	a.runs.StopAccepting()
 
 	grace := min(edgeGrace, time.Until(deadline)/4)
 	served := make(chan error, 1)
@@ -376,11 +386,11 @@ func (a *App) Shutdown(ctx context.Context) error {
 	// The sessions' share of the budget is kept from the runs.
 	sessions := deadline.Add(-(a.closeTimeout + sessionReserve))
 	rctx, cancel := context.WithDeadline(ctx, sessions)
-	runs, err := a.service.StopRuns(rctx, sessions.Add(-haltReserve))
+	drained, err := a.runs.Drain(rctx, sessions.Add(-haltReserve))
 	cancel()
 	errs = append(errs, err)
-	if runs.Finished+runs.Halted > 0 {
-		slog.Info("runs stopped", "finished", runs.Finished, "halted", runs.Halted)
+	if drained.Finished+drained.Halted > 0 {
+		slog.Info("runs stopped", "finished", drained.Finished, "halted", drained.Halted)
 	}
 	// Every connection is closed: so is every subscription.
 	// The supervisor releases the connections it owned as their sessions
