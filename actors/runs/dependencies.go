@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -57,7 +56,7 @@ func (m *Manager) Dependencies(d store.Deployment, a store.Artifact) []Diagnosti
 			diags = append(diags, DiagError("binding_missing", ref, nil, fmt.Sprintf("logical source %q is not bound", req.Ref.Source), fmt.Sprintf("bind %q to a configured connection", req.Ref.Source)))
 			continue
 		}
-		conn, ok := m.connection(concrete)
+		conn, ok := m.cfg.Connections.Get(concrete)
 		switch {
 		case !ok:
 			diags = append(diags, DiagError("source_missing", ref, &concrete, fmt.Sprintf("connection %q is not configured", concrete), "bind to a configured connection"))
@@ -88,7 +87,7 @@ func (m *Manager) findCapability(name string) (catalog.Capability, bool) {
 	if c, ok := workflow.BuiltinCapability(name); ok {
 		return c, true
 	}
-	return m.cfg.Catalogs.Find(name, m.isEnabledConnection)
+	return m.cfg.Catalogs.Find(name, m.cfg.Connections.Enabled)
 }
 
 // catalogued reports whether a connection has a catalog snapshot.
@@ -138,12 +137,8 @@ func storedDiags(diags []Diagnostic) ([]workflow.Object, error) {
 
 // toObject turns a value into a fresh JSON object, through its JSON.
 func toObject(v any) (workflow.Object, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("document as a JSON object: %w", err)
-	}
 	var obj workflow.Object
-	if err := json.Unmarshal(data, &obj); err != nil {
+	if err := viaJSON(v, &obj); err != nil {
 		return nil, fmt.Errorf("document as a JSON object: %w", err)
 	}
 	if obj == nil {

@@ -82,23 +82,9 @@ func (m *Manager) now() time.Time {
 	return time.Now()
 }
 
-// connection finds an effective connection.
-func (m *Manager) connection(id string) (config.Connection, bool) {
-	if m.cfg.Connections == nil {
-		return config.Connection{}, false
-	}
-	return m.cfg.Connections.Get(id)
-}
-
-// isEnabledConnection reports whether id names an enabled connection.
-func (m *Manager) isEnabledConnection(id string) bool {
-	c, ok := m.connection(id)
-	return ok && c.IsEnabled()
-}
-
-// isConnection reports whether id names a configured connection.
+// isConnection reports whether id names an effective connection.
 func (m *Manager) isConnection(id string) bool {
-	_, ok := m.connection(id)
+	_, ok := m.cfg.Connections.Get(id)
 	return ok
 }
 

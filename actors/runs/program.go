@@ -105,7 +105,7 @@ func (m *Manager) Setup(ctx context.Context, d store.Deployment, a store.Artifac
 		var ok bool
 		if t.Builtin != nil || t.Resource {
 			c, ok = workflow.BuiltinCapability(name)
-		} else if m.isEnabledConnection(t.Connection) {
+		} else if m.cfg.Connections.Enabled(t.Connection) {
 			c, ok = m.cfg.Catalogs.Tool(t.Connection, t.Tool)
 		}
 		if ok {

@@ -53,7 +53,7 @@ func (m *Manager) Resume(ctx context.Context, req ResumeRequest) (store.Run, err
 // refused one is answered InvalidParams before any actor starts.
 func tryResume(setup *Setup, cp workflow.Snapshot, resume *run.Resume) error {
 	var copied workflow.Snapshot
-	if err := copyJSON(cp, &copied); err != nil {
+	if err := viaJSON(cp, &copied); err != nil {
 		return fmt.Errorf("copy checkpoint: %w", err)
 	}
 	exec, err := workflow.Restore(setup.program, copied, setup.options)

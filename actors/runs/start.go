@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -211,14 +210,12 @@ func orEmpty(o workflow.Object) workflow.Object {
 	return o
 }
 
-// copyJSON copies in into out through its JSON; unknown fields are
-// errors.
-func copyJSON(in, out any) error {
+// viaJSON sets out to in as its JSON decodes into out: a deep copy, or a
+// conversion between JSON-shaped values.
+func viaJSON(in, out any) error {
 	data, err := json.Marshal(in)
 	if err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	return dec.Decode(out)
+	return json.Unmarshal(data, out)
 }
