@@ -100,6 +100,13 @@ func (m *Manager) Run(ctx context.Context, req RunRequest) (store.Run, error) {
 // execute spawns the run actor of rec and answers once its first record
 // is committed and, up to wait, it has stopped (finished or interrupted);
 // a run still executing is answered as it stands and goes on.
+//
+// Nothing is acknowledged before the run's record is committed: the run
+// answers Started once its first commit is done (or failed) and Stopped
+// after it, both through the manager's router, in that order. A waiting
+// start therefore waits for Stopped first: once that is in, so is Started,
+// which is read without waiting, and the caller wakes once per run rather
+// than once per answer.
 func (m *Manager) execute(ctx context.Context, rec store.Run, setup *Setup, resume *run.Resume, wait time.Duration) (store.Run, error) {
 	started, done := reply.Expect[run.Started](m.cfg.Replies), reply.Expect[run.Stopped](m.cfg.Replies)
 	defer started.Close()
@@ -107,8 +114,32 @@ func (m *Manager) execute(ctx context.Context, rec store.Run, setup *Setup, resu
 	if err := m.spawnRun(rec, setup, resume, started.To(), done.To()); err != nil {
 		return store.Run{}, err
 	}
+	if wait <= 0 {
+		return m.acknowledged(ctx, rec, started)
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	// A shutdown ends the wait too: the answer is the run as it stands.
+	defer context.AfterFunc(m.life.stopping(), cancel)()
+	final, waited := done.Wait(wctx)
+	current, err := m.acknowledged(ctx, rec, started)
+	switch {
+	case err != nil:
+		return store.Run{}, err
+	case waited == nil:
+		return final.Run, nil
+	case ctx.Err() != nil:
+		return store.Run{}, fmt.Errorf("run %s: %w", rec.ID, ctx.Err())
+	}
+	if stored, err := m.cfg.Store.GetRun(ctx, rec.ID); err == nil {
+		current = stored
+	}
+	return current, nil
+}
 
-	// Nothing is acknowledged before the run's record is committed.
+// acknowledged waits for the run's Started answer: the run as its first
+// commit left it, or why that commit (or the resume) was refused.
+func (m *Manager) acknowledged(ctx context.Context, rec store.Run, started *reply.Expected[run.Started]) (store.Run, error) {
 	ack, err := started.Wait(ctx)
 	if err != nil {
 		return store.Run{}, fmt.Errorf("run %s: %w", rec.ID, err)
@@ -118,21 +149,7 @@ func (m *Manager) execute(ctx context.Context, rec store.Run, setup *Setup, resu
 	} else if err != nil {
 		return store.Run{}, failure(Upstream, "%v", err)
 	}
-	current := ack.Run
-	if wait > 0 {
-		wctx, cancel := context.WithTimeout(ctx, wait)
-		defer cancel()
-		// A shutdown ends the wait too: the answer is the run as it stands.
-		defer context.AfterFunc(m.life.stopping(), cancel)()
-		if final, err := done.Wait(wctx); err == nil {
-			current = final.Run
-		} else if ctx.Err() != nil {
-			return store.Run{}, fmt.Errorf("run %s: %w", rec.ID, ctx.Err())
-		} else if stored, err := m.cfg.Store.GetRun(ctx, rec.ID); err == nil {
-			current = stored
-		}
-	}
-	return current, nil
+	return ack.Run, nil
 }
 
 // spawnRun starts the actor of one incarnation of a run (its start, a
