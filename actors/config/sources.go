@@ -127,10 +127,19 @@ func (v *View) ConfiguredByID(id string) (Connection, bool) {
 // later Sets do not change. The caller must not modify it.
 func (v *View) All() []Connection { return v.effective.Load().list }
 
-// Get returns the effective connection id.
+// Get returns the effective connection id; a nil View has none.
 func (v *View) Get(id string) (Connection, bool) {
+	if v == nil {
+		return Connection{}, false
+	}
 	c, ok := v.effective.Load().byID[id]
 	return c, ok
+}
+
+// Enabled reports whether id names an enabled effective connection.
+func (v *View) Enabled(id string) bool {
+	c, ok := v.Get(id)
+	return ok && c.IsEnabled()
 }
 
 // Set replaces the effective set.

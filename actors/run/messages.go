@@ -47,7 +47,7 @@ type Cancel struct {
 	Reply  reply.Address
 }
 
-// CancelByID asks a node's run desk (api/service) to cancel run RunID if
+// CancelByID asks a node's run desk (actors/runs) to cancel run RunID if
 // that node runs it: the desk forwards a Cancel with Reason and Reply to
 // the run's actor, and ignores a run it does not run, whose Reply is then
 // never answered. With it a node cancels a run another node runs, knowing

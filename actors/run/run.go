@@ -80,8 +80,11 @@ type Spec struct {
 	// terminal, or interrupted.
 	Done reply.Address
 	// Release, when set, is called once, on the actor's goroutine, as the
-	// actor stops, before Done is answered: its spawner (on this node)
-	// counts it out. It is bookkeeping, not an answer.
+	// actor stops, after its last store write and before Done is answered:
+	// its spawner, the run manager (actors/runs), counts it out of its
+	// live runs and its shutdown drain. It is that manager's own
+	// bookkeeping, below the API, not an answer: whoever is answered Done
+	// finds the run no longer live.
 	Release func()
 	// Metrics counts runs and times steps; nil records nothing.
 	Metrics *metrics.Metrics

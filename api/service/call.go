@@ -15,6 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/run"
+	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
@@ -223,7 +224,7 @@ func (s *Service) callWrapper(ctx context.Context, a store.Artifact, p protocol.
 	name := artifactCapability(a.ID, a.Version)
 	res := protocol.CapabilityCallResult{QualifiedName: name, SourceID: wrapperSource, Kind: protocol.CapabilityKindWrapper, DeploymentID: p.DeploymentID, Diagnostics: []protocol.DependencyDiag{}}
 	d := store.Deployment{ArtifactID: a.ID, ArtifactVersion: a.Version, Bindings: []store.Binding{}, DriftPolicy: "block"}
-	diags := []protocol.DependencyDiag{}
+	var diags []runs.Diagnostic
 	if p.DeploymentID != nil {
 		var err error
 		if d, err = s.Store.GetDeployment(ctx, *p.DeploymentID); err != nil {
@@ -232,35 +233,31 @@ func (s *Service) callWrapper(ctx context.Context, a store.Artifact, p protocol.
 		if d.ArtifactID != a.ID || d.ArtifactVersion != a.Version {
 			return res, invalid("deployment %q does not target %s (it pins %s)", d.ID, name, artifactCapability(d.ArtifactID, d.ArtifactVersion))
 		}
-		diags = s.checkDependencies(d, a)
-		if _, failed := firstError(diags); failed {
-			res.Outcome, res.Diagnostics = outcomeUnrunnable, diags
+		diags = s.manager().Dependencies(d, a)
+		if _, failed := runs.FirstError(diags); failed {
+			res.Outcome, res.Diagnostics = outcomeUnrunnable, dependencyDiags(diags)
 			return res, nil
 		}
 	}
-	setup, err := s.setup(ctx, d, a)
+	setup, err := s.manager().Setup(ctx, d, a)
 	if err != nil {
 		if p.DeploymentID == nil {
-			return res, invalid("%s cannot run without a deployment: %v; pass the deployment_id of a deployment of it", name, err)
+			return res, invalid("%s cannot run without a deployment: %v; pass the deployment_id of a deployment of it", name, runsErr(err))
 		}
-		return res, err
+		return res, runsErr(err)
 	}
-	if step, ok := interruptStep(setup.program); ok {
+	if step, ok := setup.InterruptStep(); ok {
 		return res, invalid("%s can pause for input (interrupt step %q), which a direct call cannot resume; run it through a deployment", name, step)
 	}
 	payload := orEmpty(p.Payload)
 	if err := schema.Default.Validate(a.InputSchema, payload); err != nil {
 		return callFailed(res, name, p.DeploymentID, fmt.Errorf("the payload does not match the input schema: %w", err)), nil
 	}
-	stored, err := storedDiags(diags)
+	rec, err := s.manager().Run(ctx, runs.RunRequest{Deployment: d, Artifact: a, Setup: setup, Input: payload, Diagnostics: diags, Wait: s.RunWait})
 	if err != nil {
-		return res, err
+		return res, runsErr(err)
 	}
-	rec, err := s.newRun(d, a, payload, stored)
-	if err != nil {
-		return res, err
-	}
-	run, err := s.execute(ctx, rec, setup, nil, nil, true)
+	run, err := s.runResult(ctx, rec, nil)
 	if err != nil {
 		return res, err
 	}
@@ -282,27 +279,6 @@ func (s *Service) callWrapper(ctx context.Context, a store.Artifact, p protocol.
 		})
 	}
 	return res, nil
-}
-
-// interruptStep finds an interrupt step anywhere in a program.
-func interruptStep(p workflow.Program) (string, bool) {
-	keys := make([]string, 0, len(p.Children))
-	for k := range p.Children {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	plans := []workflow.Plan{p.Root}
-	for _, k := range keys {
-		plans = append(plans, p.Children[k])
-	}
-	for _, plan := range plans {
-		for _, n := range plan.Nodes {
-			if n.Type == workflow.NodeInterrupt {
-				return n.ID, true
-			}
-		}
-	}
-	return "", false
 }
 
 // callFailed turns res into the reference's answer to a failed call.

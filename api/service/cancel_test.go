@@ -9,6 +9,7 @@ import (
 	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/wire/wiretest"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/service"
@@ -25,13 +26,13 @@ func (p peers) Peers() []*actor.PID { return p }
 func twoNodes(t *testing.T) (a *fixture, b *service.Service) {
 	t.Helper()
 	a = newFixtureOn(t, wiretest.Config(t))
-	desk := a.svc.SpawnDesk()
+	desk := a.svc.RunManager().SpawnDesk()
 	t.Cleanup(func() { is.New(t).NoErr(desk.Stop(bounded(t))) }) // the desk stops
-	is.New(t).Equal(desk.PID().String(), service.DeskAt(a.svc.Engine.Address()).String())
+	is.New(t).Equal(desk.PID().String(), runs.DeskAt(a.svc.Engine.Address()).String())
 
 	e, err := actor.NewEngine(wiretest.Config(t))
 	is.New(t).NoErr(err) // node B's engine
-	b = &service.Service{Store: a.svc.Store, Engine: e, Replies: replies(t, e), Nodes: peers{service.DeskAt(a.svc.Engine.Address())}}
+	b = &service.Service{Store: a.svc.Store, Engine: e, Replies: replies(t, e), Nodes: peers{runs.DeskAt(a.svc.Engine.Address())}}
 	return a, b
 }
 

@@ -15,20 +15,22 @@ import (
 )
 
 // TestDependencyCodesAreExplained checks that every dependency diagnostic
-// code the service raises (itself, or through the sources package) is in
-// protocol.DependencyCodes, which `mcpflow explain` prints, with a meaning
-// and a repair, and that the table lists no code the service does not
-// raise.
+// code the service raises (itself, or through the sources package or its
+// run manager, actors/runs) is in protocol.DependencyCodes, which
+// `mcpflow explain` prints, with a meaning and a repair, and that the
+// table lists no code they do not raise.
 func TestDependencyCodesAreExplained(t *testing.T) {
 	is := is.New(t)
 	files, err := filepath.Glob("*.go")
 	is.NoErr(err)
-	moved, err := filepath.Glob("../../actors/sources/*.go") // the apply's auth findings
-	is.NoErr(err)
-	is.True(len(moved) > 0)
-	files = append(files, moved...)
+	for _, dir := range []string{"sources", "runs"} { // the apply's auth findings, the run manager's checks
+		moved, err := filepath.Glob(filepath.Join("..", "..", "actors", dir, "*.go"))
+		is.NoErr(err)
+		is.True(len(moved) > 0) // the package's sources are found
+		files = append(files, moved...)
+	}
 	raised := map[string]bool{credentials.CodeNotFound: true, credentials.CodeNotSupported: true}
-	literal := regexp.MustCompile(`(?:diagError\(|DependencyDiag\{[^}]*Code: |code, hint :?= )"([a-z_]+)"`)
+	literal := regexp.MustCompile(`(?:[dD]iagError\(|(?:DependencyDiag|[^.A-Za-z]Diagnostic)\{[^}]*Code: |code, hint :?= )"([a-z_]+)"`)
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue

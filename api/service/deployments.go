@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
-	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -168,9 +167,9 @@ func (s *Service) listDeployments(ctx context.Context, _ protocol.Empty) (protoc
 }
 
 func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDeploymentParams) (protocol.ValidateDeploymentResult, error) {
-	d, a, err := s.deployment(ctx, p.DeploymentID)
+	d, a, err := s.manager().Deployment(ctx, p.DeploymentID)
 	if err != nil {
-		return protocol.ValidateDeploymentResult{}, err
+		return protocol.ValidateDeploymentResult{}, runsErr(err)
 	}
 	diags := s.checkDependencies(d, a)
 	if p.LiveCheck {
@@ -195,71 +194,11 @@ func (s *Service) releaseScope(scope string) {
 	}
 }
 
-// deployment loads a deployment and the artifact it pins.
-func (s *Service) deployment(ctx context.Context, id string) (store.Deployment, store.Artifact, error) {
-	d, err := s.Store.GetDeployment(ctx, id)
-	if err != nil {
-		return d, store.Artifact{}, storeErr(err, fmt.Sprintf("deployment %q", id))
-	}
-	a, err := s.artifact(ctx, d.ArtifactID, d.ArtifactVersion)
-	if err != nil {
-		return d, a, storeErr(err, fmt.Sprintf("artifact %q version %d of deployment %q", d.ArtifactID, d.ArtifactVersion, id))
-	}
-	return d, a, nil
-}
-
 // checkDependencies validates an artifact's requirements against the
-// deployment's bindings and the live catalogs. Unlike the reference system,
-// only error diagnostics make a deployment unrunnable; warnings inform.
+// deployment's bindings and the live catalogs, as the run manager does
+// before a run starts (runs.Manager.Dependencies).
 func (s *Service) checkDependencies(d store.Deployment, a store.Artifact) []protocol.DependencyDiag {
-	find := s.findCapability
-	bound := map[string]string{}
-	diags := []protocol.DependencyDiag{}
-	for _, b := range d.Bindings {
-		bound[b.LogicalSource] = b.ConcreteSource
-		if b.LogicalSource == workflow.PlatformSource && b.ConcreteSource != b.LogicalSource {
-			diags = append(diags, diagError("platform_binding_forbidden", b.LogicalSource, &b.ConcreteSource, "the platform source cannot be rebound", "remove this binding"))
-		}
-	}
-	for _, req := range a.RequiredCapabilities {
-		ref := req.Ref.Source + "." + req.Ref.CapabilityKey
-		if req.Ref.Source == workflow.PlatformSource {
-			continue
-		}
-		concrete, ok := bound[req.Ref.Source]
-		if !ok {
-			diags = append(diags, diagError("binding_missing", ref, nil, fmt.Sprintf("logical source %q is not bound", req.Ref.Source), fmt.Sprintf("bind %q to a configured connection", req.Ref.Source)))
-			continue
-		}
-		conn, ok := s.connection(concrete)
-		switch {
-		case !ok:
-			diags = append(diags, diagError("source_missing", ref, &concrete, fmt.Sprintf("connection %q is not configured", concrete), "bind to a configured connection"))
-			continue
-		case !conn.IsEnabled():
-			diags = append(diags, diagError("source_disabled", ref, &concrete, fmt.Sprintf("connection %q is disabled", concrete), "enable the connection"))
-			continue
-		case !s.catalogued(concrete):
-			diags = append(diags, protocol.DependencyDiag{Severity: "warning", Code: "catalog_missing", LogicalRef: ref, BoundSource: &concrete,
-				Message: fmt.Sprintf("connection %q has no catalog yet, so %q cannot be checked", concrete, req.Ref.CapabilityKey), RepairHint: ptr("call workflow.admin.connections.refresh_catalog")})
-			continue
-		}
-		live, ok := find(concrete + "." + req.Ref.CapabilityKey)
-		if !ok {
-			diags = append(diags, diagError("capability_missing", ref, &concrete, fmt.Sprintf("connection %q has no tool %q", concrete, req.Ref.CapabilityKey), "refresh the catalog or bind another connection"))
-			continue
-		}
-		if drift := schemaDrift(req, live.InputSchema, live.OutputSchema, d.DriftPolicy, ref, concrete); drift != nil {
-			diags = append(diags, *drift)
-		}
-	}
-	return diags
-}
-
-// catalogued reports whether a connection has a catalog snapshot.
-func (s *Service) catalogued(connectionID string) bool {
-	_, ok := s.Catalogs.Get(connectionID)
-	return ok
+	return dependencyDiags(s.manager().Dependencies(d, a))
 }
 
 func diagError(code, ref string, bound *string, message, hint string) protocol.DependencyDiag {

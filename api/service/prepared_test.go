@@ -10,12 +10,14 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/run"
+	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
 // codes are the codes of diags.
-func codes(diags []protocol.DependencyDiag) []string {
+func codes(diags []runs.Diagnostic) []string {
 	out := []string{}
 	for _, d := range diags {
 		out = append(out, d.Code)
@@ -31,15 +33,15 @@ func TestRunStartsShareOnePreparedDeploymentUntilWhatItUsesChanges(t *testing.T)
 	s := manySources(t, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	prepare := func() *prepared {
+	prepare := func() *runs.Prepared {
 		t.Helper()
-		p, err := s.prepare(ctx, "d")
+		p, err := s.manager().Prepare(ctx, "d")
 		is.NoErr(err) // the deployment loads
 		return p
 	}
 
 	first := prepare()
-	is.Equal(codes(first.diags), []string{})
+	is.Equal(codes(first.Diagnostics), []string{})
 	is.True(prepare() == first) // a second run start reuses the first's resolution
 
 	// The deployment is saved again, bound to another source.
@@ -49,12 +51,12 @@ func TestRunStartsShareOnePreparedDeploymentUntilWhatItUsesChanges(t *testing.T)
 	is.NoErr(err) // the deployment is rebound
 	rebound := prepare()
 	is.True(rebound != first)
-	is.Equal(rebound.setup.targets[usedSource+".echo"].Connection, other) // the next run start calls the new binding
+	is.Equal(target(t, rebound, usedSource+".echo").Connection, other) // the next run start calls the new binding
 	is.True(prepare() == rebound)
 
 	// The catalog of the bound source loses the tool.
 	s.Catalogs.Put(catalog.Snapshot{ConnectionID: other, MaxAgeSeconds: 300, Tools: []catalog.Tool{{Name: "counter"}}})
-	is.Equal(codes(prepare().diags), []string{"capability_missing"}) // the next run start sees the catalog as it is now
+	is.Equal(codes(prepare().Diagnostics), []string{"capability_missing"}) // the next run start sees the catalog as it is now
 
 	// The bound source is removed from the effective connections.
 	kept := s.connections()[:0:0]
@@ -63,8 +65,20 @@ func TestRunStartsShareOnePreparedDeploymentUntilWhatItUsesChanges(t *testing.T)
 			kept = append(kept, c)
 		}
 	}
-	s.setConnections(kept)
-	is.Equal(codes(prepare().diags), []string{"source_missing"}) // and the connections as they are now
+	s.Connections.Set(kept)                                            // as an apply does
+	is.Equal(codes(prepare().Diagnostics), []string{"source_missing"}) // and the connections as they are now
+}
+
+// target is where the setup of prepared deployment p executes capability
+// name.
+func target(t *testing.T, p *runs.Prepared, name string) run.Target {
+	t.Helper()
+	is := is.New(t)
+	setup, err := p.Setup()
+	is.NoErr(err) // the deployment has a run setup
+	tg, ok := setup.Target(name)
+	is.True(ok) // the setup resolves the capability
+	return tg
 }
 
 // countingStore counts the artifact reads that reach the store.
@@ -82,9 +96,8 @@ func (c *countingStore) GetArtifact(ctx context.Context, id string, version int)
 // once, and its program built once, until an artifact is deleted.
 func TestDeploymentsOfOneArtifactReadItOnce(t *testing.T) {
 	is := is.New(t)
-	s := manySources(t, 10)
-	counted := &countingStore{Store: s.Store}
-	s.Store = counted
+	counted := &countingStore{Store: store.NewMemory()}
+	s := manySourcesOn(t, 10, counted)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := s.Methods()[protocol.MethodDeploymentsSave].Handler(ctx, json.RawMessage(
@@ -93,14 +106,15 @@ func TestDeploymentsOfOneArtifactReadItOnce(t *testing.T) {
 	counted.artifactReads.Store(0)
 
 	for _, id := range []string{"d", "d2", "d", "d2"} {
-		p, err := s.prepare(ctx, id)
+		p, err := s.manager().Prepare(ctx, id)
 		is.NoErr(err)
-		is.NoErr(p.setupErr)
+		_, err = p.Setup()
+		is.NoErr(err)
 	}
 	is.Equal(counted.artifactReads.Load(), int64(1)) // both deployments' run starts read the artifact once
 
 	s.recordsChanged() // as after an artifact is deleted
-	_, err = s.prepare(ctx, "d")
+	_, err = s.manager().Prepare(ctx, "d")
 	is.NoErr(err)
 	is.Equal(counted.artifactReads.Load(), int64(2)) // and again after a change of the records
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -23,6 +24,12 @@ const usedSource = "src00005.default"
 // ("src00000.default", ...) of four tools each, with a deployment "d" of a
 // workflow that calls usedSource's echo tool.
 func manySources(tb testing.TB, n int) *Service {
+	tb.Helper()
+	return manySourcesOn(tb, n, store.NewMemory())
+}
+
+// manySourcesOn is manySources over st.
+func manySourcesOn(tb testing.TB, n int, st store.Store) *Service {
 	tb.Helper()
 	is := is.New(tb)
 	conns := make([]config.Connection, 0, n)
@@ -38,7 +45,7 @@ func manySources(tb testing.TB, n int) *Service {
 			{Name: "fail"},
 		}})
 	}
-	s := &Service{Store: store.NewMemory(), Catalogs: catalog.NewRegistry(snaps), Connections: config.NewView(conns), RunWait: time.Second}
+	s := &Service{Store: st, Catalogs: catalog.NewRegistry(snaps), Connections: config.NewView(conns), RunWait: time.Second}
 	methods := s.Methods()
 	for _, c := range []struct{ method, params string }{
 		{protocol.MethodWorkspaceFromCapability, `{"workspace_id":"ws","capability_name":"` + usedSource + `.echo"}`},
@@ -57,15 +64,15 @@ func manySources(tb testing.TB, n int) *Service {
 // has none prepared (at its first run, or after a catalog, connection or
 // deployment change): load the deployment and its artifact, check its
 // dependencies against the live catalogs, and resolve its program.
-func prepareRun(ctx context.Context, s *Service, id string) (runSetup, error) {
-	p, err := s.resolve(ctx, id)
+func prepareRun(ctx context.Context, s *Service, id string) (*runs.Setup, error) {
+	p, err := s.manager().Resolve(ctx, id)
 	if err != nil {
-		return runSetup{}, err
+		return nil, err
 	}
-	if first, failed := firstError(p.diags); failed {
-		return runSetup{}, fmt.Errorf("deployment %s is unrunnable: %s", id, first.Code)
+	if first, failed := runs.FirstError(p.Diagnostics); failed {
+		return nil, fmt.Errorf("deployment %s is unrunnable: %s", id, first.Code)
 	}
-	return p.setup, p.setupErr
+	return p.Setup()
 }
 
 // startAllocs is the allocations of one run start's preparation with n
@@ -77,10 +84,12 @@ func startAllocs(t *testing.T, n int) float64 {
 	defer cancel()
 	setup, err := prepareRun(ctx, s, "d")
 	is.NoErr(err) // the deployment is runnable
-	c, ok := setup.options.Capability(usedSource + ".echo")
+	c, ok := setup.Capability(usedSource + ".echo")
 	is.True(ok)                                           // the setup has the contract of the tool the run calls
 	is.Equal(c.InputSchema["required"], []any{"message"}) // as the catalog has it
-	is.Equal(setup.targets[usedSource+".echo"].Connection, usedSource)
+	tg, ok := setup.Target(usedSource + ".echo")
+	is.True(ok) // the setup resolves the tool the run calls
+	is.Equal(tg.Connection, usedSource)
 	return testing.AllocsPerRun(50, func() {
 		if _, err := prepareRun(ctx, s, "d"); err != nil {
 			t.Errorf("prepare run: %v", err)

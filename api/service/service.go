@@ -7,7 +7,6 @@ package service
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -16,6 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
@@ -31,9 +31,15 @@ type Service struct {
 	Catalogs   *catalog.Registry
 	Engine     *actor.Engine
 	Supervisor *supervisor.Handle
-	// Replies delivers the answers the handlers wait for (run starts and
-	// ends, cancels, direct tool calls); required with Engine.
+	// Replies delivers the answers the handlers wait for (direct tool
+	// calls); required with Engine.
 	Replies *reply.Router
+	// Runs runs the runs: runs.start, resume and cancel, and the wrappers
+	// capabilities.call runs, call it. When nil, the service makes one at
+	// first use from its own fields (Store, Catalogs, Connections, Engine,
+	// Supervisor, Replies, CallTimeout, MaxSteps, RunDeadline, Metrics,
+	// Nodes, Now), as tests do; the app passes its own.
+	Runs *runs.Manager
 	// Connections is the live view of the effective MCP sources: the
 	// config merged with the source registry, replaced by each apply.
 	// Handlers read it through connections and connection.
@@ -47,8 +53,7 @@ type Service struct {
 	RunWait time.Duration
 	// CallTimeout bounds a tool call whose step declares no timeout.
 	CallTimeout time.Duration
-	// MaxSteps is each run's step budget (workflow.DefaultMaxSteps when
-	// 0), and RunDeadline how long a run may take overall (none when 0).
+	// MaxSteps and RunDeadline make Runs when it is nil (runs.Config).
 	MaxSteps    int
 	RunDeadline time.Duration
 	// Now is the clock (tests may fix it).
@@ -58,25 +63,29 @@ type Service struct {
 	// be store.Observed with Hub as its observer, so that the hub sees
 	// every commit.
 	Hub *live.Hub
-	// Metrics counts runs and times their steps; nil records nothing.
+	// Metrics make Runs when it is nil (runs.Config).
 	Metrics *metrics.Metrics
-	// Nodes are the other nodes of the cluster, whose desks runs.cancel
-	// asks about a run running elsewhere; nil on a node alone.
-	Nodes Nodes
+	// Nodes make Runs when it is nil (runs.Config).
+	Nodes runs.Nodes
 	// RotateKeys re-seals the store's auth records under a new key
 	// (workflow.admin.secrets.rotate); nil when the store seals nothing.
 	RotateKeys KeyRotator
-	// resuming holds the ids of runs being resumed, one resume at a time.
-	resuming sync.Map
-	// live maps the id of each run whose actor is running to it.
-	live         sync.Map
-	incarnations atomic.Uint64
-	// life admits run actors until the service stops (see StopRuns).
-	life lifecycle
-	// prepared keeps deployments ready to start runs, and artifacts the
-	// artifact versions they were read from.
-	prepared  preparedDeployments
-	artifacts artifactCache
+	// made makes Runs once when it is nil.
+	made sync.Once
+}
+
+// manager is the run manager: Runs, or the one made from the service's
+// fields at first use.
+func (s *Service) manager() *runs.Manager {
+	s.made.Do(func() {
+		if s.Runs == nil {
+			s.Runs = runs.New(runs.Config{
+				Engine: s.Engine, Supervisor: s.Supervisor, Replies: s.Replies, Store: s.Store, Catalogs: s.Catalogs, Connections: s.Connections,
+				CallTimeout: s.CallTimeout, MaxSteps: s.MaxSteps, RunDeadline: s.RunDeadline, Metrics: s.Metrics, Nodes: s.Nodes, Now: s.now,
+			})
+		}
+	})
+	return s.Runs
 }
 
 // coreMethods are health, capabilities, workspaces, artifacts,

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/retention"
+	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/sources"
@@ -106,6 +107,7 @@ type App struct {
 	lock       *StoreLock
 	keys       *secrets.Keyring // seal the auth records of the store the App opened
 	service    *service.Service
+	runs       *runs.Manager // the runs the service starts, and those a stop cut off
 	hub        *live.Hub
 	engine     *actor.Engine
 	supervisor *supervisor.Handle
@@ -236,15 +238,23 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 		warmUp(ctx, a.refresher, conns, registry, opts.WarmUp, time.Now())
 	}
 	a.replies = reply.NewRouter(a.engine, "service")
+	var nodes runs.Nodes // the other nodes' desks, in a cluster
+	if a.member != nil {
+		nodes = peers{a.member.node}
+	}
+	a.runs = runs.New(runs.Config{
+		Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Store: observed, Catalogs: registry, Connections: view,
+		CallTimeout: opts.Supervisor.Session.CallTimeout, MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m, Nodes: nodes,
+	})
 	svc := &service.Service{
 		Store: observed, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Connections: view,
-		Sources:   sources.New(observed, view, a.supervisor),
-		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
-		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m, RotateKeys: rotator(a.keys, a.store),
+		Sources: sources.New(observed, view, a.supervisor),
+		Runs:    a.runs, StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
+		RotateKeys: rotator(a.keys, a.store),
 	}
 	a.service = svc
 	if a.member != nil {
-		a.member.serve(svc, sink)
+		a.member.serve(svc, a.runs, sink)
 	}
 	a.tracer = startTracing(ctx, os.Getenv) // before any run starts, recovered ones included
 	// Runs a stop cut off resume, or fail, before anything is served: in
@@ -355,7 +365,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	deadline, _ := ctx.Deadline()
 	var errs []error
 	a.life.stopping() // /readyz 503, STOPPING=1
-	a.service.StopAccepting()
+	a.runs.StopAccepting()
 
 	grace := min(edgeGrace, time.Until(deadline)/4)
 	served := make(chan error, 1)
@@ -380,11 +390,11 @@ func (a *App) Shutdown(ctx context.Context) error {
 	// The sessions' share of the budget is kept from the runs.
 	sessions := deadline.Add(-(a.closeTimeout + sessionReserve))
 	rctx, cancel := context.WithDeadline(ctx, sessions)
-	runs, err := a.service.StopRuns(rctx, sessions.Add(-haltReserve))
+	drained, err := a.runs.Drain(rctx, sessions.Add(-haltReserve))
 	cancel()
 	errs = append(errs, err)
-	if runs.Finished+runs.Halted > 0 {
-		slog.Info("runs stopped", "finished", runs.Finished, "halted", runs.Halted)
+	if drained.Finished+drained.Halted > 0 {
+		slog.Info("runs stopped", "finished", drained.Finished, "halted", drained.Halted)
 	}
 	// Every connection is closed: so is every subscription.
 	// The supervisor releases the connections it owned as their sessions

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/cluster/node"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/metrics"
+	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
@@ -34,7 +35,7 @@ type member struct {
 	follower *follower
 	listener *postgres.Listener
 	unlisten context.CancelFunc
-	desk     *service.Desk
+	desk     *runs.Desk
 }
 
 // newEngine starts the actor engine: with a remote layer listening on the
@@ -85,12 +86,12 @@ func (c *member) follow(hub *live.Hub) {
 // listenWait bounds the wait for the listener's first connection.
 const listenWait = 10 * time.Second
 
-// serve lets the other nodes reach svc's runs (its desk), svc reach
-// theirs (Nodes) and announce the sources it applies, and applies the
-// other nodes' changes to svc's caches.
-func (c *member) serve(svc *service.Service, catalogs *sources.CatalogSink) {
-	svc.Nodes, svc.Sources.Announce = peers{c.node}, announcer{c.store}
-	c.desk = svc.SpawnDesk()
+// serve lets the other nodes reach the runs of m (its desk; m reaches
+// theirs through peers), svc announce the sources it applies, and applies
+// the other nodes' changes to svc's caches.
+func (c *member) serve(svc *service.Service, m *runs.Manager, catalogs *sources.CatalogSink) {
+	svc.Sources.Announce = announcer{c.store}
+	c.desk = m.SpawnDesk()
 	c.follower.start(svc, catalogs)
 }
 
@@ -124,7 +125,7 @@ func (c *member) quiet(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// peers are the desks of the other live members (service.Nodes), as
+// peers are the desks of the other live members (runs.Nodes), as
 // hollywood's cluster knows them.
 type peers struct{ node *node.Node }
 
@@ -132,19 +133,19 @@ func (p peers) Peers() []*actor.PID {
 	var out []*actor.PID
 	for _, m := range p.node.Cluster().Members() {
 		if m.ID != p.node.ID() {
-			out = append(out, service.DeskAt(m.Host))
+			out = append(out, runs.DeskAt(m.Host))
 		}
 	}
 	return out
 }
 
 // recoverOwn recovers the runs this node left running when it last
-// stopped, and those a single-node store left: RecoverRuns of a cluster
+// stopped, and those a single-node store left: Recover of a cluster
 // node.
-func (c *member) recoverOwn(ctx context.Context, svc *service.Service) (service.Recovered, error) {
-	var got service.Recovered
+func (c *member) recoverOwn(ctx context.Context, m *runs.Manager) (runs.Recovered, error) {
+	var got runs.Recovered
 	for _, from := range []string{c.node.ID(), ""} {
-		r, err := c.recoverFrom(ctx, svc, from)
+		r, err := c.recoverFrom(ctx, m, from)
 		if err != nil {
 			return got, err
 		}
@@ -155,19 +156,19 @@ func (c *member) recoverOwn(ctx context.Context, svc *service.Service) (service.
 }
 
 // recoverFrom claims the running runs of node from and recovers them.
-func (c *member) recoverFrom(ctx context.Context, svc *service.Service, from string) (service.Recovered, error) {
-	runs, err := c.store.ClaimRuns(ctx, from)
+func (c *member) recoverFrom(ctx context.Context, m *runs.Manager, from string) (runs.Recovered, error) {
+	claimed, err := c.store.ClaimRuns(ctx, from)
 	if err != nil {
-		return service.Recovered{}, err
+		return runs.Recovered{}, err
 	}
-	return svc.RecoverClaimed(ctx, runs)
+	return m.RecoverClaimed(ctx, claimed)
 }
 
 // attach starts recovering the runs of nodes that die, and telling the
 // supervisor of the connections this node loses.
 func (c *member) attach(a *App) {
 	c.node.Attach(a.supervisor.PID(), func(ctx context.Context, dead string) (int, error) {
-		r, err := c.recoverFrom(ctx, a.service, dead)
+		r, err := c.recoverFrom(ctx, a.runs, dead)
 		return r.Resumed + r.Failed, err
 	})
 }
@@ -197,9 +198,9 @@ const joinTimeout = 10 * time.Second
 
 // recoverRuns recovers the runs a stop cut off: every running one on a
 // single node; in a cluster, those of this node.
-func (a *App) recoverRuns(ctx context.Context) (service.Recovered, error) {
+func (a *App) recoverRuns(ctx context.Context) (runs.Recovered, error) {
 	if a.member == nil {
-		return a.service.RecoverRuns(ctx)
+		return a.runs.Recover(ctx)
 	}
-	return a.member.recoverOwn(ctx, a.service)
+	return a.member.recoverOwn(ctx, a.runs)
 }

@@ -1,4 +1,4 @@
-package service
+package runs
 
 import (
 	"context"
@@ -7,14 +7,13 @@ import (
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/run"
-	"github.com/mcpflow/mcpflow/api/jsonrpc"
 )
 
-// haltResend is how often StopRuns tells the runs still live to halt, so
+// haltResend is how often Drain tells the runs still live to halt, so
 // that one spawned as the drain ended is halted too (Halt is idempotent).
 const haltResend = 250 * time.Millisecond
 
-// lifecycle admits run actors until the service stops, counts the live
+// lifecycle admits run actors until the manager stops, counts the live
 // ones, and tells waiting handlers that it stops. Its zero value is ready.
 type lifecycle struct {
 	mu      sync.Mutex
@@ -58,19 +57,13 @@ func (l *lifecycle) close() {
 	l.cancel()
 }
 
-// errShuttingDown refuses what would start a run once the service stops.
-func errShuttingDown() error {
-	return jsonrpc.Errorf(jsonrpc.Overloaded, "mcpflow is shutting down; retry once it is back")
-}
-
-// StopAccepting begins the service's shutdown: from now on nothing starts
-// a run (runs.start, runs.resume and capabilities.call of a workflow are
-// refused with -32000), and every request still waiting for its run to
+// StopAccepting begins the manager's shutdown: from now on nothing starts
+// a run (Start, Resume and Run fail with ErrShuttingDown), and every request still waiting for its run to
 // finish answers at once with the run's current state, as when its run
 // wait passes. Runs already live go on. It is idempotent.
-func (s *Service) StopAccepting() { s.life.close() }
+func (m *Manager) StopAccepting() { m.life.close() }
 
-// RunsStopped says how StopRuns left the runs that were live.
+// RunsStopped says how Drain left the runs that were live.
 type RunsStopped struct {
 	// Finished ended (or paused) by themselves during the drain.
 	Finished int
@@ -80,20 +73,20 @@ type RunsStopped struct {
 	Halted int
 }
 
-// StopRuns stops every run actor, after StopAccepting (which it calls):
+// Drain stops every run actor, after StopAccepting (which it calls):
 // the runs go on until drainUntil, so a step in flight may finish and be
 // committed; then each one still running is halted at its next commit
 // boundary (run.Halt): nothing is lost, the store holds each run as its
 // last commit left it. It returns once every run actor has stopped, or
 // with an error when ctx ends first.
-func (s *Service) StopRuns(ctx context.Context, drainUntil time.Time) (RunsStopped, error) {
-	s.StopAccepting()
+func (m *Manager) Drain(ctx context.Context, drainUntil time.Time) (RunsStopped, error) {
+	m.StopAccepting()
 	gone := make(chan struct{})
 	go func() {
-		s.life.runs.Wait()
+		m.life.runs.Wait()
 		close(gone)
 	}()
-	live := s.liveRuns()
+	live := m.liveRuns()
 	drain := time.NewTimer(time.Until(drainUntil))
 	defer drain.Stop()
 	select {
@@ -103,16 +96,16 @@ func (s *Service) StopRuns(ctx context.Context, drainUntil time.Time) (RunsStopp
 		if stoppedBy(gone) {
 			return RunsStopped{Finished: live}, nil
 		}
-		return RunsStopped{}, fmt.Errorf("stop runs: %d still live: %w", s.liveRuns(), ctx.Err())
+		return RunsStopped{}, fmt.Errorf("stop runs: %d still live: %w", m.liveRuns(), ctx.Err())
 	case <-drain.C:
 	}
-	halted := s.liveRuns()
+	halted := m.liveRuns()
 	resend := time.NewTicker(haltResend)
 	defer resend.Stop()
 	for {
-		s.live.Range(func(_, v any) bool {
+		m.live.Range(func(_, v any) bool {
 			if pid := v.(*liveRun).pid.Load(); pid != nil {
-				s.Engine.Send(pid, run.Halt{})
+				m.cfg.Engine.Send(pid, run.Halt{})
 			}
 			return true
 		})
@@ -123,7 +116,7 @@ func (s *Service) StopRuns(ctx context.Context, drainUntil time.Time) (RunsStopp
 			if stoppedBy(gone) {
 				return RunsStopped{Finished: live - halted, Halted: halted}, nil
 			}
-			return RunsStopped{Finished: live - halted}, fmt.Errorf("stop runs: %d still live: %w", s.liveRuns(), ctx.Err())
+			return RunsStopped{Finished: live - halted}, fmt.Errorf("stop runs: %d still live: %w", m.liveRuns(), ctx.Err())
 		case <-resend.C:
 		}
 	}
@@ -140,9 +133,9 @@ func stoppedBy(done <-chan struct{}) bool {
 }
 
 // liveRuns counts the runs whose actor is running.
-func (s *Service) liveRuns() int {
+func (m *Manager) liveRuns() int {
 	n := 0
-	s.live.Range(func(_, _ any) bool {
+	m.live.Range(func(_, _ any) bool {
 		n++
 		return true
 	})

@@ -1,4 +1,4 @@
-package service
+package runs
 
 import (
 	"context"
@@ -27,29 +27,29 @@ type cachedArtifact struct {
 // artifact share its program.
 type artifactCache = versioned[artifactKey, uint64, *cachedArtifact]
 
-// artifact reads an artifact version, from the cache when it is there.
-func (s *Service) artifact(ctx context.Context, id string, version int) (store.Artifact, error) {
-	key, at := artifactKey{id, version}, s.prepared.records.Load()
-	if e, ok := s.artifacts.get(key, at); ok {
+// Artifact reads an artifact version, from the cache when it is there.
+func (m *Manager) Artifact(ctx context.Context, id string, version int) (store.Artifact, error) {
+	key, at := artifactKey{id, version}, m.prepared.records.Load()
+	if e, ok := m.artifacts.get(key, at); ok {
 		return e.artifact, nil
 	}
-	a, err := s.Store.GetArtifact(ctx, id, version)
+	a, err := m.cfg.Store.GetArtifact(ctx, id, version)
 	if err == nil {
-		s.artifacts.put(key, at, &cachedArtifact{artifact: a})
+		m.artifacts.put(key, at, &cachedArtifact{artifact: a})
 	}
 	return a, err
 }
 
 // cachedProgram returns the program of artifact a, building it with
 // build the first time; a program that failed to build is not kept.
-func (s *Service) cachedProgram(a store.Artifact, build func() (workflow.Program, error)) (workflow.Program, error) {
-	key, at := artifactKey{a.ID, a.Version}, s.prepared.records.Load()
-	if e, ok := s.artifacts.get(key, at); ok && e.program != nil {
+func (m *Manager) cachedProgram(a store.Artifact, build func() (workflow.Program, error)) (workflow.Program, error) {
+	key, at := artifactKey{a.ID, a.Version}, m.prepared.records.Load()
+	if e, ok := m.artifacts.get(key, at); ok && e.program != nil {
 		return *e.program, nil
 	}
 	p, err := build()
 	if err == nil {
-		s.artifacts.put(key, at, &cachedArtifact{artifact: a, program: &p})
+		m.artifacts.put(key, at, &cachedArtifact{artifact: a, program: &p})
 	}
 	return p, err
 }

@@ -1,8 +1,9 @@
-package service
+package runs
 
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -19,14 +20,14 @@ const maxSubgraphArtifacts = 256
 // program is an artifact's plan with every child plan its subgraphs
 // reference, recursively, checked and indexed once (see loadProgram) and
 // kept with the artifact version.
-func (s *Service) program(ctx context.Context, a store.Artifact) (workflow.Program, error) {
-	return s.cachedProgram(a, func() (workflow.Program, error) { return s.loadProgram(ctx, a) })
+func (m *Manager) program(ctx context.Context, a store.Artifact) (workflow.Program, error) {
+	return m.cachedProgram(a, func() (workflow.Program, error) { return m.loadProgram(ctx, a) })
 }
 
 // loadProgram loads an artifact's plan with every child plan its
 // subgraphs reference, recursively; a reference cycle or a missing child
 // is an error.
-func (s *Service) loadProgram(ctx context.Context, a store.Artifact) (workflow.Program, error) {
+func (m *Manager) loadProgram(ctx context.Context, a store.Artifact) (workflow.Program, error) {
 	p := workflow.Program{Root: a.Plan, Children: map[string]workflow.Plan{}}
 	var load func(plan workflow.Plan, path []string) error
 	load = func(plan workflow.Plan, path []string) error {
@@ -46,7 +47,7 @@ func (s *Service) loadProgram(ctx context.Context, a store.Artifact) (workflow.P
 			if len(p.Children) >= maxSubgraphArtifacts {
 				return invalid("more than %d subgraph artifacts", maxSubgraphArtifacts)
 			}
-			child, err := s.artifact(ctx, *ref.ArtifactID, *ref.Version)
+			child, err := m.Artifact(ctx, *ref.ArtifactID, *ref.Version)
 			if err != nil {
 				return storeErr(err, fmt.Sprintf("subgraph artifact %s", key))
 			}
@@ -68,8 +69,9 @@ func (s *Service) loadProgram(ctx context.Context, a store.Artifact) (workflow.P
 	return p, nil
 }
 
-// runSetup is what a run actor needs beyond its record.
-type runSetup struct {
+// Setup is how the runs of one deployment run: what a run actor needs
+// beyond its record. It is shared, read only.
+type Setup struct {
 	program workflow.Program
 	targets map[string]run.Target
 	sources func(logical string) (string, bool)
@@ -82,17 +84,17 @@ type runSetup struct {
 	timeout time.Duration
 }
 
-// setup resolves a deployment's program: its targets under the
+// Setup resolves a deployment's program: its targets under the
 // deployment's bindings, and the execution options that enforce each
 // capability's schemas.
-func (s *Service) setup(ctx context.Context, d store.Deployment, a store.Artifact) (runSetup, error) {
-	prog, err := s.program(ctx, a)
+func (m *Manager) Setup(ctx context.Context, d store.Deployment, a store.Artifact) (*Setup, error) {
+	prog, err := m.program(ctx, a)
 	if err != nil {
-		return runSetup{}, err
+		return nil, err
 	}
-	targets, err := run.Resolve(prog, d.Bindings, s.isConnection)
+	targets, err := run.Resolve(prog, d.Bindings, m.isConnection)
 	if err != nil {
-		return runSetup{}, invalid("deployment %q: %v", d.ID, err)
+		return nil, invalid("deployment %q: %v", d.ID, err)
 	}
 	// The contracts of what the program calls, as the catalogs have them
 	// now: found through the registry's indexes, so that a run start costs
@@ -103,8 +105,8 @@ func (s *Service) setup(ctx context.Context, d store.Deployment, a store.Artifac
 		var ok bool
 		if t.Builtin != nil || t.Resource {
 			c, ok = workflow.BuiltinCapability(name)
-		} else if s.isEnabledConnection(t.Connection) {
-			c, ok = s.Catalogs.Tool(t.Connection, t.Tool)
+		} else if m.cfg.Connections.Enabled(t.Connection) {
+			c, ok = m.cfg.Catalogs.Tool(t.Connection, t.Tool)
 		}
 		if ok {
 			byName[name] = c
@@ -125,11 +127,11 @@ func (s *Service) setup(ctx context.Context, d store.Deployment, a store.Artifac
 		if conn, ok := bound[logical]; ok {
 			return conn, true
 		}
-		return logical, s.isConnection(logical)
+		return logical, m.isConnection(logical)
 	}
-	setup := runSetup{
-		program: prog, targets: targets, sources: sources, sessions: sessions, timeout: s.RunDeadline,
-		options: workflow.Options{MaxSteps: s.MaxSteps, Capability: contracts, Validate: schema.Default.Validate},
+	setup := &Setup{
+		program: prog, targets: targets, sources: sources, sessions: sessions, timeout: m.cfg.RunDeadline,
+		options: workflow.Options{MaxSteps: m.cfg.MaxSteps, Capability: contracts, Validate: schema.Default.Validate},
 	}
 	if l := d.Limits; l != nil {
 		if l.MaxSteps != nil {
@@ -144,7 +146,7 @@ func (s *Service) setup(ctx context.Context, d store.Deployment, a store.Artifac
 
 // scopes are the session scopes of run rec's calls, by connection: its
 // deployment's or its own, as the bindings ask.
-func (r runSetup) scopes(rec store.Run) map[string]string {
+func (r *Setup) scopes(rec store.Run) map[string]string {
 	if len(r.sessions) == 0 {
 		return nil
 	}
@@ -160,9 +162,42 @@ func (r runSetup) scopes(rec store.Run) map[string]string {
 }
 
 // deadline is the run deadline from now, or zero when runs have none.
-func (r runSetup) deadline(now time.Time) time.Time {
+func (r *Setup) deadline(now time.Time) time.Time {
 	if r.timeout <= 0 {
 		return time.Time{}
 	}
 	return now.Add(r.timeout)
+}
+
+// Target is where the runs of the setup execute capability name.
+func (r *Setup) Target(name string) (run.Target, bool) {
+	t, ok := r.targets[name]
+	return t, ok
+}
+
+// Capability is the contract of capability name as the setup enforces it.
+func (r *Setup) Capability(name string) (catalog.Capability, bool) {
+	return r.options.Capability(name)
+}
+
+// InterruptStep finds an interrupt step anywhere in the setup's program.
+func (r *Setup) InterruptStep() (string, bool) {
+	p := r.program
+	keys := make([]string, 0, len(p.Children))
+	for k := range p.Children {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	plans := []workflow.Plan{p.Root}
+	for _, k := range keys {
+		plans = append(plans, p.Children[k])
+	}
+	for _, plan := range plans {
+		for _, n := range plan.Nodes {
+			if n.Type == workflow.NodeInterrupt {
+				return n.ID, true
+			}
+		}
+	}
+	return "", false
 }

@@ -1,4 +1,4 @@
-package service
+package runs
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/run"
 )
 
-// Nodes is what the service knows of the other nodes of its cluster; nil
+// Nodes is what the manager knows of the other nodes of its cluster; nil
 // on a node alone.
 type Nodes interface {
 	// Peers returns the PIDs of the run desks (DeskAt) of the other live
@@ -38,12 +38,12 @@ type Desk struct {
 	pid    *actor.PID
 }
 
-// SpawnDesk spawns the node's run desk on s.Engine; Stop ends it. One
-// node has one desk.
-func (s *Service) SpawnDesk() *Desk {
-	pid := s.Engine.Spawn(func() actor.Receiver { return desk{s} }, deskKind,
+// SpawnDesk spawns the node's run desk on the manager's engine; Stop
+// ends it. One node has one desk.
+func (m *Manager) SpawnDesk() *Desk {
+	pid := m.cfg.Engine.Spawn(func() actor.Receiver { return desk{m} }, deskKind,
 		actor.WithID(deskID), actor.WithMiddleware(guard.Recover(nil)))
-	return &Desk{engine: s.Engine, pid: pid}
+	return &Desk{engine: m.cfg.Engine, pid: pid}
 }
 
 // PID is the desk's PID.
@@ -60,13 +60,13 @@ func (d *Desk) Stop(ctx context.Context) error {
 }
 
 // desk is the run desk's actor.
-type desk struct{ s *Service }
+type desk struct{ m *Manager }
 
 // Receive forwards each cancel to the run's actor, if the run is live here.
 func (d desk) Receive(c *actor.Context) {
 	switch m := c.Message().(type) {
 	case run.CancelByID:
-		if pid := d.s.liveRun(m.RunID); pid != nil {
+		if pid := d.m.liveRun(m.RunID); pid != nil {
 			c.Send(pid, run.Cancel{Reason: m.Reason, Reply: m.Reply})
 		}
 	}
@@ -74,8 +74,8 @@ func (d desk) Receive(c *actor.Context) {
 
 // liveRun is the actor of run id's current incarnation, if it is live on
 // this node; nil otherwise.
-func (s *Service) liveRun(id string) *actor.PID {
-	if live, ok := s.live.Load(id); ok {
+func (m *Manager) liveRun(id string) *actor.PID {
+	if live, ok := m.live.Load(id); ok {
 		return live.(*liveRun).pid.Load()
 	}
 	return nil

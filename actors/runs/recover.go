@@ -1,0 +1,103 @@
+package runs
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/mcpflow/mcpflow/actors/audit"
+	"github.com/mcpflow/mcpflow/actors/reply"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+)
+
+// Recovered counts what Recover did with the runs a stop cut off.
+type Recovered struct {
+	Resumed, Failed int
+}
+
+// Recover is called once at start, before serving: every run still
+// "running" was cut off by a stop. A run whose calls in flight are all safe
+// to repeat (none, built-ins, or tools annotated readOnlyHint or
+// idempotentHint) resumes from its last committed step in the background;
+// any other ends failed, its error saying that the outcome of the step in
+// flight is unknown. Interrupted runs are not running and stay as they are.
+func (m *Manager) Recover(ctx context.Context) (Recovered, error) {
+	running, _, err := m.cfg.Store.ListRuns(ctx, store.RunQuery{Status: store.RunRunning})
+	if err != nil {
+		return Recovered{}, fmt.Errorf("list running runs: %w", err)
+	}
+	return m.RecoverClaimed(ctx, running)
+}
+
+// RecoverClaimed recovers runs that a stop cut off, as Recover does:
+// in a cluster, the runs a node claimed (store.RunClaimer), its own as it
+// starts or a dead node's.
+func (m *Manager) RecoverClaimed(ctx context.Context, running []store.Run) (Recovered, error) {
+	var got Recovered
+	for _, r := range running {
+		setup, why := m.resumable(ctx, r)
+		if why == "" {
+			if err := m.launch(r, setup); err != nil {
+				return got, fmt.Errorf("resume run %s: %w", r.ID, err)
+			}
+			got.Resumed++
+			slog.Info("run resumed after a stop", "run", r.ID, "step", r.CurrentStep)
+			continue
+		}
+		failed := store.RecoveredRun(r, m.now())
+		if err := m.cfg.Store.RecordProgress(ctx, failed, nil); err != nil {
+			return got, fmt.Errorf("recover run %s: %w", r.ID, err)
+		}
+		got.Failed++
+		slog.Warn("run cut off by a stop marked failed", "run", r.ID, "step", r.CurrentStep, "reason", why)
+	}
+	return got, nil
+}
+
+// resumable says whether run r can resume, with what; or why not.
+func (m *Manager) resumable(ctx context.Context, r store.Run) (*Setup, string) {
+	if r.Checkpoint == nil {
+		return nil, "no checkpoint"
+	}
+	a, err := m.Artifact(ctx, r.ArtifactID, r.ArtifactVersion)
+	if err != nil {
+		return nil, fmt.Sprintf("artifact: %v", err)
+	}
+	setup, err := m.Setup(ctx, r.Deployment, a)
+	if err != nil {
+		return nil, fmt.Sprintf("setup: %v", err)
+	}
+	for _, c := range r.Checkpoint.Calls {
+		if !safeToRepeat(setup, c) {
+			return nil, fmt.Sprintf("step %q was calling %s, which is not safe to repeat", c.NodeID, c.Capability)
+		}
+	}
+	return setup, ""
+}
+
+// safeToRepeat reports whether call c may be made again.
+func safeToRepeat(setup *Setup, c workflow.Call) bool {
+	if t, ok := setup.targets[c.Capability]; ok && t.Builtin != nil {
+		return true
+	}
+	capability, ok := setup.options.Capability(c.Capability)
+	return ok && capability.SafeToRepeat
+}
+
+// launch continues a recovered run in the background.
+func (m *Manager) launch(rec store.Run, setup *Setup) error {
+	m.recordRunRecovered(rec)
+	return m.spawnRun(rec, setup, nil, reply.Address{}, reply.Address{})
+}
+
+// recordRunRecovered records workflow_run_resumed for a run that goes on
+// after a stop. A run's other admin events (it started, it resumed after
+// an interrupt, it ended) the store appends in the transactions of its
+// commits (store.RunAdminEvents), at no commit of their own.
+func (m *Manager) recordRunRecovered(r store.Run) {
+	e := store.RunAdminEvent(store.EventRunResumed, r)
+	e.TimestampEpochMs = m.now().UnixMilli()
+	audit.Append(context.Background(), m.cfg.Store, e)
+}

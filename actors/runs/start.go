@@ -1,0 +1,238 @@
+package runs
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/anthdm/hollywood/actor"
+
+	"github.com/mcpflow/mcpflow/actors/guard"
+	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/run"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+)
+
+// storeTimeout bounds each store write a run makes.
+const storeTimeout = 10 * time.Second
+
+// StartRequest asks for a run of a deployment.
+type StartRequest struct {
+	DeploymentID string
+	Input        workflow.Object
+	// StartedBy names the caller the run is recorded as started by.
+	StartedBy string
+	// Wait is how long Start waits, once the run is committed, for it to
+	// stop (finish or pause); 0 answers at once with it running.
+	Wait time.Duration
+}
+
+// StartResult is a started run, or the deployment that cannot run.
+type StartResult struct {
+	// Run is the run as it stands when Start answers.
+	Run store.Run
+	// Unrunnable, when set, is the deployment prepared with an error
+	// diagnostic: no run started.
+	Unrunnable *Prepared
+}
+
+// Start starts a run of deployment req.DeploymentID and answers once its
+// first record is committed and, up to req.Wait, it has stopped; a run
+// still executing is answered as it stands and goes on.
+func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, error) {
+	pr, err := m.Prepare(ctx, req.DeploymentID)
+	if err != nil {
+		return StartResult{}, err
+	}
+	if _, failed := FirstError(pr.Diagnostics); failed {
+		return StartResult{Unrunnable: pr}, nil
+	}
+	input := orEmpty(req.Input)
+	if err := cmp.Or(pr.inputErr, pr.input.Validate(input)); err != nil {
+		return StartResult{}, invalidParams("invalid params: workflow input does not match the input schema: %v", err)
+	}
+	if pr.setupErr != nil {
+		return StartResult{}, pr.setupErr
+	}
+	rec, err := m.newRun(pr.Deployment, pr.Artifact, input, pr.stored)
+	if err != nil {
+		return StartResult{}, err
+	}
+	rec.StartedBy = req.StartedBy
+	r, err := m.execute(ctx, rec, pr.setup, nil, req.Wait)
+	return StartResult{Run: r}, err
+}
+
+// RunRequest asks for a run under a setup the caller resolved (Setup):
+// a saved wrapper called directly, with or without a deployment.
+type RunRequest struct {
+	Deployment store.Deployment
+	Artifact   store.Artifact
+	Setup      *Setup
+	Input      workflow.Object
+	// Diagnostics are the deployment's, as the run record keeps them.
+	Diagnostics []Diagnostic
+	// Wait is as StartRequest's.
+	Wait time.Duration
+}
+
+// Run starts a run as Start does, under req.Setup.
+func (m *Manager) Run(ctx context.Context, req RunRequest) (store.Run, error) {
+	stored, err := storedDiags(req.Diagnostics)
+	if err != nil {
+		return store.Run{}, err
+	}
+	rec, err := m.newRun(req.Deployment, req.Artifact, orEmpty(req.Input), stored)
+	if err != nil {
+		return store.Run{}, err
+	}
+	return m.execute(ctx, rec, req.Setup, nil, req.Wait)
+}
+
+// execute spawns the run actor of rec and answers once its first record
+// is committed and, up to wait, it has stopped (finished or interrupted);
+// a run still executing is answered as it stands and goes on.
+//
+// Nothing is acknowledged before the run's record is committed: the run
+// answers Started once its first commit is done (or failed) and Stopped
+// after it, both through the manager's router, in that order. A waiting
+// start therefore waits for Stopped first: once that is in, so is Started,
+// which is read without waiting, and the caller wakes once per run rather
+// than once per answer.
+func (m *Manager) execute(ctx context.Context, rec store.Run, setup *Setup, resume *run.Resume, wait time.Duration) (store.Run, error) {
+	started, done := reply.Expect[run.Started](m.cfg.Replies), reply.Expect[run.Stopped](m.cfg.Replies)
+	defer started.Close()
+	defer done.Close() // a run that outlives the wait answers nobody
+	if err := m.spawnRun(rec, setup, resume, started.To(), done.To()); err != nil {
+		return store.Run{}, err
+	}
+	if wait <= 0 {
+		return m.acknowledged(ctx, rec, started)
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	// A shutdown ends the wait too: the answer is the run as it stands.
+	defer context.AfterFunc(m.life.stopping(), cancel)()
+	final, waited := done.Wait(wctx)
+	current, err := m.acknowledged(ctx, rec, started)
+	switch {
+	case err != nil:
+		return store.Run{}, err
+	case waited == nil:
+		return final.Run, nil
+	case ctx.Err() != nil:
+		return store.Run{}, fmt.Errorf("run %s: %w", rec.ID, ctx.Err())
+	}
+	if stored, err := m.cfg.Store.GetRun(ctx, rec.ID); err == nil {
+		current = stored
+	}
+	return current, nil
+}
+
+// acknowledged waits for the run's Started answer: the run as its first
+// commit left it, or why that commit (or the resume) was refused.
+func (m *Manager) acknowledged(ctx context.Context, rec store.Run, started *reply.Expected[run.Started]) (store.Run, error) {
+	ack, err := started.Wait(ctx)
+	if err != nil {
+		return store.Run{}, fmt.Errorf("run %s: %w", rec.ID, err)
+	}
+	if err := ack.Error.Err(); errors.Is(err, workflow.ErrResume) {
+		return store.Run{}, invalidParams("invalid params: %v", err)
+	} else if err != nil {
+		return store.Run{}, failure(Upstream, "%v", err)
+	}
+	return ack.Run, nil
+}
+
+// spawnRun starts the actor of one incarnation of a run (its start, a
+// resume, a recovery). Each incarnation is its own actor, so that a new
+// one never waits for the last one's name; live maps the run id to the
+// incarnation running now. The run answers started and done (either may
+// be the zero Address). Once the manager stops accepting runs it spawns
+// nothing and refuses with ErrShuttingDown.
+func (m *Manager) spawnRun(rec store.Run, setup *Setup, resume *run.Resume, started, done reply.Address) error {
+	if !m.life.admit() {
+		return ErrShuttingDown
+	}
+	engine := m.cfg.Engine
+	incarnation := &liveRun{}
+	m.live.Store(rec.ID, incarnation)
+	var stopped sync.Once
+	release := func() {
+		// Counted out last: once every run is, none writes the store.
+		defer stopped.Do(m.life.runs.Done)
+		m.live.CompareAndDelete(rec.ID, incarnation)
+	}
+	pid := engine.Spawn(run.New(run.Spec{
+		Record: rec, Program: setup.program, Targets: setup.targets, Sources: setup.sources, Scopes: setup.scopes(rec), Options: setup.options,
+		Resume: resume, Deadline: setup.deadline(m.now()),
+		Supervisor: m.cfg.Supervisor.PID(), Store: m.cfg.Store,
+		CallTimeout: m.cfg.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: done, Release: release, Metrics: m.cfg.Metrics,
+	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, m.incarnations.Add(1))), actor.WithInboxSize(runInbox),
+		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+	incarnation.pid.Store(pid)
+	return nil
+}
+
+// runKind is the actor kind of run actors; their id is the run id and
+// an incarnation number.
+const runKind = "run"
+
+// runInbox is the initial size of a run actor's inbox: a run has a few
+// messages waiting at a time (a commit done, its calls' results, a
+// cancel), and hollywood's inbox grows when full. The default (1,024
+// slots, 24 KiB) was most of what a run start allocated.
+const runInbox = 16
+
+// liveRun is the actor of a run's current incarnation; its pid is set
+// once spawned.
+type liveRun struct{ pid atomic.Pointer[actor.PID] }
+
+// newRun builds the record of a run about to start; diags are its
+// deployment's dependency diagnostics as the record keeps them.
+func (m *Manager) newRun(d store.Deployment, a store.Artifact, input workflow.Object, diags []workflow.Object) (store.Run, error) {
+	id, err := newRunID()
+	if err != nil {
+		return store.Run{}, err
+	}
+	now := m.now().UTC()
+	return store.Run{
+		ID: id, DeploymentID: d.ID, ArtifactID: a.ID, ArtifactVersion: a.Version,
+		Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input, Deployment: d,
+		Diagnostics: diags, CreatedAt: now, UpdatedAt: now,
+	}, nil
+}
+
+func newRunID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("run id: %w", err)
+	}
+	return "run_" + hex.EncodeToString(b[:]), nil
+}
+
+// orEmpty is o, or an empty object for nil.
+func orEmpty(o workflow.Object) workflow.Object {
+	if o == nil {
+		return workflow.Object{}
+	}
+	return o
+}
+
+// viaJSON sets out to in as its JSON decodes into out: a deep copy, or a
+// conversion between JSON-shaped values.
+func viaJSON(in, out any) error {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, out)
+}
