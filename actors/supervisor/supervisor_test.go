@@ -18,6 +18,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/fakes"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 func TestCallToUnknownOrDisabledConnectionFailsAtOnce(t *testing.T) {
@@ -96,22 +97,12 @@ func TestChangedToolsAreStoredWithoutARefresh(t *testing.T) {
 	is.NoErr(err)
 
 	(<-servers).RemoveTools("crash")
-	deadline := time.After(patience)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	snap := poll.Value(t, "the changed catalog stored", patience, func() (catalog.Snapshot, bool) {
 		snap, err := s.store.GetCatalog(ctx(t), "fake.one")
 		is.NoErr(err)
-		if len(snap.Tools) == 6 {
-			is.Equal(toolNames(snap), []string{"counter", "echo", "fail", "idle", "overlap", "sleep"})
-			return
-		}
-		select {
-		case <-tick.C:
-		case <-deadline:
-			is.Fail() // the changed catalog is stored in time
-		}
-	}
+		return snap, len(snap.Tools) == 6
+	})
+	is.Equal(toolNames(snap), []string{"counter", "echo", "fail", "idle", "overlap", "sleep"})
 }
 
 // panicSession makes the session actor of connection (the only one open)
@@ -201,22 +192,17 @@ func TestRepeatedPanicsDegradeTheConnectionAndRecordAnEvent(t *testing.T) {
 
 	is.Equal(s.mustCall(t, "fake.two", "counter", nil)["count"], 1.0) // other connections are unaffected
 
-	var events []store.Event
-	deadline := time.After(patience)
-	for len(events) == 0 {
+	events := poll.Value(t, "a connection_degraded event recorded", patience, func() ([]store.Event, bool) {
 		all, err := st.ListEvents(ctx(t), 0, 100)
 		is.NoErr(err)
+		var events []store.Event
 		for _, e := range all {
 			if e.Kind == supervisor.EventConnectionDegraded {
 				events = append(events, e)
 			}
 		}
-		select {
-		case <-deadline:
-			is.Fail() // a connection_degraded event is recorded
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+		return events, len(events) > 0
+	})
 	is.Equal(*events[0].ConnectionID, "fake.one")
 	is.Equal(events[0].Payload["max_restarts"], float64(2))
 }
