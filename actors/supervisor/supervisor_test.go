@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -262,23 +263,28 @@ func TestSessionActorsThatKeepCrashingGetNoSuccessorUntilAProbe(t *testing.T) {
 	is.NoErr(s.callAt(t, clock, "fake.one", "counter").Error.Err())
 }
 
+// TestStatusesShowCallsInFlightLive runs in a synctest bubble: the
+// sleep's 500 ms pass only once everything waits, so the status is always
+// asked while the call is in flight, however slow the machine.
 func TestStatusesShowCallsInFlightLive(t *testing.T) {
-	is := is.New(t)
-	rec := fakes.NewRecording(fakes.NewInMemory(nil))
-	s := start(t, rec, testOptions())
-	s.mustCall(t, "fake.one", "counter", nil)
-	w := s.send("fake.one", "sleep", map[string]any{"ms": 500})
-	is.True(rec.WaitForToolCalls(2, patience)) // the sleep is at the server
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		rec := fakes.NewRecording(fakes.NewInMemory(nil))
+		s := start(t, rec, testOptions())
+		s.mustCall(t, "fake.one", "counter", nil)
+		w := s.send("fake.one", "sleep", map[string]any{"ms": 500})
+		is.True(rec.WaitForToolCalls(2, patience)) // the sleep is at the server
 
-	st := s.status(t, "fake.one")
-	is.Equal(st.CallsInFlight, 1) // no state changed: the status is asked live
-	is.Equal(st.State, session.StateOpen)
-	is.Equal(st.Generation, int64(1))
-	_, err := w.Wait(ctx(t))
-	is.NoErr(err)
-	is.Equal(s.status(t, "fake.one").CallsInFlight, 0)
-	is.Equal(s.status(t, "fake.off").State, session.StateClosed) // disabled
-	is.Equal(s.status(t, "fake.two").State, session.StateIdle)   // never used
+		st := s.status(t, "fake.one")
+		is.Equal(st.CallsInFlight, 1) // no state changed: the status is asked live
+		is.Equal(st.State, session.StateOpen)
+		is.Equal(st.Generation, int64(1))
+		_, err := w.Wait(ctx(t))
+		is.NoErr(err)
+		is.Equal(s.status(t, "fake.one").CallsInFlight, 0)
+		is.Equal(s.status(t, "fake.off").State, session.StateClosed) // disabled
+		is.Equal(s.status(t, "fake.two").State, session.StateIdle)   // never used
+	})
 }
 
 func TestPanicOfAnUnknownActorIsIgnored(t *testing.T) {
