@@ -51,7 +51,7 @@ func warmRunAllocs(t *testing.T) float64 {
 	ctx := testContext(t)
 	run := func() {
 		r, err := c.RunDeployment(ctx, p.StartRunParams{DeploymentID: deployment})
-		is.NoErr(err)                    // the run is answered
+		is.NoErr(err)                   // the run is answered
 		is.Equal(r.Status, "completed") // and completes
 	}
 	for range 20 { // the session opens, the deployment is prepared, pools fill
@@ -59,4 +59,3 @@ func warmRunAllocs(t *testing.T) float64 {
 	}
 	return testing.AllocsPerRun(warmRunSamples, run)
 }
-
