@@ -21,6 +21,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // Pinned version of the TypeScript reference server, installed by .ci/run.
@@ -121,19 +122,13 @@ func waitProbe(t *testing.T, path, what string, found func([]probeLine) bool) []
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		lines := readProbe(t, path)
-		if found(lines) {
-			return lines
-		}
-		if time.Now().After(deadline) {
-			data, _ := os.ReadFile(path)
-			t.Logf("the server did not see %s within 10s; probe log:\n%s", what, data)
-			is.Fail() // the upstream server sees it within the deadline
-		}
-		<-time.After(10 * time.Millisecond)
+	var lines []probeLine
+	if !poll.Until(10*time.Second, func() bool { lines = readProbe(t, path); return found(lines) }) {
+		data, _ := os.ReadFile(path)
+		t.Logf("the server did not see %s within 10s; probe log:\n%s", what, data)
+		is.Fail() // the upstream server sees it within the deadline
 	}
+	return lines
 }
 
 // waitRun polls a run until its status is no longer "running", for at
@@ -142,19 +137,17 @@ func waitRun(t *testing.T, c *client.Client, runID string) p.RunResult {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		run, err := c.InspectRun(testContext(t), runID)
+	var run p.RunResult
+	if !poll.Until(20*time.Second, func() bool {
+		var err error
+		run, err = c.InspectRun(testContext(t), runID)
 		is.NoErr(err) // inspect the run
-		if run.Status != "running" {
-			return run
-		}
-		if time.Now().After(deadline) {
-			t.Logf("run %s still running after 20s", runID)
-			is.Fail() // the run ends within the deadline
-		}
-		<-time.After(10 * time.Millisecond)
+		return run.Status != "running"
+	}) {
+		t.Logf("run %s still running after 20s", runID)
+		is.Fail() // the run ends within the deadline
 	}
+	return run
 }
 
 // echoThenWait is a two-step draft: an echo, then the long-running

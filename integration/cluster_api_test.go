@@ -23,6 +23,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // clusterCounter is the fakemcp connection of the cluster API tests.
@@ -417,7 +418,7 @@ func TestClusterAPIMetricsShowOwnershipAndLeases(t *testing.T) {
 func settledMetrics(t *testing.T, pr *process, ok func(metricstest.Families) bool) metricstest.Families {
 	t.Helper()
 	var f metricstest.Families
-	eventually(t, "the cluster metrics of "+pr.url+" settle", func() bool {
+	poll.For(t, "the cluster metrics of "+pr.url+" settle", settleWait, func() bool {
 		f = scrapeMetrics(t, pr.url)
 		return ok(f)
 	})

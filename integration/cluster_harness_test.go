@@ -17,6 +17,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // testCluster is a real PostgreSQL server and the `mcpflow serve` nodes
@@ -151,7 +152,7 @@ func TestClusterSeedJourneyCountsAcrossNodesOnOneUpstreamSession(t *testing.T) {
 	deployment := buildCounterDeployment(t, onA, "counter.default")
 	for _, id := range []string{"b", "c"} { // whoever listed the catalog, every node knows it
 		cl := c.client(t, id)
-		eventually(t, "node "+id+" knows the catalog listed for node a", func() bool {
+		poll.For(t, "node "+id+" knows the catalog listed for node a", settleWait, func() bool {
 			_, err := cl.InspectCapability(testContext(t), "counter.default.counter")
 			return err == nil
 		})
@@ -177,16 +178,12 @@ func TestClusterSeedJourneyCountsAcrossNodesOnOneUpstreamSession(t *testing.T) {
 // waitForLog polls pr's log until it holds text, failing t after within.
 func waitForLog(t *testing.T, pr *process, text string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		data, _ := os.ReadFile(pr.logs)
-		if strings.Contains(string(data), text) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%q not in %s within %s:\n%s", text, pr.logs, within, data)
-		}
-		<-time.After(50 * time.Millisecond) // poll interval
+	var data []byte
+	if !poll.Until(within, func() bool {
+		data, _ = os.ReadFile(pr.logs)
+		return strings.Contains(string(data), text)
+	}) {
+		t.Fatalf("%q not in %s within %s:\n%s", text, pr.logs, within, data)
 	}
 }
 
@@ -211,16 +208,4 @@ func (c *testCluster) upstreamsOn(id string) int {
 // configOf is the config file node id was last started with.
 func (c *testCluster) configOf(id string) string {
 	return filepath.Join(c.dir, id, "mcpflow.json")
-}
-
-// eventually polls cond until it holds, failing t after 10 s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within 10s: %s", what)
-		}
-		<-time.After(20 * time.Millisecond) // poll interval
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/matryer/is"
 
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // A stdio source whose command fails at start says why, in its status
@@ -28,20 +29,15 @@ func TestConnectErrorOfAStdioSourceShowsItsStderrOnce(t *testing.T) {
 
 	// The status says why the connect failed; a few retries fail the same way.
 	var st p.SessionStatus
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	if !poll.Until(20*time.Second, func() bool {
 		res, err := c.GetConnectionStatuses(testContext(t))
 		is.NoErr(err)
 		is.Equal(len(res.Statuses), 1)
 		st = res.Statuses[0].Session
-		if st.Restarts >= 3 && st.LastError != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Logf("status after 20s: %+v", st)
-			is.Fail() // the connection keeps retrying
-		}
-		<-time.After(50 * time.Millisecond) // poll interval
+		return st.Restarts >= 3 && st.LastError != nil
+	}) {
+		t.Logf("status after 20s: %+v", st)
+		is.Fail() // the connection keeps retrying
 	}
 	lastErr := *st.LastError
 	// The status holds the connect's error, or the server's exit report

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // process is a real `mcpflow serve` subprocess.
@@ -62,23 +63,23 @@ func startProcess(t testing.TB, cfgPath, logName string, extra ...string) *proce
 		}
 	})
 	deadline := time.Now().Add(20 * time.Second)
-	for {
+	if !poll.Until(time.Until(deadline), func() bool {
 		// Bounded too: the listener is bound before Start, and a Start
 		// that takes long holds the request unanswered meanwhile.
-		if err := getBefore(deadline, "http://"+addr+"/healthz"); err == nil {
-			break
+		if getBefore(deadline, "http://"+addr+"/healthz") == nil {
+			return true
 		}
 		select {
 		case <-exited:
 			data, _ := os.ReadFile(logs)
 			t.Logf("mcpflow exited before serving:\n%s", data)
 			is.Fail() // mcpflow serves rather than exiting
-		case <-time.After(20 * time.Millisecond):
+		default:
 		}
-		if time.Now().After(deadline) {
-			t.Logf("mcpflow did not serve on %s within 20s", addr)
-			is.Fail() // mcpflow answers /healthz within the deadline
-		}
+		return false
+	}) {
+		t.Logf("mcpflow did not serve on %s within 20s", addr)
+		is.Fail() // mcpflow answers /healthz within the deadline
 	}
 	return &process{cmd: cmd, url: "ws://" + addr + "/ws", logs: logs, exited: exited}
 }
@@ -217,7 +218,7 @@ func crash(t *testing.T, tool string, runs, killAfter, slowMS int) crashed {
 		}
 	}
 	ctx := testContext(t)
-	eventually(t, "a slow run's call in flight", func() bool {
+	poll.For(t, "a slow run's call in flight", settleWait, func() bool {
 		for _, a := range before {
 			if status, last := runPosition(t, ctx, c, a.id); a.slow && status == "running" && last >= 2 { // created, step_started
 				return true
@@ -292,23 +293,17 @@ func settled(t *testing.T, c *client.Client, id string) p.RunResult {
 	is := is.New(t)
 	is.Helper()
 	ctx := testContext(t)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		run, err := c.InspectRun(ctx, id)
+	var run p.RunResult
+	if !poll.Until(60*time.Second, func() bool {
+		var err error
+		run, err = c.InspectRun(ctx, id)
 		is.NoErr(err) // every acknowledged run survived
-		if run.Status != "running" {
-			return run
-		}
-		if time.Now().After(deadline) {
-			t.Logf("run %s still running after restart", id)
-			is.Fail() // a resumed run ends
-		}
-		select {
-		case <-ctx.Done():
-			is.NoErr(ctx.Err())
-		case <-time.After(20 * time.Millisecond):
-		}
+		return run.Status != "running"
+	}) {
+		t.Logf("run %s still running after restart", id)
+		is.Fail() // a resumed run ends
 	}
+	return run
 }
 
 // TestNothingAcknowledgedIsLostWhenTheProcessIsKilled kills the binary

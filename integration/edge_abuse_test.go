@@ -24,6 +24,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // heapBound is a generous ceiling for the in-use heap during an abuse
@@ -116,13 +117,8 @@ func (m *monitor) settle(t *testing.T, what string) {
 	is := is.New(t)
 	close(m.stop)
 	<-m.done
-	deadline := time.Now().Add(20 * time.Second)
 	g := runtime.NumGoroutine()
-	for g > m.baseline && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond) // polling interval, not a synchronisation
-		g = runtime.NumGoroutine()
-	}
-	if g > m.baseline {
+	if !poll.Until(20*time.Second, func() bool { g = runtime.NumGoroutine(); return g <= m.baseline }) {
 		buf := make([]byte, 1<<20)
 		t.Logf("goroutines left:\n%s", buf[:runtime.Stack(buf, true)])
 	}

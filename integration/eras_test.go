@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -38,6 +37,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 const (
@@ -257,8 +257,8 @@ func TestErasAgainstConformanceServer(t *testing.T) {
 				if !want.listChanged {
 					continue
 				}
-				eraWait(t, id+" hears tools/list_changed", func() bool { return len(w.notifications(id, toolsChanged)) > before })
-				eraWait(t, id+" re-lists its catalog", func() bool { return eraStatus(t, c, id).NodeCount == conformanceTools+1 })
+				poll.For(t, id+" hears tools/list_changed", settleWait, func() bool { return len(w.notifications(id, toolsChanged)) > before })
+				poll.For(t, id+" re-lists its catalog", settleWait, func() bool { return eraStatus(t, c, id).NodeCount == conformanceTools+1 })
 				_, err := c.InspectCapability(ctx, id+"."+transientTool)
 				is.NoErr(err) // the re-listed catalog has the new tool
 			}
@@ -293,7 +293,7 @@ func TestErasKeepalive(t *testing.T) {
 			// The legacy session's answered pings time the test: five of
 			// them span five keepalive intervals.
 			legacy := eraSources[legacyEra]
-			eraWait(t, legacy+" answers five pings", func() bool { return len(w.answered(legacy, "ping")) >= 5 })
+			poll.For(t, legacy+" answers five pings", settleWait, func() bool { return len(w.answered(legacy, "ping")) >= 5 })
 			for _, era := range eras {
 				id := eraSources[era]
 				st := eraStatus(t, c, id)
@@ -344,7 +344,7 @@ func TestErasUpstreamRestart(t *testing.T) {
 				took := time.Since(began)
 				st := eraStatus(t, c, id)
 				if want.sessionID {
-					eraWait(t, id+" reopens its session", func() bool {
+					poll.For(t, id+" reopens its session", settleWait, func() bool {
 						st = eraStatus(t, c, id)
 						return st.Session.State == "open" && st.Session.Generation >= 2
 					})
@@ -405,19 +405,6 @@ func eraStatus(t *testing.T, c *client.Client, id string) p.ConnectionStatus {
 	return p.ConnectionStatus{}
 }
 
-// eraWait polls until ok holds, for at most 10 seconds.
-func eraWait(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Logf("%s: not within 10s", what)
-			is.New(t).Fail() // the awaited state comes within the deadline
-		}
-		<-time.After(10 * time.Millisecond)
-	}
-}
-
 // eraP50 is the median of ds.
 func eraP50(ds []time.Duration) time.Duration {
 	if len(ds) == 0 {
@@ -452,26 +439,17 @@ func startConformanceHTTP(t *testing.T, bin, addr string, stateless bool) *eraUp
 	go func() { u.exited <- cmd.Wait() }()
 	t.Cleanup(func() { u.stop(t) })
 
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			_ = conn.Close()
-			return u
-		}
+	awaitAccepting(t, "the conformance server", addr, 10*time.Second, func() (bool, string) {
 		logs, _ := os.ReadFile(logPath)
-		if time.Now().After(deadline) {
-			t.Logf("conformance server did not accept on %s within 10s: %v\n%s", addr, err, logs)
-			is.Fail() // the conformance server accepts within the deadline
-		}
 		select {
 		case err := <-u.exited:
 			u.exited <- err // for stop
-			t.Logf("conformance server exited before accepting: %v\n%s", err, logs)
-			is.Fail() // the conformance server accepts rather than exiting
-		case <-time.After(20 * time.Millisecond):
+			return true, fmt.Sprintf("%v\n%s", err, logs)
+		default:
+			return false, string(logs)
 		}
-	}
+	})
+	return u
 }
 
 // stop kills the server and waits for it to exit; it may run twice.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // TestServerEverythingOverEveryTransport refreshes server-everything's
@@ -165,24 +167,7 @@ func startEverythingTSServer(t *testing.T, node, preload, script, mode string) s
 
 	logs := func() string { data, _ := os.ReadFile(logPath); return string(data) }
 	began := time.Now()
-	deadline := began.Add(15 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			_ = conn.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Logf("server-everything %s did not accept on %s within 15s: %v\n%s", mode, addr, err, logs())
-			is.Fail() // server-everything accepts within the deadline
-		}
-		select {
-		case <-exited:
-			t.Logf("server-everything %s exited before accepting on %s:\n%s", mode, addr, logs())
-			is.Fail() // server-everything accepts rather than exiting
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	awaitAccepting(t, "server-everything "+mode, addr, 15*time.Second, exitedWhen(exited, logs))
 	bound := everythingListeners(t, port)
 	t.Logf("server-everything %s (pid %d) accepting on %s after %v; listening sockets %v", mode, pgid, addr, time.Since(began).Round(time.Millisecond), bound)
 	if bound != nil {
@@ -293,17 +278,14 @@ func stopEverythingMCPFlow(t *testing.T, pr *process, children []int) {
 		is.Fail() // mcpflow exits after SIGTERM
 	}
 	took := time.Since(began)
-	deadline := time.Now().Add(10 * time.Second)
-	for _, pid := range children {
-		for everythingAlive(pid) {
-			if time.Now().After(deadline) {
+	if !poll.Until(10*time.Second, func() bool { return !slices.ContainsFunc(children, everythingAlive) }) {
+		for _, pid := range children {
+			if everythingAlive(pid) {
 				t.Logf("server process %d still running after mcpflow exited; killing it", pid)
 				_ = syscall.Kill(pid, syscall.SIGKILL)
-				is.Fail() // mcpflow's server process ends with mcpflow
-				break
 			}
-			<-time.After(20 * time.Millisecond)
 		}
+		is.Fail() // mcpflow's server process ends with mcpflow
 	}
 	t.Logf("mcpflow stopped on SIGTERM in %v", took.Round(time.Millisecond))
 }

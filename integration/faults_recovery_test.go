@@ -7,7 +7,6 @@ package integration
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +22,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // hungKeepAlive is the keepalive of TestHungUpstreamIsCutOffAtItsDeadline:
@@ -113,14 +113,8 @@ func TestHungUpstreamIsCutOffAtItsDeadlineAndTheSessionRecovers(t *testing.T) {
 
 	// The frozen process is killed (SIGKILL ends a stopped process) and
 	// a new one serves the new session.
-	deadline := time.Now().Add(10 * time.Second)
-	for faultUpstreams(marker)[frozen] {
-		if time.Now().After(deadline) {
-			t.Logf("frozen upstream %d still there 10s after the new session opened", frozen)
-			is.Fail() // the hung process is killed
-		}
-		time.Sleep(10 * time.Millisecond) // poll interval
-	}
+	poll.For(t, fmt.Sprintf("the frozen upstream %d killed once the new session opened", frozen), 10*time.Second,
+		func() bool { return !faultUpstreams(marker)[frozen] })
 	procs = faultUpstreams(marker)
 	is.Equal(len(procs), 1) // only the new process is left
 	is.True(!procs[frozen])
@@ -193,14 +187,9 @@ func TestToolAddedAtRuntimeAppearsInTheCatalog(t *testing.T) {
 	run := runCompleted(t, c, adder, p.Object{"name": "shout"})
 	is.Equal(run.Output, p.Object{"added": "shout"})
 	added := time.Now()
-	deadline := added.Add(10 * time.Second)
-	for !slices.Contains(capabilityNames(t, c, conn), "shout") {
-		if time.Now().After(deadline) {
-			t.Logf("%s.shout not in the catalog 10s after it was added", conn)
-			is.Fail() // the new tool appears without a refresh
-		}
-		time.Sleep(20 * time.Millisecond) // poll interval
-	}
+	poll.For(t, conn+".shout in the catalog without a refresh", 10*time.Second, func() bool {
+		return slices.Contains(capabilityNames(t, c, conn), "shout")
+	})
 	t.Logf("new tool listed %s after the run that added it", time.Since(added).Round(time.Millisecond))
 	detail, err := c.InspectCapability(ctx, conn+".shout")
 	is.NoErr(err)
@@ -306,25 +295,8 @@ func startFakeHTTP(t testing.TB, addr string) *fakeHTTP {
 		_ = cmd.Process.Kill()
 		<-f.exited
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			_ = conn.Close()
-			return f
-		}
-		select {
-		case <-f.exited:
-			data, _ := os.ReadFile(logs)
-			t.Logf("fakemcp exited before accepting on %s:\n%s", addr, data)
-			is.Fail() // fakemcp serves rather than exiting
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Logf("fakemcp did not accept on %s within 10s: %v", addr, err)
-			is.Fail() // fakemcp accepts within the deadline
-		}
-	}
+	awaitAccepting(t, "fakemcp", addr, 10*time.Second, exitedWhen(f.exited, func() string { data, _ := os.ReadFile(logs); return string(data) }))
+	return f
 }
 
 // kill SIGKILLs the server and waits until it is gone.

@@ -1,14 +1,18 @@
 package integration
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // TestGoRunServeStopsWithTheGoCommand runs the README's first command,
@@ -38,32 +42,23 @@ func TestGoRunServeStopsWithTheGoCommand(t *testing.T) {
 		_ = cmd.Process.Kill()
 		<-exited
 	})
-	deadline := time.Now().Add(2 * time.Minute) // compiling under -race load
-	for {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+	// 2 minutes: compiling under -race load
+	poll.For(t, "go run ./cmd/mcpflow serve serving", 2*time.Minute, func() bool {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
 			resp.Body.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("go run ./cmd/mcpflow serve did not serve within 2 minutes")
-		}
-		time.Sleep(50 * time.Millisecond) // polling until the server answers
-	}
+		return err == nil
+	})
 	servers := descendantsOf(cmd.Process.Pid)
 	is.True(len(servers) > 0) // go run started the server as its child
 	t.Logf("go run %d started %v", cmd.Process.Pid, servers)
 
 	is.NoErr(cmd.Process.Signal(syscall.SIGTERM))
 	<-exited
-	deadline = time.Now().Add(20 * time.Second)
-	for _, pid := range servers {
-		for alive(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("server %d still running 20s after go run was stopped", pid)
-			}
-			time.Sleep(20 * time.Millisecond) // polling until the server is gone
-		}
-	}
+	poll.For(t, fmt.Sprintf("servers %v gone once go run was stopped", servers), 20*time.Second, func() bool {
+		return !slices.ContainsFunc(servers, alive)
+	})
 	_, err := http.Get("http://" + addr + "/healthz")
 	is.True(err != nil) // the port is free again
 }

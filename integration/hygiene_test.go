@@ -17,6 +17,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // hygieneConfig writes a config with sources and a store under dir.
@@ -71,18 +72,13 @@ func descendantsOf(pid int) []int {
 // pidFrom polls path until the script has written a pid to it.
 func pidFrom(t *testing.T, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if data, err := os.ReadFile(path); err == nil && bytes.HasSuffix(data, []byte("\n")) {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-			is.New(t).NoErr(err)
-			return pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pid in %s within 10s", path)
-		}
-		<-time.After(10 * time.Millisecond) // poll interval
-	}
+	data := poll.Value(t, "a pid in "+path, 10*time.Second, func() ([]byte, bool) {
+		data, err := os.ReadFile(path)
+		return data, err == nil && bytes.HasSuffix(data, []byte("\n"))
+	})
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	is.New(t).NoErr(err)
+	return pid
 }
 
 // TestHygieneNoDescendantOutlivesMcpflowKilledWithSIGKILL starts a stdio
@@ -116,17 +112,16 @@ func TestHygieneNoDescendantOutlivesMcpflowKilledWithSIGKILL(t *testing.T) {
 
 	pr.kill(t)
 	killed := time.Now()
-	deadline := killed.Add(2 * time.Second)
-	for _, pid := range tree {
-		for alive(pid) {
-			if time.Now().After(deadline) {
+	if !poll.Until(2*time.Second, func() bool { return !slices.ContainsFunc(tree, alive) }) {
+		for _, pid := range tree {
+			if alive(pid) {
 				data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-				logs, _ := os.ReadFile(pr.logs)
-				t.Logf("process %d (%q) still alive 2s after mcpflow's SIGKILL; its log:\n%s", pid, bytes.ReplaceAll(data, []byte{0}, []byte{' '}), logs)
-				is.Fail() // no descendant of mcpflow survives it by 2 s
+				t.Logf("process %d (%q) still alive 2s after mcpflow's SIGKILL", pid, bytes.ReplaceAll(data, []byte{0}, []byte{' '}))
 			}
-			<-time.After(10 * time.Millisecond) // poll interval
 		}
+		logs, _ := os.ReadFile(pr.logs)
+		t.Logf("mcpflow's log:\n%s", logs)
+		is.Fail() // no descendant of mcpflow survives it by 2 s
 	}
 	t.Logf("all %d descendants gone %s after the SIGKILL", len(tree), time.Since(killed).Round(time.Millisecond))
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/client"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // The connections of the face's server: mcpflow's demo server (counter)
@@ -136,7 +137,7 @@ func startFace(t *testing.T, o faceOptions) *faceServer {
 // (notifications/tools/list_changed tells clients when).
 func (f *faceServer) awaitTools(t *testing.T, names ...string) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("/mcp lists %v", names), func() bool {
+	poll.For(t, fmt.Sprintf("/mcp lists %v", names), settleWait, func() bool {
 		got := goSDK.run(t, f.scenario(listStep()))
 		return !slices.ContainsFunc(names, func(name string) bool {
 			return !slices.ContainsFunc(got.Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == name })
@@ -479,7 +480,7 @@ func TestMCPFaceAClientThatGoesAwayLeavesTheRunRunning(t *testing.T) {
 	d := tsV1.start(t, f.scenario(call))
 	d.awaitMark(t, "in_flight")
 	var runID string
-	eventually(t, "the tool call's run is running", func() bool {
+	poll.For(t, "the tool call's run is running", settleWait, func() bool {
 		runs := f.runs(t)
 		if len(runs) == 1 && runs[0].Status == "running" {
 			runID = runs[0].RunID
@@ -495,7 +496,7 @@ func TestMCPFaceAClientThatGoesAwayLeavesTheRunRunning(t *testing.T) {
 
 	// Another client finds the run's output with mcpflow_get_run.
 	var env envelope
-	eventually(t, "mcpflow_get_run answers the run completed", func() bool {
+	poll.For(t, "mcpflow_get_run answers the run completed", settleWait, func() bool {
 		got := goSDK.run(t, f.scenario(callStep("mcpflow_get_run", map[string]any{"run_id": runID})))
 		_, env = called(t, got.Steps[0])
 		return env.Status != "running"

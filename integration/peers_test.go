@@ -28,6 +28,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // Pinned versions of the third-party peers.
@@ -308,25 +309,16 @@ func startEverythingHTTP(t *testing.T) string {
 		}
 	})
 
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			_ = conn.Close()
-			return addr
-		}
-		if time.Now().After(deadline) {
-			t.Logf("everything server did not accept on %s within 10s: %v\n%s", addr, err, stderr.String())
-			is.Fail() // the everything server accepts within the deadline
-		}
+	awaitAccepting(t, "the everything server", addr, 10*time.Second, func() (bool, string) {
 		select {
 		case err := <-exited:
 			exited <- err // let the cleanup see it too
-			t.Logf("everything server exited before accepting: %v\n%s", err, stderr.String())
-			is.Fail() // the everything server accepts rather than exiting
-		case <-time.After(20 * time.Millisecond):
+			return true, fmt.Sprintf("%v\n%s", err, stderr.String())
+		default:
+			return false, stderr.String()
 		}
-	}
+	})
+	return addr
 }
 
 func TestDemoServerDeathStartsNewProcess(t *testing.T) {
@@ -376,18 +368,12 @@ func waitForStatus(t *testing.T, c *client.Client, ok func(p.ConnectionStatus) b
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		st := onlyStatus(t, c)
-		if ok(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Logf("session status is %+v after 10s (last error %v)", st.Session, deref(st.Session.LastError))
-			is.Fail() // the session reaches the awaited status within the deadline
-		}
-		<-time.After(10 * time.Millisecond)
+	var st p.ConnectionStatus
+	if !poll.Until(10*time.Second, func() bool { st = onlyStatus(t, c); return ok(st) }) {
+		t.Logf("session status is %+v after 10s (last error %v)", st.Session, deref(st.Session.LastError))
+		is.Fail() // the session reaches the awaited status within the deadline
 	}
+	return st
 }
 
 // readPID reads the PID the wrapper script recorded.

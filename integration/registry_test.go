@@ -16,6 +16,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // TestRegistrySourceGoesLiveSurvivesARestartAndIsRemoved adds a real stdio
@@ -78,17 +79,10 @@ func TestRegistrySourceGoesLiveSurvivesARestartAndIsRemoved(t *testing.T) {
 	applied = apply(t, c)
 	is.Equal(applied.Removed, []string{"reg.fake"})
 	is.Equal(applied.ConnectionCount, 0)
-	deadline := time.After(10 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for alive(upstream) {
-		select {
-		case <-tick.C:
-		case <-deadline:
-			logs, _ := os.ReadFile(second.logs)
-			t.Logf("fakemcp %d still running 10s after the apply\n%s", upstream, logs)
-			is.Fail() // the removed source's upstream process exits
-		}
+	if !poll.Until(10*time.Second, func() bool { return !alive(upstream) }) {
+		logs, _ := os.ReadFile(second.logs)
+		t.Logf("fakemcp %d still running 10s after the apply\n%s", upstream, logs)
+		is.Fail() // the removed source's upstream process exits
 	}
 	is.Equal(len(upstreams(t, second.cmd.Process.Pid)), 0)
 	_, err = c.InspectCapability(ctx, "reg.fake.counter")

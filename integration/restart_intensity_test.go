@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // stormInitDelay is how long the storm's upstream holds back its answer
@@ -243,7 +244,7 @@ func TestACrashLoopDegradesTheConnectionUntilTheServerIsFixed(t *testing.T) {
 	degradedNaming := func(stderr string) p.SessionStatus {
 		t.Helper()
 		var st p.SessionStatus
-		eventually(t, "the connection degrades, its last error naming the server's stderr", func() bool {
+		poll.For(t, "the connection degrades, its last error naming the server's stderr", settleWait, func() bool {
 			st = onlyStatus(t, c).Session
 			return st.State == "degraded" && strings.Contains(fmt.Sprint(deref(st.LastError)), stderr)
 		})
@@ -264,7 +265,7 @@ func TestACrashLoopDegradesTheConnectionUntilTheServerIsFixed(t *testing.T) {
 	fixed := func() {
 		t.Helper()
 		is.NoErr(os.WriteFile(faultFile, nil, 0o600))
-		eventually(t, "the probe reopens the connection", func() bool { return onlyStatus(t, c).Session.State == "open" })
+		poll.For(t, "the probe reopens the connection", settleWait, func() bool { return onlyStatus(t, c).Session.State == "open" })
 		_, run, err := runToEnd(c, deployment, 10)
 		is.NoErr(err)
 		is.Equal(run.Status, "completed") // served again, no operator action
@@ -284,7 +285,7 @@ func TestACrashLoopDegradesTheConnectionUntilTheServerIsFixed(t *testing.T) {
 	// of the fixed session, which served a call, does not count.
 	before = onlyStatus(t, c).Session.Restarts
 	breakServer("exit-on-call")
-	eventually(t, "the killed session is reopened", func() bool {
+	poll.For(t, "the killed session is reopened", settleWait, func() bool {
 		st := onlyStatus(t, c).Session
 		return st.State == "open" && st.Restarts == before+1
 	})
@@ -308,7 +309,7 @@ func TestACrashLoopDegradesTheConnectionUntilTheServerIsFixed(t *testing.T) {
 	// The admin events tell the story (they are recorded off the
 	// supervisor's inbox, so the last may land a little later).
 	counts := map[string]int{}
-	eventually(t, "the admin events record both degradations and recoveries", func() bool {
+	poll.For(t, "the admin events record both degradations and recoveries", settleWait, func() bool {
 		var events p.ListAdminEventsResult
 		is.NoErr(c.Call(ctx, p.MethodAdminEventsList, p.Object{}, &events))
 		clear(counts)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // serversMarked lists the live fakemcp processes below this test process
@@ -38,20 +39,10 @@ func awaitServers(t *testing.T, marker string, n int) {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	deadline := time.After(10 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		live := serversMarked(marker)
-		if len(live) == n {
-			return
-		}
-		select {
-		case <-tick.C:
-		case <-deadline:
-			t.Logf("%d fakemcp processes alive (%v), want %d", len(live), live, n)
-			is.Fail() // the stdio servers are as many as the live sessions
-		}
+	var live []int
+	if !poll.Until(10*time.Second, func() bool { live = serversMarked(marker); return len(live) == n }) {
+		t.Logf("%d fakemcp processes alive (%v), want %d", len(live), live, n)
+		is.Fail() // the stdio servers are as many as the live sessions
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
 	"github.com/mcpflow/mcpflow/fakes"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // transcript records every answer and every error a client got, to grep
@@ -71,17 +72,12 @@ func (tr *transcript) must(method string, params any) map[string]any {
 // every attempt, and returns the last outcome.
 func (tr *transcript) eventually(method string, params any, done func(json.RawMessage, error) bool) (json.RawMessage, error) {
 	tr.t.Helper()
-	deadline := time.Now().Add(45 * time.Second)
-	for {
-		raw, err := tr.call(method, params)
-		if done(raw, err) {
-			return raw, err
-		}
-		if time.Now().After(deadline) {
-			tr.t.Fatalf("%s: no final outcome within 45s: %v", method, err)
-		}
-		time.Sleep(100 * time.Millisecond) // polling: the session reconnects on its own backoff
+	var raw json.RawMessage
+	var err error
+	if !poll.Until(45*time.Second, func() bool { raw, err = tr.call(method, params); return done(raw, err) }) {
+		tr.t.Fatalf("%s: no final outcome within 45s: %v", method, err)
 	}
+	return raw, err
 }
 
 func succeeded(_ json.RawMessage, err error) bool { return err == nil }
@@ -89,17 +85,14 @@ func succeeded(_ json.RawMessage, err error) bool { return err == nil }
 // finished polls a run until it is no longer running.
 func (tr *transcript) finished(runID string) map[string]any {
 	tr.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		run := tr.must("workflow.runs.inspect", map[string]any{"run_id": runID})
-		if run["status"] != "running" {
-			return run
-		}
-		if time.Now().After(deadline) {
-			tr.t.Fatalf("run %s still running after 30s", runID)
-		}
-		time.Sleep(20 * time.Millisecond) // polling the run's state
+	var run map[string]any
+	if !poll.Until(30*time.Second, func() bool {
+		run = tr.must("workflow.runs.inspect", map[string]any{"run_id": runID})
+		return run["status"] != "running"
+	}) {
+		tr.t.Fatalf("run %s still running after 30s", runID)
 	}
+	return run
 }
 
 // deployTool saves a one-step workflow around connID's tool and its

@@ -21,6 +21,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // shutdownBudget is serve's default --shutdown-timeout.
@@ -124,25 +125,22 @@ func runningRuns(t *testing.T, c *client.Client, n int) []string {
 	is := is.New(t)
 	is.Helper()
 	ctx := testContext(t)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var ids []string
+	if !poll.Until(20*time.Second, func() bool {
 		res, err := c.ListRuns(ctx, p.ListRunsParams{})
 		is.NoErr(err)
-		var ids []string
+		ids = nil
 		for _, r := range res.Runs {
 			if r.Status == "running" {
 				ids = append(ids, r.RunID)
 			}
 		}
-		if len(ids) >= n {
-			return ids
-		}
-		if time.Now().After(deadline) {
-			t.Logf("%d of %d runs running after 20s", len(ids), n)
-			is.Fail() // the runs start
-		}
-		time.Sleep(20 * time.Millisecond) // poll interval
+		return len(ids) >= n
+	}) {
+		t.Logf("%d of %d runs running after 20s", len(ids), n)
+		is.Fail() // the runs start
 	}
+	return ids
 }
 
 // TestShutdownOnSIGTERMAnswersWaitingRunStartsAndExitsCleanly sends
@@ -244,14 +242,7 @@ func TestShutdownOnSIGTERMWithFiveHungServers(t *testing.T) {
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		is.NoErr(err)
-		gone := time.Now().Add(5 * time.Second)
-		for syscall.Kill(pid, 0) == nil {
-			if time.Now().After(gone) {
-				t.Logf("hung server %d outlived mcpflow", pid)
-				is.Fail() // no hung server outlives mcpflow
-			}
-			time.Sleep(20 * time.Millisecond) // poll interval
-		}
+		poll.For(t, fmt.Sprintf("hung server %d gone with mcpflow", pid), 5*time.Second, func() bool { return syscall.Kill(pid, 0) != nil })
 	}
 }
 
@@ -327,16 +318,11 @@ func TestShutdownSecondSignalStopsAtOnce(t *testing.T) {
 	is.Equal(res.Status, "running")
 
 	is.NoErr(pr.cmd.Process.Signal(syscall.SIGTERM)) // the first signal begins the stop
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.For(t, "the stop begins", 10*time.Second, func() bool {
 		logs, err := os.ReadFile(pr.logs)
 		is.NoErr(err)
-		if strings.Contains(string(logs), "shutting down") {
-			break
-		}
-		is.True(time.Now().Before(deadline)) // the stop begins
-		time.Sleep(10 * time.Millisecond)    // poll interval
-	}
+		return strings.Contains(string(logs), "shutting down")
+	})
 	code, elapsed := pr.terminate(t) // the second
 	t.Logf("second SIGTERM: exit %d after %s", code, elapsed.Round(time.Millisecond))
 	is.Equal(code, 1)                // not a clean stop

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/reply/replytest"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // answer is an answer for the tests.
@@ -34,19 +35,6 @@ func router(t *testing.T) (*actor.Engine, *reply.Router) {
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err) // new engine
 	return e, replytest.Router(t, e, "test")
-}
-
-// waitFor polls cond until it holds or patience runs out.
-func waitFor(t *testing.T, cond func() bool) bool {
-	t.Helper()
-	deadline := time.Now().Add(patience)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(time.Millisecond)
-	}
-	return true
 }
 
 func TestAnAnswerSentToTheAddressReachesTheWaiter(t *testing.T) {
@@ -158,7 +146,7 @@ func TestManyConcurrentAnswersNeverBlockTheirSenders(t *testing.T) {
 		is.NoErr(err)
 		is.Equal(got.Text, string(rune('a'+i%26))) // the first answer of each
 	}
-	is.True(waitFor(t, func() bool { return r.Waiting() == 0 })) // nothing left behind
+	poll.For(t, "no waiter left behind", patience, func() bool { return r.Waiting() == 0 })
 }
 
 func TestTheZeroAddressAsksForNoAnswer(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/run"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // TestHaltStopsARunWithoutEndingIt: a run halted (as at shutdown) while
@@ -33,15 +34,10 @@ func TestHaltStopsARunWithoutEndingIt(t *testing.T) {
 
 	// Wait until the commit that lists the call is stored (the call goes
 	// out right after it).
-	deadline := time.Now().Add(patience)
-	for {
+	poll.For(t, "the call committed", patience, func() bool {
 		r, err := w.store.GetRun(wait(t), "run-halt")
-		if err == nil && r.Checkpoint != nil && len(r.Checkpoint.Calls) == 1 {
-			break
-		}
-		is.True(time.Now().Before(deadline)) // the call is committed in time
-		time.Sleep(5 * time.Millisecond)     // poll interval
-	}
+		return err == nil && r.Checkpoint != nil && len(r.Checkpoint.Calls) == 1
+	})
 	w.engine.Send(pid, run.Halt{})
 	stopped, err := done.Wait(wait(t))
 	final := stopped.Run

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -319,41 +320,51 @@ func (w *world) spawnPlan(t *testing.T, id string, plan workflow.Plan, targets m
 }
 
 func TestAFailingStepIsRetriedAsOftenAsItSays(t *testing.T) {
-	is := is.New(t)
-	w := newWorld(t)
-	plan := w.plan(t, "echo")
-	two := 2
-	plan.Nodes[0].Retry = &two
-	// The step's connection does not exist: every attempt fails.
-	targets := map[string]run.Target{"fake.one.echo": {Connection: "fake.gone", Tool: "echo"}}
-	final := w.spawnPlan(t, "run-retry", plan, targets, workflow.Object{"message": "hi"}, time.Time{})
-	is.Equal(final.Status, store.RunFailed)
-	is.True(strings.Contains(*final.Error, "after 3 attempts")) // the first attempt and two retries
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		w := newWorld(t)
+		plan := w.plan(t, "echo")
+		two := 2
+		plan.Nodes[0].Retry = &two
+		// The step's connection does not exist: every attempt fails.
+		targets := map[string]run.Target{"fake.one.echo": {Connection: "fake.gone", Tool: "echo"}}
+		final := w.spawnPlan(t, "run-retry", plan, targets, workflow.Object{"message": "hi"}, time.Time{})
+		is.Equal(final.Status, store.RunFailed)
+		is.True(strings.Contains(*final.Error, "after 3 attempts")) // the first attempt and two retries
+	})
 }
 
 func TestTheRunDeadlineStopsARunAndItsCallUpstream(t *testing.T) {
-	is := is.New(t)
-	w := newWorld(t)
-	plan := w.plan(t, "sleep")
-	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
-	is.NoErr(err)
-	final := w.spawnPlan(t, "run-late", plan, targets, workflow.Object{"ms": 60_000}, time.Now().Add(100*time.Millisecond))
-	is.Equal(final.Status, store.RunFailed)
-	is.True(strings.HasPrefix(*final.Error, "run deadline "))
-	is.True(strings.HasSuffix(*final.Error, `passed, while step "call" was running`)) // it says where the run stopped
-	stored, err := w.store.GetRun(wait(t), "run-late")
-	is.NoErr(err)
-	is.Equal(stored.Status, store.RunFailed) // committed
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		w := newWorld(t)
+		plan := w.plan(t, "sleep")
+		targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
+		is.NoErr(err)
+		began := time.Now()
+		final := w.spawnPlan(t, "run-late", plan, targets, workflow.Object{"ms": 60_000}, began.Add(100*time.Millisecond))
+		is.Equal(time.Since(began), 100*time.Millisecond) // stopped at its deadline to the tick (the bubble's clock)
+		is.Equal(final.Status, store.RunFailed)
+		is.True(strings.HasPrefix(*final.Error, "run deadline "))
+		is.True(strings.HasSuffix(*final.Error, `passed, while step "call" was running`)) // it says where the run stopped
+		stored, err := w.store.GetRun(wait(t), "run-late")
+		is.NoErr(err)
+		is.Equal(stored.Status, store.RunFailed) // committed
+	})
 }
 
 func TestAStepThatOverrunsItsTimeoutFailsSayingSo(t *testing.T) {
-	is := is.New(t)
-	w := newWorld(t)
-	plan := w.plan(t, "sleep")
-	one := 1
-	plan.Nodes[0].TimeoutSeconds = &one
-	_, final := w.start(t, "run-timeout", plan, workflow.Object{"ms": 60_000})
-	is.Equal(final.Status, store.RunFailed)
-	t.Log(*final.Error)
-	is.True(strings.Contains(*final.Error, "no answer within 1s (the step's timeout)")) // the error says it was the timeout
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		w := newWorld(t)
+		plan := w.plan(t, "sleep")
+		one := 1
+		plan.Nodes[0].TimeoutSeconds = &one
+		began := time.Now()
+		_, final := w.start(t, "run-timeout", plan, workflow.Object{"ms": 60_000})
+		is.Equal(final.Status, store.RunFailed)
+		t.Log(*final.Error)
+		is.True(strings.Contains(*final.Error, "no answer within 1s (the step's timeout)")) // the error says it was the timeout
+		is.Equal(time.Since(began), time.Second)                                            // at the timeout to the tick (the bubble's clock)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/matryer/is"
@@ -40,22 +41,24 @@ func TestACallLostWithItsSessionFailsTheStepWithSessionLost(t *testing.T) {
 }
 
 func TestALostCallSafeToRepeatIsSentAgainOnTheNewSession(t *testing.T) {
-	is := is.New(t)
-	w := newWorld(t)
-	plan := w.plan(t, "idle") // annotated idempotentHint
-	lookup := w.capabilities(t)
-	go func() {
-		if w.rec.WaitForToolCalls(1, patience) {
-			w.mem.KillAll() // the upstream dies under the first attempt
-		}
-	}()
-	_, final := w.startWith(t, "run-safe", plan, workflow.Object{"ms": 300}, workflow.Options{Capability: lookup})
-	is.Equal(final.Status, store.RunCompleted)
-	trace, err := w.store.ReadTrace(wait(t), "run-safe", 0, 0)
-	is.NoErr(err)
-	is.Equal(trace[0].Attempts, 2)
-	is.Equal(trace[0].Generation, int64(2)) // it ran on the second session
-	is.Equal(len(w.rec.ToolCalls()), 2)
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		w := newWorld(t)
+		plan := w.plan(t, "idle") // annotated idempotentHint
+		lookup := w.capabilities(t)
+		go func() {
+			if w.rec.WaitForToolCalls(1, patience) {
+				w.mem.KillAll() // the upstream dies under the first attempt
+			}
+		}()
+		_, final := w.startWith(t, "run-safe", plan, workflow.Object{"ms": 300}, workflow.Options{Capability: lookup})
+		is.Equal(final.Status, store.RunCompleted)
+		trace, err := w.store.ReadTrace(wait(t), "run-safe", 0, 0)
+		is.NoErr(err)
+		is.Equal(trace[0].Attempts, 2)
+		is.Equal(trace[0].Generation, int64(2)) // it ran on the second session
+		is.Equal(len(w.rec.ToolCalls()), 2)
+	})
 }
 
 func TestAWorkflowMayRouteSessionLost(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -184,31 +185,33 @@ func TestTracingAFailedRunEndsItsSpansWithTheError(t *testing.T) {
 }
 
 func TestTracingACallThatFailsRecordsItsErrorAndAttempts(t *testing.T) {
-	is := is.New(t)
-	rec := traced(t)
-	w := newWorld(t)
-	plan := w.plan(t, "echo")
-	one := 1
-	plan.Nodes[0].Retry = &one
-	targets := map[string]run.Target{"fake.one.echo": {Connection: "fake.gone", Tool: "echo"}}
-	final := w.spawnPlan(t, "run-traced-retry", plan, targets, workflow.Object{"message": "hi"}, time.Time{})
-	is.Equal(final.Status, store.RunFailed)
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		rec := traced(t)
+		w := newWorld(t)
+		plan := w.plan(t, "echo")
+		one := 1
+		plan.Nodes[0].Retry = &one
+		targets := map[string]run.Target{"fake.one.echo": {Connection: "fake.gone", Tool: "echo"}}
+		final := w.spawnPlan(t, "run-traced-retry", plan, targets, workflow.Object{"message": "hi"}, time.Time{})
+		is.Equal(final.Status, store.RunFailed)
 
-	_, steps := checkTree(t, spansOf(rec, "run-traced-retry"), "run-traced-retry")
-	call := steps[workflow.CallStep][0]
-	is.Equal(attr(call, "mcpflow.step.attempts"), "2")
-	is.Equal(call.Status().Code, codes.Error)
-	attempts, exceptions := 0, 0
-	for _, e := range call.Events() {
-		switch e.Name {
-		case "attempt":
-			attempts++
-		case "exception":
-			exceptions++
+		_, steps := checkTree(t, spansOf(rec, "run-traced-retry"), "run-traced-retry")
+		call := steps[workflow.CallStep][0]
+		is.Equal(attr(call, "mcpflow.step.attempts"), "2")
+		is.Equal(call.Status().Code, codes.Error)
+		attempts, exceptions := 0, 0
+		for _, e := range call.Events() {
+			switch e.Name {
+			case "attempt":
+				attempts++
+			case "exception":
+				exceptions++
+			}
 		}
-	}
-	is.Equal(attempts, 2)   // one event per attempt, in one span
-	is.Equal(exceptions, 1) // the error recorded
+		is.Equal(attempts, 2)   // one event per attempt, in one span
+		is.Equal(exceptions, 1) // the error recorded
+	})
 }
 
 // startSleeping spawns a run actor of a 60 s sleep and waits until its call

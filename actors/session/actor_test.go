@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/matryer/is"
@@ -92,18 +93,20 @@ func TestToolWithoutStructuredContentYieldsContent(t *testing.T) {
 }
 
 func TestPassedDeadlineFailsTheCallAndKeepsTheSession(t *testing.T) {
-	is := is.New(t)
-	rec := fakes.NewRecording(fakes.NewInMemory(nil))
-	e, pid := spawn(t, rec, testOptions())
-	mustCall(t, e, pid, "counter", nil) // open the session first
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		rec := fakes.NewRecording(fakes.NewInMemory(nil))
+		e, pid := spawn(t, rec, testOptions())
+		mustCall(t, e, pid, "counter", nil) // open the session first
 
-	began := time.Now()
-	r := await(t, send(e, pid, "sleep", map[string]any{"ms": 5000}, 100*time.Millisecond))
-	is.True(r.Error.Err() != nil)                               // the deadline ended the call
-	is.True(errors.Is(r.Error.Err(), context.DeadlineExceeded)) // and says so
-	is.True(time.Since(began) < 2*time.Second)                  // at the deadline, not after the sleep
-	is.Equal(mustCall(t, e, pid, "counter", nil)["count"], 2.0) // the same server answers
-	is.Equal(rec.SessionsCreated(), 1)
+		began := time.Now()
+		r := await(t, send(e, pid, "sleep", map[string]any{"ms": 5000}, 100*time.Millisecond))
+		is.True(r.Error.Err() != nil)                               // the deadline ended the call
+		is.True(errors.Is(r.Error.Err(), context.DeadlineExceeded)) // and says so
+		is.Equal(time.Since(began), 100*time.Millisecond)           // at the deadline to the tick, not after the sleep (the bubble's clock)
+		is.Equal(mustCall(t, e, pid, "counter", nil)["count"], 2.0) // the same server answers
+		is.Equal(rec.SessionsCreated(), 1)
+	})
 }
 
 func TestCallAlreadyPastItsDeadlineFailsWithErrDeadline(t *testing.T) {
@@ -212,15 +215,17 @@ func TestCrashingToolFailsAndTheNextCallReconnects(t *testing.T) {
 }
 
 func TestACallWaitsThroughAFailedConnectForTheRetry(t *testing.T) {
-	is := is.New(t)
-	factory := &flakyFactory{inner: fakes.NewInMemory(nil), failures: 2}
-	e, pid := spawn(t, factory, testOptions())
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		factory := &flakyFactory{inner: fakes.NewInMemory(nil), failures: 2}
+		e, pid := spawn(t, factory, testOptions())
 
-	r := call(t, e, pid, "counter", nil) // waits through two refused connects
-	is.NoErr(r.Error.Err())
-	is.Equal(fakes.ToolOutput(t, r)["count"], 1.0)
-	is.Equal(r.Generation, int64(1))
-	is.Equal(factory.attempts.Load(), int32(3)) // two refused, one that worked
+		r := call(t, e, pid, "counter", nil) // waits through two refused connects
+		is.NoErr(r.Error.Err())
+		is.Equal(fakes.ToolOutput(t, r)["count"], 1.0)
+		is.Equal(r.Generation, int64(1))
+		is.Equal(factory.attempts.Load(), int32(3)) // two refused, one that worked
+	})
 }
 
 func TestFailedConnectReportsBackoffStatus(t *testing.T) {

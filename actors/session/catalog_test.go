@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/matryer/is"
@@ -73,54 +74,58 @@ func TestToolListChangedSendsAFreshCatalogToTheParent(t *testing.T) {
 // run (here: it waited in the queue past its deadline) it must be dropped,
 // not answered through a nil reply.
 func TestUnrunnableCatalogRefreshDoesNotPanic(t *testing.T) {
-	is := is.New(t)
-	opts := testOptions()
-	opts.MaxInFlight = 1
-	opts.CallTimeout = 50 * time.Millisecond // the re-list's deadline
-	newServer, servers := fakes.Handing(nil)
-	h := spawnWithParent(t, fakes.NewInMemory(newServer), opts)
-	mustCall(t, h.engine, h.pid, "counter", nil)
-	server := <-servers
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		opts := testOptions()
+		opts.MaxInFlight = 1
+		opts.CallTimeout = 50 * time.Millisecond // the re-list's deadline
+		newServer, servers := fakes.Handing(nil)
+		h := spawnWithParent(t, fakes.NewInMemory(newServer), opts)
+		mustCall(t, h.engine, h.pid, "counter", nil)
+		server := <-servers
 
-	busy := send(h.engine, h.pid, "sleep", map[string]any{"ms": 5000}, time.Second)
-	server.RemoveTools("crash") // the re-list queues behind the sleep
-	r := await(t, busy)
-	is.True(r.Error.Err() != nil) // the sleep hit its deadline
-	// The re-list, expired by now, left the queue when the sleep finished;
-	// this call is handled after that.
-	mustCall(t, h.engine, h.pid, "counter", nil)
-	select {
-	case p := <-h.panics:
-		t.Logf("session actor panicked: %v", p)
-		is.Fail() // the session actor must not panic
-	default:
-	}
+		busy := send(h.engine, h.pid, "sleep", map[string]any{"ms": 5000}, time.Second)
+		server.RemoveTools("crash") // the re-list queues behind the sleep
+		r := await(t, busy)
+		is.True(r.Error.Err() != nil) // the sleep hit its deadline
+		// The re-list, expired by now, left the queue when the sleep finished;
+		// this call is handled after that.
+		mustCall(t, h.engine, h.pid, "counter", nil)
+		select {
+		case p := <-h.panics:
+			t.Logf("session actor panicked: %v", p)
+			is.Fail() // the session actor must not panic
+		default:
+		}
+	})
 }
 
 func TestASourceDownAtStartListsItsCatalogOnceItIsUp(t *testing.T) {
-	is := is.New(t)
-	opts := testOptions()
-	opts.CatalogMaxAge = time.Minute
-	factory := &flakyFactory{inner: fakes.NewInMemory(nil), failures: 2}
-	h := spawnWithParent(t, factory, opts)
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		opts := testOptions()
+		opts.CatalogMaxAge = time.Minute
+		factory := &flakyFactory{inner: fakes.NewInMemory(nil), failures: 2}
+		h := spawnWithParent(t, factory, opts)
 
-	// The first listing (a warm-up) fails with the connect: the source is
-	// down.
-	w := expect[session.CatalogListed](h.engine)
-	h.engine.Send(h.pid, session.ListCatalog{Deadline: time.Now().Add(patience), Reply: w.To()})
-	first := await(t, w)
-	is.True(errors.Is(first.Error.Err(), session.ErrUnavailable))
-	is.True(strings.Contains(first.Error.Err().Error(), "upstream refused")) // at once, with the cause
+		// The first listing (a warm-up) fails with the connect: the source is
+		// down.
+		w := expect[session.CatalogListed](h.engine)
+		h.engine.Send(h.pid, session.ListCatalog{Deadline: time.Now().Add(patience), Reply: w.To()})
+		first := await(t, w)
+		is.True(errors.Is(first.Error.Err(), session.ErrUnavailable))
+		is.True(strings.Contains(first.Error.Err().Error(), "upstream refused")) // at once, with the cause
 
-	// Nobody asks again, yet the catalog arrives once the source is up.
-	select {
-	case listed := <-h.catalogs:
-		is.NoErr(listed.Error.Err())
-		is.True(len(listed.Snapshot.Tools) > 0)
-		is.Equal(factory.attempts.Load(), int32(3)) // two refused connects, then one that worked
-	case <-time.After(patience):
-		is.Fail() // the background retry lists the catalog
-	}
+		// Nobody asks again, yet the catalog arrives once the source is up.
+		select {
+		case listed := <-h.catalogs:
+			is.NoErr(listed.Error.Err())
+			is.True(len(listed.Snapshot.Tools) > 0)
+			is.Equal(factory.attempts.Load(), int32(3)) // two refused connects, then one that worked
+		case <-time.After(patience):
+			is.Fail() // the background retry lists the catalog
+		}
+	})
 }
 
 func TestAnOpenSessionListsItsCatalogAgainOnceItIsStale(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
@@ -21,6 +20,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/fakes"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // dialCounter is a streamable HTTP MCP endpoint that counts the TCP
@@ -131,21 +131,15 @@ func (d *dialCounter) awaitQuiet(t *testing.T, n int) {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	deadline := time.Now().Add(patience)
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for {
+	var active int
+	if !poll.Until(patience, func() bool {
 		d.mu.Lock()
-		active := len(d.active)
-		d.mu.Unlock()
-		if active <= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Logf("%d connections still serving after %s", active, patience)
-			is.Fail() // the calls' connections go idle
-		}
-		<-tick.C
+		defer d.mu.Unlock()
+		active = len(d.active)
+		return active <= n
+	}) {
+		t.Logf("%d connections still serving after %s", active, patience)
+		is.Fail() // the calls' connections go idle
 	}
 }
 

@@ -3,7 +3,6 @@
 package session_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/metrics/metricstest"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/fakes"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // status asks pid for its live status.
@@ -53,18 +53,10 @@ func TestAFailedStdioConnectSaysWhatTheServerWroteToStderrAndLogsItOnce(t *testi
 	is.True(!strings.Contains(msg, "s3cr3t-value"))                                // never a secret
 
 	// Retries fail the same way: the status says why, the log said it once.
-	deadline := time.Now().Add(patience)
-	for {
+	poll.For(t, "three connect failures: the connection keeps retrying", patience, func() bool {
 		n, _ := metricstest.Gather(t, opts.Metrics.Registry()).Value("mcpflow_session_connect_failures_total", "connection", conn.ID)
-		if n >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Logf("%v connect failures within %s", n, patience)
-			is.Fail() // the connection keeps retrying
-		}
-		<-time.After(10 * time.Millisecond) // poll interval
-	}
+		return n >= 3
+	})
 	st := status(t, e, pid)
 	is.True(strings.Contains(st.LastError, "Cannot find module ./nope.js"))
 	is.True(!strings.Contains(st.LastError, "s3cr3t-value"))
@@ -98,17 +90,10 @@ func TestSessionGaugesAndCallLatencyFollowTheActor(t *testing.T) {
 	is.Equal(inFlight, 0.0) // the listing at open is done too
 
 	stop(t, e, pid)
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
-	defer cancel()
-	for { // the actor's last message is handled just after it is gone
+	// the actor's last message is handled just after it is gone
+	poll.For(t, "a stopped actor holds no session", patience, func() bool {
 		open, _ = metricstest.Gather(t, opts.Metrics.Registry()).Value("mcpflow_sessions_open", "connection", connID)
-		if open == 0 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			is.Equal(open, 0.0) // a stopped actor holds no session
-		case <-time.After(5 * time.Millisecond): // poll interval
-		}
-	}
+		return open == 0
+	})
+	is.Equal(open, 0.0) // a stopped actor holds no session
 }

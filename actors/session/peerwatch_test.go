@@ -13,6 +13,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/fakes"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // openOverHTTP opens a session to a streamable HTTP endpoint of its own,
@@ -50,17 +51,9 @@ func TestACutNotificationStreamKeepsItsSession(t *testing.T) {
 	upstream.CloseClientConnections() // a proxy cuts the stream; the server lives on
 
 	// The stream's end sends a ping, which the server answers.
-	deadline := time.Now().Add(patience)
-	for !liveStatus(t, h.engine, h.pid).LastSuccessAt.After(opened) {
-		if time.Now().After(deadline) {
-			is.Fail() // a ping checked the session after the cut
-		}
-		select {
-		case <-time.After(5 * time.Millisecond): // polling interval
-		case <-t.Context().Done():
-			return
-		}
-	}
+	poll.For(t, "a ping checked the session after the cut", patience, func() bool {
+		return liveStatus(t, h.engine, h.pid).LastSuccessAt.After(opened)
+	})
 	st := liveStatus(t, h.engine, h.pid)
 	is.Equal(st.State, session.StateOpen) // the session is kept
 	is.Equal(st.Generation, int64(1))

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -383,20 +384,22 @@ func TestACallInFlightWhenItsSessionDiesFailsWithSessionLost(t *testing.T) {
 }
 
 func TestTheStatusCountsCallsInFlightLive(t *testing.T) {
-	is := is.New(t)
-	rec := fakes.NewRecording(fakes.NewInMemory(nil))
-	e, pid := spawn(t, rec, testOptions())
-	mustCall(t, e, pid, "counter", nil)
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		rec := fakes.NewRecording(fakes.NewInMemory(nil))
+		e, pid := spawn(t, rec, testOptions())
+		mustCall(t, e, pid, "counter", nil)
 
-	w := send(e, pid, "sleep", map[string]any{"ms": 300}, 10*time.Second)
-	is.True(rec.WaitForToolCalls(2, patience))
-	st := liveStatus(t, e, pid)
-	is.Equal(st.CallsInFlight, 1) // while it runs, not only at state changes
-	is.Equal(st.State, session.StateOpen)
-	is.NoErr(await(t, w).Error.Err())
-	st = liveStatus(t, e, pid)
-	is.Equal(st.CallsInFlight, 0)
-	is.True(!st.LastSuccessAt.IsZero())
+		w := send(e, pid, "sleep", map[string]any{"ms": 300}, 10*time.Second)
+		is.True(rec.WaitForToolCalls(2, patience))
+		st := liveStatus(t, e, pid)
+		is.Equal(st.CallsInFlight, 1) // while it runs, not only at state changes
+		is.Equal(st.State, session.StateOpen)
+		is.NoErr(await(t, w).Error.Err())
+		st = liveStatus(t, e, pid)
+		is.Equal(st.CallsInFlight, 0)
+		is.True(!st.LastSuccessAt.IsZero())
+	})
 }
 
 // blackhole drops every message written while on, as an upstream that

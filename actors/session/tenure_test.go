@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/matryer/is"
@@ -69,17 +70,19 @@ func TestACallAfterTheTenureEndedIsNotSentUpstream(t *testing.T) {
 }
 
 func TestANodeWhoseTenureEndedOpensNoSession(t *testing.T) {
-	is := is.New(t)
-	ten := newTenure()
-	ten.end()
-	opts := testOptions()
-	opts.Tenure = ten
-	rec := fakes.NewRecording(fakes.NewInMemory(nil))
-	e, pid := spawn(t, rec, opts)
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		ten := newTenure()
+		ten.end()
+		opts := testOptions()
+		opts.Tenure = ten
+		rec := fakes.NewRecording(fakes.NewInMemory(nil))
+		e, pid := spawn(t, rec, opts)
 
-	r := send(e, pid, "counter", nil, 300*time.Millisecond)
-	got := await(t, r)
-	is.True(got.Error != nil)          // the call fails
-	is.Equal(rec.SessionsCreated(), 0) // no upstream session was opened
-	is.True(!ten.claimed())            // and no generation was claimed
+		r := send(e, pid, "counter", nil, 300*time.Millisecond)
+		got := await(t, r)
+		is.True(got.Error != nil)          // the call fails
+		is.Equal(rec.SessionsCreated(), 0) // no upstream session was opened
+		is.True(!ten.claimed())            // and no generation was claimed
+	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/fakes"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // patience bounds every wait that only a broken actor would reach.
@@ -173,19 +174,10 @@ func (s *sup) waitStatus(t *testing.T, connection string, ok func(session.Status
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	deadline := time.After(patience)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		st := s.status(t, connection)
-		if ok(st) {
-			return st
-		}
-		select {
-		case <-tick.C:
-		case <-deadline:
-			t.Logf("status of %q still %+v after %s", connection, st, patience)
-			is.Fail() // the status reaches the awaited state in time
-		}
+	var st session.Status
+	if !poll.Until(patience, func() bool { st = s.status(t, connection); return ok(st) }) {
+		t.Logf("status of %q still %+v after %s", connection, st, patience)
+		is.Fail() // the status reaches the awaited state in time
 	}
+	return st
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/wire/wiretest"
 	"github.com/mcpflow/mcpflow/fakes"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // directory is what the placements of a test's nodes agree on: which node
@@ -156,11 +157,11 @@ func TestAnEndedTenureStopsItsSessionAndTheConnectionIsPlacedAgain(t *testing.T)
 	dir.mu.Unlock()
 	b.engine.Send(b.handle.PID(), supervisor.TenureEnded{Connection: "fake.one", Epoch: first.Epoch})
 
-	var r session.ToolResult
-	deadline := time.Now().Add(patience)
-	for r.Node != "a" && time.Now().Before(deadline) { // b's session stops, then b places the connection again
-		r = b.call(t, "fake.one")
-	}
+	// b's session stops, then b places the connection again
+	r := poll.Value(t, "b's call placed on a", patience, func() (session.ToolResult, bool) {
+		r := b.call(t, "fake.one")
+		return r, r.Node == "a"
+	})
 	is.Equal(r.Node, "a")
 	is.True(r.Epoch > first.Epoch)                        // under a later tenure
 	is.Equal(fakes.ToolOutput(t, r)["count"], float64(1)) // on a's own, new session
@@ -187,17 +188,13 @@ func TestARemovedConnectionIsReleasedOnceItsSessionStopped(t *testing.T) {
 
 	_, err := a.handle.Reconcile(ctx(t), conns()[:1])
 	is.NoErr(err)
-	deadline := time.Now().Add(patience)
-	for {
+	released := poll.Value(t, "a released connection", patience, func() ([]string, bool) {
 		dir.mu.Lock()
+		defer dir.mu.Unlock()
 		released := append([]string(nil), dir.released...)
-		dir.mu.Unlock()
-		if len(released) > 0 || time.Now().After(deadline) {
-			is.Equal(released, []string{"a:fake.two"}) // only the owned connection it removed
-			break
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval; the loop decides
-	}
+		return released, len(released) > 0
+	})
+	is.Equal(released, []string{"a:fake.two"}) // only the owned connection it removed
 }
 
 func TestACallPassedToANodeThatLeavesFailsAsItsSessionWasLost(t *testing.T) {
@@ -209,10 +206,7 @@ func TestACallPassedToANodeThatLeavesFailsAsItsSessionWasLost(t *testing.T) {
 		Connection: "fake.one", Tool: "sleep", Arguments: fakes.CallArguments(map[string]any{"ms": 60_000}),
 		Deadline: time.Now().Add(time.Minute), Reply: w.To(),
 	})
-	deadline := time.Now().Add(patience)
-	for len(b.servers.ToolCalls()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond) // polling interval; the loop decides
-	}
+	poll.For(t, "the call reaching b", patience, func() bool { return len(b.servers.ToolCalls()) > 0 })
 	is.Equal(len(b.servers.ToolCalls()), 1) // the call runs on b
 
 	a.engine.Send(a.handle.PID(), supervisor.NodeLeft{Node: "b"})

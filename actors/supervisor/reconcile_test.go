@@ -6,16 +6,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/fakes"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // witness wraps a transport factory: it keeps every connection a transport
@@ -126,21 +127,11 @@ func TestReconcileAddsAConnectionWithASessionAndACatalog(t *testing.T) {
 	is.Equal(statusIDs(t, s), []string{"fake.one", "fake.two", "fake.off", "fake.three"}) // appended in order
 
 	// The new connection's session opens at once and its catalog is stored.
-	deadline := time.After(patience)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	snap := poll.Value(t, "the catalog of the new connection stored", patience, func() (catalog.Snapshot, bool) {
 		snap, err := s.store.GetCatalog(ctx(t), "fake.three")
-		if err == nil {
-			is.Equal(len(snap.Tools), 7)
-			break
-		}
-		select {
-		case <-tick.C:
-		case <-deadline:
-			is.Fail() // the catalog of the new connection is stored in time
-		}
-	}
+		return snap, err == nil
+	})
+	is.Equal(len(snap.Tools), 7)
 	is.Equal(len(w.madeFor("fake.three")), 1)
 	is.Equal(s.mustCall(t, "fake.three", "counter", nil)["count"], 1.0) // calls reach it, on that session
 	is.Equal(len(w.madeFor("fake.three")), 1)

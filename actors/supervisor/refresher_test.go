@@ -15,6 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/fakes"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // gatedLister is a CatalogLister whose refreshes wait for the test: each
@@ -202,16 +203,5 @@ func awaitPending(t *testing.T, clock *session.ManualClock, d time.Duration) {
 // waitLogged polls the captured logs until a line has substr.
 func waitLogged(t *testing.T, logs *fakes.Logs, substr string) {
 	t.Helper()
-	deadline := time.Now().Add(patience)
-	for len(logs.Lines(substr)) == 0 {
-		if time.Now().After(deadline) {
-			t.Logf("no log line %q", substr)
-			is.New(t).Fail() // the line is logged
-		}
-		select {
-		case <-time.After(5 * time.Millisecond): // polling interval
-		case <-t.Context().Done():
-			return
-		}
-	}
+	poll.For(t, fmt.Sprintf("a log line with %q", substr), patience, func() bool { return len(logs.Lines(substr)) > 0 })
 }

@@ -13,24 +13,8 @@ import (
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/fakes"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
-
-// eventually polls ok until it holds, failing the test after patience.
-func eventually(t *testing.T, ok func() bool) {
-	t.Helper()
-	is := is.New(t)
-	is.Helper()
-	deadline := time.After(patience)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !ok() {
-		select {
-		case <-tick.C:
-		case <-deadline:
-			is.Fail() // the condition holds in time
-		}
-	}
-}
 
 // callIn calls the counter tool of connection in scope ("" shared).
 func (s *sup) callIn(t *testing.T, connection, scope string) session.ToolResult {
@@ -92,7 +76,7 @@ func TestEachRunGetsItsOwnSessionClosedWhenItEnds(t *testing.T) {
 	s.handle.ReleaseScope(runA) // run A ended
 	obs.WaitClosed(t, 2, patience)
 	is.Equal(obs.Closed(), closed+2) // both of A's sessions, nothing else
-	eventually(t, func() bool { return w.kills.Load() >= kills+2 })
+	poll.For(t, "both transports ended", patience, func() bool { return w.kills.Load() >= kills+2 })
 	is.Equal(w.kills.Load(), kills+2) // what their transports started was ended
 
 	is.Equal(s.countIn(t, "fake.one", runB), 2.0) // B's session lives on

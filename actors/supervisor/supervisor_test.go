@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -18,6 +19,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/fakes"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 func TestCallToUnknownOrDisabledConnectionFailsAtOnce(t *testing.T) {
@@ -96,22 +98,12 @@ func TestChangedToolsAreStoredWithoutARefresh(t *testing.T) {
 	is.NoErr(err)
 
 	(<-servers).RemoveTools("crash")
-	deadline := time.After(patience)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	snap := poll.Value(t, "the changed catalog stored", patience, func() (catalog.Snapshot, bool) {
 		snap, err := s.store.GetCatalog(ctx(t), "fake.one")
 		is.NoErr(err)
-		if len(snap.Tools) == 6 {
-			is.Equal(toolNames(snap), []string{"counter", "echo", "fail", "idle", "overlap", "sleep"})
-			return
-		}
-		select {
-		case <-tick.C:
-		case <-deadline:
-			is.Fail() // the changed catalog is stored in time
-		}
-	}
+		return snap, len(snap.Tools) == 6
+	})
+	is.Equal(toolNames(snap), []string{"counter", "echo", "fail", "idle", "overlap", "sleep"})
 }
 
 // panicSession makes the session actor of connection (the only one open)
@@ -201,22 +193,17 @@ func TestRepeatedPanicsDegradeTheConnectionAndRecordAnEvent(t *testing.T) {
 
 	is.Equal(s.mustCall(t, "fake.two", "counter", nil)["count"], 1.0) // other connections are unaffected
 
-	var events []store.Event
-	deadline := time.After(patience)
-	for len(events) == 0 {
+	events := poll.Value(t, "a connection_degraded event recorded", patience, func() ([]store.Event, bool) {
 		all, err := st.ListEvents(ctx(t), 0, 100)
 		is.NoErr(err)
+		var events []store.Event
 		for _, e := range all {
 			if e.Kind == supervisor.EventConnectionDegraded {
 				events = append(events, e)
 			}
 		}
-		select {
-		case <-deadline:
-			is.Fail() // a connection_degraded event is recorded
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+		return events, len(events) > 0
+	})
 	is.Equal(*events[0].ConnectionID, "fake.one")
 	is.Equal(events[0].Payload["max_restarts"], float64(2))
 }
@@ -276,23 +263,28 @@ func TestSessionActorsThatKeepCrashingGetNoSuccessorUntilAProbe(t *testing.T) {
 	is.NoErr(s.callAt(t, clock, "fake.one", "counter").Error.Err())
 }
 
+// TestStatusesShowCallsInFlightLive runs in a synctest bubble: the
+// sleep's 500 ms pass only once everything waits, so the status is always
+// asked while the call is in flight, however slow the machine.
 func TestStatusesShowCallsInFlightLive(t *testing.T) {
-	is := is.New(t)
-	rec := fakes.NewRecording(fakes.NewInMemory(nil))
-	s := start(t, rec, testOptions())
-	s.mustCall(t, "fake.one", "counter", nil)
-	w := s.send("fake.one", "sleep", map[string]any{"ms": 500})
-	is.True(rec.WaitForToolCalls(2, patience)) // the sleep is at the server
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		rec := fakes.NewRecording(fakes.NewInMemory(nil))
+		s := start(t, rec, testOptions())
+		s.mustCall(t, "fake.one", "counter", nil)
+		w := s.send("fake.one", "sleep", map[string]any{"ms": 500})
+		is.True(rec.WaitForToolCalls(2, patience)) // the sleep is at the server
 
-	st := s.status(t, "fake.one")
-	is.Equal(st.CallsInFlight, 1) // no state changed: the status is asked live
-	is.Equal(st.State, session.StateOpen)
-	is.Equal(st.Generation, int64(1))
-	_, err := w.Wait(ctx(t))
-	is.NoErr(err)
-	is.Equal(s.status(t, "fake.one").CallsInFlight, 0)
-	is.Equal(s.status(t, "fake.off").State, session.StateClosed) // disabled
-	is.Equal(s.status(t, "fake.two").State, session.StateIdle)   // never used
+		st := s.status(t, "fake.one")
+		is.Equal(st.CallsInFlight, 1) // no state changed: the status is asked live
+		is.Equal(st.State, session.StateOpen)
+		is.Equal(st.Generation, int64(1))
+		_, err := w.Wait(ctx(t))
+		is.NoErr(err)
+		is.Equal(s.status(t, "fake.one").CallsInFlight, 0)
+		is.Equal(s.status(t, "fake.off").State, session.StateClosed) // disabled
+		is.Equal(s.status(t, "fake.two").State, session.StateIdle)   // never used
+	})
 }
 
 func TestPanicOfAnUnknownActorIsIgnored(t *testing.T) {

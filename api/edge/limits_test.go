@@ -24,6 +24,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/rpc"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // startWith serves methods with opts, like start.
@@ -34,19 +35,6 @@ func startWith(t testing.TB, methods map[string]rpc.Handler, opts edge.Options) 
 	t.Cleanup(hs.Close)
 	t.Cleanup(srv.Close)
 	return srv, hs
-}
-
-// eventually polls cond until it holds, failing after wait.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Logf("not within %s: %s", wait, what)
-			is.New(t).Fail()
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval, not a synchronisation
-	}
 }
 
 // ctxErr waits for a slow handler to see its context end.
@@ -204,7 +192,7 @@ func TestASlowReaderIsReadNoFasterThanItReads(t *testing.T) {
 		}
 		sent <- nil
 	}()
-	eventually(t, "the outbound queue reaches its bound", func() bool {
+	poll.For(t, "the outbound queue reaches its bound", wait, func() bool {
 		if conn.Load() == nil {
 			return false
 		}
@@ -251,8 +239,8 @@ func TestAClientThatNeverReadsIsDroppedAfterTheWriteTimeout(t *testing.T) {
 			}
 		}
 	}()
-	is.True(errors.Is(f.ctxErr(t), context.Canceled))                                                      // the slow handler's context was cancelled
-	eventually(t, "the connection's goroutines return", func() bool { return edge.OpenClients(srv) == 0 }) // serve returned
+	is.True(errors.Is(f.ctxErr(t), context.Canceled))                                                          // the slow handler's context was cancelled
+	poll.For(t, "the connection's goroutines return", wait, func() bool { return edge.OpenClients(srv) == 0 }) // serve returned
 	_ = c.ws.Close()
 	<-sent
 	t.Logf("echo calls before the drop: %d", f.calls.Load())
@@ -270,7 +258,7 @@ func TestAConnectionsEndCancelsItsContext(t *testing.T) {
 		f.waitStarted(t, 1)
 		is.NoErr(c.ws.Close())
 		is.True(errors.Is(f.ctxErr(t), context.Canceled))
-		eventually(t, "the connection's goroutines return", func() bool { return edge.OpenClients(srv) == 0 })
+		poll.For(t, "the connection's goroutines return", wait, func() bool { return edge.OpenClients(srv) == 0 })
 	})
 	t.Run("pong timeout", func(t *testing.T) {
 		is := is.New(t)
@@ -284,7 +272,7 @@ func TestAConnectionsEndCancelsItsContext(t *testing.T) {
 		f.waitStarted(t, 1)
 		_, _, _ = pinged(c, true) // reads, never answers a ping
 		is.True(errors.Is(f.ctxErr(t), context.Canceled))
-		eventually(t, "the connection's goroutines return", func() bool { return edge.OpenClients(srv) == 0 })
+		poll.For(t, "the connection's goroutines return", wait, func() bool { return edge.OpenClients(srv) == 0 })
 	})
 }
 
@@ -316,7 +304,7 @@ func TestConnectionsPerClientAreCapped(t *testing.T) {
 	is.Equal(code(decode(t, body)), jsonrpc.Overloaded)
 
 	_ = first.ws.Close()
-	eventually(t, "a freed place admits a new connection", func() bool {
+	poll.For(t, "a freed place admits a new connection", wait, func() bool {
 		ws, resp, err := websocket.DefaultDialer.Dial(wsURL(hs), nil)
 		if resp != nil {
 			_ = resp.Body.Close()
@@ -377,7 +365,7 @@ func TestRPCBodyMustArriveInTime(t *testing.T) {
 	is.NoErr(err) // answered without the rest of the body
 	_ = resp.Body.Close()
 	is.Equal(resp.StatusCode, http.StatusRequestTimeout)
-	eventually(t, "the request leaves", func() bool { return edge.OpenClients(srv) == 0 })
+	poll.For(t, "the request leaves", wait, func() bool { return edge.OpenClients(srv) == 0 })
 }
 
 // TestConcurrentRunsAreCapped: workflow.runs.start beyond

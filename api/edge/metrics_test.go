@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/metrics/metricstest"
 	"github.com/mcpflow/mcpflow/api/access"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // scrape GETs /metrics with token ("" for none) and host ("" for the
@@ -110,10 +110,9 @@ func TestRequestsAreCountedByServedMethodAndCode(t *testing.T) {
 	open, _ := metricstest.Gather(t, opts.Metrics.Registry()).Value("mcpflow_websocket_connections")
 	is.Equal(open, 1.0)
 	is.NoErr(c.ws.Close())
-	deadline := time.Now().Add(wait)
-	for open != 0 && time.Now().Before(deadline) {
-		<-time.After(5 * time.Millisecond) // poll interval: the server sees the close
+	poll.For(t, "the server sees the close", wait, func() bool {
 		open, _ = metricstest.Gather(t, opts.Metrics.Registry()).Value("mcpflow_websocket_connections")
-	}
+		return open == 0
+	})
 	is.Equal(open, 0.0) // the closed connection is no longer counted
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // shutdown runs srv.Shutdown with grace in a goroutine.
@@ -41,16 +42,14 @@ func TestShutdownAnswersRequestsInFlightAndRefusesNewOnes(t *testing.T) {
 	done := shutdown(srv, wait)
 
 	// Refused once Shutdown has begun (it may take a moment to begin).
-	deadline := time.Now().Add(wait)
-	for {
+	refused := poll.Value(t, "Shutdown begins", wait, func() (response, bool) {
 		r := c.call("2", "test.fast", "")
-		if code(r) == jsonrpc.Overloaded {
-			is.True(strings.Contains(string(r.Error.Data), "shutting down")) // refused: shutting down
-			break
+		if code(r) != jsonrpc.Overloaded {
+			is.Equal(string(r.Result), `"fast"`) // served until then
 		}
-		is.Equal(string(r.Result), `"fast"`)
-		is.True(time.Now().Before(deadline)) // Shutdown begins
-	}
+		return r, code(r) == jsonrpc.Overloaded
+	})
+	is.True(strings.Contains(string(refused.Error.Data), "shutting down")) // refused: shutting down
 	close(f.release)
 	r := c.recv()
 	is.Equal(string(r.ID), "1")

@@ -4,6 +4,7 @@
 package procs
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -11,27 +12,21 @@ import (
 	"time"
 
 	"github.com/matryer/is"
-)
 
-// poll is how often the waits look again.
-const poll = 5 * time.Millisecond
+	"github.com/mcpflow/mcpflow/fakes/poll"
+)
 
 // PidIn polls path until a script has written a pid and a newline to it,
 // for at most 5 s.
 func PidIn(t testing.TB, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if data, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(data), "\n") {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-			is.New(t).NoErr(err) // the file holds a pid
-			return pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pid in %s within 5s", path)
-		}
-		<-time.After(poll) // poll interval
-	}
+	data := poll.Value(t, "a pid in "+path, 5*time.Second, func() (string, bool) {
+		data, err := os.ReadFile(path)
+		return string(data), err == nil && strings.HasSuffix(string(data), "\n")
+	})
+	pid, err := strconv.Atoi(strings.TrimSpace(data))
+	is.New(t).NoErr(err) // the file holds a pid
+	return pid
 }
 
 // Running reports whether pid exists and is not a zombie.
@@ -47,13 +42,12 @@ func Running(pid int) bool {
 // GoneWithin polls until none of pids runs, failing t after d.
 func GoneWithin(t testing.TB, d time.Duration, pids ...int) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for _, pid := range pids {
-		for Running(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("process %d still running %s later", pid, d)
+	poll.For(t, fmt.Sprintf("processes %v gone", pids), d, func() bool {
+		for _, pid := range pids {
+			if Running(pid) {
+				return false
 			}
-			<-time.After(poll) // poll interval
 		}
-	}
+		return true
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/cluster/lease"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // waitFor bounds every wait of these tests.
@@ -37,25 +38,12 @@ func openTable(tb testing.TB, srv *pgtest.Server, params string) (*lease.Table, 
 	return table, s.Pool()
 }
 
-// eventually polls cond until it holds, failing t after waitFor.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Logf("not within %s: %s", waitFor, what)
-			is.New(t).Fail()
-		}
-		time.Sleep(2 * time.Millisecond) // polling interval, not a synchronisation: cond decides
-	}
-}
-
 // takeOver acquires key for owner as soon as its lease expires, polling.
 func takeOver(t *testing.T, table *lease.Table, key, owner string, ttl time.Duration) lease.Lease {
 	t.Helper()
 	is := is.New(t)
 	var l lease.Lease
-	eventually(t, owner+" takes "+key, func() bool {
+	poll.For(t, owner+" takes "+key, waitFor, func() bool {
 		var err error
 		l, err = table.Acquire(t.Context(), key, owner, ttl)
 		if err != nil {
@@ -70,7 +58,7 @@ func takeOver(t *testing.T, table *lease.Table, key, owner string, ttl time.Dura
 func awaitExpiry(t *testing.T, table *lease.Table, key string) {
 	t.Helper()
 	is := is.New(t)
-	eventually(t, "the lease of "+key+" expires", func() bool {
+	poll.For(t, "the lease of "+key+" expires", waitFor, func() bool {
 		s, err := table.Get(t.Context(), key)
 		is.NoErr(err)
 		return !s.Live

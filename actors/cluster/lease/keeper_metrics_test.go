@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/cluster/lease"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // testKeeperHoldsOnlyALiveTenure asks Holds about a lease the keeper
@@ -67,7 +68,7 @@ func testKeeperTellsItsMetrics(t *testing.T, srv *pgtest.Server) {
 	is.Equal(m.snapshot().acquisitions, map[string]int{lease.Acquired: 2, lease.HeldElsewhere: 1, lease.AcquireFailed: 1})
 
 	f.advance(t, f.interval())
-	eventually(t, "a renewal", func() bool { return m.snapshot().renewed == 1 })
+	poll.For(t, "a renewal", waitFor, func() bool { return m.snapshot().renewed == 1 })
 	is.NoErr(f.keeper.Release(ctx, "c1"))
 	is.Equal(m.snapshot().held, 1)
 

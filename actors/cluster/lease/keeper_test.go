@@ -17,6 +17,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/clock"
 	"github.com/mcpflow/mcpflow/actors/cluster/lease"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // keeperFixture is a keeper of node-a running on a manual clock.
@@ -143,7 +144,7 @@ func testKeeperRenewsItsLeases(t *testing.T, srv *pgtest.Server) {
 	}
 	for round := range 3 {
 		f.advance(t, f.interval())
-		eventually(t, fmt.Sprintf("renewal %d", round+1), func() bool {
+		poll.For(t, fmt.Sprintf("renewal %d", round+1), waitFor, func() bool {
 			held := f.keeper.Held()
 			return len(held) == 2 && held[1].RenewedAt.After(acquired[1].RenewedAt) && held[0].RenewedAt.After(acquired[0].RenewedAt)
 		})

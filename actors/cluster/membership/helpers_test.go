@@ -68,18 +68,6 @@ func within(t *testing.T, what string, f func()) {
 	}
 }
 
-// eventually polls cond until it holds, failing t after waitFor.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %s", waitFor, what)
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval, not a synchronisation: cond decides
-	}
-}
-
 // freeAddress is a loopback address with a port free a moment ago.
 func freeAddress(t *testing.T) string {
 	t.Helper()

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/metrics/metricstest"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // TestProviderOnTwoNodes runs two hollywood clusters in this process,
@@ -106,7 +107,7 @@ func TestProviderKeepsTheLastSetThroughAnOutage(t *testing.T) {
 	a.await(t, true, "node-b")
 
 	calls := src.failFor(errors.New("connection refused"))
-	eventually(t, "three failed reads", func() bool { return src.calls() >= calls+3 })
+	poll.For(t, "three failed reads", waitFor, func() bool { return src.calls() >= calls+3 })
 	is.Equal(a.memberIDs(), []string{"node-a", "node-b"}) // the last set stands
 	is.Equal(logs.count(slog.LevelWarn), 1)               // one outage, one warning
 
@@ -125,7 +126,7 @@ func TestProviderSurvivesASourceThatPanics(t *testing.T) {
 	a := startNode(t, "node-a", localEngine(t), src, membership.ProviderOptions{Logger: slog.New(logs)})
 	a.await(t, true, "node-b")
 	calls := src.panicNow()
-	eventually(t, "two reads that panicked", func() bool { return src.calls() >= calls+2 })
+	poll.For(t, "two reads that panicked", waitFor, func() bool { return src.calls() >= calls+2 })
 	is.Equal(a.memberIDs(), []string{"node-a", "node-b"}) // the last set stands
 	is.Equal(logs.count(slog.LevelWarn), 1)               // logged as an outage
 	src.set(nil, nil)
@@ -140,7 +141,7 @@ func TestProviderReadsOneAtATimeOffTheActor(t *testing.T) {
 	is := is.New(t)
 	src := &scriptedSource{hang: true}
 	c := startNode(t, "node-a", localEngine(t), src, membership.ProviderOptions{Timeout: 4 * interval}).cluster
-	eventually(t, "three reads", func() bool { return src.calls() >= 3 })
+	poll.For(t, "three reads", waitFor, func() bool { return src.calls() >= 3 })
 	within(t, "the node stops", c.Stop)
 	is.Equal(src.maxActive(), 1) // never two reads at once
 	is.Equal(src.active(), 0)    // none left as it stopped

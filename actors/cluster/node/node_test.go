@@ -15,6 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/wire/wiretest"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 const patience = 20 * time.Second
@@ -53,10 +54,7 @@ func TestADeadMembersRunsAreRecoveredOnceAndItsDepartureToldToTheSupervisor(t *t
 	is := is.New(t)
 	dsn := pgtest.Start(t).NewDatabase(t) + pgtest.SynchronousCommit
 	a, b := startNode(t, dsn, "a"), startNode(t, dsn, "b")
-	deadline := time.Now().Add(patience)
-	for len(a.Cluster().Members()) < 2 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond) // polling interval; the loop decides
-	}
+	poll.For(t, "a sees b", patience, func() bool { return len(a.Cluster().Members()) >= 2 })
 	is.Equal(len(a.Cluster().Members()), 2) // a sees b
 
 	told := make(chan any, 8)

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
 	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // patience bounds every wait that only a broken listener would reach.
@@ -254,9 +255,5 @@ func testEndsWithItsContext(t *testing.T, s *postgres.Store, dsn string) {
 	h := listen(t, s)
 	is.Equal(listeners(t, dsn), 1)
 	h.stop(t)
-	deadline := time.Now().Add(patience)
-	for listeners(t, dsn) != 0 {
-		is.True(time.Now().Before(deadline)) // the server sees the connection end
-		time.Sleep(10 * time.Millisecond)    // polling interval, not synchronisation
-	}
+	poll.For(t, "the server sees the connection end", patience, func() bool { return listeners(t, dsn) == 0 })
 }

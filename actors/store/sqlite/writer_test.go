@@ -12,6 +12,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // The tests of the writer hold it inside a write (holdWriter) while they
@@ -51,25 +52,13 @@ func holdWriter(t *testing.T, s *Store) (release func(), held <-chan error) {
 	return func() { close(unblock) }, done
 }
 
-// poll waits until cond holds, failing t after waitFor.
-func poll(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("still not %s after %s", what, waitFor)
-		}
-		time.Sleep(time.Millisecond) // polling, not synchronising: cond decides
-	}
-}
-
 // queue starts fn in a goroutine, waits until the writer's queue holds
 // one more write, and returns the channel fn's error will be sent on.
 func queue(t *testing.T, s *Store, fn func() error) <-chan error {
 	n := len(s.writer.queue)
 	errc := make(chan error, 1)
 	go func() { errc <- fn() }()
-	poll(t, "queued", func() bool { return len(s.writer.queue) > n })
+	poll.For(t, "a write queued", waitFor, func() bool { return len(s.writer.queue) > n })
 	return errc
 }
 
@@ -188,7 +177,7 @@ func TestCloseCommitsTheQueuedWrites(t *testing.T) {
 	}
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
-	poll(t, "closing", func() bool {
+	poll.For(t, "the store closing", waitFor, func() bool {
 		select {
 		case <-s.writer.closing:
 			return true
@@ -203,7 +192,7 @@ func TestCloseCommitsTheQueuedWrites(t *testing.T) {
 	for _, errc := range queued {
 		is.NoErr(<-errc) // writes queued before Close are committed
 	}
-	poll(t, "back to the goroutines before Open", func() bool { return runtime.NumGoroutine() <= goroutines })
+	poll.For(t, "back to the goroutines before Open", waitFor, func() bool { return runtime.NumGoroutine() <= goroutines })
 
 	s = openTest(t, path)
 	defer s.Close()

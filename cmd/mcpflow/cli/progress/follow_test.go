@@ -21,6 +21,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // wait bounds every wait of these tests.
@@ -234,11 +235,7 @@ func TestFollowSubscribesAgainAfterDroppingNotifications(t *testing.T) {
 		done <- result{final, err}
 	}()
 	// The first event's line waits at the gate while the queue fills.
-	deadline := time.Now().Add(wait)
-	for !f.lost.Load() {
-		is.True(time.Now().Before(deadline)) // notifications are dropped once the queue is full
-		time.Sleep(time.Millisecond)
-	}
+	poll.For(t, "notifications dropped once the queue is full", wait, f.lost.Load)
 	close(out.open)
 	var res result
 	select {
