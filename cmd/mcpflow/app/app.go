@@ -55,6 +55,10 @@ type Options struct {
 	// edge's.
 	Hub     service.HubOptions
 	RunWait time.Duration
+	// MaxConcurrentRuns bounds the workflow.runs.start calls running at
+	// once, server-wide (server.edge.max_concurrent_runs; 0 takes
+	// service.DefaultMaxConcurrentRuns).
+	MaxConcurrentRuns int
 	// MaxSteps is each run's step budget and RunTimeout its overall
 	// deadline (none when 0), unless its deployment sets its own.
 	MaxSteps   int
@@ -82,8 +86,10 @@ func DefaultOptions(cfg *config.File) Options {
 		edgeOpts = edgeOpts.WithConfig(cfg.Server.Edge)
 	}
 	var hub service.HubOptions
+	maxRuns := service.DefaultMaxConcurrentRuns
 	if cfg != nil && cfg.Server.Edge != nil {
 		hub.Buffer = cfg.Server.Edge.SubscriptionBuffer
+		maxRuns = cmp.Or(cfg.Server.Edge.MaxConcurrentRuns, maxRuns)
 	}
 	warmUp := 10 * time.Second
 	if cfg != nil && cfg.Server.Supervision != nil && cfg.Server.Supervision.WarmUpMS != nil {
@@ -93,7 +99,7 @@ func DefaultOptions(cfg *config.File) Options {
 	if cfg != nil {
 		ret = cfg.Server.Retention
 	}
-	return Options{Config: cfg, Supervisor: sup, Edge: edgeOpts, Hub: hub, RunWait: 2 * time.Minute, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour,
+	return Options{Config: cfg, Supervisor: sup, Edge: edgeOpts, Hub: hub, RunWait: 2 * time.Minute, MaxConcurrentRuns: maxRuns, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour,
 		RefreshAtStart: true, WarmUp: warmUp, Retention: retention.OptionsFor(ret, nil)}
 }
 
@@ -235,7 +241,7 @@ func Start(ctx context.Context, opts Options) (*App, error) {
 	a.replies = reply.NewRouter(a.engine, "service")
 	svc := &service.Service{
 		Store: live, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Connections: sources,
-		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
+		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, MaxConcurrentRuns: opts.MaxConcurrentRuns, CallTimeout: opts.Supervisor.Session.CallTimeout,
 		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m, RotateKeys: rotator(a.keys, a.store),
 	}
 	a.service = svc
