@@ -434,7 +434,7 @@ func TestAnyMethodMayBeCapped(t *testing.T) {
 	is.Equal(code(r), jsonrpc.Overloaded)
 	is.True(strings.Contains(string(r.Error.Data), "too many test.slow calls at once: 1 test.slow calls in progress, the limit"))
 	c.send(`{"jsonrpc":"2.0","id":3,"method":"workflow.runs.start","params":{"deployment_id":"d1"}}`)
-	f.waitStarted(t, 1) // its place is not test.slow's
+	f.waitStarted(t, 1)                               // its place is not test.slow's
 	is.Equal(c.call(`4`, "test.fast", "").Error, nil) // an uncapped method is not bounded
 	close(f.release)
 	seen := map[string]bool{}
