@@ -17,9 +17,7 @@ import (
 
 	"github.com/anthdm/hollywood/actor"
 
-	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
-	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/retention"
 	"github.com/mcpflow/mcpflow/actors/secrets"
@@ -28,12 +26,10 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
-	"github.com/mcpflow/mcpflow/actors/wire"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/console"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/edge"
-	"github.com/mcpflow/mcpflow/api/rpc"
 	"github.com/mcpflow/mcpflow/api/service"
 )
 
@@ -140,137 +136,54 @@ func DefaultTransports(creds session.Credentials, sess session.Options, pool *se
 }
 
 // Start opens the store, recovers runs a crash cut off, starts the actor
-// system and warms up the catalogs of new connections. Serve it with Handler or ListenAndServe; stop it with
-// Shutdown.
-func Start(ctx context.Context, opts Options) (*App, error) {
-	if opts.Edge.Guard == nil || opts.Edge.Gate == nil {
-		guard, gate, err := Access(opts.Config, nil)
-		if err != nil {
-			return nil, err
-		}
-		opts.Edge.Guard, opts.Edge.Gate = cmp.Or(opts.Edge.Guard, guard), cmp.Or(opts.Edge.Gate, gate)
+// system and warms up the catalogs of new connections. Serve it with
+// Handler or ListenAndServe; stop it with Shutdown.
+//
+// It builds the App in stages, each one part, in the order in which the
+// parts need one another (stages.go); each pushes how to undo its part,
+// and when a stage fails, every part built before it is undone, the last
+// first.
+func Start(ctx context.Context, opts Options) (_ *App, err error) {
+	if err := withAccess(&opts); err != nil {
+		return nil, err
 	}
 	m := withMetrics(&opts)
 	a := &App{store: opts.Store, closeTimeout: opts.Supervisor.Session.CloseTimeout}
 	a.life = newLifecycle(os.Getenv, a.healthy)
-	if a.store == nil {
-		// One owner per store: nothing is opened, migrated or recovered
-		// before the lock is ours.
-		root := opts.Config.StoreRoot()
-		lock, err := LockStore(root)
+	var undo undoStack
+	defer func() {
 		if err != nil {
-			return nil, err
+			err = errors.Join(err, undo.unwind(ctx))
 		}
-		keys, err := openKeys(opts.Config, root, os.Getenv)
-		if err != nil {
-			return nil, errors.Join(fmt.Errorf("open the store's keys: %w", err), lock.Release())
-		}
-		s, err := openStore(ctx, opts.Config.Server, root, keys.keys)
-		if err != nil {
-			return nil, errors.Join(fmt.Errorf("open store under %s: %w", root, err), keys.forget(err), lock.Release())
-		}
-		a.store, a.ownsStore, a.lock, a.keys = s, true, lock, keys.keys
+	}()
+	if err := a.openOwnStore(ctx, opts.Config, &undo); err != nil {
+		return nil, err
 	}
 	c, err := contract.Load()
 	if err != nil {
-		a.closeStore()
 		return nil, fmt.Errorf("load contract: %w", err)
 	}
 	states, err := faceStates(a.keys)
 	if err != nil {
-		a.closeStore()
 		return nil, err
 	}
-	var cluster *config.Cluster
-	if opts.Config != nil {
-		cluster = opts.Config.Server.Cluster
-	}
-	var remote *wire.Remote
-	a.engine, remote, err = newEngine(cluster)
-	if err != nil {
-		a.closeStore()
-		return nil, fmt.Errorf("start actor engine: %w", err)
-	}
-	if cluster != nil {
-		if a.member, err = join(ctx, cluster, a.store, a.engine, remote, m); err != nil {
-			remote.Stop().Wait()
-			return nil, errors.Join(err, a.closeStore())
-		}
-		opts.Supervisor.Placement = a.member.node.Placement()
-	}
-	transports := opts.Transports
-	if transports == nil {
-		a.pool = session.NewPool()
-		binder := credentials.NewBinder(credentials.FromStore(a.store))
-		binder.Records = a.store // rotated tokens and discovered clients, sealed
-		transports = DefaultTransports(binder, opts.Supervisor.Session, a.pool)
-	}
-	// Every write goes through the hub's store, so that live event
-	// subscriptions see each commit.
-	opts.Hub.MaxSubscriptions = opts.Edge.MaxSubscriptions
-	a.hub = service.NewHub(a.store, opts.Hub)
-	live := a.hub.Store()
-	if a.member != nil {
-		a.member.follow(a.hub) // and for every other node's commit
-	}
-	snaps, err := a.store.ListCatalogs(ctx)
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("load catalogs: %w", err), a.member.stop(ctx), a.closeStore())
-	}
-	registry := catalog.NewRegistry(snaps)
-	// The effective sources: the config merged with the source registry.
-	sources, err := service.LoadSources(ctx, live, opts.Config.Connections())
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("load sources: %w", err), a.member.stop(ctx), a.closeStore())
-	}
-	conns := sources.All()
-	if opts.Supervisor.AuthHash == nil {
-		opts.Supervisor.AuthHash = authDigest(a.store)
-	}
-	if opts.Supervisor.Events == nil {
-		opts.Supervisor.Events = live // connection_degraded and connection_recovered
-	}
-	a.supervisor = supervisor.Spawn(a.engine, conns, transports, service.NewCatalogSink(live, registry), opts.Supervisor)
-	if opts.RefreshAtStart {
-		sess := opts.Supervisor.Session
-		a.refresher = supervisor.StartRefresher(a.supervisor, supervisor.RefresherOptions{
-			Concurrency: opts.Supervisor.MaxConcurrentRefreshes, Timeout: sess.ConnectTimeout + sess.CallTimeout,
-		})
-		warmUp(ctx, a.refresher, conns, registry, opts.WarmUp, time.Now())
-	}
-	a.replies = reply.NewRouter(a.engine, "service")
-	svc := &service.Service{
-		Store: live, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Connections: sources,
-		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, MaxConcurrentRuns: opts.MaxConcurrentRuns, CallTimeout: opts.Supervisor.Session.CallTimeout,
-		MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m, RotateKeys: rotator(a.keys, a.store),
-	}
-	a.service = svc
-	if a.member != nil {
-		a.member.serve(svc)
-	}
-	a.tracer = startTracing(ctx, os.Getenv) // before any run starts, recovered ones included
-	// Runs a stop cut off resume, or fail, before anything is served: in
-	// a cluster, those this node had (other nodes' are theirs).
-	recovered, err := a.recoverRuns(ctx)
-	if err != nil {
-		a.tracer.shutdown(ctx)
-		err = errors.Join(fmt.Errorf("recover runs: %w", err), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.replies.Stop(ctx),
-			a.member.stop(ctx), a.closeStore())
-		a.pool.Close()
+	if err := a.startEngine(ctx, opts.Config, m, &opts.Supervisor, &undo); err != nil {
 		return nil, err
 	}
-	if a.member != nil {
-		a.member.attach(a)
+	transports := a.transports(opts, &undo)
+	live := a.startHub(opts.Hub, opts.Edge.MaxSubscriptions, &undo)
+	a.startReplies(&undo)
+	registry, sources, err := loadSources(ctx, a.store, live, opts.Config)
+	if err != nil {
+		return nil, err
 	}
-	if recovered.Resumed+recovered.Failed > 0 {
-		slog.Info("runs cut off by the last stop", "resumed", recovered.Resumed, "failed", recovered.Failed)
+	a.startSupervisor(ctx, opts, transports, live, registry, sources, &undo)
+	a.newService(opts, m, live, registry, sources)
+	a.startTracer(ctx, &undo) // before any run starts, recovered ones included
+	if err := a.recoverCutOff(ctx); err != nil {
+		return nil, err
 	}
-	// Subscriptions push their events through the WebSocket connection
-	// of the request that made them.
-	opts.Edge.RequestContext = func(ctx context.Context, c *edge.Conn) (context.Context, func()) {
-		return rpc.WithNotifier(ctx, c)
-	}
-	a.edge = edge.New(svc.Methods(), c, opts.Edge)
+	a.startEdge(opts.Edge, c)
 	a.pruner = retention.Start(a.store, opts.Retention)
 	a.face = startFace(a.edge, opts.Config.Server.MCP, states)
 	a.life.ready()
