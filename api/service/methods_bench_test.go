@@ -65,10 +65,22 @@ func BenchmarkParamsPath(b *testing.B) {
 			jsonrpc.DecodeFrame([]byte(startFrame), 1)
 		}
 	})
+	b.Run("stage/valid", func(b *testing.B) { // the scan DecodeFrame no longer makes
+		for b.Loop() {
+			json.Valid([]byte(startFrame))
+		}
+	})
 	b.Run("stage/contract", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			_ = c.ValidateParams(protocol.MethodRunsStart, params)
+		}
+	})
+	b.Run("stage/contract-decode", func(b *testing.B) { // the contract's share that is parsing
+		b.ReportAllocs()
+		for b.Loop() {
+			var v any
+			_ = json.Unmarshal(params, &v)
 		}
 	})
 	b.Run("stage/typed", func(b *testing.B) {
