@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // connectionIDs are the effective connections c's node lists.
@@ -42,10 +43,10 @@ func TestClusterAPIAppliedSourcesAreFollowedByTheOtherNodes(t *testing.T) {
 	var applied p.ApplyRegistryChangesResult
 	is.NoErr(onA.Call(testContext(t), p.MethodRegistryApply, p.Object{}, &applied))
 	is.Equal(applied.Registered, []string{added}) // a applied it
-	eventually(t, "b follows a's apply", func() bool { return slices.Contains(connectionIDs(t, onB), added) })
+	poll.For(t, "b follows a's apply", settleWait, func() bool { return slices.Contains(connectionIDs(t, onB), added) })
 
 	is.NoErr(onA.Call(testContext(t), p.MethodRegistryRemove, p.Object{"source_id": added}, nil))
 	is.NoErr(onA.Call(testContext(t), p.MethodRegistryApply, p.Object{}, &applied))
 	is.Equal(applied.Removed, []string{added})
-	eventually(t, "b follows a's removal", func() bool { return !slices.Contains(connectionIDs(t, onB), added) })
+	poll.For(t, "b follows a's removal", settleWait, func() bool { return !slices.Contains(connectionIDs(t, onB), added) })
 }

@@ -12,11 +12,10 @@ import (
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
-	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
 // dispatch answers one request: method lookup, the caller's scope,
-// contract check of params, the concurrent-runs bound, the handler under
+// contract check of params, the method's own bound on calls at once, the handler under
 // the request's deadline, and error mapping. It returns false for a notification, which is run but
 // never answered. A panicking handler is answered with -32603 and logged,
 // so it cannot take the process down.
@@ -46,12 +45,11 @@ func (s *Server) call(ctx context.Context, req jsonrpc.Request, deadline time.Ti
 	} else if len(req.Params) > 0 && req.Params[0] != '{' {
 		return jsonrpc.NewError(req.ID, jsonrpc.InvalidParamsAt("params", "must be an object"))
 	}
-	if req.Method == protocol.MethodRunsStart {
-		if !s.runs.tryAcquire() {
-			return jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.Overloaded,
-				"too many runs starting at once: %d %s calls in progress, the limit; retry later", cap(s.runs), req.Method))
+	if method.places != nil {
+		if !method.places.tryAcquire() {
+			return jsonrpc.NewError(req.ID, method.overloaded(req.Method))
 		}
-		defer s.runs.release()
+		defer method.places.release()
 	}
 	ctx, cancel := context.WithDeadline(access.WithPrincipal(ctx, caller), deadline)
 	defer cancel()

@@ -30,7 +30,13 @@ import (
 // startWith serves methods with opts, like start.
 func startWith(t testing.TB, methods map[string]rpc.Handler, opts edge.Options) (*edge.Server, *httptest.Server) {
 	t.Helper()
-	srv := edge.New(open(methods), contract.Default(), opts)
+	return serveTable(t, open(methods), opts)
+}
+
+// serveTable serves a method table with opts, like start.
+func serveTable(t testing.TB, table map[string]rpc.Method, opts edge.Options) (*edge.Server, *httptest.Server) {
+	t.Helper()
+	srv := edge.New(table, contract.Default(), opts)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	t.Cleanup(srv.Close)
@@ -368,14 +374,22 @@ func TestRPCBodyMustArriveInTime(t *testing.T) {
 	poll.For(t, "the request leaves", wait, func() bool { return edge.OpenClients(srv) == 0 })
 }
 
-// TestConcurrentRunsAreCapped: workflow.runs.start beyond
-// MaxConcurrentRuns is answered -32000 at once, over either transport.
+// capped returns table with method bounded to n calls at once, named
+// busy in the refusal.
+func capped(table map[string]rpc.Method, method string, n int, busy string) map[string]rpc.Method {
+	m := table[method]
+	m.MaxConcurrent, m.Busy = n, busy
+	table[method] = m
+	return table
+}
+
+// TestConcurrentRunsAreCapped: workflow.runs.start beyond the
+// MaxConcurrent of its table entry (the service sets it from
+// max_concurrent_runs) is answered -32000 at once, over either transport.
 func TestConcurrentRunsAreCapped(t *testing.T) {
 	is := is.New(t)
 	f := newFixture()
-	opts := testOptions()
-	opts.MaxConcurrentRuns = 1
-	_, hs := start(t, f, opts)
+	_, hs := serveTable(t, capped(open(f.methods()), "workflow.runs.start", 1, "runs starting"), testOptions())
 	c := dial(t, hs)
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"workflow.runs.start","params":{"deployment_id":"d1"}}`)
 	f.waitStarted(t, 1)
@@ -391,6 +405,33 @@ func TestConcurrentRunsAreCapped(t *testing.T) {
 	is.Equal(string(r.ID), "1")
 	is.Equal(r.Error, nil)
 	is.Equal(c.call(`5`, "workflow.runs.start", `{"deployment_id":"d1"}`).Error, nil) // the slot is free again
+}
+
+// TestAnyMethodMayBeCapped: the bound is the table entry's, applied to
+// whichever method has one, each method's places its own; without a Busy
+// the refusal names the method's calls.
+func TestAnyMethodMayBeCapped(t *testing.T) {
+	is := is.New(t)
+	f := newFixture()
+	table := capped(capped(open(f.methods()), "test.slow", 1, ""), "workflow.runs.start", 1, "runs starting")
+	_, hs := serveTable(t, table, testOptions())
+	c := dial(t, hs)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"test.slow"}`)
+	f.waitStarted(t, 1)
+	r := c.call(`2`, "test.slow", "")
+	is.Equal(code(r), jsonrpc.Overloaded)
+	is.True(strings.Contains(string(r.Error.Data), "too many test.slow calls at once: 1 test.slow calls in progress, the limit"))
+	c.send(`{"jsonrpc":"2.0","id":3,"method":"workflow.runs.start","params":{"deployment_id":"d1"}}`)
+	f.waitStarted(t, 1)                               // its place is not test.slow's
+	is.Equal(c.call(`4`, "test.fast", "").Error, nil) // an uncapped method is not bounded
+	close(f.release)
+	seen := map[string]bool{}
+	for range 2 {
+		r := c.recv()
+		is.Equal(r.Error, nil)
+		seen[string(r.ID)] = true
+	}
+	is.Equal(seen, map[string]bool{"1": true, "3": true})
 }
 
 // TestHandlersPushNotificationsThroughTheWriter: a handler's notification
@@ -524,7 +565,7 @@ func TestOptionsTakeTheConfigFilesEdgeBlock(t *testing.T) {
 	ms := time.Millisecond
 	is.Equal(got, edge.Options{
 		MaxMessageBytes: 1, MaxBatch: 2, MaxInFlight: 3, MaxSubscriptions: 4, MaxConnsPerClient: 5,
-		MaxConcurrentRuns: 6, MaxOutboundMessages: 7, MaxOutboundBytes: 8, RequestTimeout: 9 * ms, WriteTimeout: 10 * ms,
+		MaxOutboundMessages: 7, MaxOutboundBytes: 8, RequestTimeout: 9 * ms, WriteTimeout: 10 * ms,
 		PingInterval: 11 * ms, PongWait: 12 * ms, ReadHeaderTimeout: 13 * ms, BodyTimeout: 14 * ms,
 	})
 	srv := edge.New(nil, contract.Default(), edge.Options{MaxBatch: 7})

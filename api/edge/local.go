@@ -15,7 +15,7 @@ import (
 // Local is the method table as a face in this process reaches it (the MCP
 // face at /mcp), acting for one principal. Each call is dispatched as a
 // request arriving on /ws is: the principal's scopes, the contract's check
-// of params, the bound on concurrent run starts, the request deadline and
+// of params, the method's bound on calls at once, the request deadline and
 // the mapping of errors, counted in the edge's metrics. Refusals are
 // *jsonrpc.Error.
 type Local struct {

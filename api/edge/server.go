@@ -2,7 +2,9 @@
 // /ws (one reader and one writer goroutine per connection, requests
 // answered as they finish), the same methods over HTTP POST at /rpc, and
 // /healthz. It decodes frames, checks params against the contract, bounds
-// every connection, and hands each request to the service's method table.
+// every connection and each method's concurrent calls (rpc.Method's
+// MaxConcurrent), and hands each request to the method table it is given.
+// It knows no method by name but rpc.discover, which it serves itself.
 package edge
 
 import (
@@ -46,9 +48,6 @@ type Options struct {
 	// WebSocket connections plus /rpc requests being served. Beyond it the
 	// upgrade or the POST is refused with HTTP 429 and a -32000 body.
 	MaxConnsPerClient int
-	// MaxConcurrentRuns caps the workflow.runs.start calls running at once
-	// across the server; beyond it a start is answered -32000 at once.
-	MaxConcurrentRuns int
 	// MaxOutboundMessages and MaxOutboundBytes bound what one WebSocket
 	// connection has produced and not yet written: replies queued for the
 	// writer, and the encoded answers of batches still running. While
@@ -99,7 +98,6 @@ func DefaultOptions() Options {
 		MaxInFlight:         64,
 		MaxSubscriptions:    32,
 		MaxConnsPerClient:   128,
-		MaxConcurrentRuns:   256,
 		MaxOutboundMessages: 128,
 		MaxOutboundBytes:    1 << 20,
 		RequestTimeout:      5 * time.Minute,
@@ -126,7 +124,6 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.MaxInFlight, d.MaxInFlight)
 	orDefault(&o.MaxSubscriptions, d.MaxSubscriptions)
 	orDefault(&o.MaxConnsPerClient, d.MaxConnsPerClient)
-	orDefault(&o.MaxConcurrentRuns, d.MaxConcurrentRuns)
 	orDefault(&o.MaxOutboundMessages, d.MaxOutboundMessages)
 	orDefault(&o.MaxOutboundBytes, d.MaxOutboundBytes)
 	orDefault(&o.RequestTimeout, d.RequestTimeout)
@@ -145,7 +142,10 @@ func orDefault[T int | int64 | time.Duration](v *T, def T) {
 }
 
 // WithConfig returns o with the bounds a config file's server.edge block
-// sets; a nil block or a zero field keeps o's value.
+// sets; a nil block or a zero field keeps o's value. Two settings of the
+// block are not the edge's own: max_concurrent_runs is the bound of the
+// workflow.runs.start entry of the method table (the service sets it),
+// and subscription_buffer the live event hub's.
 func (o Options) WithConfig(e *config.Edge) Options {
 	if e == nil {
 		return o
@@ -170,7 +170,6 @@ func (o Options) WithConfig(e *config.Edge) Options {
 	set(e.MaxInFlight, &o.MaxInFlight)
 	set(e.MaxSubscriptions, &o.MaxSubscriptions)
 	set(e.MaxConnectionsPerClient, &o.MaxConnsPerClient)
-	set(e.MaxConcurrentRuns, &o.MaxConcurrentRuns)
 	set(e.MaxOutboundMessages, &o.MaxOutboundMessages)
 	ms(e.RequestTimeoutMS, &o.RequestTimeout)
 	ms(e.WriteTimeoutMS, &o.WriteTimeout)
@@ -183,7 +182,7 @@ func (o Options) WithConfig(e *config.Edge) Options {
 
 // Server serves the workflow API.
 type Server struct {
-	methods  map[string]rpc.Method
+	methods  map[string]served
 	contract *contract.Contract
 	opts     Options
 	// base is the parent of every WebSocket connection's context; Close
@@ -196,19 +195,18 @@ type Server struct {
 	// clients holds what each client address has open, for
 	// MaxConnsPerClient and the /rpc in-flight slots.
 	clients clients
-	// runs holds one slot per workflow.runs.start call running.
-	runs slots
 	// faces are the handlers Mount added, by path pattern.
 	faces map[string]http.Handler
 }
 
 // New returns a server of methods checked against c. Zero options take
-// their defaults.
+// their defaults. A method with a MaxConcurrent gets that many places,
+// shared by every caller of the server.
 func New(methods map[string]rpc.Method, c *contract.Contract, opts Options) *Server {
 	opts = opts.withDefaults()
-	served := make(map[string]rpc.Method, len(methods)+1)
-	for name, h := range methods {
-		served[name] = h
+	table := make(map[string]served, len(methods)+1)
+	for name, m := range methods {
+		table[name] = serve(m)
 	}
 	// rpc.discover describes exactly the table the edge dispatches on. The
 	// document (~100 KB) is encoded once: every call then only copies it.
@@ -225,12 +223,11 @@ func New(methods map[string]rpc.Method, c *contract.Contract, opts Options) *Ser
 		}
 		return jsonrpc.Encoded(bytes.TrimSpace(buf.Bytes())), nil
 	})
-	served[jsonrpc.MethodDiscover] = rpc.Method{Scope: access.Read, Handler: func(context.Context, json.RawMessage) (any, error) { return discover() }}
+	table[jsonrpc.MethodDiscover] = serve(rpc.Method{Scope: access.Read, Handler: func(context.Context, json.RawMessage) (any, error) { return discover() }})
 	base, cancel := context.WithCancel(context.Background())
 	return &Server{
-		methods: served, contract: c, opts: opts, base: base, close: cancel,
+		methods: table, contract: c, opts: opts, base: base, close: cancel,
 		clients: clients{limit: opts.MaxConnsPerClient, inFlight: opts.MaxInFlight, byAddr: map[string]*client{}},
-		runs:    make(slots, opts.MaxConcurrentRuns),
 	}
 }
 

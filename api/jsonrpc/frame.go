@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"unicode/utf8"
 )
@@ -68,35 +69,54 @@ func (f Frame) Rejected() []Response {
 // it, and each is answered, the reply keeping the frame order so a client can tell them
 // apart. A "params": null member is treated as absent. Valid entries are kept, so one bad
 // entry does not spoil a batch.
+//
+// The frame is parsed once: its members, and each batch entry's, are read
+// in the one pass that also checks the JSON (json.Unmarshal's own), with
+// the params kept as raw bytes for the method's own decode; only a frame
+// that is neither an object nor an array is checked on its own.
 func DecodeFrame(data []byte, maxBatch int) Frame {
 	if !utf8.Valid(data) {
 		return rejectFrame(ParseError, "frame is not valid UTF-8")
 	}
-	if !json.Valid(data) {
-		return rejectFrame(ParseError, "frame is not valid JSON")
-	}
-	if trimmed := bytes.TrimLeft(data, " \t\r\n"); trimmed[0] != '[' {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '{':
+		var members map[string]json.RawMessage // exact, case-sensitive member names
+		if err := json.Unmarshal(trimmed, &members); err != nil {
+			return rejectFrame(ParseError, "frame is not valid JSON") // an object always fits the map
+		}
 		var f Frame
-		f.add(decodeEntry(trimmed))
+		f.add(decodeEntry(members))
+		return f
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		// An entry that is not an object is left nil, and answered on its
+		// own; only a syntax error spoils the frame.
+		var entries []map[string]json.RawMessage
+		if err := json.Unmarshal(trimmed, &entries); err != nil {
+			if _, syntax := errors.AsType[*json.SyntaxError](err); syntax {
+				return rejectFrame(ParseError, "frame is not valid JSON")
+			}
+		}
+		switch {
+		case maxBatch < 1:
+			return rejectFrame(InvalidRequest, "batch requests are not supported")
+		case len(entries) == 0:
+			return rejectFrame(InvalidRequest, "empty batch")
+		case len(entries) > maxBatch:
+			return rejectFrame(InvalidRequest, "batch too large: %d entries, limit %d", len(entries), maxBatch)
+		}
+		f := Frame{Batch: true, Entries: make([]Entry, 0, len(entries))}
+		for _, members := range entries {
+			f.add(decodeEntry(members))
+		}
+		return f
+	case !json.Valid(trimmed):
+		return rejectFrame(ParseError, "frame is not valid JSON")
+	default: // a scalar or null
+		var f Frame
+		f.add(decodeEntry(nil))
 		return f
 	}
-	var entries []json.RawMessage
-	if err := json.Unmarshal(data, &entries); err != nil { // cannot fail on valid JSON; kept for safety
-		return rejectFrame(ParseError, "frame is not valid JSON")
-	}
-	switch {
-	case maxBatch < 1:
-		return rejectFrame(InvalidRequest, "batch requests are not supported")
-	case len(entries) == 0:
-		return rejectFrame(InvalidRequest, "empty batch")
-	case len(entries) > maxBatch:
-		return rejectFrame(InvalidRequest, "batch too large: %d entries, limit %d", len(entries), maxBatch)
-	}
-	f := Frame{Batch: true, Entries: make([]Entry, 0, len(entries))}
-	for _, entry := range entries {
-		f.add(decodeEntry(entry))
-	}
-	return f
 }
 
 // rejectFrame returns a frame answered as a whole by one error with id null.
@@ -115,14 +135,11 @@ func (f *Frame) add(req *Request, rejected *Response) {
 	}
 }
 
-// decodeEntry checks one request object. It returns the request, an error response for it,
-// or neither when a notification is dropped.
-func decodeEntry(data []byte) (*Request, *Response) {
-	if len(data) == 0 || data[0] != '{' {
-		return reject(NullID, InvalidRequest, "request must be a JSON object")
-	}
-	var members map[string]json.RawMessage // exact, case-sensitive member names
-	if err := json.Unmarshal(data, &members); err != nil {
+// decodeEntry checks one request object, given by its members (nil for
+// an entry that is not an object). It returns the request, an error
+// response for it, or neither when a notification is dropped.
+func decodeEntry(members map[string]json.RawMessage) (*Request, *Response) {
+	if members == nil {
 		return reject(NullID, InvalidRequest, "request must be a JSON object")
 	}
 	req := Request{JSONRPC: Version}

@@ -12,13 +12,21 @@ import (
 type Handler func(ctx context.Context, params json.RawMessage) (any, error)
 
 // Method is one entry of the method table: the scope a caller's token
-// needs (see package access), the handler, and how many calls of the
-// method one client connection may have in flight at once (0: no bound of
-// its own beyond the connection's).
+// needs (see package access), the handler, and, for a method whose calls
+// are costly to hold open at once, how many may run at once.
 type Method struct {
 	Scope   access.Scope
 	Handler Handler
-	// PerClient bounds this method's concurrent calls per client
-	// connection; a call past it is refused at once.
-	PerClient int
+	// MaxConcurrent bounds the calls of this method running at once
+	// across the whole server: every WebSocket connection, every /rpc
+	// request and every face in the process (edge.Local) share its
+	// places. A call past it is refused at once with -32000 (Overloaded),
+	// after its scope and params are checked; it never waits for a place.
+	// 0: no bound of its own, beyond the in-flight slots of the caller's
+	// connection.
+	MaxConcurrent int
+	// Busy names, in that refusal, what the calls are doing ("runs
+	// starting" reads "too many runs starting at once: ..."); empty reads
+	// "<method> calls".
+	Busy string
 }

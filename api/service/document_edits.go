@@ -73,8 +73,8 @@ func (s *Service) patchWorkspace(ctx context.Context, p protocol.PatchWorkspaceP
 	return res, err
 }
 
-// contract is the contract part of a set_contract or create_empty.
-func contract(input, state, output protocol.Object, outcomes []string) authoring.ContractParams {
+// contractParams is the contract part of a set_contract or create_empty.
+func contractParams(input, state, output protocol.Object, outcomes []string) authoring.ContractParams {
 	return authoring.ContractParams{InputSchema: input, StateSchema: state, OutputSchema: output, Outcomes: outcomes}
 }
 
@@ -82,7 +82,7 @@ func contract(input, state, output protocol.Object, outcomes []string) authoring
 // are checked before the revision, as the reference does.
 func (s *Service) setContract(ctx context.Context, p protocol.SetContractParams) (protocol.DraftEditResult, error) {
 	return stepEdit(s, ctx, p.WorkspaceID, p.Revision, authoring.SetContract,
-		contract(p.InputSchema, p.StateSchema, p.OutputSchema, p.Outcomes))
+		contractParams(p.InputSchema, p.StateSchema, p.OutputSchema, p.Outcomes))
 }
 
 // createEmpty answers workflow.draft_workspaces.create_empty: a workspace
@@ -91,7 +91,7 @@ func (s *Service) createEmpty(ctx context.Context, p protocol.CreateEmptyParams)
 	if err := checkRecordID("workspace_id", p.WorkspaceID); err != nil {
 		return protocol.DraftEditResult{}, err
 	}
-	doc, err := authoring.Empty(authoring.EmptyParams{Name: p.Name, ContractParams: contract(p.InputSchema, p.StateSchema, p.OutputSchema, p.Outcomes)})
+	doc, err := authoring.Empty(authoring.EmptyParams{Name: p.Name, ContractParams: contractParams(p.InputSchema, p.StateSchema, p.OutputSchema, p.Outcomes)})
 	if err != nil {
 		return protocol.DraftEditResult{}, authoringErr(err)
 	}

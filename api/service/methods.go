@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 
@@ -51,6 +52,22 @@ func forAuthor[P, R any](fn func(context.Context, P) (R, error)) rpc.Method {
 
 func forAdmin[P, R any](fn func(context.Context, P) (R, error)) rpc.Method {
 	return rpc.Method{Scope: access.Admin, Handler: handle(fn)}
+}
+
+// DefaultMaxConcurrentRuns bounds the workflow.runs.start calls running
+// at once, server-wide, when the Service sets no MaxConcurrentRuns
+// (server.edge.max_concurrent_runs).
+const DefaultMaxConcurrentRuns = 256
+
+// startingRuns bounds m, the workflow.runs.start entry, to
+// MaxConcurrentRuns calls at once across the server: the edge refuses a
+// start past it at once (-32000 "too many runs starting at once"). It
+// counts calls, not runs: a start that answered after RunWait leaves its
+// run running without holding a place.
+func (s *Service) startingRuns(m rpc.Method) rpc.Method {
+	m.MaxConcurrent = cmp.Or(max(s.MaxConcurrentRuns, 0), DefaultMaxConcurrentRuns)
+	m.Busy = "runs starting"
+	return m
 }
 
 // handle adapts a typed method to a Handler. Params decode strictly:

@@ -1,41 +1,27 @@
 package service_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/matryer/is"
 
-	"github.com/mcpflow/mcpflow/api/access"
-	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/service"
 )
 
-func TestEveryMethodDeclaresItsScope(t *testing.T) {
+// TestRunStartsAreBoundedByTheTable: the workflow.runs.start entry carries
+// the server-wide bound the edge applies (MaxConcurrentRuns, its default
+// when unset); no other method has one.
+func TestRunStartsAreBoundedByTheTable(t *testing.T) {
 	is := is.New(t)
-	table := newFixture(t).methods
-	for _, name := range contract.Default().Methods() {
-		m, ok := table[name]
-		is.True(ok) // every contract method is served
-		switch {
-		case strings.HasPrefix(name, "workflow.admin."):
-			is.Equal(m.Scope, access.Admin) // the admin namespace needs admin
-		case m.Scope == "":
-			t.Errorf("%s declares no scope", name)
+	start := (&service.Service{MaxConcurrentRuns: 3}).Methods()[protocol.MethodRunsStart]
+	is.Equal(start.MaxConcurrent, 3)
+	is.Equal(start.Busy, "runs starting")
+	methods := (&service.Service{}).Methods()
+	is.Equal(methods[protocol.MethodRunsStart].MaxConcurrent, service.DefaultMaxConcurrentRuns)
+	for name, m := range methods {
+		if name != protocol.MethodRunsStart {
+			is.Equal(m.MaxConcurrent, 0) // only runs.start is bounded
 		}
-	}
-	for name, want := range map[string]access.Scope{
-		protocol.MethodHealth:            access.Read,
-		protocol.MethodRunsInspect:       access.Read,
-		protocol.MethodRunsSubscribe:     access.Read,
-		protocol.MethodRunsStart:         access.Run,
-		protocol.MethodRunsCancel:        access.Run,
-		protocol.MethodCapabilitiesCall:  access.Run,
-		protocol.MethodDeploymentsSave:   access.Author,
-		protocol.MethodWorkspaceAddStep:  access.Author,
-		protocol.MethodDeploymentsDelete: access.Author,
-		protocol.MethodAccessWhoami:      access.Any,
-	} {
-		is.Equal(table[name].Scope, want) // the scope of name
 	}
 }

@@ -51,6 +51,9 @@ type Service struct {
 	// RunWait bounds how long runs.start waits for a run to finish before
 	// answering with its current, still running, state.
 	RunWait time.Duration
+	// MaxConcurrentRuns bounds the runs.start calls running at once,
+	// server-wide (DefaultMaxConcurrentRuns when 0).
+	MaxConcurrentRuns int
 	// CallTimeout bounds a tool call whose step declares no timeout.
 	CallTimeout time.Duration
 	// MaxSteps and RunDeadline make Runs when it is nil (runs.Config).
@@ -111,7 +114,7 @@ func (s *Service) coreMethods() map[string]rpc.Method {
 		protocol.MethodDeploymentsInspect:        forRead(s.inspectDeployment),
 		protocol.MethodDeploymentsList:           forRead(s.listDeployments),
 		protocol.MethodDeploymentsValidate:       forRead(s.validateDeployment),
-		protocol.MethodRunsStart:                 forRun(s.startRun),
+		protocol.MethodRunsStart:                 s.startingRuns(forRun(s.startRun)),
 		protocol.MethodRunsInspect:               forRead(s.inspectRun),
 		protocol.MethodRunsList:                  forRead(s.listRuns),
 		protocol.MethodRunsTrace:                 forRead(s.readTrace),

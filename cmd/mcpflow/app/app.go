@@ -17,26 +17,21 @@ import (
 
 	"github.com/anthdm/hollywood/actor"
 
-	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
-	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/retention"
 	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/actors/session"
-	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
-	"github.com/mcpflow/mcpflow/actors/wire"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/console"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/live"
-	"github.com/mcpflow/mcpflow/api/rpc"
 	"github.com/mcpflow/mcpflow/api/service"
 )
 
@@ -58,6 +53,10 @@ type Options struct {
 	// edge's.
 	Hub     live.Options
 	RunWait time.Duration
+	// MaxConcurrentRuns bounds the workflow.runs.start calls running at
+	// once, server-wide (server.edge.max_concurrent_runs; 0 takes
+	// service.DefaultMaxConcurrentRuns).
+	MaxConcurrentRuns int
 	// MaxSteps is each run's step budget and RunTimeout its overall
 	// deadline (none when 0), unless its deployment sets its own.
 	MaxSteps   int
@@ -85,8 +84,10 @@ func DefaultOptions(cfg *config.File) Options {
 		edgeOpts = edgeOpts.WithConfig(cfg.Server.Edge)
 	}
 	var hub live.Options
+	maxRuns := service.DefaultMaxConcurrentRuns
 	if cfg != nil && cfg.Server.Edge != nil {
 		hub.Buffer = cfg.Server.Edge.SubscriptionBuffer
+		maxRuns = cmp.Or(cfg.Server.Edge.MaxConcurrentRuns, maxRuns)
 	}
 	warmUp := 10 * time.Second
 	if cfg != nil && cfg.Server.Supervision != nil && cfg.Server.Supervision.WarmUpMS != nil {
@@ -96,7 +97,7 @@ func DefaultOptions(cfg *config.File) Options {
 	if cfg != nil {
 		ret = cfg.Server.Retention
 	}
-	return Options{Config: cfg, Supervisor: sup, Edge: edgeOpts, Hub: hub, RunWait: 2 * time.Minute, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour,
+	return Options{Config: cfg, Supervisor: sup, Edge: edgeOpts, Hub: hub, RunWait: 2 * time.Minute, MaxConcurrentRuns: maxRuns, MaxSteps: workflow.DefaultMaxSteps, RunTimeout: time.Hour,
 		RefreshAtStart: true, WarmUp: warmUp, Retention: retention.OptionsFor(ret, nil)}
 }
 
@@ -138,147 +139,55 @@ func DefaultTransports(creds session.Credentials, sess session.Options, pool *se
 }
 
 // Start opens the store, recovers runs a crash cut off, starts the actor
-// system and warms up the catalogs of new connections. Serve it with Handler or ListenAndServe; stop it with
-// Shutdown.
-func Start(ctx context.Context, opts Options) (*App, error) {
-	if opts.Edge.Guard == nil || opts.Edge.Gate == nil {
-		guard, gate, err := Access(opts.Config, nil)
-		if err != nil {
-			return nil, err
-		}
-		opts.Edge.Guard, opts.Edge.Gate = cmp.Or(opts.Edge.Guard, guard), cmp.Or(opts.Edge.Gate, gate)
+// system and warms up the catalogs of new connections. Serve it with
+// Handler or ListenAndServe; stop it with Shutdown.
+//
+// It builds the App in stages, each one part, in the order in which the
+// parts need one another (stages.go); each pushes how to undo its part,
+// and when a stage fails, every part built before it is undone, the last
+// first.
+func Start(ctx context.Context, opts Options) (_ *App, err error) {
+	if err := withAccess(&opts); err != nil {
+		return nil, err
 	}
 	m := withMetrics(&opts)
 	a := &App{store: opts.Store, closeTimeout: opts.Supervisor.Session.CloseTimeout}
 	a.life = newLifecycle(os.Getenv, a.healthy)
-	if a.store == nil {
-		// One owner per store: nothing is opened, migrated or recovered
-		// before the lock is ours.
-		root := opts.Config.StoreRoot()
-		lock, err := LockStore(root)
+	var undo undoStack
+	defer func() {
 		if err != nil {
-			return nil, err
+			err = errors.Join(err, undo.unwind(ctx))
 		}
-		keys, err := openKeys(opts.Config, root, os.Getenv)
-		if err != nil {
-			return nil, errors.Join(fmt.Errorf("open the store's keys: %w", err), lock.Release())
-		}
-		s, err := openStore(ctx, opts.Config.Server, root, keys.keys)
-		if err != nil {
-			return nil, errors.Join(fmt.Errorf("open store under %s: %w", root, err), keys.forget(err), lock.Release())
-		}
-		a.store, a.ownsStore, a.lock, a.keys = s, true, lock, keys.keys
+	}()
+	if err := a.openOwnStore(ctx, opts.Config, &undo); err != nil {
+		return nil, err
 	}
 	c, err := contract.Load()
 	if err != nil {
-		a.closeStore()
 		return nil, fmt.Errorf("load contract: %w", err)
 	}
 	states, err := faceStates(a.keys)
 	if err != nil {
-		a.closeStore()
 		return nil, err
 	}
-	var cluster *config.Cluster
-	if opts.Config != nil {
-		cluster = opts.Config.Server.Cluster
-	}
-	var remote *wire.Remote
-	a.engine, remote, err = newEngine(cluster)
-	if err != nil {
-		a.closeStore()
-		return nil, fmt.Errorf("start actor engine: %w", err)
-	}
-	if cluster != nil {
-		if a.member, err = join(ctx, cluster, a.store, a.engine, remote, m); err != nil {
-			remote.Stop().Wait()
-			return nil, errors.Join(err, a.closeStore())
-		}
-		opts.Supervisor.Placement = a.member.node.Placement()
-	}
-	transports := opts.Transports
-	if transports == nil {
-		a.pool = session.NewPool()
-		binder := credentials.NewBinder(credentials.FromStore(a.store))
-		binder.Records = a.store // rotated tokens and discovered clients, sealed
-		transports = DefaultTransports(binder, opts.Supervisor.Session, a.pool)
-	}
-	// Every write goes through the store as the hub observes it, so that
-	// live event subscriptions see each commit.
-	opts.Hub.MaxSubscriptions = opts.Edge.MaxSubscriptions
-	a.hub = live.NewHub(a.store, opts.Hub)
-	observed := store.Observed(a.store, a.hub, m)
-	if a.member != nil {
-		a.member.follow(a.hub) // and for every other node's commit
-	}
-	snaps, err := a.store.ListCatalogs(ctx)
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("load catalogs: %w", err), a.member.stop(ctx), a.closeStore())
-	}
-	registry := catalog.NewRegistry(snaps)
-	// The effective sources: the config merged with the source registry.
-	view, err := sources.Load(ctx, observed, opts.Config.Connections())
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("load sources: %w", err), a.member.stop(ctx), a.closeStore())
-	}
-	conns := view.All()
-	if opts.Supervisor.AuthHash == nil {
-		opts.Supervisor.AuthHash = authDigest(a.store)
-	}
-	if opts.Supervisor.Events == nil {
-		opts.Supervisor.Events = observed // connection_degraded and connection_recovered
-	}
-	sink := sources.NewCatalogSink(observed, registry)
-	a.supervisor = supervisor.Spawn(a.engine, conns, transports, sink, opts.Supervisor)
-	if opts.RefreshAtStart {
-		sess := opts.Supervisor.Session
-		a.refresher = supervisor.StartRefresher(a.supervisor, supervisor.RefresherOptions{
-			Concurrency: opts.Supervisor.MaxConcurrentRefreshes, Timeout: sess.ConnectTimeout + sess.CallTimeout,
-		})
-		warmUp(ctx, a.refresher, conns, registry, opts.WarmUp, time.Now())
-	}
-	a.replies = reply.NewRouter(a.engine, "service")
-	var nodes runs.Nodes // the other nodes' desks, in a cluster
-	if a.member != nil {
-		nodes = peers{a.member.node}
-	}
-	a.runs = runs.New(runs.Config{
-		Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Store: observed, Catalogs: registry, Connections: view,
-		CallTimeout: opts.Supervisor.Session.CallTimeout, MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m, Nodes: nodes,
-	})
-	svc := &service.Service{
-		Store: observed, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Connections: view,
-		Sources: sources.New(observed, view, a.supervisor),
-		Runs:    a.runs, StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, CallTimeout: opts.Supervisor.Session.CallTimeout,
-		RotateKeys: rotator(a.keys, a.store),
-	}
-	a.service = svc
-	if a.member != nil {
-		a.member.serve(svc, a.runs, sink)
-	}
-	a.tracer = startTracing(ctx, os.Getenv) // before any run starts, recovered ones included
-	// Runs a stop cut off resume, or fail, before anything is served: in
-	// a cluster, those this node had (other nodes' are theirs).
-	recovered, err := a.recoverRuns(ctx)
-	if err != nil {
-		a.tracer.shutdown(ctx)
-		err = errors.Join(fmt.Errorf("recover runs: %w", err), a.stopRefresher(ctx), a.supervisor.Stop(ctx), a.replies.Stop(ctx),
-			a.member.stop(ctx), a.closeStore())
-		a.pool.Close()
+	if err := a.startEngine(ctx, opts.Config, m, &opts.Supervisor, &undo); err != nil {
 		return nil, err
 	}
-	if a.member != nil {
-		a.member.attach(a)
+	transports := a.transports(opts, &undo)
+	observed := a.startHub(opts.Hub, opts.Edge.MaxSubscriptions, m, &undo)
+	a.startReplies(&undo)
+	registry, view, err := loadSources(ctx, a.store, observed, opts.Config)
+	if err != nil {
+		return nil, err
 	}
-	if recovered.Resumed+recovered.Failed > 0 {
-		slog.Info("runs cut off by the last stop", "resumed", recovered.Resumed, "failed", recovered.Failed)
+	sink := a.startSupervisor(ctx, opts, transports, observed, registry, view, &undo)
+	a.startRuns(opts, m, observed, registry, view)
+	a.newService(opts, observed, registry, view, sink)
+	a.startTracer(ctx, &undo) // before any run starts, recovered ones included
+	if err := a.recoverCutOff(ctx); err != nil {
+		return nil, err
 	}
-	// Subscriptions push their events through the WebSocket connection
-	// of the request that made them.
-	opts.Edge.RequestContext = func(ctx context.Context, c *edge.Conn) (context.Context, func()) {
-		return rpc.WithNotifier(ctx, c)
-	}
-	a.edge = edge.New(svc.Methods(), c, opts.Edge)
+	a.startEdge(opts.Edge, c)
 	a.pruner = retention.Start(a.store, opts.Retention)
 	a.face = startFace(a.edge, opts.Config.Server.MCP, states)
 	a.life.ready()

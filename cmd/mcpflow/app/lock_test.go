@@ -2,7 +2,9 @@ package app_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -87,4 +89,28 @@ func TestSecondStartOnAStoreInUseFails(t *testing.T) {
 	third, err := app.Start(ctx, opts)
 	is.NoErr(err) // the lock went with the first one's shutdown
 	is.NoErr(third.Shutdown(ctx))
+}
+
+// TestAFailedStartUndoesWhatItBuilt: a start that fails past its first
+// stages (here: joining a cluster, which needs PostgreSQL, after the
+// SQLite store, its lock and the actor engine's remote stand) undoes
+// them: the next start on the same store opens it.
+func TestAFailedStartUndoesWhatItBuilt(t *testing.T) {
+	is := is.New(t)
+	t.Setenv(app.EnvSecretsKey, base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 32)))
+	root := filepath.Join(t.TempDir(), "store")
+	cluster := &config.File{Version: 1, Server: config.Server{Store: config.Store{Root: root},
+		Cluster: &config.Cluster{NodeID: "n1", Listen: "127.0.0.1:0"}}}
+	opts := app.DefaultOptions(cluster)
+	opts.WarmUp = 0
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := app.Start(ctx, opts)
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), "needs the PostgreSQL store")) // it failed joining, past the store
+	opts = app.DefaultOptions(&config.File{Version: 1, Server: config.Server{Store: config.Store{Root: root}}})
+	opts.WarmUp = 0
+	a, err := app.Start(ctx, opts)
+	is.NoErr(err) // the store and its lock were released
+	is.NoErr(a.Shutdown(ctx))
 }
