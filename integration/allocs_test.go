@@ -44,6 +44,16 @@ func TestAWarmOneStepRunAllocatesWithinItsBound(t *testing.T) {
 // returns the mean allocations of warmRunSamples more.
 func warmRunAllocs(t *testing.T) float64 {
 	t.Helper()
+	return testing.AllocsPerRun(warmRunSamples, warmOneStepRun(t))
+}
+
+// warmOneStepRun starts an in-process mcpflow with one source, its
+// in-memory upstream, and a deployment of a one-step workflow calling its
+// counter tool; runs it until the session is open, the deployment
+// prepared and the pools full; and returns a function that runs it once
+// more and fails the test unless the run completes.
+func warmOneStepRun(t *testing.T) func() {
+	t.Helper()
 	is := is.New(t)
 	svc := startService(t, session.Factories{config.TransportStdio: fakes.NewInMemory(nil)}, stdioSource("fixture.default", "in-memory"))
 	c := svc.dial(t)
@@ -54,8 +64,8 @@ func warmRunAllocs(t *testing.T) float64 {
 		is.NoErr(err)                   // the run is answered
 		is.Equal(r.Status, "completed") // and completes
 	}
-	for range 20 { // the session opens, the deployment is prepared, pools fill
+	for range 20 {
 		run()
 	}
-	return testing.AllocsPerRun(warmRunSamples, run)
+	return run
 }

@@ -38,6 +38,13 @@ type process struct {
 // (--run-wait 0s) and any extra flags, and waits until it answers /healthz.
 func startProcess(t testing.TB, cfgPath, logName string, extra ...string) *process {
 	t.Helper()
+	return startProcessOf(t, binary, cfgPath, logName, extra...)
+}
+
+// startProcessOf is startProcess of the mcpflow executable bin (one built
+// otherwise, e.g. with coverage).
+func startProcessOf(t testing.TB, bin, cfgPath, logName string, extra ...string) *process {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	addr := freeAddr(t)
@@ -45,7 +52,7 @@ func startProcess(t testing.TB, cfgPath, logName string, extra ...string) *proce
 	out, err := os.Create(logs)
 	is.NoErr(err)
 	defer out.Close()
-	cmd := exec.Command(binary, append([]string{"serve", "--config", cfgPath, "--listen", addr, "--run-wait", "0s"}, extra...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--config", cfgPath, "--listen", addr, "--run-wait", "0s"}, extra...)...)
 	cmd.Stdout, cmd.Stderr = out, out
 	is.NoErr(cmd.Start())
 	exited := make(chan struct{})
