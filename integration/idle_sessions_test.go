@@ -73,14 +73,7 @@ func TestIdleSessionCost(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			sources := tc.sources(t, tc.n)
-			// No warm-up, no refresh, no keepalive during the measure:
-			// sessions open only when the test opens them.
-			svc := startServiceTuned(t, func(o *app.Options) {
-				o.RefreshAtStart = false
-				o.Supervisor.Session.KeepAlive = time.Hour
-				o.Supervisor.Session.PingTimeout = time.Minute
-				o.Supervisor.Session.NoListen = tc.quiet
-			}, sources...)
+			svc := startServiceTuned(t, quietSessions(tc.quiet), sources...)
 			c := svc.dial(t)
 			before := measureProcess(t)
 			openAll(t, c, sources)
@@ -94,6 +87,19 @@ func TestIdleSessionCost(t *testing.T) {
 			}
 			is.True(per.goroutines <= maxIdleGoroutines[tc.name]) // an idle session keeps few goroutines
 		})
+	}
+}
+
+// quietSessions tunes mcpflow for measuring idle sessions: no warm-up,
+// no refresh, no keepalive during the measure, so that sessions open only
+// when the test opens them; with noListen, an HTTP session holds no
+// stream for the server's notifications.
+func quietSessions(noListen bool) func(*app.Options) {
+	return func(o *app.Options) {
+		o.RefreshAtStart = false
+		o.Supervisor.Session.KeepAlive = time.Hour
+		o.Supervisor.Session.PingTimeout = time.Minute
+		o.Supervisor.Session.NoListen = noListen
 	}
 }
 
@@ -165,7 +171,7 @@ func (a processFigures) per(before processFigures, n int) perSession {
 // measureProcess measures the process once its goroutine count has been
 // steady for three samples 50 ms apart (within 10 s), after a GC. Its
 // goroutines leave out those of idle pooled HTTP connections.
-func measureProcess(t *testing.T) processFigures {
+func measureProcess(t testing.TB) processFigures {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	last, steady := -1, 0
@@ -207,7 +213,7 @@ func idleConnGoroutines() int {
 }
 
 // residentBytes is the process's VmRSS, from /proc (0 elsewhere).
-func residentBytes(t *testing.T) uint64 {
+func residentBytes(t testing.TB) uint64 {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Logf("no RSS figure: %v", err)
