@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -44,20 +45,24 @@ func BenchmarkIdleSessionState(b *testing.B) {
 	addr := freeAddr(b)
 	startFakeHTTP(b, addr)
 	url := "http://" + addr + "/mcp"
-	var direct perSession
-	b.Run("case=direct", func(b *testing.B) {
-		for b.Loop() {
-			direct = idleDirect(b, url, n)
-		}
-		reportIdle(b, direct, nil)
-	})
-	b.Run("case=mcpflow", func(b *testing.B) {
-		var flow perSession
-		for b.Loop() {
-			flow = idleMCPFlow(b, url, n)
-		}
-		reportIdle(b, flow, &direct)
-	})
+	for _, listen := range []bool{true, false} {
+		b.Run(fmt.Sprintf("listen=%t", listen), func(b *testing.B) {
+			var direct perSession
+			b.Run("case=direct", func(b *testing.B) {
+				for b.Loop() {
+					direct = idleDirect(b, url, n, listen)
+				}
+				reportIdle(b, direct, nil)
+			})
+			b.Run("case=mcpflow", func(b *testing.B) {
+				var flow perSession
+				for b.Loop() {
+					flow = idleMCPFlow(b, url, n, listen)
+				}
+				reportIdle(b, flow, &direct)
+			})
+		})
+	}
 }
 
 // idleSessionCount is MCPFLOW_IDLE_SESSIONS, or def.
@@ -69,8 +74,9 @@ func idleSessionCount(def int) int {
 }
 
 // idleDirect opens n go-sdk sessions on url, eight at a time, measures
-// the process with them open, and closes them.
-func idleDirect(b *testing.B, url string, n int) perSession {
+// the process with them open, and closes them. Without listen, they open
+// no standalone stream for the server's notifications.
+func idleDirect(b *testing.B, url string, n int, listen bool) perSession {
 	b.Helper()
 	ctx := testContext(b)
 	pool := http.DefaultTransport.(*http.Transport).Clone()
@@ -83,7 +89,7 @@ func idleDirect(b *testing.B, url string, n int) perSession {
 	for range 8 {
 		wg.Go(func() {
 			for i := range work {
-				sessions[i] = connect(ctx, b, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client})
+				sessions[i] = connect(ctx, b, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, DisableStandaloneSSE: !listen})
 			}
 		})
 	}
@@ -93,7 +99,7 @@ func idleDirect(b *testing.B, url string, n int) perSession {
 	close(work)
 	wg.Wait()
 	after := measureProcess(b)
-	heapProfile(b, "direct")
+	heapProfile(b, fmt.Sprintf("direct-listen=%t", listen))
 	for _, cs := range sessions {
 		_ = cs.Close()
 	}
@@ -102,21 +108,24 @@ func idleDirect(b *testing.B, url string, n int) perSession {
 
 // idleMCPFlow starts mcpflow in-process with n HTTP sources on url, with
 // no refresh at start and no keepalive during the measure, opens every
-// session and measures the process. The service stops when b ends.
-func idleMCPFlow(b *testing.B, url string, n int) perSession {
+// session and measures the process. Without listen, the sessions hold no
+// stream for the server's notifications (a source's `listen: false`). The service stops when b ends.
+func idleMCPFlow(b *testing.B, url string, n int, listen bool) perSession {
 	b.Helper()
 	sources := httpSources(n, url, "")
-	before := measureProcess(b)
-	svc := startServiceTuned(b, quietSessions(false), sources...)
-	openAll(b, svc.dial(b), sources)
+	svc := startServiceTuned(b, quietSessions(!listen), sources...)
+	c := svc.dial(b)
+	before := measureProcess(b) // what mcpflow holds without sessions is not theirs
+	openAll(b, c, sources)
 	after := measureProcess(b)
-	heapProfile(b, "mcpflow")
+	heapProfile(b, fmt.Sprintf("mcpflow-listen=%t", listen))
 	return after.per(before, n)
 }
 
 // reportIdle reports per-session figures, and against direct the ratio.
 func reportIdle(b *testing.B, per perSession, direct *perSession) {
 	b.ReportMetric(per.heap/1024, "KiB_heap+stacks/session")
+	b.ReportMetric(per.stacks/1024, "KiB_stacks/session")
 	b.ReportMetric(per.rss/1024, "KiB_rss/session")
 	b.ReportMetric(per.goroutines, "goroutines/session")
 	if direct != nil && direct.heap > 0 {

@@ -151,19 +151,20 @@ func openAll(t testing.TB, c *client.Client, sources []config.Connection) {
 }
 
 // processFigures are the process's goroutines, heap plus goroutine stacks
-// in use, and resident set.
+// in use, of which the stacks, and resident set.
 type processFigures struct {
-	goroutines int
-	heap, rss  uint64
+	goroutines        int
+	heap, stacks, rss uint64
 }
 
 // perSession is a figure per session.
-type perSession struct{ goroutines, heap, rss float64 }
+type perSession struct{ goroutines, heap, stacks, rss float64 }
 
 func (a processFigures) per(before processFigures, n int) perSession {
 	return perSession{
 		goroutines: float64(a.goroutines-before.goroutines) / float64(n),
 		heap:       (float64(a.heap) - float64(before.heap)) / float64(n),
+		stacks:     (float64(a.stacks) - float64(before.stacks)) / float64(n),
 		rss:        (float64(a.rss) - float64(before.rss)) / float64(n),
 	}
 }
@@ -191,7 +192,7 @@ func measureProcess(t testing.TB) processFigures {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return processFigures{goroutines: runtime.NumGoroutine() - idleConnGoroutines(), heap: ms.HeapInuse + ms.StackInuse, rss: residentBytes(t)}
+	return processFigures{goroutines: runtime.NumGoroutine() - idleConnGoroutines(), heap: ms.HeapInuse + ms.StackInuse, stacks: ms.StackInuse, rss: residentBytes(t)}
 }
 
 // idleConnGoroutines counts the goroutines of net/http's idle pooled
