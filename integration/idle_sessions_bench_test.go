@@ -26,7 +26,9 @@ import (
 //     session opened and its catalog listed.
 //
 // Reported per session: heap and goroutine stacks in use (after a GC),
-// goroutines, and the ratio of mcpflow's heap and stacks to direct's.
+// of which the stacks, goroutines, and the ratio of mcpflow's heap and
+// stacks to direct's. (Not RSS: the cases share one process, whose
+// resident memory the earlier cases leave behind.)
 // MCPFLOW_IDLE_SESSIONS=N opens N sessions (default 1,000);
 // MCPFLOW_IDLE_HEAP=DIR also writes a heap profile of each case to
 // DIR/idle-<case>.heap, taken with the sessions open, sampled every 4 KiB
@@ -126,7 +128,6 @@ func idleMCPFlow(b *testing.B, url string, n int, listen bool) perSession {
 func reportIdle(b *testing.B, per perSession, direct *perSession) {
 	b.ReportMetric(per.heap/1024, "KiB_heap+stacks/session")
 	b.ReportMetric(per.stacks/1024, "KiB_stacks/session")
-	b.ReportMetric(per.rss/1024, "KiB_rss/session")
 	b.ReportMetric(per.goroutines, "goroutines/session")
 	if direct != nil && direct.heap > 0 {
 		b.ReportMetric(per.heap/direct.heap, "heap_x_direct")

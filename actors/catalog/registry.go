@@ -28,20 +28,18 @@ type Registry struct {
 	shared map[string]*content
 }
 
-// entry is one connection's snapshot with its capabilities, built once
-// when the snapshot is put. Entries are never modified. The snapshot's
-// tools, resources and prompts are its content's, shared with every
-// connection that lists the same catalog; its capabilities are its own
-// (they are named after the connection) but share the tools' schemas.
+// entry is one connection's snapshot with its content: the tools,
+// resources and prompts, their capabilities and index, built once and
+// shared with every connection that lists the same catalog. A capability
+// gets its connection's name when it is read. Entries are never modified.
 type entry struct {
 	snap Snapshot
 	c    *content
-	caps []Capability // in the snapshot's tool order
 }
 
 func newEntry(s Snapshot, c *content) *entry {
 	s.Tools, s.Resources, s.Prompts = c.tools, c.resources, c.prompts
-	return &entry{snap: s, c: c, caps: s.Capabilities()}
+	return &entry{snap: s, c: c}
 }
 
 // node is one connection of the treap: ordered by id, a max-heap on prio.
@@ -159,7 +157,7 @@ func (r *Registry) Tool(connectionID, tool string) (Capability, bool) {
 	if !ok {
 		return Capability{}, false
 	}
-	return e.caps[i], true
+	return e.c.caps[i].of(connectionID), true
 }
 
 // Find returns the capability with a qualified name "<connection>.<tool>"
@@ -193,7 +191,9 @@ func (r *Registry) Capabilities(usable func(connectionID string) bool) []Capabil
 	var out []Capability
 	r.walk(func(e *entry) {
 		if usable(e.snap.ConnectionID) {
-			out = append(out, e.caps...)
+			for _, c := range e.c.caps {
+				out = append(out, c.of(e.snap.ConnectionID))
+			}
 		}
 	})
 	return out

@@ -13,25 +13,37 @@ import (
 // a 28-tool catalog's decoded schemas are about 85 KB.
 
 // content is the decoded catalog (tools, resources, prompts) that one or
-// more connections' snapshots share, with the index of its tools by name.
-// It is never modified once built.
+// more connections' snapshots share, with its tools as capabilities of no
+// connection yet (see Capability.of) and their index by name. It is never
+// modified once built.
 type content struct {
 	key       string // the hash of the catalog's JSON; "" when it has none
 	tools     []Tool
 	resources []Resource
 	prompts   []Prompt
-	byTool    map[string]int // tool name -> index in tools
+	caps      []Capability   // in tools' order, Name and SourceID unset
+	byTool    map[string]int // tool name -> index in tools and caps
 	// users counts the connections of the registry's current version
 	// whose snapshot holds this content; guarded by the registry's mu.
 	users int
 }
 
 func newContent(s Snapshot, key string) *content {
+	caps := make([]Capability, len(s.Tools))
 	byTool := make(map[string]int, len(s.Tools))
 	for i, t := range s.Tools {
+		caps[i] = t.Capability("")
+		caps[i].Name, caps[i].SourceID = "", ""
 		byTool[t.Name] = i
 	}
-	return &content{key: key, tools: s.Tools, resources: s.Resources, prompts: s.Prompts, byTool: byTool}
+	return &content{key: key, tools: s.Tools, resources: s.Resources, prompts: s.Prompts, caps: caps, byTool: byTool}
+}
+
+// of is a capability of content, as connection connID's: named
+// "<connID>.<tool>". Its schemas and outcomes are the content's, shared.
+func (c Capability) of(connID string) Capability {
+	c.Name, c.SourceID = connID+"."+c.LocalName, connID
+	return c
 }
 
 // ContentKey fingerprints what a snapshot offers, apart from whose it is

@@ -51,6 +51,11 @@ func TestIdenticalCatalogsShareOneDecodedCopy(t *testing.T) {
 	is.True(ok)
 	is.Equal(echo.Name, "b.two.echo") // capabilities are named per connection
 	is.Equal(echo.SourceID, "b.two")
+	var names []string
+	for _, c := range r.Capabilities(func(id string) bool { return id != "d.four" }) {
+		names = append(names, c.Name+"@"+c.SourceID)
+	}
+	is.Equal(names, []string{"a.one.echo@a.one", "a.one.counter@a.one", "b.two.echo@b.two", "b.two.counter@b.two", "c.three.echo@c.three", "c.three.counter@c.three"}) // listed per connection
 	plain, _ := r.Tool("a.one", "echo")
 	empty, _ := r.Tool("d.four", "echo")
 	is.Equal(len(plain.OutputSchema), 2) // none: the default output schema
