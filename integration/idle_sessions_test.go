@@ -73,14 +73,7 @@ func TestIdleSessionCost(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			sources := tc.sources(t, tc.n)
-			// No warm-up, no refresh, no keepalive during the measure:
-			// sessions open only when the test opens them.
-			svc := startServiceTuned(t, func(o *app.Options) {
-				o.RefreshAtStart = false
-				o.Supervisor.Session.KeepAlive = time.Hour
-				o.Supervisor.Session.PingTimeout = time.Minute
-				o.Supervisor.Session.NoListen = tc.quiet
-			}, sources...)
+			svc := startServiceTuned(t, quietSessions(tc.quiet), sources...)
 			c := svc.dial(t)
 			before := measureProcess(t)
 			openAll(t, c, sources)
@@ -94,6 +87,19 @@ func TestIdleSessionCost(t *testing.T) {
 			}
 			is.True(per.goroutines <= maxIdleGoroutines[tc.name]) // an idle session keeps few goroutines
 		})
+	}
+}
+
+// quietSessions tunes mcpflow for measuring idle sessions: no warm-up,
+// no refresh, no keepalive during the measure, so that sessions open only
+// when the test opens them; with noListen, an HTTP session holds no
+// stream for the server's notifications.
+func quietSessions(noListen bool) func(*app.Options) {
+	return func(o *app.Options) {
+		o.RefreshAtStart = false
+		o.Supervisor.Session.KeepAlive = time.Hour
+		o.Supervisor.Session.PingTimeout = time.Minute
+		o.Supervisor.Session.NoListen = noListen
 	}
 }
 
@@ -145,19 +151,20 @@ func openAll(t testing.TB, c *client.Client, sources []config.Connection) {
 }
 
 // processFigures are the process's goroutines, heap plus goroutine stacks
-// in use, and resident set.
+// in use, of which the stacks, and resident set.
 type processFigures struct {
-	goroutines int
-	heap, rss  uint64
+	goroutines        int
+	heap, stacks, rss uint64
 }
 
 // perSession is a figure per session.
-type perSession struct{ goroutines, heap, rss float64 }
+type perSession struct{ goroutines, heap, stacks, rss float64 }
 
 func (a processFigures) per(before processFigures, n int) perSession {
 	return perSession{
 		goroutines: float64(a.goroutines-before.goroutines) / float64(n),
 		heap:       (float64(a.heap) - float64(before.heap)) / float64(n),
+		stacks:     (float64(a.stacks) - float64(before.stacks)) / float64(n),
 		rss:        (float64(a.rss) - float64(before.rss)) / float64(n),
 	}
 }
@@ -165,7 +172,7 @@ func (a processFigures) per(before processFigures, n int) perSession {
 // measureProcess measures the process once its goroutine count has been
 // steady for three samples 50 ms apart (within 10 s), after a GC. Its
 // goroutines leave out those of idle pooled HTTP connections.
-func measureProcess(t *testing.T) processFigures {
+func measureProcess(t testing.TB) processFigures {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	last, steady := -1, 0
@@ -185,7 +192,7 @@ func measureProcess(t *testing.T) processFigures {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	return processFigures{goroutines: runtime.NumGoroutine() - idleConnGoroutines(), heap: ms.HeapInuse + ms.StackInuse, rss: residentBytes(t)}
+	return processFigures{goroutines: runtime.NumGoroutine() - idleConnGoroutines(), heap: ms.HeapInuse + ms.StackInuse, stacks: ms.StackInuse, rss: residentBytes(t)}
 }
 
 // idleConnGoroutines counts the goroutines of net/http's idle pooled
@@ -207,7 +214,7 @@ func idleConnGoroutines() int {
 }
 
 // residentBytes is the process's VmRSS, from /proc (0 elsewhere).
-func residentBytes(t *testing.T) uint64 {
+func residentBytes(t testing.TB) uint64 {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Logf("no RSS figure: %v", err)

@@ -65,32 +65,39 @@ const (
 // 10 sources, then with 10,000, waits until every session is open and
 // reads what each process holds; then it restarts the second on its store,
 // where the catalogs are now. Per session is (many − base) / (sessions
-// open in many − in base).
+// open in many − in base). It does so with the sessions listening for
+// their servers' notifications (a stream each, the default) and with
+// `listen: false`. What go-sdk's own state of such a session is, next to
+// mcpflow's, BenchmarkIdleSessionState measures.
 func BenchmarkScaleIdleSessions(b *testing.B) {
 	skipScale(b)
 	up := startUpstreams(b, scaleUpstreams)
-	sum := figures{}
-	for b.Loop() {
-		base := measureIdle(b, up, scaleBase)
-		many := measureIdle(b, up, scaleMany)
-		sessions := float64(many.open - base.open)
-		sum.add(figures{
-			"MB_rss":                 mb(many.RSSBytes),
-			"MB_rss_base":            mb(base.RSSBytes),
-			"MB_per_1k_sessions":     mb(many.RSSBytes-base.RSSBytes) / sessions * 1000,
-			"KB_heap/session":        (many.heap - base.heap) / 1024 / sessions,
-			"goroutines/session":     (many.goroutines - base.goroutines) / sessions,
-			"fds/session":            float64(many.FDs-base.FDs) / sessions,
-			"sessions_open":          float64(many.open),
-			"startup_ms":             ms(many.startup),
-			"startup_base_ms":        ms(base.startup),
-			"startup_restart_ms":     ms(many.restart),
-			"all_open_s":             many.allOpen.Seconds(),
-			"upstream_fds_max":       float64(many.upstreamFDs),
-			"connect_failures_total": many.connectFailures,
+	for _, listen := range []bool{true, false} {
+		b.Run(fmt.Sprintf("listen=%t", listen), func(b *testing.B) {
+			sum := figures{}
+			for b.Loop() {
+				base := measureIdle(b, up, scaleBase, listen)
+				many := measureIdle(b, up, scaleMany, listen)
+				sessions := float64(many.open - base.open)
+				sum.add(figures{
+					"MB_rss":                 mb(many.RSSBytes),
+					"MB_rss_base":            mb(base.RSSBytes),
+					"MB_per_1k_sessions":     mb(many.RSSBytes-base.RSSBytes) / sessions * 1000,
+					"KB_heap/session":        (many.heap - base.heap) / 1024 / sessions,
+					"goroutines/session":     (many.goroutines - base.goroutines) / sessions,
+					"fds/session":            float64(many.FDs-base.FDs) / sessions,
+					"sessions_open":          float64(many.open),
+					"startup_ms":             ms(many.startup),
+					"startup_base_ms":        ms(base.startup),
+					"startup_restart_ms":     ms(many.restart),
+					"all_open_s":             many.allOpen.Seconds(),
+					"upstream_fds_max":       float64(many.upstreamFDs),
+					"connect_failures_total": many.connectFailures,
+				})
+			}
+			sum.report(b)
 		})
 	}
-	sum.report(b)
 }
 
 // BenchmarkScaleConcurrentRuns (goals 6 and 7): with 100 and with 10,000
@@ -200,9 +207,14 @@ type scaleServer struct {
 }
 
 // startScaleServer serves sources on a fresh store under dir, with room
-// for a burst of runs at once.
-func startScaleServer(tb testing.TB, dir string, sources []config.Connection) *scaleServer {
-	cfgPath := writeServerConfig(tb, dir, config.Server{Sources: sources, Edge: &config.Edge{MaxConcurrentRuns: scaleBurst}})
+// for a burst of runs at once; without listen, its HTTP sessions hold no
+// stream for their servers' notifications.
+func startScaleServer(tb testing.TB, dir string, sources []config.Connection, listen bool) *scaleServer {
+	srv := config.Server{Sources: sources, Edge: &config.Edge{MaxConcurrentRuns: scaleBurst}}
+	if !listen {
+		srv.Supervision = &config.Supervision{Listen: &listen}
+	}
+	cfgPath := writeServerConfig(tb, dir, srv)
 	return serveScale(tb, cfgPath, len(sources), "serve.log")
 }
 
@@ -405,10 +417,10 @@ type idleFigures struct {
 // measureIdle serves n sources of up on a fresh store, waits until their
 // sessions are open, reads what the process holds, stops it, and times a
 // restart on the same store.
-func measureIdle(b *testing.B, up []upstream, n int) idleFigures {
+func measureIdle(b *testing.B, up []upstream, n int, listen bool) idleFigures {
 	b.Helper()
 	began := time.Now()
-	s := startScaleServer(b, b.TempDir(), scaleSources(n, up))
+	s := startScaleServer(b, b.TempDir(), scaleSources(n, up), listen)
 	open, allOpen := s.waitOpen(b, began)
 	use, upFDs := s.usage(b), upstreamFDs(b, up)
 	b.Logf("%d sources: %d open after %s, %+v; the server's warnings:\n%s", n, open, allOpen, use, strings.Join(s.warnings(b, 8), "\n"))
@@ -434,7 +446,7 @@ func startScaleRig(tb testing.TB, n, used int) *scaleRig {
 	tb.Helper()
 	up := startUpstreams(tb, scaleUpstreams)
 	began := time.Now()
-	s := startScaleServer(tb, tb.TempDir(), scaleSources(n, up))
+	s := startScaleServer(tb, tb.TempDir(), scaleSources(n, up), true)
 	if open, took := s.waitOpen(tb, began); open < n {
 		tb.Fatalf("only %d of %d sessions opened within %s", open, n, took)
 	}

@@ -22,23 +22,24 @@ type Registry struct {
 	seed maphash.Seed // node priorities: a treap balanced by hashes of ids
 	// version counts the Puts, each counted once its tree is visible.
 	version atomic.Uint64
+	// shared holds the decoded catalogs of the current version by content
+	// key: connections whose catalogs are identical hold one copy (see
+	// content). Guarded by mu.
+	shared map[string]*content
 }
 
-// entry is one connection's snapshot with its capabilities, built once
-// when the snapshot is put. Entries are never modified.
+// entry is one connection's snapshot with its content: the tools,
+// resources and prompts, their capabilities and index, built once and
+// shared with every connection that lists the same catalog. A capability
+// gets its connection's name when it is read. Entries are never modified.
 type entry struct {
-	snap   Snapshot
-	caps   []Capability   // in the snapshot's tool order
-	byTool map[string]int // tool name -> index in caps
+	snap Snapshot
+	c    *content
 }
 
-func newEntry(s Snapshot) *entry {
-	caps := s.Capabilities()
-	byTool := make(map[string]int, len(caps))
-	for i, c := range caps {
-		byTool[c.LocalName] = i
-	}
-	return &entry{snap: s, caps: caps, byTool: byTool}
+func newEntry(s Snapshot, c *content) *entry {
+	s.Tools, s.Resources, s.Prompts = c.tools, c.resources, c.prompts
+	return &entry{snap: s, c: c}
 }
 
 // node is one connection of the treap: ordered by id, a max-heap on prio.
@@ -50,22 +51,41 @@ type node struct {
 
 // NewRegistry starts a registry with snaps (the store's snapshots).
 func NewRegistry(snaps []Snapshot) *Registry {
-	r := &Registry{seed: maphash.MakeSeed()}
-	var root *node
+	r := &Registry{seed: maphash.MakeSeed(), shared: map[string]*content{}}
 	for _, s := range snaps {
-		root = r.insert(root, newEntry(s))
+		r.put(s, contentKey(s))
 	}
-	r.root.Store(root)
 	return r
 }
 
-// Put replaces the snapshot of s.ConnectionID.
+// Put replaces the snapshot of s.ConnectionID. A catalog identical to one
+// the registry holds for another connection is kept once, shared.
 func (r *Registry) Put(s Snapshot) {
-	e := newEntry(s)
+	key := contentKey(s)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.root.Store(r.insert(r.root.Load(), e))
+	r.put(s, key)
 	r.version.Add(1)
+}
+
+// put makes s, whose content has key, the snapshot of its connection in a
+// new version, and lets go of the content of the one it replaces. The
+// caller holds r.mu, or is NewRegistry.
+func (r *Registry) put(s Snapshot, key string) {
+	old, _ := r.entry(s.ConnectionID)
+	r.root.Store(r.insert(r.root.Load(), newEntry(s, r.sharedContent(s, key))))
+	if old != nil {
+		r.release(old.c)
+	}
+}
+
+// contentKey is s's ContentKey, or "" (not shared) if it has none.
+func contentKey(s Snapshot) string {
+	key, err := ContentKey(s)
+	if err != nil {
+		return ""
+	}
+	return key
 }
 
 // Version changes after every Put. What a caller derived from the
@@ -133,11 +153,11 @@ func (r *Registry) Tool(connectionID, tool string) (Capability, bool) {
 	if !ok {
 		return Capability{}, false
 	}
-	i, ok := e.byTool[tool]
+	i, ok := e.c.byTool[tool]
 	if !ok {
 		return Capability{}, false
 	}
-	return e.caps[i], true
+	return e.c.caps[i].of(connectionID), true
 }
 
 // Find returns the capability with a qualified name "<connection>.<tool>"
@@ -171,7 +191,9 @@ func (r *Registry) Capabilities(usable func(connectionID string) bool) []Capabil
 	var out []Capability
 	r.walk(func(e *entry) {
 		if usable(e.snap.ConnectionID) {
-			out = append(out, e.caps...)
+			for _, c := range e.c.caps {
+				out = append(out, c.of(e.snap.ConnectionID))
+			}
 		}
 	})
 	return out

@@ -1,7 +1,9 @@
 package catalog_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -108,4 +110,57 @@ func BenchmarkRegistryPut(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkRegistryHeldBytes measures the heap a registry holds per
+// connection when 1,000 connections list the same 28-tool catalog, each
+// listing decoded on its own, as their sessions decode it: reported as
+// KiB_held/connection (the heap in use after a GC, less the one before).
+func BenchmarkRegistryHeldBytes(b *testing.B) {
+	const n, tools = 1_000, 28
+	listing := manyToolListing(b, tools)
+	var held float64
+	for b.Loop() {
+		before := heapInUse()
+		r := catalog.NewRegistry(nil)
+		for i := range n {
+			var s catalog.Snapshot
+			if err := json.Unmarshal(listing, &s); err != nil {
+				b.Fatal(err)
+			}
+			s.ConnectionID = fmt.Sprintf("src%05d.default", i)
+			r.Put(s)
+		}
+		held = float64(heapInUse()-before) / n
+		runtime.KeepAlive(r)
+	}
+	b.ReportMetric(held/1024, "KiB_held/connection")
+}
+
+// manyToolListing is the JSON of a snapshot of tools tools, each with an
+// input schema of four typed, described properties and an output schema.
+func manyToolListing(b *testing.B, tools int) []byte {
+	s := catalog.Snapshot{FetchedAtEpochMs: 1, MaxAgeSeconds: catalog.DefaultMaxAgeSeconds, Resources: []catalog.Resource{}, Prompts: []catalog.Prompt{}}
+	for i := range tools {
+		props := catalog.Object{}
+		for j, typ := range []string{"string", "integer", "boolean", "array"} {
+			props[fmt.Sprintf("arg%d", j)] = catalog.Object{"type": typ, "description": fmt.Sprintf("argument %d of tool %d, a %s", j, i, typ)}
+		}
+		s.Tools = append(s.Tools, catalog.Tool{Name: fmt.Sprintf("tool%02d", i), Description: fmt.Sprintf("Tool number %d of the benchmark's server.", i),
+			InputSchema:  catalog.Object{"type": "object", "properties": props, "required": []any{"arg0"}},
+			OutputSchema: catalog.Object{"type": "object", "properties": catalog.Object{"result": catalog.Object{"type": "string"}}}})
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// heapInUse is the heap in use after a full GC.
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
 }
