@@ -33,10 +33,10 @@ type PatchDraftParams struct {
 // PatchedDraftInvalidResult (status "invalid", with the patched draft unless
 // the patch itself could not be applied).
 type PatchDraftResult struct {
-	Status       string                `json:"status"`
-	Diagnostics  []workflow.Diagnostic `json:"diagnostics"`
-	Draft        Object                `json:"draft,omitzero"`
-	CompiledPlan *workflow.Plan        `json:"compiled_plan,omitempty"`
+	Status       string       `json:"status"`
+	Diagnostics  []Diagnostic `json:"diagnostics"`
+	Draft        Object       `json:"draft,omitzero"`
+	CompiledPlan Plan         `json:"compiled_plan,omitempty"`
 }
 
 // PatchWorkspaceParams are the params of workflow.draft_workspaces.patch.

@@ -66,7 +66,7 @@ func (s *Service) sources() []sourceEntry {
 		for _, r := range std.Reducers() {
 			src.inventory.Reducers = append(src.inventory.Reducers, r.Name)
 			src.inventory.ReducerDetails = append(src.inventory.ReducerDetails, protocol.ReducerInventory{
-				Name: r.Name, Ref: store.CapabilityRef{Source: std.StdSource, CapabilityKey: strings.TrimPrefix(r.Name, std.StdSource+".")},
+				Name: r.Name, Ref: protocol.CapabilityRef{Source: std.StdSource, CapabilityKey: strings.TrimPrefix(r.Name, std.StdSource+".")},
 				Description: optional(r.Description), ConfigSchema: orEmpty(r.ConfigSchema),
 			})
 		}

@@ -99,9 +99,9 @@ func afterEdit(r protocol.WorkspaceResult, doc workflow.Object) protocol.NextAct
 		return nextActions(true, ptr(false), ptr(protocol.MethodWorkspaceAddStepFromCapability),
 			"The draft has no steps yet: add one; the first step added becomes the start.", nil)
 	}
-	var d workflow.Diagnostic
-	if blocking := workflow.Blocking(r.Diagnostics); len(blocking) > 0 {
-		d = blocking[0]
+	var d protocol.Diagnostic
+	if i := slices.IndexFunc(r.Diagnostics, protocol.Diagnostic.IsError); i >= 0 {
+		d = r.Diagnostics[i]
 	}
 	stepID := ""
 	if d.StepID != nil {
