@@ -59,7 +59,7 @@ func TestDeploymentsSaveAcceptsIdOrDeploymentIdButNotBoth(t *testing.T) {
 	invalidParams(t, err) // versions start at 1
 
 	d := mustCall[protocol.Deployment](t, f, protocol.MethodDeploymentsInspect, `{"deployment_id":"d2"}`)
-	is.Equal(d.DriftPolicy, "block")        // the default drift policy
+	is.Equal(d.DriftPolicy, "block")           // the default drift policy
 	is.Equal(d.Bindings, []protocol.Binding{}) // no bindings is an empty list
 	list := mustCall[protocol.ListDeploymentsResult](t, f, protocol.MethodDeploymentsList, `{}`)
 	is.Equal(len(list.Deployments), 2) // d3 was never saved
