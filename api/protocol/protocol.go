@@ -4,8 +4,6 @@
 // contract; do not rename them.
 package protocol
 
-import "github.com/mcpflow/mcpflow/actors/workflow"
-
 // Object is a JSON object.
 type Object = map[string]any
 
@@ -101,18 +99,18 @@ type ToolHints struct {
 // CreateFromCapabilityParams are the params of
 // workflow.draft_workspaces.create_from_capability.
 type CreateFromCapabilityParams struct {
-	WorkspaceID        string                   `json:"workspace_id"`
-	CapabilityName     string                   `json:"capability_name"`
-	Name               *string                  `json:"name,omitempty"`
-	Title              *string                  `json:"title,omitempty"`
-	InputSchema        Object                   `json:"input_schema,omitempty"`
-	StateSchema        Object                   `json:"state_schema,omitempty"`
-	OutputSchema       Object                   `json:"output_schema,omitempty"`
-	Input              []workflow.InputBinding  `json:"input,omitempty"`
-	Output             []workflow.OutputBinding `json:"output,omitempty"`
-	InputMap           map[string]string        `json:"input_map,omitempty"`
-	OutputMap          map[string]string        `json:"output_map,omitempty"`
-	ErrorMessageSource any                      `json:"error_message_source,omitempty"`
+	WorkspaceID        string            `json:"workspace_id"`
+	CapabilityName     string            `json:"capability_name"`
+	Name               *string           `json:"name,omitempty"`
+	Title              *string           `json:"title,omitempty"`
+	InputSchema        Object            `json:"input_schema,omitempty"`
+	StateSchema        Object            `json:"state_schema,omitempty"`
+	OutputSchema       Object            `json:"output_schema,omitempty"`
+	Input              []InputBinding    `json:"input,omitempty"`
+	Output             []OutputBinding   `json:"output,omitempty"`
+	InputMap           map[string]string `json:"input_map,omitempty"`
+	OutputMap          map[string]string `json:"output_map,omitempty"`
+	ErrorMessageSource any               `json:"error_message_source,omitempty"`
 }
 
 // WorkspaceSummary is the compact graph facts of a workspace.

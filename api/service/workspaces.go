@@ -30,6 +30,14 @@ func checkRecordID(kind, id string) error {
 }
 
 func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFromCapabilityParams) (protocol.CreateFromCapabilityResult, error) {
+	input, err := languageInput(p.Input)
+	if err != nil {
+		return protocol.CreateFromCapabilityResult{}, err
+	}
+	output, err := languageOutput(p.Output)
+	if err != nil {
+		return protocol.CreateFromCapabilityResult{}, err
+	}
 	if err := checkRecordID("workspace_id", p.WorkspaceID); err != nil {
 		return protocol.CreateFromCapabilityResult{}, err
 	}
@@ -43,7 +51,7 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 	}
 	draft, hints := workflow.Scaffold(c, workflow.ScaffoldOptions{
 		Name: deref(p.Name), InputSchema: p.InputSchema, StateSchema: p.StateSchema, OutputSchema: p.OutputSchema,
-		Input: p.Input, Output: p.Output, InputMap: p.InputMap, OutputMap: p.OutputMap, ErrorMessageSource: errorSource,
+		Input: input, Output: output, InputMap: p.InputMap, OutputMap: p.OutputMap, ErrorMessageSource: errorSource,
 	})
 	diags := workflow.ValidateDraft(draft, s.findCapability)
 	doc, err := toObject(draft)
