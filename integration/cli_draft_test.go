@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/workflow"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -151,8 +153,8 @@ func TestCLIAuthorsABranchingWorkflowAndRunsIt(t *testing.T) {
 	// Compile and export.
 	compiled := cliJSON[p.CompileWorkspaceResult](t, c.want(0, "draft", "compile", "triage", "-o", "json"))
 	is.True(compiled.CompiledPlan != nil)
-	is.Equal(compiled.CompiledPlan.Start, "each")
-	is.Equal(len(compiled.CompiledPlan.Nodes), 4)
+	is.Equal(planOf(t, compiled.CompiledPlan).Start, "each")
+	is.Equal(len(planOf(t, compiled.CompiledPlan).Nodes), 4)
 	is.True(matches(c.want(0, "draft", "compile", "triage").stdout, `say\s+node\s+demo\.default\.echo`))
 	exported := filepath.Join(dir, "triage.json")
 	c.want(0, "draft", "export", "triage", "--file", exported)
@@ -212,7 +214,7 @@ func TestCLIAuthorsABranchingWorkflowAndRunsIt(t *testing.T) {
 	d.edit("valid", "start set", "each")
 	d.edit("valid", "bind", "say", "local.message", "output.last")
 	final := cliJSON[p.CompileWorkspaceResult](t, c.want(0, "draft", "compile", "triage", "-o", "json"))
-	for _, n := range final.CompiledPlan.Nodes {
+	for _, n := range planOf(t, final.CompiledPlan).Nodes {
 		if n.ID == "say" {
 			is.Equal(*n.Retry, 1) // step update's retry, compiled
 		}
@@ -332,4 +334,15 @@ sed -i 's/"name": "theirs"/"name": "mine"/' "$1"`)}
 	w = at()
 	is.Equal(w.Revision, 6)
 	is.Equal(w.Draft["name"], "mine") // mine, over theirs
+}
+
+// planOf decodes a compiled plan the API answered (the workflow
+// language's JSON, carried unread).
+func planOf(t *testing.T, raw p.Plan) workflow.Plan {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	var plan workflow.Plan
+	is.NoErr(json.Unmarshal(raw, &plan)) // the plan decodes
+	return plan
 }

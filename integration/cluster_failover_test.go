@@ -10,7 +10,6 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -63,14 +62,14 @@ func probeUntilServed(t *testing.T, clients []*client.Client, deployment string,
 
 // callEntries reads the trace of every run in the store through c: the
 // entries of the calls that reached a session.
-func callEntries(t *testing.T, c *client.Client) []workflow.TraceEntry {
+func callEntries(t *testing.T, c *client.Client) []p.TraceEntry {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	ctx := testContext(t)
 	list, err := c.ListRuns(ctx, p.ListRunsParams{Limit: ptr(100)})
 	is.NoErr(err)
-	var out []workflow.TraceEntry
+	var out []p.TraceEntry
 	for _, r := range list.Runs {
 		var res p.RunResult
 		is.NoErr(c.Call(ctx, p.MethodRunsTrace, p.TraceParams{RunID: r.RunID, TraceRange: p.TraceRange{Limit: ptr(100)}}, &res))
@@ -86,7 +85,7 @@ func callEntries(t *testing.T, c *client.Client) []workflow.TraceEntry {
 // oneSessionAtATime checks, from the traces, that no connection ever had
 // two live sessions: each session generation belongs to one node under
 // one lease epoch, and a later generation never has an earlier epoch.
-func oneSessionAtATime(t *testing.T, entries []workflow.TraceEntry) {
+func oneSessionAtATime(t *testing.T, entries []p.TraceEntry) {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
@@ -124,7 +123,7 @@ func others(ids []string, node string) []string {
 type ownedCluster struct {
 	*testCluster
 	counter, sleeper string
-	first            workflow.TraceEntry // the first run's call
+	first            p.TraceEntry // the first run's call
 	owner            string
 	survivors        []string // the other two nodes
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
-	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/fakes/poll"
@@ -131,7 +130,7 @@ func runCounterOn(t testing.TB, c *client.Client, deployment string) p.RunResult
 }
 
 // callEntry is the trace entry of the run's one call step.
-func callEntry(t testing.TB, run p.RunResult) workflow.TraceEntry {
+func callEntry(t testing.TB, run p.RunResult) p.TraceEntry {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()

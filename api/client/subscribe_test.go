@@ -133,11 +133,11 @@ func push(conn *edge.Conn, notes []Notification) {
 
 // runEvent is event seq of a run subscription; terminal ends the run.
 func runEvent(sub string, seq int64, terminal bool) Notification {
-	status := store.RunEventStatus{Status: store.RunRunning}
+	status := p.RunEventStatus{Status: store.RunRunning}
 	if terminal {
-		status = store.RunEventStatus{Status: store.RunCompleted, Terminal: true}
+		status = p.RunEventStatus{Status: store.RunCompleted, Terminal: true}
 	}
-	return note(p.NotifyRunEvent, p.RunEventNotification{SubscriptionID: sub, RunEvent: store.RunEvent{RunID: "run", Seq: seq, Kind: "status", Status: &status}})
+	return note(p.NotifyRunEvent, p.RunEventNotification{SubscriptionID: sub, RunEvent: p.RunEvent{RunID: "run", Seq: seq, Kind: "status", Status: &status}})
 }
 
 // runEvents are events 1..n of a run, the last terminal.

@@ -42,7 +42,7 @@ func (h *Hub) runTopic(id string) topic {
 			return out, err
 		},
 		params: func(sub string, e event) any {
-			return protocol.RunEventNotification{SubscriptionID: sub, RunEvent: e.data.(store.RunEvent)}
+			return protocol.RunEventNotification{SubscriptionID: sub, RunEvent: runEvent(e.data.(store.RunEvent))}
 		},
 	}
 }

@@ -2,13 +2,13 @@ package mcpface
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -35,7 +35,7 @@ type artifactKey struct {
 // Artifacts are immutable, so their part of a tool is kept across reads.
 type catalog struct {
 	backend   Backend
-	artifacts map[artifactKey]store.Artifact
+	artifacts map[artifactKey]artifact
 }
 
 // load lists the deployments and describes each as a tool, named by
@@ -48,8 +48,8 @@ func (c *catalog) load(ctx context.Context, reserved func(string) bool) ([]workf
 	}
 	var (
 		errs   []error
-		deps   []store.Deployment
-		arts   = map[string]store.Artifact{}
+		deps   []protocol.Deployment
+		arts   = map[string]artifact{}
 		custom = map[string]string{}
 	)
 	for _, s := range list.Deployments {
@@ -80,14 +80,14 @@ func (c *catalog) load(ctx context.Context, reserved func(string) bool) ([]workf
 		tools = append(tools, workflowTool{
 			deploymentID: d.ID,
 			hidden:       d.MCP != nil && d.MCP.Hidden,
-			total:        stepTotal(a.Plan),
+			total:        stepTotal(a.plan),
 			tool: &mcp.Tool{
 				Name:         names[d.ID],
 				Title:        cmpOr(a.Title, a.ID),
 				Description:  describe(d, a),
 				InputSchema:  inputSchema(a.InputSchema),
 				OutputSchema: envelopeSchema,
-				Annotations:  hints.floor(ctx, d, a.Plan),
+				Annotations:  hints.floor(ctx, d, a.plan),
 			},
 		})
 	}
@@ -96,17 +96,20 @@ func (c *catalog) load(ctx context.Context, reserved func(string) bool) ([]workf
 }
 
 // artifact reads one artifact version, once.
-func (c *catalog) artifact(ctx context.Context, id string, version int) (store.Artifact, error) {
+func (c *catalog) artifact(ctx context.Context, id string, version int) (artifact, error) {
 	k := artifactKey{id, version}
 	if a, ok := c.artifacts[k]; ok {
 		return a, nil
 	}
-	var a protocol.Artifact
-	if err := c.backend.Call(ctx, protocol.MethodArtifactsInspect, protocol.InspectArtifactParams{ArtifactID: id, Version: version}, &a); err != nil {
+	var a artifact
+	if err := c.backend.Call(ctx, protocol.MethodArtifactsInspect, protocol.InspectArtifactParams{ArtifactID: id, Version: version}, &a.Artifact); err != nil {
 		return a, fmt.Errorf("artifact %s v%d: %w", id, version, err)
 	}
+	if err := json.Unmarshal(a.Artifact.Plan, &a.plan); err != nil {
+		return a, fmt.Errorf("artifact %s v%d: plan: %w", id, version, err)
+	}
 	if c.artifacts == nil {
-		c.artifacts = map[artifactKey]store.Artifact{}
+		c.artifacts = map[artifactKey]artifact{}
 	}
 	c.artifacts[k] = a
 	return a, nil
@@ -114,13 +117,19 @@ func (c *catalog) artifact(ctx context.Context, id string, version int) (store.A
 
 // describe is the tool's description: the artifact's own, or one made
 // from what the workflow does; never empty (hosts reject an empty one).
-func describe(d store.Deployment, a store.Artifact) string {
+// artifact is an artifact as the API answers it, with its plan decoded.
+type artifact struct {
+	protocol.Artifact
+	plan workflow.Plan
+}
+
+func describe(d protocol.Deployment, a artifact) string {
 	var b strings.Builder
 	if a.Description != nil && strings.TrimSpace(*a.Description) != "" {
 		b.WriteString(strings.TrimSpace(*a.Description))
 	} else {
 		fmt.Fprintf(&b, "Runs the mcpflow workflow %q", cmpOr(a.Title, a.ID))
-		if caps := callsOf(a.Plan); len(caps) > 0 {
+		if caps := callsOf(a.plan); len(caps) > 0 {
 			fmt.Fprintf(&b, ", which calls %s", strings.Join(caps, ", "))
 		}
 		b.WriteString(".")

@@ -8,7 +8,6 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -52,7 +51,7 @@ func TestAnnotationsAreAConservativeFloorOverTheSteps(t *testing.T) {
 		"demo.default.rm":  {Destructive: true},
 		"wf.std.constant":  reads,
 	}
-	d := store.Deployment{Bindings: []store.Binding{{LogicalSource: "demo", ConcreteSource: "demo.default"}}}
+	d := protocol.Deployment{Bindings: []protocol.Binding{{LogicalSource: "demo", ConcreteSource: "demo.default"}}}
 	floor := func(p workflow.Plan) (ro, idem, destructive, open bool) {
 		h := hintCache{backend: caps, known: map[string]*protocol.ToolHints{}}
 		a := h.floor(context.Background(), d, p)
@@ -72,7 +71,7 @@ func TestAnnotationsAreAConservativeFloorOverTheSteps(t *testing.T) {
 
 func TestAPlanCapabilityIsCalledOnItsBoundConnection(t *testing.T) {
 	is := is.New(t)
-	d := store.Deployment{Bindings: []store.Binding{{LogicalSource: "gh", ConcreteSource: "github.work"}, {LogicalSource: "gh.admin", ConcreteSource: "github.admin"}}}
+	d := protocol.Deployment{Bindings: []protocol.Binding{{LogicalSource: "gh", ConcreteSource: "github.work"}, {LogicalSource: "gh.admin", ConcreteSource: "github.admin"}}}
 	is.Equal(concrete(d, "gh.issues.create"), "github.work.issues.create")
 	is.Equal(concrete(d, "gh.admin.delete"), "github.admin.delete") // the longest logical source wins
 	is.Equal(concrete(d, "wf.std.constant"), "wf.std.constant")     // a built-in needs no binding
@@ -103,7 +102,7 @@ func TestTheInputSchemaIsAlwaysAnObject(t *testing.T) {
 func TestADescriptionIsNeverEmpty(t *testing.T) {
 	is := is.New(t)
 	empty := ""
-	d := describe(store.Deployment{ID: "c.default"}, store.Artifact{ID: "c", Version: 1, Description: &empty, Plan: calls("demo.counter")})
+	d := describe(protocol.Deployment{ID: "c.default"}, artifact{Artifact: protocol.Artifact{ID: "c", Version: 1, Description: &empty}, plan: calls("demo.counter")})
 	is.True(len(d) > 40)
 	is.True(strings.Contains(d, "demo.counter") && strings.Contains(d, "c.default"))
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -26,7 +25,7 @@ var unknownHints = protocol.ToolHints{Destructive: true, OpenWorld: true}
 // steps it may take: read only and idempotent only if every step is,
 // destructive and open world if any step is. A workflow of no call is
 // read only.
-func (h *hintCache) floor(ctx context.Context, d store.Deployment, p workflow.Plan) *mcp.ToolAnnotations {
+func (h *hintCache) floor(ctx context.Context, d protocol.Deployment, p workflow.Plan) *mcp.ToolAnnotations {
 	all := protocol.ToolHints{ReadOnly: true, Idempotent: true}
 	for _, n := range p.Nodes {
 		var step protocol.ToolHints
@@ -67,8 +66,8 @@ func (h *hintCache) of(ctx context.Context, name string) protocol.ToolHints {
 // concrete is the capability a plan's logical capability name calls
 // under the deployment's bindings: "<logical source>.<tool>" becomes
 // "<connection>.<tool>". A name no binding covers (a built-in) stays.
-func concrete(d store.Deployment, name string) string {
-	best := store.Binding{}
+func concrete(d protocol.Deployment, name string) string {
+	best := protocol.Binding{}
 	for _, b := range d.Bindings {
 		if strings.HasPrefix(name, b.LogicalSource+".") && len(b.LogicalSource) > len(best.LogicalSource) {
 			best = b

@@ -3,11 +3,10 @@ package mcpface
 import (
 	"context"
 	"fmt"
+	"github.com/mcpflow/mcpflow/api/protocol"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpflow/mcpflow/actors/store"
 )
 
 // progress reports a run's steps to a client that sent a progressToken:
@@ -53,7 +52,7 @@ func (p *progress) beat() <-chan time.Time {
 }
 
 // event reports a step started or finished.
-func (p *progress) event(ctx context.Context, e store.RunEvent) {
+func (p *progress) event(ctx context.Context, e protocol.RunEvent) {
 	if e.Step == nil {
 		return
 	}

@@ -1,10 +1,5 @@
 package protocol
 
-import (
-	"github.com/mcpflow/mcpflow/actors/store"
-	"github.com/mcpflow/mcpflow/actors/workflow"
-)
-
 // Method names: compiling and validating drafts, saving raw plans.
 const (
 	MethodWorkspaceCompile        = "workflow.draft_workspaces.compile"
@@ -21,41 +16,41 @@ type ValidateDraftParams struct {
 // valid workspace's raw plan and what it depends on, keyed
 // "<source>.<capability_key>".
 type CompiledWorkspace struct {
-	CompiledPlan         workflow.Plan                       `json:"compiled_plan"`
-	RequiredCapabilities map[string]store.RequiredCapability `json:"required_capabilities"`
+	CompiledPlan         Plan                          `json:"compiled_plan"`
+	RequiredCapabilities map[string]RequiredCapability `json:"required_capabilities"`
 }
 
 // InvalidDraft is the manifest's InvalidDraftResult: status "invalid" and
 // every finding, at least one of them an error.
 type InvalidDraft struct {
-	Status      string                `json:"status"`
-	Diagnostics []workflow.Diagnostic `json:"diagnostics"`
+	Status      string       `json:"status"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
 }
 
 // ValidDraft is the manifest's ValidDraftResult: status "valid", the
 // non-blocking findings (warnings; usually none) and the compiled plan.
 type ValidDraft struct {
-	Status       string                `json:"status"`
-	Diagnostics  []workflow.Diagnostic `json:"diagnostics"`
-	CompiledPlan workflow.Plan         `json:"compiled_plan"`
+	Status       string       `json:"status"`
+	Diagnostics  []Diagnostic `json:"diagnostics"`
+	CompiledPlan Plan         `json:"compiled_plan"`
 }
 
 // CompileWorkspaceResult decodes either answer of
 // workflow.draft_workspaces.compile: CompiledPlan is nil when Status is
 // "invalid".
 type CompileWorkspaceResult struct {
-	CompiledPlan         *workflow.Plan                      `json:"compiled_plan,omitempty"`
-	RequiredCapabilities map[string]store.RequiredCapability `json:"required_capabilities,omitempty"`
-	Status               string                              `json:"status,omitempty"`
-	Diagnostics          []workflow.Diagnostic               `json:"diagnostics,omitempty"`
+	CompiledPlan         Plan                          `json:"compiled_plan,omitempty"`
+	RequiredCapabilities map[string]RequiredCapability `json:"required_capabilities,omitempty"`
+	Status               string                        `json:"status,omitempty"`
+	Diagnostics          []Diagnostic                  `json:"diagnostics,omitempty"`
 }
 
 // ValidateDraftResult decodes either answer of workflow.drafts.validate:
 // CompiledPlan is nil when Status is "invalid".
 type ValidateDraftResult struct {
-	Status       string                `json:"status"`
-	Diagnostics  []workflow.Diagnostic `json:"diagnostics"`
-	CompiledPlan *workflow.Plan        `json:"compiled_plan,omitempty"`
+	Status       string       `json:"status"`
+	Diagnostics  []Diagnostic `json:"diagnostics"`
+	CompiledPlan Plan         `json:"compiled_plan,omitempty"`
 }
 
 // CreateFromPlanParams are the params of

@@ -1,14 +1,12 @@
 package protocol
 
-import "github.com/mcpflow/mcpflow/actors/workflow"
-
 // DependencyCodes say what each code of a DependencyDiag means and how to
 // repair what it reports: the diagnostics of deployment validation, of a
 // source's diagnosis, of a registry apply's auth check and of a direct
 // capability call. `mcpflow explain CODE` prints them, with
 // workflow.DiagnosticCodes; a test in api/service holds them to the codes
 // the service raises.
-var DependencyCodes = []workflow.CodeInfo{
+var DependencyCodes = []CodeInfo{
 	{Code: "platform_binding_forbidden", Severity: "error",
 		Means:  "A deployment binds a platform source (wf.std, wf.recipes, wf.source) to another source; platform sources cannot be rebound.",
 		Repair: "Remove the binding: platform sources resolve to themselves."},

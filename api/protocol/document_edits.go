@@ -1,7 +1,5 @@
 package protocol
 
-import "github.com/mcpflow/mcpflow/actors/workflow"
-
 // Method names: whole-document and binding edits of drafts and draft
 // workspaces.
 const (
@@ -33,10 +31,10 @@ type PatchDraftParams struct {
 // PatchedDraftInvalidResult (status "invalid", with the patched draft unless
 // the patch itself could not be applied).
 type PatchDraftResult struct {
-	Status       string                `json:"status"`
-	Diagnostics  []workflow.Diagnostic `json:"diagnostics"`
-	Draft        Object                `json:"draft,omitzero"`
-	CompiledPlan *workflow.Plan        `json:"compiled_plan,omitempty"`
+	Status       string       `json:"status"`
+	Diagnostics  []Diagnostic `json:"diagnostics"`
+	Draft        Object       `json:"draft,omitzero"`
+	CompiledPlan Plan         `json:"compiled_plan,omitempty"`
 }
 
 // PatchWorkspaceParams are the params of workflow.draft_workspaces.patch.
@@ -121,28 +119,28 @@ type SetWorkflowOutputMapParams struct {
 // workflow.draft_workspaces.set_step_input_bindings: the step's complete,
 // ordered input binding list.
 type SetStepInputBindingsParams struct {
-	WorkspaceID string                  `json:"workspace_id"`
-	Revision    int                     `json:"revision"`
-	StepID      string                  `json:"step_id"`
-	Bindings    []workflow.InputBinding `json:"bindings"`
+	WorkspaceID string         `json:"workspace_id"`
+	Revision    int            `json:"revision"`
+	StepID      string         `json:"step_id"`
+	Bindings    []InputBinding `json:"bindings"`
 }
 
 // SetStepOutputBindingsParams are the params of
 // workflow.draft_workspaces.set_step_output_bindings.
 type SetStepOutputBindingsParams struct {
-	WorkspaceID string                   `json:"workspace_id"`
-	Revision    int                      `json:"revision"`
-	StepID      string                   `json:"step_id"`
-	Bindings    []workflow.OutputBinding `json:"bindings"`
+	WorkspaceID string          `json:"workspace_id"`
+	Revision    int             `json:"revision"`
+	StepID      string          `json:"step_id"`
+	Bindings    []OutputBinding `json:"bindings"`
 }
 
 // SetWorkflowOutputBindingsParams are the params of
 // workflow.draft_workspaces.set_workflow_output_bindings: path or value
 // bindings only.
 type SetWorkflowOutputBindingsParams struct {
-	WorkspaceID string                  `json:"workspace_id"`
-	Revision    int                     `json:"revision"`
-	Bindings    []workflow.InputBinding `json:"bindings"`
+	WorkspaceID string         `json:"workspace_id"`
+	Revision    int            `json:"revision"`
+	Bindings    []InputBinding `json:"bindings"`
 }
 
 // RemoveRouteParams are the params of workflow.draft_workspaces.remove_route.

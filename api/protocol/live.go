@@ -1,7 +1,5 @@
 package protocol
 
-import "github.com/mcpflow/mcpflow/actors/store"
-
 // Live events: subscriptions that push a run's events, or the admin event
 // log, as JSON-RPC notifications. All are extensions to the reference
 // contract.
@@ -88,7 +86,7 @@ type UnsubscribeResult struct {
 // the run, numbered per run from 1 without gaps.
 type RunEventNotification struct {
 	SubscriptionID string `json:"subscription_id"`
-	store.RunEvent
+	RunEvent
 }
 
 // AdminEventNotification is the params of workflow.admin.event: one admin

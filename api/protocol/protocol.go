@@ -4,11 +4,6 @@
 // contract; do not rename them.
 package protocol
 
-import (
-	"github.com/mcpflow/mcpflow/actors/store"
-	"github.com/mcpflow/mcpflow/actors/workflow"
-)
-
 // Object is a JSON object.
 type Object = map[string]any
 
@@ -77,16 +72,16 @@ type InspectCapabilityParams struct {
 
 // CapabilityDetail answers workflow.capabilities.inspect.
 type CapabilityDetail struct {
-	Name           string         `json:"name"`
-	SourceID       string         `json:"source_id"`
-	Description    *string        `json:"description"`
-	Outcomes       []string       `json:"outcomes"`
-	InputSchema    Object         `json:"input_schema"`
-	OutputSchema   Object         `json:"output_schema"`
-	IsAsync        bool           `json:"is_async"`
-	AcceptsContext bool           `json:"accepts_context"`
-	Kind           string         `json:"kind"`
-	WrapperHints   workflow.Hints `json:"wrapper_hints"`
+	Name           string   `json:"name"`
+	SourceID       string   `json:"source_id"`
+	Description    *string  `json:"description"`
+	Outcomes       []string `json:"outcomes"`
+	InputSchema    Object   `json:"input_schema"`
+	OutputSchema   Object   `json:"output_schema"`
+	IsAsync        bool     `json:"is_async"`
+	AcceptsContext bool     `json:"accepts_context"`
+	Kind           string   `json:"kind"`
+	WrapperHints   Hints    `json:"wrapper_hints"`
 	// Annotations (an extension) are what the capability's tool says of
 	// its effects, MCP's defaults filled in.
 	Annotations *ToolHints `json:"annotations,omitempty"`
@@ -104,18 +99,18 @@ type ToolHints struct {
 // CreateFromCapabilityParams are the params of
 // workflow.draft_workspaces.create_from_capability.
 type CreateFromCapabilityParams struct {
-	WorkspaceID        string                   `json:"workspace_id"`
-	CapabilityName     string                   `json:"capability_name"`
-	Name               *string                  `json:"name,omitempty"`
-	Title              *string                  `json:"title,omitempty"`
-	InputSchema        Object                   `json:"input_schema,omitempty"`
-	StateSchema        Object                   `json:"state_schema,omitempty"`
-	OutputSchema       Object                   `json:"output_schema,omitempty"`
-	Input              []workflow.InputBinding  `json:"input,omitempty"`
-	Output             []workflow.OutputBinding `json:"output,omitempty"`
-	InputMap           map[string]string        `json:"input_map,omitempty"`
-	OutputMap          map[string]string        `json:"output_map,omitempty"`
-	ErrorMessageSource any                      `json:"error_message_source,omitempty"`
+	WorkspaceID        string            `json:"workspace_id"`
+	CapabilityName     string            `json:"capability_name"`
+	Name               *string           `json:"name,omitempty"`
+	Title              *string           `json:"title,omitempty"`
+	InputSchema        Object            `json:"input_schema,omitempty"`
+	StateSchema        Object            `json:"state_schema,omitempty"`
+	OutputSchema       Object            `json:"output_schema,omitempty"`
+	Input              []InputBinding    `json:"input,omitempty"`
+	Output             []OutputBinding   `json:"output,omitempty"`
+	InputMap           map[string]string `json:"input_map,omitempty"`
+	OutputMap          map[string]string `json:"output_map,omitempty"`
+	ErrorMessageSource any               `json:"error_message_source,omitempty"`
 }
 
 // WorkspaceSummary is the compact graph facts of a workspace.
@@ -129,20 +124,20 @@ type WorkspaceSummary struct {
 
 // WorkspaceResult is the manifest's DraftWorkspaceResult.
 type WorkspaceResult struct {
-	WorkspaceID string                `json:"workspace_id"`
-	Revision    int                   `json:"revision"`
-	Title       *string               `json:"title"`
-	Status      string                `json:"status"`
-	Diagnostics []workflow.Diagnostic `json:"diagnostics"`
-	Summary     WorkspaceSummary      `json:"summary"`
-	Draft       Object                `json:"draft,omitempty"`
+	WorkspaceID string           `json:"workspace_id"`
+	Revision    int              `json:"revision"`
+	Title       *string          `json:"title"`
+	Status      string           `json:"status"`
+	Diagnostics []Diagnostic     `json:"diagnostics"`
+	Summary     WorkspaceSummary `json:"summary"`
+	Draft       Object           `json:"draft,omitempty"`
 }
 
 // CreateFromCapabilityResult answers create_from_capability.
 type CreateFromCapabilityResult struct {
 	WorkspaceResult
-	WrapperHints workflow.Hints `json:"wrapper_hints"`
-	NextActions  NextActions    `json:"next_actions"`
+	WrapperHints Hints       `json:"wrapper_hints"`
+	NextActions  NextActions `json:"next_actions"`
 }
 
 // GetWorkspaceParams are the params of workflow.draft_workspaces.get.
@@ -177,20 +172,20 @@ type SavedArtifact struct {
 
 // UnsavedArtifact answers create_artifact when the workspace is invalid.
 type UnsavedArtifact struct {
-	Saved       bool                  `json:"saved"`
-	WorkspaceID string                `json:"workspace_id"`
-	Revision    int                   `json:"revision"`
-	Status      string                `json:"status"`
-	Diagnostics []workflow.Diagnostic `json:"diagnostics"`
+	Saved       bool         `json:"saved"`
+	WorkspaceID string       `json:"workspace_id"`
+	Revision    int          `json:"revision"`
+	Status      string       `json:"status"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
 }
 
 // CreateArtifactResult decodes either answer of create_artifact.
 type CreateArtifactResult struct {
 	SavedArtifact
-	WorkspaceID string                `json:"workspace_id,omitempty"`
-	Revision    int                   `json:"revision,omitempty"`
-	Status      string                `json:"status,omitempty"`
-	Diagnostics []workflow.Diagnostic `json:"diagnostics,omitempty"`
+	WorkspaceID string       `json:"workspace_id,omitempty"`
+	Revision    int          `json:"revision,omitempty"`
+	Status      string       `json:"status,omitempty"`
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
 }
 
 // ListArtifactsParams are the params of workflow.artifacts.list.
@@ -324,11 +319,11 @@ type RunResult struct {
 	TraceCount      int              `json:"trace_count"`
 	NextActions     NextActions      `json:"next_actions"`
 	// StartedBy (an extension) names who started the run.
-	StartedBy      string                `json:"started_by,omitempty"`
-	Trace          []workflow.TraceEntry `json:"trace,omitempty"`
-	TraceStart     *int                  `json:"trace_start,omitempty"`
-	TraceLimit     *int                  `json:"trace_limit,omitempty"`
-	TraceTruncated *bool                 `json:"trace_truncated,omitempty"`
+	StartedBy      string       `json:"started_by,omitempty"`
+	Trace          []TraceEntry `json:"trace,omitempty"`
+	TraceStart     *int         `json:"trace_start,omitempty"`
+	TraceLimit     *int         `json:"trace_limit,omitempty"`
+	TraceTruncated *bool        `json:"trace_truncated,omitempty"`
 }
 
 // ListRunsParams are the params of workflow.runs.list.
@@ -453,12 +448,6 @@ type RefreshCatalogResult struct {
 	ResourceCount    int    `json:"resource_count"`
 	PromptCount      int    `json:"prompt_count"`
 }
-
-// Artifact is the manifest's WorkflowArtifactPayload.
-type Artifact = store.Artifact
-
-// Deployment is the manifest's WorkflowDeploymentPayload.
-type Deployment = store.Deployment
 
 // More method names: revisioned workspace edits and run traces.
 const (

@@ -1,7 +1,5 @@
 package protocol
 
-import "github.com/mcpflow/mcpflow/actors/store"
-
 // Method names: saving and deleting records, calling a capability
 // directly, the source inventory and the admin event log.
 const (
@@ -155,10 +153,10 @@ type NodeSpecInventory struct {
 
 // ReducerInventory is the contract of one reducer a source owns.
 type ReducerInventory struct {
-	Name         string              `json:"name"`
-	Ref          store.CapabilityRef `json:"ref"`
-	Description  *string             `json:"description"`
-	ConfigSchema Object              `json:"config_schema"`
+	Name         string        `json:"name"`
+	Ref          CapabilityRef `json:"ref"`
+	Description  *string       `json:"description"`
+	ConfigSchema Object        `json:"config_schema"`
 }
 
 // SourceCapabilityInventory is every name a source owns, by bucket, with

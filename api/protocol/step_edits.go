@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-
-	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
 // Method names: the semantic step edits of draft workspaces.
@@ -48,19 +46,19 @@ type AddStepParams struct {
 // to local target) and InputBindings are alternatives; BindOutputs maps a
 // local output field to a state path. RouteFromOutcome is "ok" when nil.
 type AddStepFromCapabilityParams struct {
-	WorkspaceID      string                  `json:"workspace_id"`
-	Revision         int                     `json:"revision"`
-	StepID           string                  `json:"step_id"`
-	CapabilityName   string                  `json:"capability_name"`
-	RouteFromStep    *string                 `json:"route_from_step,omitempty"`
-	RouteFromOutcome *string                 `json:"route_from_outcome,omitempty"`
-	Routes           map[string]string       `json:"routes,omitempty"`
-	InputMap         map[string]string       `json:"input_map,omitempty"`
-	InputBindings    []workflow.InputBinding `json:"input_bindings,omitempty"`
-	BindOutputs      map[string]string       `json:"bind_outputs,omitempty"`
-	Desc             *string                 `json:"desc,omitempty"`
-	Retry            *int                    `json:"retry,omitempty"`
-	TimeoutSeconds   *int                    `json:"timeout_seconds,omitempty"`
+	WorkspaceID      string            `json:"workspace_id"`
+	Revision         int               `json:"revision"`
+	StepID           string            `json:"step_id"`
+	CapabilityName   string            `json:"capability_name"`
+	RouteFromStep    *string           `json:"route_from_step,omitempty"`
+	RouteFromOutcome *string           `json:"route_from_outcome,omitempty"`
+	Routes           map[string]string `json:"routes,omitempty"`
+	InputMap         map[string]string `json:"input_map,omitempty"`
+	InputBindings    []InputBinding    `json:"input_bindings,omitempty"`
+	BindOutputs      map[string]string `json:"bind_outputs,omitempty"`
+	Desc             *string           `json:"desc,omitempty"`
+	Retry            *int              `json:"retry,omitempty"`
+	TimeoutSeconds   *int              `json:"timeout_seconds,omitempty"`
 }
 
 // BindParams are the params of workflow.draft_workspaces.bind.
@@ -122,7 +120,7 @@ type CapabilityStepUpdate struct {
 	Desc           Field[string]
 	Retry          Field[int]
 	TimeoutSeconds Field[int]
-	Input          Field[[]workflow.InputBinding]
+	Input          Field[[]InputBinding]
 }
 
 // MarshalJSON writes the fields that are set, null for a cleared one.
@@ -160,7 +158,7 @@ func (u *CapabilityStepUpdate) UnmarshalJSON(data []byte) error {
 		case "timeout_seconds":
 			u.TimeoutSeconds, err = decodeField[int](raw)
 		case "input":
-			u.Input, err = decodeField[[]workflow.InputBinding](raw)
+			u.Input, err = decodeField[[]InputBinding](raw)
 		default:
 			return fmt.Errorf("update has no field %q", key)
 		}

@@ -28,7 +28,7 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 	}
 	draft, diags := s.checkDraft(ws.Draft)
 	if diags = workflow.Blocking(diags); len(diags) > 0 {
-		return protocol.UnsavedArtifact{Saved: false, WorkspaceID: ws.ID, Revision: ws.Revision, Status: statusInvalid, Diagnostics: diags}, nil
+		return protocol.UnsavedArtifact{Saved: false, WorkspaceID: ws.ID, Revision: ws.Revision, Status: statusInvalid, Diagnostics: apiDiagnostics(diags)}, nil
 	}
 	plan, err := workflow.Compile(draft)
 	if err != nil {
@@ -239,7 +239,7 @@ func (s *Service) inspectArtifact(ctx context.Context, p protocol.InspectArtifac
 	if err != nil {
 		return protocol.Artifact{}, storeErr(err, fmt.Sprintf("artifact %q version %d", p.ArtifactID, p.Version))
 	}
-	return a, nil
+	return apiArtifact(a)
 }
 
 func orEmpty(o workflow.Object) workflow.Object {

@@ -7,7 +7,6 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
-	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -146,14 +145,14 @@ func TestSourceBindingsRewriteTheStepsToTheLogicalSource(t *testing.T) {
 
 	a := mustCall[protocol.Artifact](t, f, protocol.MethodArtifactsInspect, `{"artifact_id":"a1","version":1}`)
 	uses := map[string]string{}
-	for _, n := range a.Plan.Nodes {
+	for _, n := range planOf(t, a.Plan).Nodes {
 		uses[n.ID] = n.Node
 	}
 	is.Equal(uses["call"], "counter_src.counter")        // the tool step names the logical source
 	is.Equal(uses["tool_error"], "wf.std.runtime_error") // built-ins keep their name
 	is.Equal(len(a.RequiredCapabilities), 1)
 	req := a.RequiredCapabilities[0]
-	is.Equal(req.Ref, store.CapabilityRef{Source: "counter_src", CapabilityKey: "counter"})
+	is.Equal(req.Ref, protocol.CapabilityRef{Source: "counter_src", CapabilityKey: "counter"})
 	is.Equal(*req.ObservedConcreteSource, "fake.one") // observed through the binding
 	is.True(req.OutputSchemaHash != nil)
 }

@@ -95,7 +95,7 @@ func (s *Service) inspectCapability(_ context.Context, p protocol.InspectCapabil
 	return protocol.CapabilityDetail{
 		Name: c.Name, SourceID: c.SourceID, Description: optional(c.Description), Outcomes: c.Outcomes,
 		InputSchema: c.InputSchema, OutputSchema: c.OutputSchema, IsAsync: !c.Platform,
-		Kind: kindNodeSpec, WrapperHints: workflow.HintsFor(c), Annotations: &protocol.ToolHints{
+		Kind: kindNodeSpec, WrapperHints: apiHints(workflow.HintsFor(c)), Annotations: &protocol.ToolHints{
 			ReadOnly: c.Hints.ReadOnly, Idempotent: c.Hints.Idempotent, Destructive: c.Hints.Destructive, OpenWorld: c.Hints.OpenWorld},
 	}, nil
 }

@@ -23,7 +23,7 @@ func (s *Service) compileWorkspace(ctx context.Context, p protocol.WorkspaceIDPa
 	case err != nil:
 		return nil, err
 	case plan == nil:
-		return protocol.InvalidDraft{Status: statusInvalid, Diagnostics: diags}, nil
+		return protocol.InvalidDraft{Status: statusInvalid, Diagnostics: apiDiagnostics(diags)}, nil
 	}
 	reqs, err := s.requirements(*plan, nil, nil, s.findCapability)
 	if err != nil {
@@ -33,7 +33,11 @@ func (s *Service) compileWorkspace(ctx context.Context, p protocol.WorkspaceIDPa
 	for _, r := range reqs {
 		byName[r.Ref.Source+"."+r.Ref.CapabilityKey] = r
 	}
-	return protocol.CompiledWorkspace{CompiledPlan: *plan, RequiredCapabilities: byName}, nil
+	raw, err := apiPlan(*plan)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.CompiledWorkspace{CompiledPlan: raw, RequiredCapabilities: apiRequirementsByName(byName)}, nil
 }
 
 // validateDraft answers workflow.drafts.validate for a draft document
@@ -47,9 +51,13 @@ func (s *Service) validateDraft(_ context.Context, p protocol.ValidateDraftParam
 	case err != nil:
 		return nil, err
 	case plan == nil:
-		return protocol.InvalidDraft{Status: statusInvalid, Diagnostics: diags}, nil
+		return protocol.InvalidDraft{Status: statusInvalid, Diagnostics: apiDiagnostics(diags)}, nil
 	}
-	return protocol.ValidDraft{Status: statusValid, Diagnostics: diags, CompiledPlan: *plan}, nil
+	raw, err := apiPlan(*plan)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.ValidDraft{Status: statusValid, Diagnostics: apiDiagnostics(diags), CompiledPlan: raw}, nil
 }
 
 // compileDocument checks a draft document against the language and the

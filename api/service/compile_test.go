@@ -83,8 +83,8 @@ func TestCompileWorkspaceAnswersThePlanAndItsRequirementsAndChangesNothing(t *te
 	res := conforming[protocol.CompileWorkspaceResult](t, f, protocol.MethodWorkspaceCompile, `{"workspace_id":"ws-echo"}`)
 	is.Equal(res.Status, "") // the success shape has no status
 	is.True(res.CompiledPlan != nil)
-	is.Equal(res.CompiledPlan.Start, "call")
-	is.Equal(nodeUses(*res.CompiledPlan), map[string]string{"call": "fake.one.echo", "tool_error": "wf.std.runtime_error"})
+	is.Equal(planOf(t, res.CompiledPlan).Start, "call")
+	is.Equal(nodeUses(planOf(t, res.CompiledPlan)), map[string]string{"call": "fake.one.echo", "tool_error": "wf.std.runtime_error"})
 	is.Equal(len(res.RequiredCapabilities), 1) // built-ins are not requirements
 	req, ok := res.RequiredCapabilities["fake.one.echo"]
 	is.True(ok) // keyed by the capability's name
@@ -98,7 +98,7 @@ func TestCompileWorkspaceAnswersThePlanAndItsRequirementsAndChangesNothing(t *te
 
 	saveArtifact(t, f, "ws-echo", "echo", "")
 	a := mustCall[protocol.Artifact](t, f, protocol.MethodArtifactsInspect, `{"artifact_id":"echo","version":1}`)
-	is.Equal(jsonOf(a.Plan), jsonOf(*res.CompiledPlan)) // the plan create_artifact saves
+	is.Equal(jsonOf(a.Plan), jsonOf(res.CompiledPlan)) // the plan create_artifact saves
 }
 
 func TestCompileAnInvalidWorkspaceAnswersItsDiagnostics(t *testing.T) {
@@ -129,9 +129,9 @@ func TestValidateDraftAnswersTheCompiledPlanOfAValidDraft(t *testing.T) {
 
 	res := conforming[protocol.ValidateDraftResult](t, f, protocol.MethodDraftsValidate, `{"draft":`+jsonOf(draft)+`}`)
 	is.Equal(res.Status, "valid")
-	is.Equal(res.Diagnostics, []workflow.Diagnostic{}) // an empty list, not null
+	is.Equal(res.Diagnostics, []protocol.Diagnostic{}) // an empty list, not null
 	is.True(res.CompiledPlan != nil)
-	is.Equal(nodeUses(*res.CompiledPlan)["call"], "fake.one.echo")
+	is.Equal(nodeUses(planOf(t, res.CompiledPlan))["call"], "fake.one.echo")
 
 	compiled := mustCall[protocol.CompileWorkspaceResult](t, f, protocol.MethodWorkspaceCompile, `{"workspace_id":"ws-1"}`)
 	is.Equal(jsonOf(res.CompiledPlan), jsonOf(compiled.CompiledPlan)) // the same plan the workspace compiles to
@@ -188,7 +188,7 @@ func TestCreateFromPlanRewritesBoundSourcesAndSaves(t *testing.T) {
 	is.Equal(a.Kind, "wrapper")
 	is.Equal(*a.Description, "counts")
 	is.Equal(a.Outcomes, []string{"ok"})
-	is.Equal(nodeUses(a.Plan), map[string]string{"call": "counter_src.counter", "tool_error": "wf.std.runtime_error"}) // the logical source
+	is.Equal(nodeUses(planOf(t, a.Plan)), map[string]string{"call": "counter_src.counter", "tool_error": "wf.std.runtime_error"}) // the logical source
 	is.Equal(len(a.RequiredCapabilities), 1)
 	req := a.RequiredCapabilities[0]
 	is.Equal(req.Ref.Source, "counter_src")
@@ -222,9 +222,9 @@ func TestCreateFromPlanDefaultsOutcomesAndAcceptsWarnings(t *testing.T) {
 	_, err := createFromPlan(t, f, "a1", plan, "")
 	is.NoErr(err)
 	a := mustCall[protocol.Artifact](t, f, protocol.MethodArtifactsInspect, `{"artifact_id":"a1","version":1}`)
-	is.Equal(a.Plan.Outcomes, []string{"ok"})
+	is.Equal(planOf(t, a.Plan).Outcomes, []string{"ok"})
 	is.Equal(a.Kind, "workflow") // the default kind
-	is.Equal(len(a.Plan.Nodes), 3)
+	is.Equal(len(planOf(t, a.Plan).Nodes), 3)
 }
 
 func TestEveryValidatedPlanCanBeSavedEvenWithoutSchemas(t *testing.T) {
@@ -326,4 +326,15 @@ func TestCreateFromPlanRejectsMalformedParams(t *testing.T) {
 func clonePlan(t *testing.T, plan map[string]any) map[string]any {
 	t.Helper()
 	return generic(t, []byte(jsonOf(plan)))
+}
+
+// planOf decodes a compiled plan the API answered (the workflow
+// language's JSON, carried unread).
+func planOf(t *testing.T, raw protocol.Plan) workflow.Plan {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	var p workflow.Plan
+	is.NoErr(json.Unmarshal(raw, &p)) // the plan decodes
+	return p
 }

@@ -151,7 +151,7 @@ func (s *Service) inspectDeployment(ctx context.Context, p protocol.DeploymentID
 	if err != nil {
 		return protocol.Deployment{}, storeErr(err, fmt.Sprintf("deployment %q", p.DeploymentID))
 	}
-	return d, nil
+	return apiDeployment(d), nil
 }
 
 func (s *Service) listDeployments(ctx context.Context, _ protocol.Empty) (protocol.ListDeploymentsResult, error) {

@@ -6,7 +6,6 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
-	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -60,8 +59,8 @@ func TestDeploymentsSaveAcceptsIdOrDeploymentIdButNotBoth(t *testing.T) {
 	invalidParams(t, err) // versions start at 1
 
 	d := mustCall[protocol.Deployment](t, f, protocol.MethodDeploymentsInspect, `{"deployment_id":"d2"}`)
-	is.Equal(d.DriftPolicy, "block")        // the default drift policy
-	is.Equal(d.Bindings, []store.Binding{}) // no bindings is an empty list
+	is.Equal(d.DriftPolicy, "block")           // the default drift policy
+	is.Equal(d.Bindings, []protocol.Binding{}) // no bindings is an empty list
 	list := mustCall[protocol.ListDeploymentsResult](t, f, protocol.MethodDeploymentsList, `{}`)
 	is.Equal(len(list.Deployments), 2) // d3 was never saved
 }
@@ -75,9 +74,9 @@ func TestDeploymentsSaveAcceptsBindingsAsAListOrAMap(t *testing.T) {
 	deploy(t, f, `{"id":"as-map","artifact_id":"echo","artifact_version":1,"bindings":{"zeta":"web.main","fake.one":"fake.one"},"drift_policy":"warn"}`)
 
 	list := mustCall[protocol.Deployment](t, f, protocol.MethodDeploymentsInspect, `{"deployment_id":"as-list"}`)
-	is.Equal(list.Bindings, []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}})
+	is.Equal(list.Bindings, []protocol.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}})
 	m := mustCall[protocol.Deployment](t, f, protocol.MethodDeploymentsInspect, `{"deployment_id":"as-map"}`)
-	is.Equal(m.Bindings, []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}, {LogicalSource: "zeta", ConcreteSource: "web.main"}}) // a map becomes a list sorted by logical source
+	is.Equal(m.Bindings, []protocol.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}, {LogicalSource: "zeta", ConcreteSource: "web.main"}}) // a map becomes a list sorted by logical source
 	is.Equal(m.DriftPolicy, "warn")
 
 	summaries := mustCall[protocol.ListDeploymentsResult](t, f, protocol.MethodDeploymentsList, `{}`)

@@ -22,16 +22,20 @@ func (s *Service) patchDraft(_ context.Context, p protocol.PatchDraftParams) (pr
 	}
 	patched, refused := authoring.ApplyPatch(p.Draft, p.Patch)
 	if refused != nil {
-		return protocol.PatchDraftResult{Status: statusInvalid, Diagnostics: []workflow.Diagnostic{*refused}}, nil
+		return protocol.PatchDraftResult{Status: statusInvalid, Diagnostics: []protocol.Diagnostic{apiDiagnostic(*refused)}}, nil
 	}
 	plan, diags, err := s.compileDocument(patched)
 	switch {
 	case err != nil:
 		return protocol.PatchDraftResult{}, err
 	case plan == nil:
-		return protocol.PatchDraftResult{Status: statusInvalid, Diagnostics: diags, Draft: patched}, nil
+		return protocol.PatchDraftResult{Status: statusInvalid, Diagnostics: apiDiagnostics(diags), Draft: patched}, nil
 	}
-	return protocol.PatchDraftResult{Status: statusValid, Diagnostics: diags, Draft: patched, CompiledPlan: plan}, nil
+	raw, err := apiPlan(*plan)
+	if err != nil {
+		return protocol.PatchDraftResult{}, err
+	}
+	return protocol.PatchDraftResult{Status: statusValid, Diagnostics: apiDiagnostics(diags), Draft: patched, CompiledPlan: raw}, nil
 }
 
 // patchParams are a workspace patch as a step edit takes it: the patch, and
@@ -67,7 +71,7 @@ func (s *Service) patchWorkspace(ctx context.Context, p protocol.PatchWorkspaceP
 	op := &patchParams{ops: p.Patch}
 	res, err := stepEdit(s, ctx, p.WorkspaceID, p.Revision, patchDocument, op)
 	if err == nil && op.refused != nil {
-		res.Status, res.Diagnostics = statusInvalid, []workflow.Diagnostic{*op.refused}
+		res.Status, res.Diagnostics = statusInvalid, []protocol.Diagnostic{apiDiagnostic(*op.refused)}
 		res.NextActions = afterEdit(res.WorkspaceResult, op.current)
 	}
 	return res, err
@@ -110,7 +114,7 @@ func (s *Service) createEmpty(ctx context.Context, p protocol.CreateEmptyParams)
 		}
 		res := workspaceResult(existing, false)
 		res.Status = statusConflict
-		res.Diagnostics = []workflow.Diagnostic{{Code: "workspace_exists", Path: "workspace_id", Message: fmt.Sprintf("workspace %q already exists", p.WorkspaceID)}}
+		res.Diagnostics = []protocol.Diagnostic{{Code: "workspace_exists", Path: "workspace_id", Message: fmt.Sprintf("workspace %q already exists", p.WorkspaceID)}}
 		return protocol.DraftEditResult{WorkspaceResult: res, NextActions: afterEdit(res, existing.Draft)}, nil
 	case err != nil:
 		return protocol.DraftEditResult{}, storeErr(err, what)

@@ -12,18 +12,30 @@ import (
 // reference's legacy maps (package authoring says how each is checked).
 
 func (s *Service) setStepInputBindings(ctx context.Context, p protocol.SetStepInputBindingsParams) (protocol.DraftEditResult, error) {
+	bindings, err := languageInput(p.Bindings)
+	if err != nil {
+		return protocol.DraftEditResult{}, err
+	}
 	return stepEdit(s, ctx, p.WorkspaceID, p.Revision, authoring.SetStepInputBindings,
-		authoring.SetStepInputBindingsParams{StepID: p.StepID, Bindings: p.Bindings})
+		authoring.SetStepInputBindingsParams{StepID: p.StepID, Bindings: bindings})
 }
 
 func (s *Service) setStepOutputBindings(ctx context.Context, p protocol.SetStepOutputBindingsParams) (protocol.DraftEditResult, error) {
+	bindings, err := languageOutput(p.Bindings)
+	if err != nil {
+		return protocol.DraftEditResult{}, err
+	}
 	return stepEdit(s, ctx, p.WorkspaceID, p.Revision, authoring.SetStepOutputBindings,
-		authoring.SetStepOutputBindingsParams{StepID: p.StepID, Bindings: p.Bindings})
+		authoring.SetStepOutputBindingsParams{StepID: p.StepID, Bindings: bindings})
 }
 
 func (s *Service) setWorkflowOutputBindings(ctx context.Context, p protocol.SetWorkflowOutputBindingsParams) (protocol.DraftEditResult, error) {
+	bindings, err := languageInput(p.Bindings)
+	if err != nil {
+		return protocol.DraftEditResult{}, err
+	}
 	return stepEdit(s, ctx, p.WorkspaceID, p.Revision, authoring.SetWorkflowOutputBindings,
-		authoring.SetWorkflowOutputBindingsParams{Bindings: p.Bindings})
+		authoring.SetWorkflowOutputBindingsParams{Bindings: bindings})
 }
 
 func (s *Service) setStepInputMap(ctx context.Context, p protocol.SetStepInputMapParams) (protocol.DraftEditResult, error) {

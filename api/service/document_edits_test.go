@@ -30,11 +30,11 @@ func TestPatchDraftAppliesTheJSONPatchAndValidatesTheResult(t *testing.T) {
 		{"op":"replace","path":"/name","value":"renamed"},
 		{"op":"remove","path":"/steps/orphan"}]}`)
 	is.Equal(valid.Status, "valid")
-	is.Equal(len(valid.Diagnostics), 0)          // the unreachable step, and its warning, are gone
-	is.Equal(valid.Draft["name"], "renamed")     // the patched draft
-	is.True(valid.CompiledPlan != nil)           // and its plan
-	is.Equal(valid.CompiledPlan.Name, "renamed") // compiled from the patched draft
-	is.Equal(len(valid.CompiledPlan.Nodes), 1)   // without the removed step
+	is.Equal(len(valid.Diagnostics), 0)                     // the unreachable step, and its warning, are gone
+	is.Equal(valid.Draft["name"], "renamed")                // the patched draft
+	is.True(valid.CompiledPlan != nil)                      // and its plan
+	is.Equal(planOf(t, valid.CompiledPlan).Name, "renamed") // compiled from the patched draft
+	is.Equal(len(planOf(t, valid.CompiledPlan).Nodes), 1)   // without the removed step
 	is.Equal(at(valid.Draft, "steps", "orphan"), nil)
 
 	invalid := conforming[protocol.PatchDraftResult](t, f, protocol.MethodDraftsPatch, `{"draft":`+draft+`,"patch":[

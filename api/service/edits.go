@@ -143,7 +143,7 @@ func (s *Service) validateDocument(doc workflow.Object) []workflow.Diagnostic {
 func conflictResult(ws store.Workspace, revision int) protocol.WorkspaceResult {
 	r := workspaceResult(ws, false)
 	r.Status = statusConflict
-	r.Diagnostics = []workflow.Diagnostic{{Code: "revision_conflict", Path: "revision",
+	r.Diagnostics = []protocol.Diagnostic{{Code: "revision_conflict", Path: "revision",
 		Message: fmt.Sprintf("workspace %q is at revision %d, not %d", ws.ID, ws.Revision, revision)}}
 	return r
 }

@@ -63,10 +63,10 @@ func TestArtifactsSaveFillsDefaultsAndAcceptsRequirementsByName(t *testing.T) {
 	conforming[protocol.SaveArtifactResult](t, f, protocol.MethodArtifactsSave, `{"artifact":`+jsonOf(doc)+`}`)
 
 	a := mustCall[protocol.Artifact](t, f, protocol.MethodArtifactsInspect, `{"artifact_id":"echo_min","version":1}`)
-	is.Equal(a.Kind, "workflow")                  // the default kind
-	is.Equal(a.InputSchema, a.Plan.InputSchema)   // the schemas default to the plan's
-	is.Equal(a.OutputSchema, a.Plan.OutputSchema) //
-	is.Equal(len(a.RequiredCapabilities), 1)      // a map of requirements is accepted
+	is.Equal(a.Kind, "workflow")                             // the default kind
+	is.Equal(a.InputSchema, planOf(t, a.Plan).InputSchema)   // the schemas default to the plan's
+	is.Equal(a.OutputSchema, planOf(t, a.Plan).OutputSchema) //
+	is.Equal(len(a.RequiredCapabilities), 1)                 // a map of requirements is accepted
 	is.Equal(a.RequiredCapabilities[0].Ref.CapabilityKey, "echo")
 	is.Equal(len(a.WorkflowDependencies), 0)
 }

@@ -118,7 +118,7 @@ func (s *Service) runResult(ctx context.Context, r store.Run, tr *protocol.Trace
 		return res, storeErr(err, fmt.Sprintf("trace of run %q", r.ID))
 	}
 	truncated := r.TraceCount > start+limit
-	res.Trace, res.TraceStart, res.TraceLimit, res.TraceTruncated = trace, &start, &limit, &truncated
+	res.Trace, res.TraceStart, res.TraceLimit, res.TraceTruncated = each(trace, apiTraceEntry), &start, &limit, &truncated
 	return res, nil
 }
 

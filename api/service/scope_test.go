@@ -7,7 +7,6 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -30,7 +29,7 @@ func TestABindingsSessionIsCheckedAndKept(t *testing.T) {
 	for _, session := range []string{"shared", "deployment", "run"} {
 		deploy(t, f, `{"id":"d-`+session+`","artifact_id":"echo","artifact_version":1,"bindings":[{"logical_source":"fake.one","concrete_source":"fake.one","session":"`+session+`"}]}`)
 		d := mustCall[protocol.Deployment](t, f, protocol.MethodDeploymentsInspect, `{"deployment_id":"d-`+session+`"}`)
-		is.Equal(d.Bindings, []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one", Session: session}})
+		is.Equal(d.Bindings, []protocol.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one", Session: session}})
 	}
 	deploy(t, f, `{"id":"d-absent","artifact_id":"echo","artifact_version":1,"bindings":[{"logical_source":"fake.one","concrete_source":"fake.one"}]}`)
 	raw := string(f.raw(t, protocol.MethodDeploymentsInspect, `{"deployment_id":"d-absent"}`))

@@ -8,7 +8,6 @@ import (
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/sources"
-	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow/std"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -72,7 +71,7 @@ func sourceEntryOf(src sources.Source) sourceEntry {
 	for _, r := range src.Reducers {
 		inv.Reducers = append(inv.Reducers, r.Name)
 		inv.ReducerDetails = append(inv.ReducerDetails, protocol.ReducerInventory{
-			Name: r.Name, Ref: store.CapabilityRef{Source: std.StdSource, CapabilityKey: strings.TrimPrefix(r.Name, std.StdSource+".")},
+			Name: r.Name, Ref: protocol.CapabilityRef{Source: std.StdSource, CapabilityKey: strings.TrimPrefix(r.Name, std.StdSource+".")},
 			Description: optional(r.Description), ConfigSchema: orEmpty(r.ConfigSchema),
 		})
 	}

@@ -105,7 +105,7 @@ func TestSourcesInspectShowsTheInventoryAndTheDiagnosis(t *testing.T) {
 
 	std := conforming[protocol.InspectSourceResult](t, f, protocol.MethodSourcesInspect, `{"source_id":"wf.std"}`)
 	is.Equal(len(std.Capabilities.ReducerDetails), 6)
-	is.Equal(std.Capabilities.ReducerDetails[0].Ref, store.CapabilityRef{Source: "wf.std", CapabilityKey: "add"})
+	is.Equal(std.Capabilities.ReducerDetails[0].Ref, protocol.CapabilityRef{Source: "wf.std", CapabilityKey: "add"})
 	is.True(std.Capabilities.NodeSpecDetails[0].InputSchema["type"] == "object")
 	is.Equal(std.Diagnostics.Status, "ok") // a platform source has nothing to go wrong
 	is.True(std.Diagnostics.Transport == nil)

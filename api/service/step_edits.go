@@ -25,9 +25,13 @@ func (s *Service) addStep(ctx context.Context, p protocol.AddStepParams) (protoc
 }
 
 func (s *Service) addStepFromCapability(ctx context.Context, p protocol.AddStepFromCapabilityParams) (protocol.DraftEditResult, error) {
+	inputs, err := languageInput(p.InputBindings)
+	if err != nil {
+		return protocol.DraftEditResult{}, err
+	}
 	return stepEdit(s, ctx, p.WorkspaceID, p.Revision, authoring.AddStepFromCapability, authoring.AddStepFromCapabilityParams{
 		StepID: p.StepID, CapabilityName: p.CapabilityName, RouteFromStep: p.RouteFromStep, RouteFromOutcome: p.RouteFromOutcome,
-		Routes: p.Routes, InputMap: p.InputMap, InputBindings: p.InputBindings, BindOutputs: p.BindOutputs,
+		Routes: p.Routes, InputMap: p.InputMap, InputBindings: inputs, BindOutputs: p.BindOutputs,
 		Desc: p.Desc, Retry: p.Retry, TimeoutSeconds: p.TimeoutSeconds,
 	})
 }
@@ -54,8 +58,16 @@ func (s *Service) handleRoutes(ctx context.Context, p protocol.HandleParams) (pr
 
 func (s *Service) updateCapabilityStep(ctx context.Context, p protocol.UpdateCapabilityStepParams) (protocol.DraftEditResult, error) {
 	u := p.Update
+	input := authoring.Field[[]workflow.InputBinding]{Set: u.Input.Set}
+	if u.Input.Value != nil {
+		bindings, err := languageBindings[workflow.InputBinding](*u.Input.Value, "update.input: ")
+		if err != nil {
+			return protocol.DraftEditResult{}, err
+		}
+		input.Value = &bindings
+	}
 	return stepEdit(s, ctx, p.WorkspaceID, p.Revision, authoring.UpdateCapabilityStep, authoring.UpdateCapabilityStepParams{
-		StepID: p.StepID, Desc: field(u.Desc), Retry: field(u.Retry), TimeoutSeconds: field(u.TimeoutSeconds), Input: field(u.Input),
+		StepID: p.StepID, Desc: field(u.Desc), Retry: field(u.Retry), TimeoutSeconds: field(u.TimeoutSeconds), Input: input,
 	})
 }
 
@@ -99,9 +111,9 @@ func afterEdit(r protocol.WorkspaceResult, doc workflow.Object) protocol.NextAct
 		return nextActions(true, ptr(false), ptr(protocol.MethodWorkspaceAddStepFromCapability),
 			"The draft has no steps yet: add one; the first step added becomes the start.", nil)
 	}
-	var d workflow.Diagnostic
-	if blocking := workflow.Blocking(r.Diagnostics); len(blocking) > 0 {
-		d = blocking[0]
+	var d protocol.Diagnostic
+	if i := slices.IndexFunc(r.Diagnostics, protocol.Diagnostic.IsError); i >= 0 {
+		d = r.Diagnostics[i]
 	}
 	stepID := ""
 	if d.StepID != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -455,8 +454,14 @@ func TestTheFirstStepOfAnEmptyWorkspaceBecomesItsStart(t *testing.T) {
 }
 
 // workflowErrors keeps the diagnostics of a result that block.
-func workflowErrors(res protocol.DraftEditResult) []workflow.Diagnostic {
-	return workflow.Blocking(res.Diagnostics)
+func workflowErrors(res protocol.DraftEditResult) []protocol.Diagnostic {
+	var blocking []protocol.Diagnostic
+	for _, d := range res.Diagnostics {
+		if d.IsError() {
+			blocking = append(blocking, d)
+		}
+	}
+	return blocking
 }
 
 func TestTheStepEditParamsOfTheseTestsMatchTheManifest(t *testing.T) {

@@ -30,6 +30,14 @@ func checkRecordID(kind, id string) error {
 }
 
 func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFromCapabilityParams) (protocol.CreateFromCapabilityResult, error) {
+	input, err := languageInput(p.Input)
+	if err != nil {
+		return protocol.CreateFromCapabilityResult{}, err
+	}
+	output, err := languageOutput(p.Output)
+	if err != nil {
+		return protocol.CreateFromCapabilityResult{}, err
+	}
 	if err := checkRecordID("workspace_id", p.WorkspaceID); err != nil {
 		return protocol.CreateFromCapabilityResult{}, err
 	}
@@ -43,7 +51,7 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 	}
 	draft, hints := workflow.Scaffold(c, workflow.ScaffoldOptions{
 		Name: deref(p.Name), InputSchema: p.InputSchema, StateSchema: p.StateSchema, OutputSchema: p.OutputSchema,
-		Input: p.Input, Output: p.Output, InputMap: p.InputMap, OutputMap: p.OutputMap, ErrorMessageSource: errorSource,
+		Input: input, Output: output, InputMap: p.InputMap, OutputMap: p.OutputMap, ErrorMessageSource: errorSource,
 	})
 	diags := workflow.ValidateDraft(draft, s.findCapability)
 	doc, err := toObject(draft)
@@ -55,7 +63,7 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 		ID: p.WorkspaceID, Revision: 1, Title: p.Title, Draft: doc,
 		Status: statusOf(diags), Diagnostics: diags, CreatedAtMs: now, UpdatedAtMs: now,
 	}
-	result := protocol.CreateFromCapabilityResult{WrapperHints: hints}
+	result := protocol.CreateFromCapabilityResult{WrapperHints: apiHints(hints)}
 	switch err := s.Store.CreateWorkspace(ctx, ws); {
 	case errors.Is(err, store.ErrExists):
 		existing, getErr := s.Store.GetWorkspace(ctx, p.WorkspaceID)
@@ -64,7 +72,7 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 		}
 		result.WorkspaceResult = workspaceResult(existing, false)
 		result.Status = statusConflict
-		result.Diagnostics = []workflow.Diagnostic{{Code: "workspace_exists", Path: "workspace_id", Message: fmt.Sprintf("workspace %q already exists", p.WorkspaceID)}}
+		result.Diagnostics = []protocol.Diagnostic{{Code: "workspace_exists", Path: "workspace_id", Message: fmt.Sprintf("workspace %q already exists", p.WorkspaceID)}}
 		result.NextActions = nextActions(false, nil, nil, "The workspace already exists; choose another workspace_id or edit it.", nil)
 		return result, nil
 	case err != nil:
@@ -105,10 +113,10 @@ func (s *Service) getWorkspace(ctx context.Context, p protocol.GetWorkspaceParam
 func workspaceResult(ws store.Workspace, includeDraft bool) protocol.WorkspaceResult {
 	r := protocol.WorkspaceResult{
 		WorkspaceID: ws.ID, Revision: ws.Revision, Title: ws.Title, Status: ws.Status,
-		Diagnostics: ws.Diagnostics, Summary: summaryOf(ws.Draft),
+		Diagnostics: apiDiagnostics(ws.Diagnostics), Summary: summaryOf(ws.Draft),
 	}
 	if r.Diagnostics == nil {
-		r.Diagnostics = []workflow.Diagnostic{}
+		r.Diagnostics = []protocol.Diagnostic{}
 	}
 	if includeDraft {
 		r.Draft = ws.Draft

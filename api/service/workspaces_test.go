@@ -7,7 +7,6 @@ import (
 
 	"github.com/matryer/is"
 
-	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -27,7 +26,7 @@ func getWorkspace(t *testing.T, f *fixture, id string) protocol.WorkspaceResult 
 	return mustCall[protocol.WorkspaceResult](t, f, protocol.MethodWorkspaceGet, `{"workspace_id":"`+id+`","include_draft":true}`)
 }
 
-func codes(diags []workflow.Diagnostic) []string {
+func codes(diags []protocol.Diagnostic) []string {
 	out := make([]string, 0, len(diags))
 	for _, d := range diags {
 		out = append(out, d.Code)
@@ -35,7 +34,7 @@ func codes(diags []workflow.Diagnostic) []string {
 	return out
 }
 
-func hasCode(diags []workflow.Diagnostic, code string) bool {
+func hasCode(diags []protocol.Diagnostic, code string) bool {
 	for _, d := range diags {
 		if d.Code == code {
 			return true

@@ -74,9 +74,14 @@ func newArtifactsInspectCommand(r *remote) *cobra.Command {
 		Example: "  mcpflow artifacts inspect counter_workflow\n  mcpflow artifacts inspect counter_workflow@2 -o json > artifact.json",
 		Args:    cobra.ExactArgs(1),
 	}, p.MethodArtifactsInspect, artifactParams, func(t *table, a p.Artifact) {
+		plan, err := planOf(a.Plan)
+		if err != nil {
+			t.pairs("artifact", fmt.Sprintf("%s v%d", a.ID, a.Version), "plan", err.Error())
+			return
+		}
 		t.pairs("artifact", fmt.Sprintf("%s v%d", a.ID, a.Version), "title", a.Title, "kind", a.Kind, "description", a.Description,
 			"outcomes", a.Outcomes, "input schema", a.InputSchema, "output schema", a.OutputSchema,
-			"start", a.Plan.Start, "steps", len(a.Plan.Nodes), "workflow dependencies", a.WorkflowDependencies)
+			"start", plan.Start, "steps", len(plan.Nodes), "workflow dependencies", a.WorkflowDependencies)
 		if len(a.RequiredCapabilities) > 0 {
 			t.line("")
 			t.row("REQUIRES", "KIND", "OBSERVED ON")

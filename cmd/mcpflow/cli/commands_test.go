@@ -113,12 +113,12 @@ func TestExplainSaysWhatACodeMeans(t *testing.T) {
 	is.True(strings.Contains(out, info.Repair)) // the repair, as the table says it
 	code, out, _ = runCLI("explain", "unreachable_step", "-o", "json")
 	is.Equal(code, ExitOK)
-	var got workflow.CodeInfo
+	var got p.CodeInfo
 	is.NoErr(json.Unmarshal([]byte(out), &got))
 	is.Equal(got.Severity, workflow.SeverityWarning)
 	code, out, _ = runCLI("explain", "-o", "json")
 	is.Equal(code, ExitOK)
-	var all []workflow.CodeInfo
+	var all []p.CodeInfo
 	is.NoErr(json.Unmarshal([]byte(out), &all))
 	is.Equal(len(all), len(workflow.DiagnosticCodes)+len(p.DependencyCodes))
 	code, out, _ = runCLI("explain", "binding_missing")

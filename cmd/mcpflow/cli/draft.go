@@ -104,7 +104,7 @@ func workspaceTable(t *table, w p.WorkspaceResult) {
 
 // findingRows shows draft diagnostics one to a row, each repair hint under
 // its finding.
-func findingRows(t *table, diags []workflow.Diagnostic) {
+func findingRows(t *table, diags []p.Diagnostic) {
 	if len(diags) == 0 {
 		return
 	}
@@ -259,7 +259,7 @@ repair hint; exits 1 when it is invalid.`,
 
 // invalidExit is the exit of a workspace with status: an error unless it
 // is valid.
-func invalidExit(id, status string, diags []workflow.Diagnostic) error {
+func invalidExit(id, status string, diags []p.Diagnostic) error {
 	if status == draftValid {
 		return nil
 	}
@@ -303,7 +303,11 @@ func compileTable(t *table, res p.CompileWorkspaceResult) {
 		findingRows(t, res.Diagnostics)
 		return
 	}
-	plan := res.CompiledPlan
+	plan, err := planOf(res.CompiledPlan)
+	if err != nil {
+		t.pairs("status", res.Status, "plan", err.Error())
+		return
+	}
 	t.pairs("start", plan.Start, "nodes", len(plan.Nodes), "edges", len(plan.Edges), "requires", sortedKeys(res.RequiredCapabilities))
 	t.row("NODE", "TYPE", "CAPABILITY")
 	for _, n := range plan.Nodes {

@@ -324,7 +324,7 @@ func (s *stepFlags) params(k stepKind, args []string) (any, error) {
 	}
 	after := routeSource(s.after)
 	if k.capability {
-		inputs, err := s.in.bindings("")
+		inputs, err := apiBindings(s.in.bindings(""))
 		if err != nil {
 			return nil, err
 		}

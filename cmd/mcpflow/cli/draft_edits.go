@@ -230,7 +230,7 @@ func (u *stepUpdate) update(cmd *cobra.Command) (p.CapabilityStepUpdate, error) 
 		up.TimeoutSeconds = p.Clear[int]()
 	}
 	if u.in.given() {
-		bindings, err := u.in.bindings("")
+		bindings, err := apiBindings(u.in.bindings(""))
 		if err != nil {
 			return up, err
 		}
@@ -293,7 +293,7 @@ targets (workflow.draft_workspaces.set_step_input_map).`,
 			m, err := in.pathMap()
 			return mergeCall{p.MethodWorkspaceSetStepInputMap, p.SetStepInputMapParams{WorkspaceID: args[0], StepID: args[1], InputMap: m, Merge: true}}, err
 		}
-		bindings, err := in.bindings("")
+		bindings, err := apiBindings(in.bindings(""))
 		return p.SetStepInputBindingsParams{WorkspaceID: args[0], StepID: args[1], Bindings: bindings}, err
 	})
 	in.add(cmd.Flags(), "", "the step's input")
@@ -317,7 +317,8 @@ sources (workflow.draft_workspaces.set_step_output_map).`,
 	}, p.MethodWorkspaceSetStepOutputBindings, func(_ *cobra.Command, args []string) (any, error) {
 		bindings, err := outputBindings("out", out)
 		if err != nil || !merge {
-			return p.SetStepOutputBindingsParams{WorkspaceID: args[0], StepID: args[1], Bindings: bindings}, err
+			params, err := apiBindings(bindings, err)
+			return p.SetStepOutputBindingsParams{WorkspaceID: args[0], StepID: args[1], Bindings: params}, err
 		}
 		m := make(map[string]string, len(bindings))
 		for _, b := range bindings {
@@ -367,7 +368,7 @@ names. With --merge the --in bindings are added to the present ones
 			m, err := in.pathMap()
 			return mergeCall{p.MethodWorkspaceSetWorkflowOutputMap, p.SetWorkflowOutputMapParams{WorkspaceID: args[0], OutputMap: m, Merge: true}}, err
 		}
-		bindings, err := in.bindings("")
+		bindings, err := apiBindings(in.bindings(""))
 		return p.SetWorkflowOutputBindingsParams{WorkspaceID: args[0], Bindings: bindings}, err
 	})
 	f := cmd.Flags()

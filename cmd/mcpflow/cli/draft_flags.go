@@ -142,6 +142,21 @@ func (b *inputFlags) pathMap() (map[string]string, error) {
 	return m, nil
 }
 
+// apiBindings are bindings as the API's params carry them, the language's
+// JSON; it passes on the error of the call that made them.
+func apiBindings[T workflow.InputBinding | workflow.OutputBinding](in []T, err error) ([]json.RawMessage, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]json.RawMessage, len(in))
+	for i, b := range in {
+		if out[i], err = json.Marshal(b); err != nil {
+			return nil, fmt.Errorf("binding %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
 // outputBindings are --out STATE=SOURCE flags as output bindings.
 func outputBindings(flag string, values []string) ([]workflow.OutputBinding, error) {
 	out := []workflow.OutputBinding{}

@@ -12,17 +12,21 @@ import (
 
 // allCodes are the diagnostic codes explain knows: those of draft and
 // plan validation, then those of deployments, sources and calls.
-func allCodes() []workflow.CodeInfo {
-	return slices.Concat(workflow.DiagnosticCodes, p.DependencyCodes)
+func allCodes() []p.CodeInfo {
+	language := make([]p.CodeInfo, len(workflow.DiagnosticCodes))
+	for i, c := range workflow.DiagnosticCodes {
+		language[i] = p.CodeInfo(c)
+	}
+	return slices.Concat(language, p.DependencyCodes)
 }
 
 // explainCode is the entry of code.
-func explainCode(code string) (workflow.CodeInfo, bool) {
+func explainCode(code string) (p.CodeInfo, bool) {
 	all := allCodes()
-	if i := slices.IndexFunc(all, func(c workflow.CodeInfo) bool { return c.Code == code }); i >= 0 {
+	if i := slices.IndexFunc(all, func(c p.CodeInfo) bool { return c.Code == code }); i >= 0 {
 		return all[i], true
 	}
-	return workflow.CodeInfo{}, false
+	return p.CodeInfo{}, false
 }
 
 // newExplainCommand says what a diagnostic code means and how to repair

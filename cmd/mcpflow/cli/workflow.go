@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/mcpflow/mcpflow/actors/workflow"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -148,7 +147,7 @@ func bindingsOf(suggested map[string]string) []any {
 }
 
 // diagnostics is a one-line summary of workspace diagnostics.
-func diagnostics(diags []workflow.Diagnostic) string {
+func diagnostics(diags []p.Diagnostic) string {
 	if len(diags) == 0 {
 		return "no diagnostics"
 	}

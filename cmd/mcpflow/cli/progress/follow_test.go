@@ -319,7 +319,7 @@ func TestFollowStopsWithItsContext(t *testing.T) {
 // completed.
 func interrupted() *stream {
 	return (&stream{run: "run_1"}).status(0, "running", "", "", nil).
-		add(10, store.RunEvent{Kind: store.RunEventInterrupted, Interrupt: interruptAt("approve")}).
+		add(10, p.RunEvent{Kind: store.RunEventInterrupted, Interrupt: interruptAt("approve")}).
 		status(10, "interrupted", "", "", nil).
 		status(500, "running", "", "", nil).
 		status(500, "completed", "ok", "", map[string]any{})

@@ -3,6 +3,7 @@ package progress
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpflow/mcpflow/api/protocol"
 	"io"
 	"strconv"
 	"strings"
@@ -64,7 +65,7 @@ func newRender(w io.Writer, runID string, opts Options) *render {
 }
 
 // event renders one event, received at now.
-func (r *render) event(e store.RunEvent, now time.Time) {
+func (r *render) event(e protocol.RunEvent, now time.Time) {
 	if r.runAt == 0 {
 		r.runAt = e.TimestampEpochMs
 	}
@@ -96,7 +97,7 @@ func (r *render) event(e store.RunEvent, now time.Time) {
 }
 
 // stepStarted notes a call going out; only plain output shows it as a line.
-func (r *render) stepStarted(e store.RunEvent) {
+func (r *render) stepStarted(e protocol.RunEvent) {
 	k := stepKey{e.Step.FrameID, e.Step.NodeID}
 	if _, ok := r.started[k]; !ok {
 		r.started[k] = e.TimestampEpochMs
@@ -108,7 +109,7 @@ func (r *render) stepStarted(e store.RunEvent) {
 // stepFinished prints a finished step with its outcome and elapsed time,
 // and counts foreach items: a foreach's "loop" record starts an item (a
 // line in plain output only), any other outcome ends the loop.
-func (r *render) stepFinished(e store.RunEvent) {
+func (r *render) stepFinished(e protocol.RunEvent) {
 	s := e.Step
 	name := r.stepName(s.FrameID, s.NodeID)
 	var l *loop
@@ -163,7 +164,7 @@ func (r *render) loopAt(frame, node string) *loop {
 // itemEnded is the loop whose item s ended, when s is the last step of a
 // foreach item (it routes back to the foreach or to the end); nil
 // otherwise.
-func (r *render) itemEnded(s *store.RunEventStep) *loop {
+func (r *render) itemEnded(s *protocol.RunEventStep) *loop {
 	l, _, ok := r.itemOf(s.FrameID)
 	if !ok || (s.NextNodeID != l.node && s.NextNodeID != "__end__") {
 		return nil

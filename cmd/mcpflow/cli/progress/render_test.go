@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"github.com/mcpflow/mcpflow/api/protocol"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +10,6 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/store"
-	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
 // t0 is the fake runs' start, in ms since the epoch.
@@ -18,32 +18,32 @@ const t0 = 1_700_000_000_000
 // stream makes a run's events, numbered from 1, at times relative to t0.
 type stream struct {
 	run    string
-	events []store.RunEvent
+	events []protocol.RunEvent
 }
 
-func (s *stream) add(ms int64, e store.RunEvent) *stream {
+func (s *stream) add(ms int64, e protocol.RunEvent) *stream {
 	e.RunID, e.Seq, e.TimestampEpochMs = s.run, int64(len(s.events)+1), t0+ms
 	s.events = append(s.events, e)
 	return s
 }
 
 func (s *stream) status(ms int64, status string, outcome, errText string, output map[string]any) *stream {
-	st := &store.RunEventStatus{Status: status, Terminal: store.Terminal(status), Output: output}
+	st := &protocol.RunEventStatus{Status: status, Terminal: store.Terminal(status), Output: output}
 	if outcome != "" {
 		st.Outcome = &outcome
 	}
 	if errText != "" {
 		st.Error = &errText
 	}
-	return s.add(ms, store.RunEvent{Kind: store.RunEventStatusChanged, Status: st})
+	return s.add(ms, protocol.RunEvent{Kind: store.RunEventStatusChanged, Status: st})
 }
 
 func (s *stream) started(ms int64, frame, node, capability string) *stream {
-	return s.add(ms, store.RunEvent{Kind: store.RunEventStepStarted, Step: &store.RunEventStep{FrameID: frame, NodeID: node, Capability: capability}})
+	return s.add(ms, protocol.RunEvent{Kind: store.RunEventStepStarted, Step: &protocol.RunEventStep{FrameID: frame, NodeID: node, Capability: capability}})
 }
 
 func (s *stream) finished(ms int64, frame, node, stepType, outcome, next string) *stream {
-	return s.add(ms, store.RunEvent{Kind: store.RunEventStepFinished, Step: &store.RunEventStep{FrameID: frame, NodeID: node, StepType: stepType, Outcome: outcome, NextNodeID: next, Attempts: 1}})
+	return s.add(ms, protocol.RunEvent{Kind: store.RunEventStepFinished, Step: &protocol.RunEventStep{FrameID: frame, NodeID: node, StepType: stepType, Outcome: outcome, NextNodeID: next, Attempts: 1}})
 }
 
 // call is a tool step of frame that starts at from and ends at to.
@@ -243,7 +243,7 @@ func TestFrameLabelsNameItemsAndSubgraphs(t *testing.T) {
 func TestInterruptIsShownAndEndsTheView(t *testing.T) {
 	is := is.New(t)
 	s := (&stream{run: "run_8"}).status(0, "running", "", "", nil).
-		add(10, store.RunEvent{Kind: store.RunEventInterrupted, Interrupt: interruptAt("approve")}).
+		add(10, protocol.RunEvent{Kind: store.RunEventInterrupted, Interrupt: interruptAt("approve")}).
 		status(10, "interrupted", "", "", nil)
 	is.Equal(s.play(Options{Terminal: true}), "run run_8: running\n"+
 		eraseLine+"| running 0ms"+
@@ -253,8 +253,8 @@ func TestInterruptIsShownAndEndsTheView(t *testing.T) {
 }
 
 // interruptAt is an approval interrupt at the root frame's node.
-func interruptAt(node string) *workflow.Interrupt {
-	return &workflow.Interrupt{ID: "interrupt:" + node, FrameID: "root", NodeID: node, Kind: "approval"}
+func interruptAt(node string) *protocol.Interrupt {
+	return &protocol.Interrupt{ID: "interrupt:" + node, FrameID: "root", NodeID: node, Kind: "approval"}
 }
 
 func TestDurations(t *testing.T) {

@@ -1,0 +1,79 @@
+package protocol
+
+// RunEvent is one event of a run as a client following it sees it
+// (workflow.runs.event): what one commit of the run changed, numbered per
+// run from 1 without gaps.
+type RunEvent struct {
+	RunID            string `json:"run_id"`
+	Seq              int64  `json:"sequence"`
+	Kind             string `json:"kind"`
+	TimestampEpochMs int64  `json:"timestamp_epoch_ms"`
+	// Step is set for step_started and step_finished.
+	Step *RunEventStep `json:"step,omitempty"`
+	// Interrupt is set for interrupted.
+	Interrupt *Interrupt `json:"interrupt,omitempty"`
+	// Status is set for status.
+	Status *RunEventStatus `json:"status,omitempty"`
+}
+
+// RunEventStep is the step of a step_started or step_finished event.
+type RunEventStep struct {
+	FrameID string `json:"frame_id"`
+	NodeID  string `json:"node_id"`
+	// CallID and Capability name the call of a step_started.
+	CallID     string `json:"call_id,omitempty"`
+	Capability string `json:"capability,omitempty"`
+	// The rest describe a step_finished: where its trace entry is, how it
+	// ended, and the state paths it changed (sorted), not their values.
+	TraceIndex   *int     `json:"trace_index,omitempty"`
+	StepType     string   `json:"step_type,omitempty"`
+	Outcome      string   `json:"outcome,omitempty"`
+	NextNodeID   string   `json:"next_node_id,omitempty"`
+	StateChanges []string `json:"state_changes,omitempty"`
+	Attempts     int      `json:"attempts,omitempty"`
+	Error        string   `json:"error,omitempty"`
+}
+
+// RunEventStatus is the status of a status event. Terminal is set when
+// the run has ended (completed, failed or cancelled): no event follows.
+type RunEventStatus struct {
+	Status     string  `json:"status"`
+	Terminal   bool    `json:"terminal"`
+	Outcome    *string `json:"outcome,omitempty"`
+	Error      *string `json:"error,omitempty"`
+	Output     Object  `json:"output,omitempty"`
+	TraceCount int     `json:"trace_count"`
+}
+
+// Interrupt is where a run paused, waiting for a resume.
+type Interrupt struct {
+	ID            string          `json:"id"`
+	FrameID       string          `json:"frame_id"`
+	NodeID        string          `json:"node_id"`
+	Kind          string          `json:"kind"`
+	Payload       Object          `json:"payload"`
+	Resumable     bool            `json:"resumable"`
+	Route         *InterruptRoute `json:"route"`
+	Outcomes      []string        `json:"outcomes"`
+	RequestSchema Object          `json:"request_schema"`
+	ResumeSchema  Object          `json:"resume_schema"`
+	Typed         bool            `json:"typed"`
+}
+
+// InterruptRoute locates an interrupt inside a child workflow.
+type InterruptRoute struct {
+	FrameID       string      `json:"frame_id"`
+	NodeID        string      `json:"node_id"`
+	ScopeID       string      `json:"scope_id"`
+	LineageID     string      `json:"lineage_id"`
+	ParentFrameID string      `json:"parent_frame_id"`
+	WorkflowRef   WorkflowRef `json:"workflow_ref"`
+}
+
+// WorkflowRef names a child workflow: a saved artifact by id and version,
+// or a local name.
+type WorkflowRef struct {
+	ArtifactID *string `json:"artifact_id,omitempty"`
+	Version    *int    `json:"version,omitempty"`
+	Name       *string `json:"name,omitempty"`
+}
