@@ -25,16 +25,17 @@ type method struct {
 	extension bool
 }
 
-// Load parses the embedded manifest and compiles every method's params and result schemas.
-func Load() (*Contract, error) {
-	m, err := parseManifest(manifestJSON)
+// Load parses the embedded manifest and compiles every method's params and result schemas,
+// and checks every default in it against its schema.
+func Load() (*Contract, error) { return load(manifestJSON) }
+
+// load parses a manifest and compiles it. Its defaults must match their schemas.
+func load(data []byte) (*Contract, error) {
+	m, err := parseManifest(data)
 	if err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
 	}
-	comp, err := newCompiler(m.Components.Schemas)
-	if err != nil {
-		return nil, fmt.Errorf("contract: %w", err)
-	}
+	comp := newCompiler(m.Components.Schemas)
 	c := &Contract{methods: make(map[string]method, len(m.Operations)), notified: map[string]*validator{}, components: map[string]*validator{}, compiler: comp}
 	for name, node := range m.Components.Schemas {
 		c.components[name] = comp.validator(node)
@@ -55,6 +56,9 @@ func Load() (*Contract, error) {
 			return nil, fmt.Errorf("contract: notification %s: compile params schema: %w", n.Method, err)
 		}
 		c.notified[n.Method] = v
+	}
+	if err := comp.checkManifestDefaults(m); err != nil {
+		return nil, fmt.Errorf("contract: %w", err)
 	}
 	return c, nil
 }

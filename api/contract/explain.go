@@ -5,12 +5,11 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// The validator says whether a value matches; its errors name schema locations, not value
-// paths, and flatten anyOf failures into text. explain instead walks the schema alongside
+// The validator says whether a value matches, and which keywords failed where; it does not
+// say which branch of a union the value was meant for, nor word a failure as the contract's
+// -32602 messages do. explain walks the schema alongside
 // the value, re-checking each part with its own validator, down to the deepest part that
 // fails, and describes that part's failure (see reason). It runs only once a check has failed.
 
@@ -182,10 +181,10 @@ func matchesTag(s map[string]any, obj map[string]any) bool {
 	properties, _ := s["properties"].(map[string]any)
 	for key, v := range obj {
 		p := keywords(properties[key])
-		if c, ok := p["const"]; ok && jsonschema.Equal(c, v) {
+		if c, ok := p["const"]; ok && equal(c, v) {
 			return true
 		}
-		if slices.ContainsFunc(list(p["enum"]), func(e any) bool { return jsonschema.Equal(e, v) }) {
+		if slices.ContainsFunc(list(p["enum"]), func(e any) bool { return equal(e, v) }) {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package contract
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,3 +121,7 @@ func child(path, key string) string {
 
 // index extends a value path with an array index.
 func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// equal reports whether two decoded JSON values are equal. Both sides come from
+// encoding/json (every number a float64), so deep equality is JSON equality.
+func equal(a, b any) bool { return reflect.DeepEqual(a, b) }

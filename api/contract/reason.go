@@ -6,14 +6,21 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/mcpflow/mcpflow/actors/workflow/schema"
 )
 
 // reason says in a few words why value fails the keywords of s itself (not of its parts).
-// The validator's innermost error starts with the failing keyword ("minimum: ..."); the
-// wording here takes its numbers from the schema. An unknown keyword keeps the validator's text.
+// failure is the validator's *schema.Violation for the pair: its rules are the keywords that
+// failed. When several did, the one named is the first in ownKeywords, the order in which the
+// contract has always judged them; the wording takes its numbers from the schema. A keyword
+// not worded here keeps the validator's rule and message.
 func reason(s map[string]any, value any, failure error) string {
-	leaf := innermost(failure).Error()
-	switch keyword(leaf) {
+	var v *schema.Violation
+	if !errors.As(failure, &v) {
+		return failure.Error()
+	}
+	switch firstRule(v) {
 	case "type":
 		if t := types(s); len(t) > 0 {
 			return fmt.Sprintf("must be %s, got %s", orList(t), jsonType(value))
@@ -56,28 +63,29 @@ func reason(s map[string]any, value any, failure error) string {
 			return keysPhrase("unknown", unknown)
 		}
 	}
-	return leaf
+	return v.Rule + ": " + v.Message
 }
 
-// innermost returns the last error in a chain of wrapped errors.
-func innermost(err error) error {
-	for {
-		inner := errors.Unwrap(err)
-		if inner == nil {
-			return err
+// ownKeywords are the keywords reason words, in the order they are judged: the type, then
+// what applies to a value of it (numbers, strings, arrays, objects), extra keys before
+// missing ones.
+var ownKeywords = []string{"type", "enum", "const", "multipleOf", "minimum", "maximum", "exclusiveMinimum",
+	"exclusiveMaximum", "minLength", "maxLength", "pattern", "minItems", "maxItems", "uniqueItems",
+	"additionalProperties", "required"}
+
+// firstRule returns the first of ownKeywords among the violation's rules, or "" if none is.
+func firstRule(v *schema.Violation) string {
+	rules := make([]string, 0, 1+len(v.Others))
+	rules = append(rules, v.Rule)
+	for _, o := range v.Others {
+		rules = append(rules, o.Rule)
+	}
+	for _, kw := range ownKeywords {
+		if slices.Contains(rules, kw) {
+			return kw
 		}
-		err = inner
 	}
-}
-
-// keyword returns the keyword a validator message is about: "minimum: 0 is less than 1" is about
-// minimum. Rejected extra keys are reported without a keyword prefix.
-func keyword(msg string) string {
-	if strings.HasPrefix(msg, "unexpected additional properties") {
-		return "additionalProperties"
-	}
-	kw, _, _ := strings.Cut(msg, ":")
-	return kw
+	return ""
 }
 
 // missingKeys lists the required keys an object lacks.
