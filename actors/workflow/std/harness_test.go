@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/workflow/schema"
 )
 
 // specCase is one call of a node spec. A case with wantErr expects Run to
@@ -24,16 +25,12 @@ type specCase struct {
 }
 
 // resolve compiles a declared schema the way the engine will.
-func resolve(t *testing.T, schema Object) *jsonschema.Resolved {
+func resolve(t *testing.T, s Object) *schema.Compiled {
 	t.Helper()
 	is := is.New(t)
-	data, err := json.Marshal(schema)
+	compiled, err := schema.New(0).Compile(s)
 	is.NoErr(err)
-	var s jsonschema.Schema
-	is.NoErr(json.Unmarshal(data, &s))
-	resolved, err := s.Resolve(nil)
-	is.NoErr(err)
-	return resolved
+	return compiled
 }
 
 // jsonRoundTrip gives a value the shape encoding/json decodes into.
@@ -59,7 +56,7 @@ func runSpecCases(t *testing.T, cases []specCase) {
 
 			outcome, output, err := spec.Run(tc.input)
 			if tc.schemaRejects {
-				is.True(inSchema.Validate(map[string]any(tc.input)) != nil) // input schema rejects it too
+				is.True(inSchema.Validate(jsonRoundTrip(t, tc.input)) != nil) // input schema rejects it too (as decoded JSON, as the engine checks it)
 			}
 			if tc.wantErr != "" {
 				is.True(err != nil) // Run fails
@@ -68,7 +65,7 @@ func runSpecCases(t *testing.T, cases []specCase) {
 				return
 			}
 			is.NoErr(err)
-			is.NoErr(inSchema.Validate(map[string]any(tc.input)))
+			is.NoErr(inSchema.Validate(jsonRoundTrip(t, tc.input))) // the input as the engine checks it: decoded JSON
 			is.Equal(outcome, tc.wantOutcome)
 			is.True(slices.Contains(spec.Capability.Outcomes, outcome)) // outcome is declared
 			is.Equal(output, tc.wantOutput)
