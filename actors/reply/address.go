@@ -50,9 +50,14 @@ type Answer interface {
 }
 
 // Send delivers answer to to, if to asks for one. It never blocks. The
-// caller sets the answer's correlation id to to.Correlation.
+// caller sets the answer's correlation id to to.Correlation. An answer to
+// a Router of e goes straight to the goroutine that waits for it.
 func Send(e *actor.Engine, to Address, answer Answer) {
 	if to.IsZero() {
+		return
+	}
+	if r := localRouter(e, to); r != nil {
+		r.deliver(answer)
 		return
 	}
 	e.Send(to.PID(), answer)

@@ -13,7 +13,8 @@ import (
 
 // Router is the address of goroutines that wait for answers: one actor
 // that hands each answer it receives to the goroutine expecting its
-// correlation id. A goroutine expects an answer (Expect), puts the
+// correlation id (an answer sent from the router's own engine is handed
+// over by Send itself, without the actor). A goroutine expects an answer (Expect), puts the
 // Expected's address in its request, and waits for it within a deadline;
 // once it stops waiting, an answer that arrives late is dropped. It never
 // blocks: each expected answer has a slot of its own.
@@ -37,12 +38,14 @@ func NewRouter(e *actor.Engine, name string) *Router {
 	r := &Router{engine: e, waiting: map[uint64]chan Answer{}}
 	r.pid = e.Spawn(func() actor.Receiver { return routerActor{r} }, routerKind,
 		actor.WithID(name), actor.WithMiddleware(guard.Recover(nil)))
+	r.register()
 	return r
 }
 
 // Stop stops the router; it returns when it is gone or ctx ends. Those
 // still waiting wait until their deadline.
 func (r *Router) Stop(ctx context.Context) error {
+	r.unregister()
 	select {
 	case <-r.engine.Poison(r.pid).Done():
 		return nil

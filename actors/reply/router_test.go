@@ -180,3 +180,14 @@ func TestAnActorAddressDeliversTheAnswerToItsInbox(t *testing.T) {
 		is.Fail() // the answer reaches the actor in time
 	}
 }
+
+func TestAnAnswerFromTheRoutersOwnEngineIsHandedOverBySendItself(t *testing.T) {
+	is := is.New(t)
+	e, r := router(t)
+	w := reply.Expect[answer](r)
+	reply.Send(e, w.To(), answer{ID: w.To().Correlation, Text: "direct"})
+	is.True(w.Arrived()) // there when Send returns: no actor passed it on
+	got, err := w.Wait(bounded(t))
+	is.NoErr(err)
+	is.Equal(got.Text, "direct")
+}

@@ -49,6 +49,11 @@ type Face struct {
 	states  stateSigner
 	// changed is poked when the deployments may have changed.
 	changed chan struct{}
+	// served is closed by the first NewServer: until then nothing is
+	// offered, so Run neither reads the deployments nor follows the
+	// admin event log (whose every run start and end would wake it).
+	served     chan struct{}
+	servedOnce sync.Once
 
 	// loading holds refreshes to one at a time; it owns catalog.
 	loading sync.Mutex
@@ -91,7 +96,7 @@ func New(opts Options) *Face {
 	}
 	return &Face{
 		cfg: cfg, watch: opts.Watch, log: log, version: opts.Version, states: stateSigner{sealer: opts.States},
-		changed: make(chan struct{}, 1), catalog: catalog{backend: opts.Watch},
+		changed: make(chan struct{}, 1), served: make(chan struct{}), catalog: catalog{backend: opts.Watch},
 	}
 }
 
@@ -112,6 +117,7 @@ func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend)
 		f.offer(s)
 	}
 	f.mu.Unlock()
+	f.servedOnce.Do(func() { close(f.served) })
 	if !loaded {
 		f.refresh(ctx)
 	}
@@ -123,11 +129,17 @@ const instructions = "Each workflow tool starts a durable mcpflow run and answer
 	"A run that waits for a person comes back interrupted: ask the user, then call mcpflow_resume_run. " +
 	"mcpflow_get_run shows a run later, also one whose call was cut off."
 
-// Run keeps the tools current until ctx ends: it follows the admin event
-// log and reads the deployments again after each change of a deployment
-// or a catalog, or every PollInterval where it may not follow the log.
+// Run keeps the tools current until ctx ends, from the first server on
+// (the first NewServer reads the deployments itself): it follows the
+// admin event log and reads the deployments again after each change of a
+// deployment or a catalog, or every PollInterval where it may not follow
+// the log.
 func (f *Face) Run(ctx context.Context) {
-	f.refresh(ctx)
+	select {
+	case <-ctx.Done():
+		return
+	case <-f.served:
+	}
 	var following sync.WaitGroup
 	defer following.Wait()
 	following.Go(func() { f.follow(ctx) })
@@ -178,6 +190,11 @@ func (f *Face) follow(ctx context.Context) {
 			f.log.Info("mcp face: reading deployments every interval, not following the admin log", "interval", PollInterval, "err", err)
 			f.poll(ctx)
 			return
+		}
+		if after == nil {
+			// A deployment saved after the first server's read and before
+			// this subscription is read now.
+			f.poke()
 		}
 		select {
 		case <-ctx.Done():
