@@ -11,7 +11,20 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// artifactMethods are workflow.artifacts.*: list, inspect, save, delete
+// and create_from_plan (compile.go).
+func (s *Service) artifactMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodArtifactsList:           forRead(s.listArtifacts),
+		protocol.MethodArtifactsInspect:        forRead(s.inspectArtifact),
+		protocol.MethodArtifactsSave:           forAuthor(s.saveWholeArtifact),
+		protocol.MethodArtifactsDelete:         forAuthor(s.deleteArtifact),
+		protocol.MethodArtifactsCreateFromPlan: forAuthor(s.createFromPlan),
+	}
+}
 
 const (
 	kindWorkflow = "workflow"

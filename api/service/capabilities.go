@@ -9,7 +9,18 @@ import (
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// capabilityMethods are workflow.capabilities.*: list and inspect what
+// workflows can use, and call one directly (call.go).
+func (s *Service) capabilityMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodCapabilitiesList:    forRead(s.listCapabilities),
+		protocol.MethodCapabilitiesInspect: forRead(s.inspectCapability),
+		protocol.MethodCapabilitiesCall:    forRun(s.callCapability),
+	}
+}
 
 const kindNodeSpec = "node_spec"
 

@@ -11,7 +11,20 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// deploymentMethods are workflow.deployments.*: save, inspect, list,
+// validate and delete.
+func (s *Service) deploymentMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodDeploymentsSave:     forAuthor(s.saveDeployment),
+		protocol.MethodDeploymentsInspect:  forRead(s.inspectDeployment),
+		protocol.MethodDeploymentsList:     forRead(s.listDeployments),
+		protocol.MethodDeploymentsValidate: forRead(s.validateDeployment),
+		protocol.MethodDeploymentsDelete:   forAuthor(s.deleteDeployment),
+	}
+}
 
 // deploymentDoc is the accepted input form of a deployment: "id" or
 // "deployment_id", bindings as a list or a {logical: concrete} map.

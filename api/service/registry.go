@@ -8,7 +8,23 @@ import (
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// registryMethods are workflow.admin.source_registry.*: list, inspect,
+// add, update, enable, disable, remove, apply.
+func (s *Service) registryMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodRegistryList:    forAdmin(s.listRegistry),
+		protocol.MethodRegistryInspect: forAdmin(s.inspectRegistry),
+		protocol.MethodRegistryAdd:     forAdmin(s.addRegistry),
+		protocol.MethodRegistryUpdate:  forAdmin(s.updateRegistry),
+		protocol.MethodRegistryEnable:  forAdmin(s.enableRegistry),
+		protocol.MethodRegistryDisable: forAdmin(s.disableRegistry),
+		protocol.MethodRegistryRemove:  forAdmin(s.removeRegistry),
+		protocol.MethodRegistryApply:   forAdmin(s.applyRegistry),
+	}
+}
 
 // The source registry's handlers: each decodes, calls s.Sources (which
 // owns the registry, its apply and the effective sources) and projects

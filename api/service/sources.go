@@ -10,7 +10,17 @@ import (
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/workflow/std"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// sourceMethods are workflow.sources.*: list, inspect and diagnose.
+func (s *Service) sourceMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodSourcesList:     forRead(s.listSources),
+		protocol.MethodSourcesInspect:  forRead(s.inspectSource),
+		protocol.MethodSourcesDiagnose: forRead(s.diagnoseSource),
+	}
+}
 
 // previewLimit is how many names per bucket a source row previews.
 const previewLimit = 3

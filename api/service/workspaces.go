@@ -11,7 +11,47 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/authoring"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// workspaceMethods are workflow.draft_workspaces.*: a workspace's life
+// (workspaces.go, edits.go), its whole-document and binding edits
+// (document_edits*.go), its step edits (step_edits.go) and its compile
+// (compile.go).
+func (s *Service) workspaceMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodWorkspaceFromCapability:            forAuthor(s.createFromCapability),
+		protocol.MethodWorkspaceGet:                       forRead(s.getWorkspace),
+		protocol.MethodWorkspaceCreateArtifact:            forAuthor(s.createArtifact),
+		protocol.MethodWorkspaceList:                      forRead(s.listWorkspaces),
+		protocol.MethodWorkspaceSetName:                   forAuthor(s.setName),
+		protocol.MethodWorkspaceSetStart:                  forAuthor(s.setStart),
+		protocol.MethodWorkspaceSetRoute:                  forAuthor(s.setRoute),
+		protocol.MethodWorkspaceReplaceDocument:           forAuthor(s.replaceDocument),
+		protocol.MethodWorkspaceValidate:                  forRead(s.validateWorkspace),
+		protocol.MethodWorkspaceDelete:                    forAuthor(s.deleteWorkspace),
+		protocol.MethodWorkspaceCompile:                   forRead(s.compileWorkspace),
+		protocol.MethodWorkspacePatch:                     forAuthor(s.patchWorkspace),
+		protocol.MethodWorkspaceCreateEmpty:               forAuthor(s.createEmpty),
+		protocol.MethodWorkspaceCreateWrapper:             forAuthor(s.createWrapper),
+		protocol.MethodWorkspaceSetContract:               forAuthor(s.setContract),
+		protocol.MethodWorkspaceSetStepInputMap:           forAuthor(s.setStepInputMap),
+		protocol.MethodWorkspaceSetStepInputBindings:      forAuthor(s.setStepInputBindings),
+		protocol.MethodWorkspaceSetStepOutputMap:          forAuthor(s.setStepOutputMap),
+		protocol.MethodWorkspaceSetStepOutputBindings:     forAuthor(s.setStepOutputBindings),
+		protocol.MethodWorkspaceSetWorkflowOutputMap:      forAuthor(s.setWorkflowOutputMap),
+		protocol.MethodWorkspaceSetWorkflowOutputBindings: forAuthor(s.setWorkflowOutputBindings),
+		protocol.MethodWorkspaceRemoveRoute:               forAuthor(s.removeRoute),
+		protocol.MethodWorkspaceRemoveStep:                forAuthor(s.removeStep),
+		protocol.MethodWorkspaceRemoveBinding:             forAuthor(s.removeBinding),
+		protocol.MethodWorkspaceAddStep:                   forAuthor(s.addStep),
+		protocol.MethodWorkspaceAddStepFromCapability:     forAuthor(s.addStepFromCapability),
+		protocol.MethodWorkspaceBind:                      forAuthor(s.bind),
+		protocol.MethodWorkspaceBranch:                    forAuthor(s.branch),
+		protocol.MethodWorkspaceHandle:                    forAuthor(s.handleRoutes),
+		protocol.MethodWorkspaceUpdateCapabilityStep:      forAuthor(s.updateCapabilityStep),
+	}
+}
 
 // Workspace statuses.
 const (

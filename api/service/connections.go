@@ -11,7 +11,21 @@ import (
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// connectionMethods are workflow.admin.connections.* and
+// workflow.admin.connection_statuses.list: the effective connections,
+// their statuses, a catalog refresh and the OAuth login (login.go).
+func (s *Service) connectionMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodConnectionsList:           forAdmin(s.listConnections),
+		protocol.MethodConnectionStatusesList:    forAdmin(s.listConnectionStatuses),
+		protocol.MethodConnectionsRefreshCatalog: forAdmin(s.refreshCatalog),
+		protocol.MethodConnectionsLoginStart:     forAdmin(s.loginStart),
+		protocol.MethodConnectionsLoginComplete:  forAdmin(s.loginComplete),
+	}
+}
 
 func (s *Service) listConnections(context.Context, protocol.Empty) (protocol.ListConnectionsResult, error) {
 	conns := s.connections()
