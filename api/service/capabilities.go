@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"github.com/mcpflow/mcpflow/actors/artifacts"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ func (s *Service) capabilityMethods() map[string]rpc.Method {
 	}
 }
 
-const kindNodeSpec = "node_spec"
+const kindNodeSpec = artifacts.KindNodeSpec
 
 // capabilities lists what workflows can use now: platform built-ins and
 // the catalogued tools of enabled connections, sorted by name.

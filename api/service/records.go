@@ -1,11 +1,10 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"github.com/mcpflow/mcpflow/actors/artifacts"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -32,9 +31,6 @@ type artifactDoc struct {
 	WorkflowDependencies      map[string]int  `json:"workflow_dependencies"`
 	CreatedFromCatalogVersion *string         `json:"created_from_catalog_version"`
 }
-
-// capabilityKinds are the kinds a required capability may have.
-var capabilityKinds = map[string]bool{"tool": true, "resource": true, "prompt": true, kindNodeSpec: true, "reducer": true, "workflow": true}
 
 // saveWholeArtifact answers workflow.artifacts.save. The artifact is
 // stored as given (no requirement is inferred), once its plan decodes and
@@ -95,9 +91,9 @@ func parseArtifact(doc protocol.Object) (store.Artifact, error) {
 	if err != nil {
 		return store.Artifact{}, err
 	}
-	required, err := parseRequirements(in.RequiredCapabilities)
+	required, err := artifacts.ParseRequirements(in.RequiredCapabilities)
 	if err != nil {
-		return store.Artifact{}, err
+		return store.Artifact{}, artifactsErr(err)
 	}
 	a := store.Artifact{
 		ID: in.ID, Version: in.Version, Title: in.Title, Kind: kind, Description: in.Description,
@@ -117,60 +113,6 @@ func parseArtifact(doc protocol.Object) (store.Artifact, error) {
 	return a, nil
 }
 
-// parseRequirements decodes required capabilities given as a list or as a
-// map keyed by name (in name order); a capability required twice is
-// refused.
-func parseRequirements(raw json.RawMessage) ([]store.RequiredCapability, error) {
-	trimmed := bytes.TrimSpace(raw)
-	var names []string
-	var docs []protocol.Object
-	switch {
-	case len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")):
-		return []store.RequiredCapability{}, nil
-	case trimmed[0] == '{':
-		var byName map[string]protocol.Object
-		if err := json.Unmarshal(trimmed, &byName); err != nil {
-			return nil, invalidParams("invalid params: artifact required_capabilities: %v", err)
-		}
-		for name := range byName {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			docs = append(docs, byName[name])
-		}
-	default:
-		if err := json.Unmarshal(trimmed, &docs); err != nil {
-			return nil, invalidParams("invalid params: artifact required_capabilities: %v", err)
-		}
-		for i := range docs {
-			names = append(names, fmt.Sprint(i))
-		}
-	}
-	out := make([]store.RequiredCapability, 0, len(docs))
-	seen := map[store.CapabilityRef]bool{}
-	for i, doc := range docs {
-		var r store.RequiredCapability
-		if err := remarshal(doc, &r); err != nil {
-			return nil, invalidParams("invalid params: artifact required_capabilities[%s]: %v", names[i], err)
-		}
-		if r.Kind == "" {
-			r.Kind = kindNodeSpec
-		}
-		switch {
-		case r.Ref.Source == "" || r.Ref.CapabilityKey == "":
-			return nil, invalidParams("invalid params: artifact required_capabilities[%s] needs ref.source and ref.capability_key", names[i])
-		case !capabilityKinds[r.Kind]:
-			return nil, invalidParams("invalid params: artifact required_capabilities[%s] has unknown kind %q", names[i], r.Kind)
-		case seen[r.Ref]:
-			return nil, invalidParams("invalid params: capability %s.%s is required twice", r.Ref.Source, r.Ref.CapabilityKey)
-		}
-		seen[r.Ref] = true
-		out = append(out, r)
-	}
-	return out, nil
-}
-
 // deleteArtifact answers workflow.artifacts.delete: a version no
 // deployment uses is deleted; one in use is kept, and the answer names the
 // deployments that use it.
@@ -179,9 +121,9 @@ func (s *Service) deleteArtifact(ctx context.Context, p protocol.InspectArtifact
 	if _, err := s.Store.GetArtifact(ctx, p.ArtifactID, p.Version); err != nil {
 		return protocol.DeleteArtifactResult{}, storeErr(err, what)
 	}
-	blockers, err := s.deploymentsUsing(ctx, p.ArtifactID, p.Version)
+	blockers, err := artifacts.DeploymentsUsing(ctx, s.Store, p.ArtifactID, p.Version)
 	if err != nil {
-		return protocol.DeleteArtifactResult{}, err
+		return protocol.DeleteArtifactResult{}, artifactsErr(err)
 	}
 	res := protocol.DeleteArtifactResult{ArtifactID: p.ArtifactID, Version: p.Version, BlockedByDeployments: blockers}
 	if len(blockers) > 0 {
@@ -195,62 +137,10 @@ func (s *Service) deleteArtifact(ctx context.Context, p protocol.InspectArtifact
 	case !deleted:
 		return protocol.DeleteArtifactResult{}, notFound("unknown %s", what)
 	}
-	s.record(ctx, audit.Event{Kind: audit.ArtifactDeleted, CapabilityID: artifactCapability(p.ArtifactID, p.Version), WorkflowName: p.ArtifactID,
+	s.record(ctx, audit.Event{Kind: audit.ArtifactDeleted, CapabilityID: artifacts.CapabilityName(p.ArtifactID, p.Version), WorkflowName: p.ArtifactID,
 		Payload: protocol.Object{"artifact_id": p.ArtifactID, "version": p.Version}})
 	res.Deleted = true
 	return res, nil
-}
-
-// deploymentsUsing lists, sorted, the deployments that pin artifact
-// id@version: directly, or as a subgraph anywhere under the artifact they
-// pin (a run of theirs would load it).
-func (s *Service) deploymentsUsing(ctx context.Context, id string, version int) ([]string, error) {
-	ds, err := s.Store.ListDeployments(ctx)
-	if err != nil {
-		return nil, storeErr(err, "deployments")
-	}
-	target := workflow.WorkflowRef{ArtifactID: &id, Version: &version}.Key()
-	tree := subgraphIndex{s: s, uses: map[string]bool{}}
-	out := []string{}
-	for _, d := range ds {
-		if d.ArtifactID == id && d.ArtifactVersion == version || tree.reaches(ctx, d.ArtifactID, d.ArtifactVersion, target) {
-			out = append(out, d.ID)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
-// subgraphIndex answers whether an artifact's subgraph tree reaches a
-// target, loading each artifact once. A child that cannot be loaded
-// reaches nothing.
-type subgraphIndex struct {
-	s *Service
-	// uses maps "id@version" to whether its tree reaches the target;
-	// an entry under evaluation is false, which also ends a cycle.
-	uses map[string]bool
-}
-
-func (x subgraphIndex) reaches(ctx context.Context, id string, version int, target string) bool {
-	key := workflow.WorkflowRef{ArtifactID: &id, Version: &version}.Key()
-	if found, done := x.uses[key]; done {
-		return found
-	}
-	x.uses[key] = false
-	a, err := x.s.Store.GetArtifact(ctx, id, version)
-	if err != nil {
-		return false
-	}
-	for _, ref := range a.Plan.Subgraphs() {
-		if ref.ArtifactID == nil || ref.Version == nil {
-			continue
-		}
-		if ref.Key() == target || x.reaches(ctx, *ref.ArtifactID, *ref.Version, target) {
-			x.uses[key] = true
-			return true
-		}
-	}
-	return false
 }
 
 // deleteDeployment answers workflow.deployments.delete; an unknown id is
@@ -268,10 +158,4 @@ func (s *Service) deleteDeployment(ctx context.Context, p protocol.DeploymentIDP
 	s.record(ctx, audit.Event{Kind: audit.DeploymentDeleted, CapabilityID: "deployment." + p.DeploymentID,
 		Payload: protocol.Object{"deployment_id": p.DeploymentID}})
 	return protocol.DeleteDeploymentResult{DeploymentID: p.DeploymentID, Deleted: true}, nil
-}
-
-// artifactCapability is the capability name of an artifact version,
-// "workflow.<id>.v<version>".
-func artifactCapability(id string, version int) string {
-	return fmt.Sprintf("workflow.%s.v%d", id, version)
 }
