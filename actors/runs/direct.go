@@ -155,7 +155,9 @@ func (m *Manager) isEnabledConnection(id string) bool {
 }
 
 // record appends an event to the admin event log.
-func (m *Manager) record(ctx context.Context, e audit.Event) { audit.Record(ctx, m.cfg.Store, m.now(), e) }
+func (m *Manager) record(ctx context.Context, e audit.Event) {
+	audit.Record(ctx, m.cfg.Store, m.now(), e)
+}
 
 // objectKeys lists an object's keys, sorted.
 func objectKeys(o workflow.Object) []string {

@@ -3,7 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
-	"github.com/mcpflow/mcpflow/actors/artifacts"
+	"github.com/mcpflow/mcpflow/actors/records"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
@@ -24,8 +24,8 @@ func (s *Service) artifactMethods() map[string]rpc.Method {
 }
 
 const (
-	kindWorkflow = artifacts.KindWorkflow
-	kindWrapper  = artifacts.KindWrapper
+	kindWorkflow = records.KindWorkflow
+	kindWrapper  = records.KindWrapper
 )
 
 func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactParams) (any, error) {
@@ -47,7 +47,7 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 	if err := checkOutcomes(plan, p.Outcomes); err != nil {
 		return nil, err
 	}
-	artifacts.RewriteToLogical(&plan, p.SourceBindings)
+	records.RewriteToLogical(&plan, p.SourceBindings)
 	required, err := s.requirements(plan, p.SourceBindings, p.RequiredCapabilities, s.findCapability)
 	if err != nil {
 		return nil, err
@@ -66,7 +66,7 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 		return nil, err
 	}
 	s.recordArtifactSaved(ctx, a, protocol.Object{"created_from_draft": true})
-	logical := artifacts.LogicalSources(required)
+	logical := records.LogicalSources(required)
 	suggested := map[string]string{}
 	for _, src := range logical {
 		if conn, ok := s.connection(src); ok && conn.IsEnabled() {
@@ -76,21 +76,21 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 	return protocol.SavedArtifact{ArtifactID: a.ID, Version: a.Version, Saved: true, RequiredLogicalSources: logical, SuggestedBindings: suggested}, nil
 }
 
-// saveArtifact stores a, as the artifact rules allow (artifacts.Save).
+// saveArtifact stores a, as the artifact rules allow (records.Save).
 func (s *Service) saveArtifact(ctx context.Context, a store.Artifact) error {
-	return artifactsErr(artifacts.Save(ctx, s.Store, a))
+	return recordsErr(records.Save(ctx, s.Store, a))
 }
 
-// checkOutcomes applies artifacts.CheckOutcomes.
+// checkOutcomes applies records.CheckOutcomes.
 func checkOutcomes(plan workflow.Plan, declared []string) error {
-	return artifactsErr(artifacts.CheckOutcomes(plan, declared))
+	return recordsErr(records.CheckOutcomes(plan, declared))
 }
 
-// requirements records what the plan depends on (artifacts.Requirements),
+// requirements records what the plan depends on (records.Requirements),
 // observed in the live catalog through find.
 func (s *Service) requirements(plan workflow.Plan, bindings map[string]string, explicit map[string]protocol.Object, find workflow.Lookup) ([]store.RequiredCapability, error) {
-	reqs, err := artifacts.Requirements(plan, bindings, explicit, artifacts.Observed{Find: find, IsConnection: s.isConnection, Now: s.now})
-	return reqs, artifactsErr(err)
+	reqs, err := records.Requirements(plan, bindings, explicit, records.Observed{Find: find, IsConnection: s.isConnection, Now: s.now})
+	return reqs, recordsErr(err)
 }
 
 func (s *Service) listArtifacts(ctx context.Context, p protocol.ListArtifactsParams) (protocol.ListArtifactsResult, error) {
@@ -107,7 +107,7 @@ func (s *Service) listArtifacts(ctx context.Context, p protocol.ListArtifactsPar
 		nodes = append(nodes, protocol.ArtifactEntry{
 			Name: fmt.Sprintf("workflow.%s.v%d", a.ID, a.Version), ArtifactID: a.ID, Version: a.Version, Kind: a.Kind,
 			DisplayName: a.Title, Description: a.Description, Outcomes: a.Outcomes, InputSchema: a.InputSchema,
-			OutputSchema: a.OutputSchema, RequiredSources: artifacts.LogicalSources(a.RequiredCapabilities), Diagnostics: []protocol.DependencyDiag{},
+			OutputSchema: a.OutputSchema, RequiredSources: records.LogicalSources(a.RequiredCapabilities), Diagnostics: []protocol.DependencyDiag{},
 		})
 	}
 	return protocol.ListArtifactsResult{Nodes: nodes, NextCursor: nextCursor(offset+len(arts), total), Total: total}, nil

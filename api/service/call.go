@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpflow/mcpflow/actors/artifacts"
+	"github.com/mcpflow/mcpflow/actors/records"
 	"strconv"
 	"strings"
 
@@ -96,7 +96,7 @@ func parseWrapperName(name string) (id string, version int, ok bool) {
 // resolving as the connection it names. A wrapper that can pause for
 // input is refused: a direct call cannot be resumed.
 func (s *Service) callWrapper(ctx context.Context, a store.Artifact, p protocol.CallCapabilityParams) (protocol.CapabilityCallResult, error) {
-	name := artifacts.CapabilityName(a.ID, a.Version)
+	name := records.CapabilityName(a.ID, a.Version)
 	res := protocol.CapabilityCallResult{QualifiedName: name, SourceID: wrapperSource, Kind: protocol.CapabilityKindWrapper, DeploymentID: p.DeploymentID, Diagnostics: []protocol.DependencyDiag{}}
 	d := store.Deployment{ArtifactID: a.ID, ArtifactVersion: a.Version, Bindings: []store.Binding{}, DriftPolicy: "block"}
 	var diags []runs.Diagnostic
@@ -106,7 +106,7 @@ func (s *Service) callWrapper(ctx context.Context, a store.Artifact, p protocol.
 			return res, storeErr(err, fmt.Sprintf("deployment %q", *p.DeploymentID))
 		}
 		if d.ArtifactID != a.ID || d.ArtifactVersion != a.Version {
-			return res, invalid("deployment %q does not target %s (it pins %s)", d.ID, name, artifacts.CapabilityName(d.ArtifactID, d.ArtifactVersion))
+			return res, invalid("deployment %q does not target %s (it pins %s)", d.ID, name, records.CapabilityName(d.ArtifactID, d.ArtifactVersion))
 		}
 		diags = s.manager().Dependencies(d, a)
 		if _, failed := runs.FirstError(diags); failed {

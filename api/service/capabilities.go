@@ -2,7 +2,7 @@ package service
 
 import (
 	"context"
-	"github.com/mcpflow/mcpflow/actors/artifacts"
+	"github.com/mcpflow/mcpflow/actors/records"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +23,7 @@ func (s *Service) capabilityMethods() map[string]rpc.Method {
 	}
 }
 
-const kindNodeSpec = artifacts.KindNodeSpec
+const kindNodeSpec = records.KindNodeSpec
 
 // capabilities lists what workflows can use now: platform built-ins and
 // the catalogued tools of enabled connections, sorted by name.

@@ -3,7 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
-	"github.com/mcpflow/mcpflow/actors/artifacts"
+	"github.com/mcpflow/mcpflow/actors/records"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
@@ -87,7 +87,7 @@ func (s *Service) createFromPlan(ctx context.Context, p protocol.CreateFromPlanP
 	if err := checkOutcomes(plan, p.Outcomes); err != nil {
 		return protocol.SaveArtifactResult{}, err
 	}
-	artifacts.RewriteToLogical(&plan, p.SourceBindings)
+	records.RewriteToLogical(&plan, p.SourceBindings)
 	required, err := s.requirements(plan, p.SourceBindings, p.RequiredCapabilities, find)
 	if err != nil {
 		return protocol.SaveArtifactResult{}, err

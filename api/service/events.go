@@ -2,7 +2,7 @@ package service
 
 import (
 	"context"
-	"github.com/mcpflow/mcpflow/actors/artifacts"
+	"github.com/mcpflow/mcpflow/actors/records"
 	"regexp"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
@@ -46,7 +46,7 @@ func (s *Service) recordArtifactSaved(ctx context.Context, a store.Artifact, how
 	for k, v := range how {
 		payload[k] = v
 	}
-	s.record(ctx, audit.Event{Kind: audit.ArtifactSaved, CapabilityID: artifacts.CapabilityName(a.ID, a.Version), WorkflowName: a.ID, Payload: payload})
+	s.record(ctx, audit.Event{Kind: audit.ArtifactSaved, CapabilityID: records.CapabilityName(a.ID, a.Version), WorkflowName: a.ID, Payload: payload})
 }
 
 // recordDeploymentSaved records workflow_deployment_saved.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpflow/mcpflow/actors/artifacts"
+	"github.com/mcpflow/mcpflow/actors/records"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -91,9 +91,9 @@ func parseArtifact(doc protocol.Object) (store.Artifact, error) {
 	if err != nil {
 		return store.Artifact{}, err
 	}
-	required, err := artifacts.ParseRequirements(in.RequiredCapabilities)
+	required, err := records.ParseRequirements(in.RequiredCapabilities)
 	if err != nil {
-		return store.Artifact{}, artifactsErr(err)
+		return store.Artifact{}, recordsErr(err)
 	}
 	a := store.Artifact{
 		ID: in.ID, Version: in.Version, Title: in.Title, Kind: kind, Description: in.Description,
@@ -121,9 +121,9 @@ func (s *Service) deleteArtifact(ctx context.Context, p protocol.InspectArtifact
 	if _, err := s.Store.GetArtifact(ctx, p.ArtifactID, p.Version); err != nil {
 		return protocol.DeleteArtifactResult{}, storeErr(err, what)
 	}
-	blockers, err := artifacts.DeploymentsUsing(ctx, s.Store, p.ArtifactID, p.Version)
+	blockers, err := records.DeploymentsUsing(ctx, s.Store, p.ArtifactID, p.Version)
 	if err != nil {
-		return protocol.DeleteArtifactResult{}, artifactsErr(err)
+		return protocol.DeleteArtifactResult{}, recordsErr(err)
 	}
 	res := protocol.DeleteArtifactResult{ArtifactID: p.ArtifactID, Version: p.Version, BlockedByDeployments: blockers}
 	if len(blockers) > 0 {
@@ -137,7 +137,7 @@ func (s *Service) deleteArtifact(ctx context.Context, p protocol.InspectArtifact
 	case !deleted:
 		return protocol.DeleteArtifactResult{}, notFound("unknown %s", what)
 	}
-	s.record(ctx, audit.Event{Kind: audit.ArtifactDeleted, CapabilityID: artifacts.CapabilityName(p.ArtifactID, p.Version), WorkflowName: p.ArtifactID,
+	s.record(ctx, audit.Event{Kind: audit.ArtifactDeleted, CapabilityID: records.CapabilityName(p.ArtifactID, p.Version), WorkflowName: p.ArtifactID,
 		Payload: protocol.Object{"artifact_id": p.ArtifactID, "version": p.Version}})
 	res.Deleted = true
 	return res, nil

@@ -3,15 +3,15 @@ package service
 import (
 	"errors"
 
-	"github.com/mcpflow/mcpflow/actors/artifacts"
+	"github.com/mcpflow/mcpflow/actors/records"
 )
 
-// artifactsErr maps a failure of the artifact rules: a malformed request
+// recordsErr maps a failure of the records rules (artifacts, deployments): a malformed request
 // is invalid params, another refusal a ValueError, a store failure what
 // storeErr makes of it; anything else passes as it is, and nil is nil.
-func artifactsErr(err error) error {
-	var refusal *artifacts.Error
-	var stored *artifacts.StoreError
+func recordsErr(err error) error {
+	var refusal *records.Error
+	var stored *records.StoreError
 	switch {
 	case err == nil:
 		return nil

@@ -1,12 +1,14 @@
-// Package artifacts owns the rules a workflow artifact is saved by, below
-// the API: the outcomes it declares cover every way its plan ends, its
-// node refs name logical sources, its requirements are observed from the
-// live catalog (or decoded strictly when given), a version is immutable
-// (saving the same content again is idempotent), and which deployments
-// use a version, directly or through a subgraph. It imports no api/
-// package: its refusals are the typed errors of errors.go, which the API
-// maps to its codes.
-package artifacts
+// Package records owns the rules the authored records, artifacts and
+// deployments, are saved by, below the API: a record's id; for an
+// artifact, that the outcomes it declares cover every way its plan ends,
+// that its node refs name logical sources, its requirements observed from
+// the live catalog (or decoded strictly when given), that a version is
+// immutable (saving the same content again is idempotent), and which
+// deployments use a version, directly or through a subgraph; for a
+// deployment, the strict decode of its document and its bindings. It
+// imports no api/ package: its refusals are the typed errors of
+// errors.go, which the API maps to its codes.
+package records
 
 import (
 	"fmt"
