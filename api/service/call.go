@@ -84,7 +84,7 @@ func parseWrapperName(name string) (id string, version int, ok bool) {
 		return "", 0, false
 	}
 	version, err := strconv.Atoi(rest[i+2:])
-	if err != nil || version < 1 || !recordID.MatchString(rest[:i]) {
+	if err != nil || version < 1 || !records.ValidID(rest[:i]) {
 		return "", 0, false
 	}
 	return rest[:i], version, true

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
+	"github.com/mcpflow/mcpflow/actors/records"
 	"sort"
 
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -60,14 +60,8 @@ const (
 	statusConflict = "conflict"
 )
 
-var recordID = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
-func checkRecordID(kind, id string) error {
-	if !recordID.MatchString(id) {
-		return invalidParams("invalid params: %s %q must match %s", kind, id, recordID)
-	}
-	return nil
-}
+// checkRecordID refuses an id no record may have (records.CheckID).
+func checkRecordID(kind, id string) error { return recordsErr(records.CheckID(kind, id)) }
 
 func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFromCapabilityParams) (protocol.CreateFromCapabilityResult, error) {
 	input, err := languageInput(p.Input)
