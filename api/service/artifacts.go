@@ -3,8 +3,9 @@ package service
 import (
 	"context"
 	"fmt"
-	"github.com/mcpflow/mcpflow/actors/records"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
+	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -91,6 +92,59 @@ func checkOutcomes(plan workflow.Plan, declared []string) error {
 func (s *Service) requirements(plan workflow.Plan, bindings map[string]string, explicit map[string]protocol.Object, find workflow.Lookup) ([]store.RequiredCapability, error) {
 	reqs, err := records.Requirements(plan, bindings, explicit, records.Observed{Find: find, IsConnection: s.isConnection, Now: s.now})
 	return reqs, recordsErr(err)
+}
+
+// saveWholeArtifact answers workflow.artifacts.save. The artifact is
+// stored as given (no requirement is inferred), once its plan decodes and
+// is structurally sound and its outcomes cover every way the plan ends.
+// Artifacts are immutable: saving the same content again is idempotent,
+// different content under a saved id and version a ValueError.
+func (s *Service) saveWholeArtifact(ctx context.Context, p protocol.SaveArtifactParams) (protocol.SaveArtifactResult, error) {
+	a, err := records.ParseArtifact(p.Artifact)
+	if err != nil {
+		return protocol.SaveArtifactResult{}, authoringErr(recordsErr(err))
+	}
+	if diags := workflow.Blocking(workflow.CheckPlan(a.Plan)); len(diags) > 0 {
+		return protocol.SaveArtifactResult{}, invalidPlan(a.Plan.Name, diags)
+	}
+	if err := checkOutcomes(a.Plan, a.Outcomes); err != nil {
+		return protocol.SaveArtifactResult{}, err
+	}
+	if err := s.saveArtifact(ctx, a); err != nil {
+		return protocol.SaveArtifactResult{}, err
+	}
+	s.recordArtifactSaved(ctx, a, nil)
+	return protocol.SaveArtifactResult{ArtifactID: a.ID, Version: a.Version, Saved: true}, nil
+}
+
+// deleteArtifact answers workflow.artifacts.delete: a version no
+// deployment uses is deleted; one in use is kept, and the answer names the
+// deployments that use it.
+func (s *Service) deleteArtifact(ctx context.Context, p protocol.InspectArtifactParams) (protocol.DeleteArtifactResult, error) {
+	what := fmt.Sprintf("artifact %q version %d", p.ArtifactID, p.Version)
+	if _, err := s.Store.GetArtifact(ctx, p.ArtifactID, p.Version); err != nil {
+		return protocol.DeleteArtifactResult{}, storeErr(err, what)
+	}
+	blockers, err := records.DeploymentsUsing(ctx, s.Store, p.ArtifactID, p.Version)
+	if err != nil {
+		return protocol.DeleteArtifactResult{}, recordsErr(err)
+	}
+	res := protocol.DeleteArtifactResult{ArtifactID: p.ArtifactID, Version: p.Version, BlockedByDeployments: blockers}
+	if len(blockers) > 0 {
+		return res, nil
+	}
+	defer s.recordsChanged() // after the write, whatever its outcome
+	deleted, err := s.Store.DeleteArtifact(ctx, p.ArtifactID, p.Version)
+	switch {
+	case err != nil:
+		return protocol.DeleteArtifactResult{}, storeErr(err, what)
+	case !deleted:
+		return protocol.DeleteArtifactResult{}, notFound("unknown %s", what)
+	}
+	s.record(ctx, audit.Event{Kind: audit.ArtifactDeleted, CapabilityID: records.CapabilityName(p.ArtifactID, p.Version), WorkflowName: p.ArtifactID,
+		Payload: protocol.Object{"artifact_id": p.ArtifactID, "version": p.Version}})
+	res.Deleted = true
+	return res, nil
 }
 
 func (s *Service) listArtifacts(ctx context.Context, p protocol.ListArtifactsParams) (protocol.ListArtifactsResult, error) {

@@ -2,12 +2,12 @@ package service
 
 import (
 	"context"
-	"github.com/mcpflow/mcpflow/actors/records"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/rpc"

@@ -3,9 +3,10 @@ package service
 import (
 	"context"
 	"fmt"
-	"github.com/mcpflow/mcpflow/actors/records"
 	"slices"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
+	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -84,6 +85,23 @@ func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDep
 		DeploymentID: d.ID, ArtifactID: d.ArtifactID, ArtifactVersion: d.ArtifactVersion,
 		Status: status, Diagnostics: diags, NextActions: next,
 	}, nil
+}
+
+// deleteDeployment answers workflow.deployments.delete; an unknown id is
+// a KeyError. Runs of the deployment keep the environment they pinned.
+func (s *Service) deleteDeployment(ctx context.Context, p protocol.DeploymentIDParams) (protocol.DeleteDeploymentResult, error) {
+	defer s.recordsChanged() // after the write, whatever its outcome
+	deleted, err := s.Store.DeleteDeployment(ctx, p.DeploymentID)
+	switch {
+	case err != nil:
+		return protocol.DeleteDeploymentResult{}, storeErr(err, fmt.Sprintf("deployment %q", p.DeploymentID))
+	case !deleted:
+		return protocol.DeleteDeploymentResult{}, notFound("unknown deployment %q", p.DeploymentID)
+	}
+	s.releaseScope(supervisor.DeploymentScope(p.DeploymentID))
+	s.record(ctx, audit.Event{Kind: audit.DeploymentDeleted, CapabilityID: "deployment." + p.DeploymentID,
+		Payload: protocol.Object{"deployment_id": p.DeploymentID}})
+	return protocol.DeleteDeploymentResult{DeploymentID: p.DeploymentID, Deleted: true}, nil
 }
 
 // releaseScope closes the sessions of scope (a deployment's, a run's),

@@ -2,11 +2,11 @@ package service
 
 import (
 	"context"
-	"github.com/mcpflow/mcpflow/actors/records"
 	"regexp"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/protocol"

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpflow/mcpflow/actors/records"
 	"sort"
 
+	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/authoring"
