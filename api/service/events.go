@@ -55,16 +55,6 @@ func (s *Service) recordDeploymentSaved(ctx context.Context, d store.Deployment)
 		Payload: protocol.Object{"deployment_id": d.ID, "artifact_id": d.ArtifactID, "artifact_version": d.ArtifactVersion, "binding_count": len(d.Bindings)}})
 }
 
-// recordRunRecovered records workflow_run_resumed for a run that goes on
-// after a stop. A run's other admin events (it started, it resumed after
-// an interrupt, it ended) the store appends in the transactions of its
-// commits (store.RunAdminEvents), at no commit of their own.
-func (s *Service) recordRunRecovered(r store.Run) {
-	e := store.RunAdminEvent(store.EventRunResumed, r)
-	e.TimestampEpochMs = s.now().UnixMilli()
-	audit.Append(context.Background(), s.Store, e)
-}
-
 // recordRefreshStarted records catalog_refresh_started.
 func (s *Service) recordRefreshStarted(ctx context.Context, connectionID string) {
 	s.record(ctx, audit.Event{Kind: audit.CatalogRefreshStarted, ConnectionID: connectionID, Payload: protocol.Object{"connection_id": connectionID}})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpflow/mcpflow/actors/jsonconv"
 	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/access"
@@ -120,7 +121,7 @@ func (s *Service) runResult(ctx context.Context, r store.Run, tr *protocol.Trace
 	diags := make([]protocol.DependencyDiag, 0, len(r.Diagnostics))
 	for _, obj := range r.Diagnostics {
 		var dg protocol.DependencyDiag
-		if err := remarshal(obj, &dg); err == nil {
+		if err := jsonconv.Strict(obj, &dg); err == nil {
 			diags = append(diags, dg)
 		}
 	}
