@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -161,7 +162,7 @@ func callFailed(res protocol.CapabilityCallResult, ref string, bound *string, er
 	res.Outcome, res.Output = outcomeRuntimeError, nil
 	res.Diagnostics = append(res.Diagnostics, protocol.DependencyDiag{
 		Severity: "error", Code: "capability_call_failed", LogicalRef: ref, BoundSource: bound,
-		Message:    redactURLQueries(fmt.Sprintf("capability %q failed: %v", ref, err)),
+		Message:    audit.RedactURLQueries(fmt.Sprintf("capability %q failed: %v", ref, err)),
 		RepairHint: ptr("check the payload and the source (workflow.sources.diagnose), then call again; inside a workflow, read the run's trace"),
 	})
 	return res

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/session"
@@ -115,9 +116,9 @@ func (s *Service) refreshCatalog(ctx context.Context, p protocol.RefreshCatalogP
 	if !s.isConnection(p.ConnectionID) {
 		return protocol.RefreshCatalogResult{}, notFound("unknown connection %q", p.ConnectionID)
 	}
-	s.recordRefreshStarted(ctx, p.ConnectionID)
+	s.record(ctx, audit.RefreshStartedEvent(p.ConnectionID))
 	snap, err := s.Supervisor.RefreshCatalog(ctx, p.ConnectionID)
-	s.recordRefreshEnded(ctx, p.ConnectionID, snap, err)
+	s.record(ctx, audit.RefreshEndedEvent(p.ConnectionID, snap, err))
 	if err != nil {
 		return protocol.RefreshCatalogResult{}, upstream("refresh catalog of %q: %v", p.ConnectionID, err)
 	}

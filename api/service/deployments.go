@@ -43,7 +43,7 @@ func (s *Service) saveDeployment(ctx context.Context, p protocol.SaveDeploymentP
 		// opens fresh ones.
 		s.releaseScope(supervisor.DeploymentScope(d.ID))
 	}
-	s.recordDeploymentSaved(ctx, d)
+	s.record(ctx, audit.DeploymentSavedEvent(d))
 	return protocol.SaveDeploymentResult{DeploymentID: d.ID, ArtifactID: d.ArtifactID, ArtifactVersion: d.ArtifactVersion, Saved: true}, nil
 }
 
