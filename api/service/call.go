@@ -2,10 +2,7 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/records"
@@ -24,7 +21,7 @@ const (
 )
 
 // wrapperSource is the source id of saved wrapper capabilities.
-const wrapperSource = "workflow"
+const wrapperSource = records.WrapperSource
 
 // callCapability answers workflow.capabilities.call. A saved wrapper
 // ("workflow.<artifact_id>.v<version>", kind wrapper) runs as a workflow
@@ -36,9 +33,9 @@ const wrapperSource = "workflow"
 // place. A call that fails is still a result: outcome "runtime_error",
 // a null output and a capability_call_failed diagnostic.
 func (s *Service) callCapability(ctx context.Context, p protocol.CallCapabilityParams) (protocol.CapabilityCallResult, error) {
-	a, wrapper, err := s.wrapperArtifact(ctx, p.QualifiedName)
+	a, wrapper, err := records.Wrapper(ctx, s.Store, p.QualifiedName)
 	if err != nil {
-		return protocol.CapabilityCallResult{}, err
+		return protocol.CapabilityCallResult{}, recordsErr(err)
 	}
 	if wrapper {
 		return s.callWrapper(ctx, a, p)
@@ -56,39 +53,6 @@ func (s *Service) callCapability(ctx context.Context, p protocol.CallCapabilityP
 	}
 	res.Outcome, res.Output = outcome, output
 	return res, nil
-}
-
-// wrapperArtifact finds the saved wrapper a capability name denotes, if
-// any: a name of another form, an unknown version or an artifact of kind
-// workflow is no wrapper.
-func (s *Service) wrapperArtifact(ctx context.Context, name string) (store.Artifact, bool, error) {
-	id, version, ok := parseWrapperName(name)
-	if !ok {
-		return store.Artifact{}, false, nil
-	}
-	a, err := s.Store.GetArtifact(ctx, id, version)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return store.Artifact{}, false, nil
-	case err != nil:
-		return store.Artifact{}, false, storeErr(err, fmt.Sprintf("artifact %q version %d", id, version))
-	}
-	return a, a.Kind == kindWrapper, nil
-}
-
-// parseWrapperName splits "workflow.<artifact_id>.v<version>" at its last
-// ".v".
-func parseWrapperName(name string) (id string, version int, ok bool) {
-	rest, found := strings.CutPrefix(name, wrapperSource+".")
-	i := strings.LastIndex(rest, ".v")
-	if !found || i <= 0 {
-		return "", 0, false
-	}
-	version, err := strconv.Atoi(rest[i+2:])
-	if err != nil || version < 1 || !records.ValidID(rest[:i]) {
-		return "", 0, false
-	}
-	return rest[:i], version, true
 }
 
 // callWrapper runs a saved wrapper as a workflow: under the deployment
