@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
@@ -34,34 +33,10 @@ func (s *Service) listConnections(context.Context, protocol.Empty) (protocol.Lis
 	for _, c := range conns {
 		out = append(out, protocol.Connection{
 			ID: c.ID, Server: c.Server(), Account: c.AccountName(), Enabled: c.IsEnabled(),
-			Metadata: connectionMetadata(c), SourceConfigOwnership: firstNonEmpty(c.Ownership, "locked"),
+			Metadata: sources.Metadata(c), SourceConfigOwnership: firstNonEmpty(c.Ownership, "locked"),
 		})
 	}
 	return protocol.ListConnectionsResult{Connections: out, Total: len(out)}, nil
-}
-
-// connectionMetadata shows how a connection is reached without revealing
-// secrets: env values and header values are never listed, only their names;
-// command, args and URL are shown as written in the config (a ${VAR} stays
-// a reference), the URL without userinfo and query values.
-func connectionMetadata(c config.Connection) protocol.Object {
-	m := protocol.Object{}
-	for k, v := range c.Metadata {
-		m[k] = v
-	}
-	tr := c.Transport.AsWritten()
-	t := protocol.Object{"kind": tr.Kind}
-	switch tr.Kind {
-	case config.TransportStdio:
-		t["command"], t["args"], t["env_keys"] = tr.Command, nonNil(tr.Args), keys(tr.Env)
-	case config.TransportHTTP, config.TransportSSE:
-		t["url"], t["header_keys"] = config.ShowURL(tr.URL), keys(tr.Headers)
-	}
-	m["transport"] = t
-	if c.Auth != nil {
-		m["auth"] = sources.AuthObject(c.Auth) // kind, client id, scopes, redirect port: no secret
-	}
-	return m
 }
 
 func (s *Service) listConnectionStatuses(ctx context.Context, _ protocol.Empty) (protocol.ListConnectionStatusesResult, error) {
@@ -130,15 +105,6 @@ func refreshResult(snap catalog.Snapshot) protocol.RefreshCatalogResult {
 		ConnectionID: snap.ConnectionID, FetchedAtEpochMs: snap.FetchedAtEpochMs,
 		NodeCount: len(snap.Tools), ResourceCount: len(snap.Resources), PromptCount: len(snap.Prompts),
 	}
-}
-
-func keys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func nonNil(s []string) []string {
