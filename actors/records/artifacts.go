@@ -11,6 +11,7 @@
 package records
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -52,7 +53,7 @@ func CheckOutcomes(plan workflow.Plan, declared []string) error {
 		}
 	}
 	for _, n := range plan.Nodes {
-		if n.Type == workflow.NodeEnd && !set[cmpOr(n.Outcome, workflow.OutcomeOK)] {
+		if n.Type == workflow.NodeEnd && !set[cmp.Or(n.Outcome, workflow.OutcomeOK)] {
 			return refused("end step %q finishes with outcome %q, which outcomes does not declare", n.ID, n.Outcome)
 		}
 	}
@@ -97,11 +98,4 @@ func LogicalSources(reqs []store.RequiredCapability) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

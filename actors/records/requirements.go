@@ -2,6 +2,7 @@ package records
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -44,7 +45,7 @@ func Requirements(plan workflow.Plan, bindings map[string]string, explicit map[s
 			i := strings.LastIndex(name, ".")
 			source, local = name[:max(i, 0)], name[i+1:]
 		}
-		concrete := cmpOr(bindings[source], source)
+		concrete := cmp.Or(bindings[source], source)
 		req := store.RequiredCapability{Ref: store.CapabilityRef{Source: source, CapabilityKey: local}, Kind: KindNodeSpec}
 		if c, ok := seen.Find(concrete + "." + local); ok {
 			inHash, err := catalog.SchemaHash(c.InputSchema)
