@@ -30,8 +30,34 @@ func Metadata(c config.Connection) map[string]any {
 	return m
 }
 
+// ShownTransport is a stored transport as it may be shown: env and
+// headers become env_keys and header_keys, and the URL loses its userinfo
+// and query values, as Metadata shows them; nil stays nil.
+func ShownTransport(t map[string]any) map[string]any {
+	if t == nil {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range t {
+		switch k {
+		case "env":
+			m, _ := v.(map[string]any)
+			out["env_keys"] = sortedKeys(m)
+		case "headers":
+			m, _ := v.(map[string]any)
+			out["header_keys"] = sortedKeys(m)
+		case "url":
+			raw, _ := v.(string)
+			out[k] = config.ShowURL(raw)
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // sortedKeys lists a map's keys, sorted.
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
