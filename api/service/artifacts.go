@@ -45,29 +45,15 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
-	if err := checkOutcomes(plan, p.Outcomes); err != nil {
-		return nil, err
-	}
-	records.RewriteToLogical(&plan, p.SourceBindings)
-	required, err := s.requirements(plan, p.SourceBindings, p.RequiredCapabilities, s.findCapability)
+	a, err := s.saveFromPlan(ctx, records.Header{
+		ID: p.ArtifactID, Version: p.Version, Title: p.Title, Kind: deref(p.Kind), Description: p.Description, Outcomes: p.Outcomes,
+		SourceBindings: p.SourceBindings, RequiredCapabilities: p.RequiredCapabilities, CreatedFromCatalogVersion: p.CreatedFromCatalogVersion,
+	}, plan)
 	if err != nil {
 		return nil, err
 	}
-	kind := deref(p.Kind)
-	if kind == "" {
-		kind = kindWorkflow
-	}
-	a := store.Artifact{
-		ID: p.ArtifactID, Version: p.Version, Title: p.Title, Kind: kind, Description: p.Description,
-		InputSchema: orEmpty(plan.InputSchema), OutputSchema: orEmpty(plan.OutputSchema), Outcomes: p.Outcomes,
-		Plan: plan, RequiredCapabilities: required, WorkflowDependencies: map[string]int{},
-		CreatedFromCatalogVersion: p.CreatedFromCatalogVersion,
-	}
-	if err := s.saveArtifact(ctx, a); err != nil {
-		return nil, err
-	}
 	s.recordArtifactSaved(ctx, a, protocol.Object{"created_from_draft": true})
-	logical := records.LogicalSources(required)
+	logical := records.LogicalSources(a.RequiredCapabilities)
 	suggested := map[string]string{}
 	for _, src := range logical {
 		if conn, ok := s.connection(src); ok && conn.IsEnabled() {
@@ -77,20 +63,23 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 	return protocol.SavedArtifact{ArtifactID: a.ID, Version: a.Version, Saved: true, RequiredLogicalSources: logical, SuggestedBindings: suggested}, nil
 }
 
-// saveArtifact stores a, as the artifact rules allow (records.Save).
-func (s *Service) saveArtifact(ctx context.Context, a store.Artifact) error {
-	return recordsErr(records.Save(ctx, s.Store, a))
+// saveFromPlan makes and saves the artifact of plan (records.FromPlan),
+// its requirements observed in the live catalog.
+func (s *Service) saveFromPlan(ctx context.Context, h records.Header, plan workflow.Plan) (store.Artifact, error) {
+	a, err := records.FromPlan(ctx, s.Store, h, plan, s.observed(s.findCapability))
+	return a, recordsErr(err)
 }
 
-// checkOutcomes applies records.CheckOutcomes.
-func checkOutcomes(plan workflow.Plan, declared []string) error {
-	return recordsErr(records.CheckOutcomes(plan, declared))
+// observed is what the artifact rules observe the catalog through: find,
+// the effective connections and the clock.
+func (s *Service) observed(find workflow.Lookup) records.Observed {
+	return records.Observed{Find: find, IsConnection: s.isConnection, Now: s.now}
 }
 
 // requirements records what the plan depends on (records.Requirements),
 // observed in the live catalog through find.
 func (s *Service) requirements(plan workflow.Plan, bindings map[string]string, explicit map[string]protocol.Object, find workflow.Lookup) ([]store.RequiredCapability, error) {
-	reqs, err := records.Requirements(plan, bindings, explicit, records.Observed{Find: find, IsConnection: s.isConnection, Now: s.now})
+	reqs, err := records.Requirements(plan, bindings, explicit, s.observed(find))
 	return reqs, recordsErr(err)
 }
 
@@ -107,10 +96,10 @@ func (s *Service) saveWholeArtifact(ctx context.Context, p protocol.SaveArtifact
 	if diags := workflow.Blocking(workflow.CheckPlan(a.Plan)); len(diags) > 0 {
 		return protocol.SaveArtifactResult{}, invalidPlan(a.Plan.Name, diags)
 	}
-	if err := checkOutcomes(a.Plan, a.Outcomes); err != nil {
+	if err := recordsErr(records.CheckOutcomes(a.Plan, a.Outcomes)); err != nil {
 		return protocol.SaveArtifactResult{}, err
 	}
-	if err := s.saveArtifact(ctx, a); err != nil {
+	if err := recordsErr(records.Save(ctx, s.Store, a)); err != nil {
 		return protocol.SaveArtifactResult{}, err
 	}
 	s.recordArtifactSaved(ctx, a, nil)
