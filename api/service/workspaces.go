@@ -98,23 +98,45 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 		Status: statusOf(diags), Diagnostics: diags, CreatedAtMs: now, UpdatedAtMs: now,
 	}
 	result := protocol.CreateFromCapabilityResult{WrapperHints: apiHints(hints)}
-	switch err := s.Store.CreateWorkspace(ctx, ws); {
-	case errors.Is(err, store.ErrExists):
-		existing, getErr := s.Store.GetWorkspace(ctx, p.WorkspaceID)
-		if getErr != nil {
-			return result, storeErr(getErr, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
-		}
-		result.WorkspaceResult = workspaceResult(existing, false)
-		result.Status = statusConflict
-		result.Diagnostics = []protocol.Diagnostic{{Code: "workspace_exists", Path: "workspace_id", Message: fmt.Sprintf("workspace %q already exists", p.WorkspaceID)}}
+	existing, conflicted, err := s.createWorkspace(ctx, ws)
+	switch {
+	case err != nil:
+		return result, err
+	case conflicted:
+		result.WorkspaceResult = conflictWith(existing, p.WorkspaceID)
 		result.NextActions = nextActions(false, nil, nil, "The workspace already exists; choose another workspace_id or edit it.", nil)
 		return result, nil
-	case err != nil:
-		return result, storeErr(err, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
 	}
 	result.WorkspaceResult = workspaceResult(ws, true)
 	result.NextActions = afterScaffold(ws, hints)
 	return result, nil
+}
+
+// createWorkspace stores ws, a new workspace at revision 1. When its id
+// is taken it changes nothing and answers the workspace stored under it,
+// conflicted.
+func (s *Service) createWorkspace(ctx context.Context, ws store.Workspace) (existing store.Workspace, conflicted bool, err error) {
+	what := fmt.Sprintf("draft workspace %q", ws.ID)
+	switch err := s.Store.CreateWorkspace(ctx, ws); {
+	case errors.Is(err, store.ErrExists):
+		existing, getErr := s.Store.GetWorkspace(ctx, ws.ID)
+		if getErr != nil {
+			return store.Workspace{}, false, storeErr(getErr, what)
+		}
+		return existing, true, nil
+	case err != nil:
+		return store.Workspace{}, false, storeErr(err, what)
+	}
+	return ws, false, nil
+}
+
+// conflictWith answers a create whose workspace id is taken: the
+// workspace there, in conflict.
+func conflictWith(existing store.Workspace, id string) protocol.WorkspaceResult {
+	res := workspaceResult(existing, false)
+	res.Status = statusConflict
+	res.Diagnostics = []protocol.Diagnostic{{Code: "workspace_exists", Path: "workspace_id", Message: fmt.Sprintf("workspace %q already exists", id)}}
+	return res
 }
 
 // afterScaffold advises the next call after a workspace was bootstrapped.
