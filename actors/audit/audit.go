@@ -1,6 +1,8 @@
 // Package audit owns the writing of the admin event log (reference §3.10):
-// the kinds of event mcpflow records and a best-effort append that never
-// fails the operation that caused the event. Reading the log is the
+// the kinds of event mcpflow records, the events of the records and
+// catalogs the API changes (events.go, with the redaction of URL queries
+// in their messages), and a best-effort append that never fails the
+// operation that caused the event. Reading the log is the
 // store's; showing it is the API's.
 package audit
 

@@ -4,7 +4,9 @@
 // desk, on the node that runs it, recovers the runs a stop cut off, and
 // drains the live ones at shutdown. It keeps the deployments prepared to
 // start runs, with the artifact versions and programs they were resolved
-// from. It knows nothing of the API: a handler decodes its params, calls
+// from, and calls a node spec directly for capabilities.call
+// (CallNodeSpec: the session call a run's step makes, owned by no run).
+// It knows nothing of the API: a handler decodes its params, calls
 // the Manager with plain values (store records, workflow objects) and
 // projects what it returns; its failures are the typed errors of
 // errors.go, which the API maps to its codes.

@@ -4,7 +4,9 @@
 // ownership, reconciled into the supervisor's session actors and
 // published as the effective sources every reader sees), the loading of
 // the effective sources at start, and the catalog sink through which the
-// supervisor stores, publishes and audits the catalogs its sessions list.
+// supervisor stores, publishes and audits the catalogs its sessions list;
+// and a source's diagnosis (Diagnose), and how a connection or a stored
+// transport may be shown without a secret (Metadata, ShownTransport).
 // It records what it decides in the admin event log (actors/audit) and
 // knows nothing of the API: its failures are typed (see ErrMalformed and
 // its siblings) for the API to map.

@@ -8,7 +8,19 @@ import (
 	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// authMethods are workflow.admin.auth.*: list, inspect, save and delete
+// the auth records.
+func (s *Service) authMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodAuthList:    forAdmin(s.listAuth),
+		protocol.MethodAuthInspect: forAdmin(s.inspectAuth),
+		protocol.MethodAuthSave:    forAdmin(s.saveAuth),
+		protocol.MethodAuthDelete:  forAdmin(s.deleteAuth),
+	}
+}
 
 // The admin auth records (reference §3.3). No answer, error or event ever
 // holds a payload value: records are shown as {id, scheme, metadata,

@@ -2,21 +2,11 @@ package service
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
-	"github.com/mcpflow/mcpflow/actors/catalog"
-	"github.com/mcpflow/mcpflow/actors/reply"
-	"github.com/mcpflow/mcpflow/actors/run"
+	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/runs"
-	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/schema"
@@ -26,16 +16,12 @@ import (
 // Outcomes of a direct call that did not end with a capability's or a
 // workflow's own outcome.
 const (
-	outcomeRuntimeError = "runtime_error" // the call failed
-	outcomeUnrunnable   = "unrunnable"    // the wrapper's deployment cannot run
+	outcomeRuntimeError = runs.OutcomeRuntimeError // the call failed
+	outcomeUnrunnable   = "unrunnable"             // the wrapper's deployment cannot run
 )
 
 // wrapperSource is the source id of saved wrapper capabilities.
-const wrapperSource = "workflow"
-
-// defaultDirectCallTimeout bounds a direct tool call when the service
-// has no CallTimeout.
-const defaultDirectCallTimeout = time.Minute
+const wrapperSource = records.WrapperSource
 
 // callCapability answers workflow.capabilities.call. A saved wrapper
 // ("workflow.<artifact_id>.v<version>", kind wrapper) runs as a workflow
@@ -47,9 +33,9 @@ const defaultDirectCallTimeout = time.Minute
 // place. A call that fails is still a result: outcome "runtime_error",
 // a null output and a capability_call_failed diagnostic.
 func (s *Service) callCapability(ctx context.Context, p protocol.CallCapabilityParams) (protocol.CapabilityCallResult, error) {
-	a, wrapper, err := s.wrapperArtifact(ctx, p.QualifiedName)
+	a, wrapper, err := records.Wrapper(ctx, s.Store, p.QualifiedName)
 	if err != nil {
-		return protocol.CapabilityCallResult{}, err
+		return protocol.CapabilityCallResult{}, recordsErr(err)
 	}
 	if wrapper {
 		return s.callWrapper(ctx, a, p)
@@ -61,158 +47,12 @@ func (s *Service) callCapability(ctx context.Context, p protocol.CallCapabilityP
 	// As in the reference, a node spec is called outside any deployment:
 	// deployment_id is not used, and the answer's is null.
 	res := protocol.CapabilityCallResult{QualifiedName: c.Name, SourceID: c.SourceID, Kind: protocol.CapabilityKindNodeSpec, Diagnostics: []protocol.DependencyDiag{}}
-	outcome, output, err := s.callNodeSpec(ctx, c, orEmpty(p.Payload))
+	outcome, output, err := s.manager().CallNodeSpec(ctx, c, orEmpty(p.Payload))
 	if err != nil {
 		return callFailed(res, c.Name, &c.SourceID, err), nil
 	}
 	res.Outcome, res.Output = outcome, output
 	return res, nil
-}
-
-// wrapperArtifact finds the saved wrapper a capability name denotes, if
-// any: a name of another form, an unknown version or an artifact of kind
-// workflow is no wrapper.
-func (s *Service) wrapperArtifact(ctx context.Context, name string) (store.Artifact, bool, error) {
-	id, version, ok := parseWrapperName(name)
-	if !ok {
-		return store.Artifact{}, false, nil
-	}
-	a, err := s.Store.GetArtifact(ctx, id, version)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return store.Artifact{}, false, nil
-	case err != nil:
-		return store.Artifact{}, false, storeErr(err, fmt.Sprintf("artifact %q version %d", id, version))
-	}
-	return a, a.Kind == kindWrapper, nil
-}
-
-// parseWrapperName splits "workflow.<artifact_id>.v<version>" at its last
-// ".v".
-func parseWrapperName(name string) (id string, version int, ok bool) {
-	rest, found := strings.CutPrefix(name, wrapperSource+".")
-	i := strings.LastIndex(rest, ".v")
-	if !found || i <= 0 {
-		return "", 0, false
-	}
-	version, err := strconv.Atoi(rest[i+2:])
-	if err != nil || version < 1 || !recordID.MatchString(rest[:i]) {
-		return "", 0, false
-	}
-	return rest[:i], version, true
-}
-
-// callNodeSpec calls one node spec with payload and checks the result as
-// a run's step would be: the input against the input schema, the outcome
-// against the declared ones, the output (but a tool's error report)
-// against the output schema.
-func (s *Service) callNodeSpec(ctx context.Context, c catalog.Capability, payload workflow.Object) (string, workflow.Object, error) {
-	if err := schema.Default.Validate(c.InputSchema, payload); err != nil {
-		return "", nil, fmt.Errorf("the payload does not match the input schema: %w", err)
-	}
-	var (
-		outcome string
-		output  workflow.Object
-		err     error
-	)
-	if fn, ok := workflow.Builtin(c.Name); ok {
-		outcome, output, err = runBuiltin(fn, payload)
-	} else if c.Name == workflow.ReadResource {
-		outcome, output, err = s.readResourceDirectly(ctx, c, payload)
-	} else {
-		outcome, output, err = s.callTool(ctx, c, payload)
-	}
-	if err != nil {
-		return "", nil, err
-	}
-	outcome = firstNonEmpty(outcome, workflow.OutcomeOK)
-	if output == nil {
-		output = workflow.Object{}
-	}
-	if !slices.Contains(c.Outcomes, outcome) {
-		return "", nil, fmt.Errorf("outcome %q is not one the capability declares (%s)", outcome, strings.Join(c.Outcomes, ", "))
-	}
-	if outcome != workflow.OutcomeError {
-		if err := schema.Default.Validate(c.OutputSchema, output); err != nil {
-			return "", nil, fmt.Errorf("the output does not match the output schema: %w", err)
-		}
-	}
-	return outcome, output, nil
-}
-
-// runBuiltin runs a built-in in place; a panic is its failure.
-func runBuiltin(fn workflow.BuiltinFunc, input workflow.Object) (outcome string, output workflow.Object, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("built-in panicked: %v", r)
-		}
-	}()
-	return fn(input)
-}
-
-// callTool calls an MCP tool through the session actor of its
-// connection, as a run's step does, but owned by no run.
-func (s *Service) callTool(ctx context.Context, c catalog.Capability, payload workflow.Object) (string, workflow.Object, error) {
-	s.record(ctx, audit.Event{Kind: audit.ToolCallStarted, ConnectionID: c.SourceID, CapabilityID: c.Name,
-		Payload: protocol.Object{"tool": c.LocalName, "input_keys": objectKeys(payload), "direct": true}})
-	args, err := json.Marshal(payload)
-	if err != nil {
-		return "", nil, fmt.Errorf("encode the payload: %w", err)
-	}
-	deadline := time.Now().Add(s.directCallTimeout())
-	w := reply.Expect[session.ToolResult](s.Replies)
-	s.Engine.Send(s.Supervisor.PID(), session.CallTool{Connection: c.SourceID, Tool: c.LocalName, Arguments: args, Deadline: deadline, Reply: w.To()})
-	r, output, err := s.waitSession(ctx, w, deadline)
-	completed := protocol.Object{"tool": c.LocalName, "outcome": firstNonEmpty(r.Outcome, outcomeRuntimeError), "direct": true}
-	s.record(ctx, audit.Event{Kind: audit.ToolCallCompleted, ConnectionID: c.SourceID, CapabilityID: c.Name, Payload: completed})
-	if err != nil {
-		return "", nil, err
-	}
-	return r.Outcome, output, nil
-}
-
-// readResourceDirectly performs wf.source.read_resource outside any
-// deployment: its logical source must be an enabled connection's id.
-func (s *Service) readResourceDirectly(ctx context.Context, c catalog.Capability, input workflow.Object) (string, workflow.Object, error) {
-	logical, uri := run.ResourceRef(input)
-	if !s.isEnabledConnection(logical) {
-		return "", nil, fmt.Errorf("unbound logical source %q: outside a deployment, a resource is read from the enabled connection of that id", logical)
-	}
-	s.record(ctx, audit.Event{Kind: audit.ResourceReadStarted, ConnectionID: logical, CapabilityID: c.Name, Payload: protocol.Object{"uri": uri, "direct": true}})
-	deadline := time.Now().Add(s.directCallTimeout())
-	w := reply.Expect[session.ToolResult](s.Replies)
-	s.Engine.Send(s.Supervisor.PID(), session.ReadResource{Connection: logical, URI: uri, Deadline: deadline, Reply: w.To()})
-	_, read, err := s.waitSession(ctx, w, deadline)
-	s.record(ctx, audit.Event{Kind: audit.ResourceReadCompleted, ConnectionID: logical, CapabilityID: c.Name,
-		Payload: protocol.Object{"uri": uri, "ok": err == nil, "direct": true}})
-	if err != nil {
-		return "", nil, err
-	}
-	out, err := run.ResourceOutput(input, read)
-	return workflow.OutcomeOK, out, err
-}
-
-// waitSession waits for a session actor's answer, a little past the
-// call's deadline so that the session answers a deadline first, and
-// returns its output.
-func (s *Service) waitSession(ctx context.Context, w *reply.Expected[session.ToolResult], deadline time.Time) (session.ToolResult, workflow.Object, error) {
-	wctx, cancel := context.WithDeadline(ctx, deadline.Add(time.Second))
-	defer cancel()
-	r, err := w.Wait(wctx)
-	if err != nil {
-		return session.ToolResult{}, nil, err
-	}
-	if err := r.Error.Err(); err != nil {
-		return r, nil, err
-	}
-	return r, r.Output, nil
-}
-
-func (s *Service) directCallTimeout() time.Duration {
-	if s.CallTimeout > 0 {
-		return s.CallTimeout
-	}
-	return defaultDirectCallTimeout
 }
 
 // callWrapper runs a saved wrapper as a workflow: under the deployment
@@ -221,7 +61,7 @@ func (s *Service) directCallTimeout() time.Duration {
 // resolving as the connection it names. A wrapper that can pause for
 // input is refused: a direct call cannot be resumed.
 func (s *Service) callWrapper(ctx context.Context, a store.Artifact, p protocol.CallCapabilityParams) (protocol.CapabilityCallResult, error) {
-	name := artifactCapability(a.ID, a.Version)
+	name := records.CapabilityName(a.ID, a.Version)
 	res := protocol.CapabilityCallResult{QualifiedName: name, SourceID: wrapperSource, Kind: protocol.CapabilityKindWrapper, DeploymentID: p.DeploymentID, Diagnostics: []protocol.DependencyDiag{}}
 	d := store.Deployment{ArtifactID: a.ID, ArtifactVersion: a.Version, Bindings: []store.Binding{}, DriftPolicy: "block"}
 	var diags []runs.Diagnostic
@@ -231,7 +71,7 @@ func (s *Service) callWrapper(ctx context.Context, a store.Artifact, p protocol.
 			return res, storeErr(err, fmt.Sprintf("deployment %q", *p.DeploymentID))
 		}
 		if d.ArtifactID != a.ID || d.ArtifactVersion != a.Version {
-			return res, invalid("deployment %q does not target %s (it pins %s)", d.ID, name, artifactCapability(d.ArtifactID, d.ArtifactVersion))
+			return res, invalid("deployment %q does not target %s (it pins %s)", d.ID, name, records.CapabilityName(d.ArtifactID, d.ArtifactVersion))
 		}
 		diags = s.manager().Dependencies(d, a)
 		if _, failed := runs.FirstError(diags); failed {
@@ -286,18 +126,8 @@ func callFailed(res protocol.CapabilityCallResult, ref string, bound *string, er
 	res.Outcome, res.Output = outcomeRuntimeError, nil
 	res.Diagnostics = append(res.Diagnostics, protocol.DependencyDiag{
 		Severity: "error", Code: "capability_call_failed", LogicalRef: ref, BoundSource: bound,
-		Message:    redactURLQueries(fmt.Sprintf("capability %q failed: %v", ref, err)),
+		Message:    audit.RedactURLQueries(fmt.Sprintf("capability %q failed: %v", ref, err)),
 		RepairHint: ptr("check the payload and the source (workflow.sources.diagnose), then call again; inside a workflow, read the run's trace"),
 	})
 	return res
-}
-
-// objectKeys lists an object's keys, sorted.
-func objectKeys(o workflow.Object) []string {
-	out := make([]string, 0, len(o))
-	for k := range o {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

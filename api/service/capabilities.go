@@ -7,11 +7,23 @@ import (
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
-const kindNodeSpec = "node_spec"
+// capabilityMethods are workflow.capabilities.*: list and inspect what
+// workflows can use, and call one directly (call.go).
+func (s *Service) capabilityMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodCapabilitiesList:    forRead(s.listCapabilities),
+		protocol.MethodCapabilitiesInspect: forRead(s.inspectCapability),
+		protocol.MethodCapabilitiesCall:    forRun(s.callCapability),
+	}
+}
+
+const kindNodeSpec = records.KindNodeSpec
 
 // capabilities lists what workflows can use now: platform built-ins and
 // the catalogued tools of enabled connections, sorted by name.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/authoring"
@@ -79,25 +80,14 @@ func (s *Service) createFromPlan(ctx context.Context, p protocol.CreateFromPlanP
 	if err != nil {
 		return protocol.SaveArtifactResult{}, err
 	}
-	find := s.findCapability
-	if diags := workflow.Blocking(workflow.ValidatePlan(plan, authoring.ThroughBindings(find, p.SourceBindings))); len(diags) > 0 {
+	if diags := workflow.Blocking(workflow.ValidatePlan(plan, authoring.ThroughBindings(s.findCapability, p.SourceBindings))); len(diags) > 0 {
 		return protocol.SaveArtifactResult{}, invalidPlan(plan.Name, diags)
 	}
-	if err := checkOutcomes(plan, p.Outcomes); err != nil {
-		return protocol.SaveArtifactResult{}, err
-	}
-	rewriteToLogical(&plan, p.SourceBindings)
-	required, err := s.requirements(plan, p.SourceBindings, p.RequiredCapabilities, find)
+	a, err := s.saveFromPlan(ctx, records.Header{
+		ID: p.ArtifactID, Version: p.Version, Title: p.Title, Kind: deref(p.Kind), Description: p.Description, Outcomes: p.Outcomes,
+		SourceBindings: p.SourceBindings, RequiredCapabilities: p.RequiredCapabilities, CreatedFromCatalogVersion: p.CreatedFromCatalogVersion,
+	}, plan)
 	if err != nil {
-		return protocol.SaveArtifactResult{}, err
-	}
-	a := store.Artifact{
-		ID: p.ArtifactID, Version: p.Version, Title: p.Title, Kind: firstNonEmpty(deref(p.Kind), kindWorkflow), Description: p.Description,
-		InputSchema: orEmpty(plan.InputSchema), OutputSchema: orEmpty(plan.OutputSchema), Outcomes: p.Outcomes,
-		Plan: plan, RequiredCapabilities: required, WorkflowDependencies: map[string]int{},
-		CreatedFromCatalogVersion: p.CreatedFromCatalogVersion,
-	}
-	if err := s.saveArtifact(ctx, a); err != nil {
 		return protocol.SaveArtifactResult{}, err
 	}
 	s.recordArtifactSaved(ctx, a, protocol.Object{"created_from_plan": true})

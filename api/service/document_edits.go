@@ -2,8 +2,6 @@ package service
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
@@ -105,19 +103,13 @@ func (s *Service) createEmpty(ctx context.Context, p protocol.CreateEmptyParams)
 		ID: p.WorkspaceID, Revision: 1, Title: p.Title, Draft: doc,
 		Status: statusOf(diags), Diagnostics: diags, CreatedAtMs: now, UpdatedAtMs: now,
 	}
-	what := fmt.Sprintf("draft workspace %q", p.WorkspaceID)
-	switch err := s.Store.CreateWorkspace(ctx, ws); {
-	case errors.Is(err, store.ErrExists):
-		existing, getErr := s.Store.GetWorkspace(ctx, p.WorkspaceID)
-		if getErr != nil {
-			return protocol.DraftEditResult{}, storeErr(getErr, what)
-		}
-		res := workspaceResult(existing, false)
-		res.Status = statusConflict
-		res.Diagnostics = []protocol.Diagnostic{{Code: "workspace_exists", Path: "workspace_id", Message: fmt.Sprintf("workspace %q already exists", p.WorkspaceID)}}
-		return protocol.DraftEditResult{WorkspaceResult: res, NextActions: afterEdit(res, existing.Draft)}, nil
+	existing, conflicted, err := s.createWorkspace(ctx, ws)
+	switch {
 	case err != nil:
-		return protocol.DraftEditResult{}, storeErr(err, what)
+		return protocol.DraftEditResult{}, err
+	case conflicted:
+		res := conflictWith(existing, p.WorkspaceID)
+		return protocol.DraftEditResult{WorkspaceResult: res, NextActions: afterEdit(res, existing.Draft)}, nil
 	}
 	res := workspaceResult(ws, false)
 	return protocol.DraftEditResult{WorkspaceResult: res, NextActions: afterEdit(res, doc)}, nil

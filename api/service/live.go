@@ -11,19 +11,6 @@ import (
 	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
-// liveMethods are the subscriptions to live events (extensions): a run's
-// events and the admin event log, pushed through the connection's
-// Notifier by the live.Hub. The handlers check what is asked against the
-// store and open or end the hub's subscriptions.
-func (s *Service) liveMethods() map[string]rpc.Method {
-	return map[string]rpc.Method{
-		protocol.MethodRunsSubscribe:          forRead(s.subscribeRun),
-		protocol.MethodRunsUnsubscribe:        forRead(s.unsubscriber(false)),
-		protocol.MethodAdminEventsSubscribe:   forAdmin(s.subscribeAdminEvents),
-		protocol.MethodAdminEventsUnsubscribe: forAdmin(s.unsubscriber(true)),
-	}
-}
-
 // subscriber returns the hub and the request's notifier, or why the
 // request cannot subscribe.
 func (s *Service) subscriber(ctx context.Context) (*live.Hub, *rpc.Request, error) {

@@ -25,6 +25,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/rpc"
 	"github.com/mcpflow/mcpflow/api/service"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // errGone is what a fake connection's Notify answers once it has ended.
@@ -279,13 +280,7 @@ func (w *runWriter) finish() {
 // waitOpen polls until the hub holds n subscriptions.
 func waitOpen(t *testing.T, hub *live.Hub, n int) {
 	t.Helper()
-	deadline := time.Now().Add(patience)
-	for hub.OpenSubscriptions() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d subscriptions open after %s, want %d", hub.OpenSubscriptions(), patience, n)
-		}
-		time.Sleep(time.Millisecond) // polling interval, not synchronisation
-	}
+	poll.For(t, fmt.Sprintf("%d subscriptions open", n), patience, func() bool { return hub.OpenSubscriptions() == n })
 }
 
 func TestARunSubscriptionDeliversEveryEventInOrderThenEnds(t *testing.T) {
@@ -381,19 +376,12 @@ func TestASlowSubscriberGetsOneLagNotificationAndResumesFromItsCursor(t *testing
 	res := must[protocol.SubscribeRunResult](t, slow, svc, protocol.MethodRunsSubscribe, `{"run_id":"run-1"}`)
 	w.steps(40) // a flood
 
-	deadline := time.Now().Add(patience)
-	for {
+	poll.For(t, "the subscription lags", patience, func() bool {
 		n, lagging, ok := hub.Buffered(res.SubscriptionID)
 		is.True(ok)          // still open: it waits to tell the client
 		is.True(n <= buffer) // memory stays bounded
-		if lagging {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no lag after %s", patience)
-		}
-		time.Sleep(time.Millisecond) // polling interval, not synchronisation
-	}
+		return lagging
+	})
 	close(slow.gate) // the client reads again
 	notes := slow.untilEnd(t)
 	is.Equal(len(notes), 2) // the event it was sending, then the lag

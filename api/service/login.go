@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/credentials"
 	"github.com/mcpflow/mcpflow/actors/session"
@@ -74,9 +75,9 @@ func (s *Service) loginComplete(ctx context.Context, p protocol.LoginCompletePar
 	if rec, err := s.Store.GetAuth(ctx, authRef(c)); err == nil {
 		host, _ = credentials.LoginRecord(rec)
 	}
-	s.recordRefreshStarted(ctx, c.ID)
+	s.record(ctx, audit.RefreshStartedEvent(c.ID))
 	snap, err := s.Supervisor.RefreshCatalog(ctx, c.ID)
-	s.recordRefreshEnded(ctx, c.ID, snap, err)
+	s.record(ctx, audit.RefreshEndedEvent(c.ID, snap, err))
 	if err != nil {
 		return protocol.LoginCompleteResult{}, upstream("the login of %q is saved, but its session did not connect: %v", c.ID, err)
 	}

@@ -2,7 +2,6 @@ package service
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 
@@ -10,18 +9,25 @@ import (
 	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
-// Methods returns the method table: each area of the API contributes its
-// own part, and declares each method's scope there.
+// Methods returns the method table: each namespace of the API registers
+// its own part in its own file (runs.go has workflow.runs.*, and so on),
+// and declares each method's scope there.
 func (s *Service) Methods() map[string]rpc.Method {
 	table := map[string]rpc.Method{}
 	for _, part := range []map[string]rpc.Method{
-		s.coreMethods(),
-		s.documentEditMethods(),
-		s.stepEditMethods(),
-		s.recordMethods(),
+		s.healthMethods(),
+		s.capabilityMethods(),
+		s.workspaceMethods(),
+		s.draftMethods(),
+		s.artifactMethods(),
+		s.deploymentMethods(),
+		s.runMethods(),
+		s.sourceMethods(),
+		s.connectionMethods(),
 		s.registryMethods(),
 		s.authMethods(),
-		s.liveMethods(),
+		s.secretMethods(),
+		s.eventMethods(),
 		s.accessMethods(),
 	} {
 		for name, m := range part {
@@ -52,22 +58,6 @@ func forAuthor[P, R any](fn func(context.Context, P) (R, error)) rpc.Method {
 
 func forAdmin[P, R any](fn func(context.Context, P) (R, error)) rpc.Method {
 	return rpc.Method{Scope: access.Admin, Handler: handle(fn)}
-}
-
-// DefaultMaxConcurrentRuns bounds the workflow.runs.start calls running
-// at once, server-wide, when the Service sets no MaxConcurrentRuns
-// (server.edge.max_concurrent_runs).
-const DefaultMaxConcurrentRuns = 256
-
-// startingRuns bounds m, the workflow.runs.start entry, to
-// MaxConcurrentRuns calls at once across the server: the edge refuses a
-// start past it at once (-32000 "too many runs starting at once"). It
-// counts calls, not runs: a start that answered after RunWait leaves its
-// run running without holding a place.
-func (s *Service) startingRuns(m rpc.Method) rpc.Method {
-	m.MaxConcurrent = cmp.Or(max(s.MaxConcurrentRuns, 0), DefaultMaxConcurrentRuns)
-	m.Busy = "runs starting"
-	return m
 }
 
 // handle adapts a typed method to a Handler. Params decode strictly:

@@ -2,13 +2,27 @@ package service
 
 import (
 	"context"
-	"sort"
 
-	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// registryMethods are workflow.admin.source_registry.*: list, inspect,
+// add, update, enable, disable, remove, apply.
+func (s *Service) registryMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodRegistryList:    forAdmin(s.listRegistry),
+		protocol.MethodRegistryInspect: forAdmin(s.inspectRegistry),
+		protocol.MethodRegistryAdd:     forAdmin(s.addRegistry),
+		protocol.MethodRegistryUpdate:  forAdmin(s.updateRegistry),
+		protocol.MethodRegistryEnable:  forAdmin(s.enableRegistry),
+		protocol.MethodRegistryDisable: forAdmin(s.disableRegistry),
+		protocol.MethodRegistryRemove:  forAdmin(s.removeRegistry),
+		protocol.MethodRegistryApply:   forAdmin(s.applyRegistry),
+	}
+}
 
 // The source registry's handlers: each decodes, calls s.Sources (which
 // owns the registry, its apply and the effective sources) and projects
@@ -111,40 +125,6 @@ func entryPayload(e store.RegistryEntry) protocol.RegistryEntry {
 	}
 	return protocol.RegistryEntry{
 		ID: e.ID, Kind: e.Kind, Enabled: e.Enabled, Provider: optional(e.Provider), Account: optional(e.Account),
-		Profile: e.Profile, Transport: transportPayload(e.Transport), AuthRef: e.AuthRef, Auth: e.Auth, Metadata: metadata,
+		Profile: e.Profile, Transport: sources.ShownTransport(e.Transport), AuthRef: e.AuthRef, Auth: e.Auth, Metadata: metadata,
 	}
-}
-
-// transportPayload redacts a stored transport: env and headers become
-// env_keys and header_keys, and the URL loses its userinfo and query
-// values, as connections.list shows them.
-func transportPayload(t map[string]any) protocol.Object {
-	if t == nil {
-		return nil
-	}
-	out := protocol.Object{}
-	for k, v := range t {
-		switch k {
-		case "env":
-			out["env_keys"] = keyNames(v)
-		case "headers":
-			out["header_keys"] = keyNames(v)
-		case "url":
-			raw, _ := v.(string)
-			out[k] = config.ShowURL(raw)
-		default:
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func keyNames(v any) []string {
-	m, _ := v.(map[string]any)
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -1,15 +1,50 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/mcpflow/mcpflow/actors/jsonconv"
 	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// runMethods are workflow.runs.*: start (bounded server-wide,
+// startingRuns), inspect, list, trace, resume, cancel, and the
+// subscriptions to a run's live events (live.go).
+func (s *Service) runMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodRunsStart:       s.startingRuns(forRun(s.startRun)),
+		protocol.MethodRunsInspect:     forRead(s.inspectRun),
+		protocol.MethodRunsList:        forRead(s.listRuns),
+		protocol.MethodRunsTrace:       forRead(s.readTrace),
+		protocol.MethodRunsResume:      forRun(s.resumeRun),
+		protocol.MethodRunsCancel:      forRun(s.cancelRun),
+		protocol.MethodRunsSubscribe:   forRead(s.subscribeRun),
+		protocol.MethodRunsUnsubscribe: forRead(s.unsubscriber(false)),
+	}
+}
+
+// DefaultMaxConcurrentRuns bounds the workflow.runs.start calls running
+// at once, server-wide, when the Service sets no MaxConcurrentRuns
+// (server.edge.max_concurrent_runs).
+const DefaultMaxConcurrentRuns = 256
+
+// startingRuns bounds m, the workflow.runs.start entry, to
+// MaxConcurrentRuns calls at once across the server: the edge refuses a
+// start past it at once (-32000 "too many runs starting at once"). It
+// counts calls, not runs: a start that answered after RunWait leaves its
+// run running without holding a place.
+func (s *Service) startingRuns(m rpc.Method) rpc.Method {
+	m.MaxConcurrent = cmp.Or(max(s.MaxConcurrentRuns, 0), DefaultMaxConcurrentRuns)
+	m.Busy = "runs starting"
+	return m
+}
 
 // storeTimeout bounds each store write the service makes in the
 // background (the hub's).
@@ -86,7 +121,7 @@ func (s *Service) runResult(ctx context.Context, r store.Run, tr *protocol.Trace
 	diags := make([]protocol.DependencyDiag, 0, len(r.Diagnostics))
 	for _, obj := range r.Diagnostics {
 		var dg protocol.DependencyDiag
-		if err := remarshal(obj, &dg); err == nil {
+		if err := jsonconv.Strict(obj, &dg); err == nil {
 			diags = append(diags, dg)
 		}
 	}

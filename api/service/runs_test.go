@@ -2,11 +2,11 @@ package service_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // counterDeployment saves artifact "counter" over fake.one.counter and
@@ -26,23 +26,10 @@ func startRun(t *testing.T, f *fixture, params string) protocol.RunResult {
 // waitRun polls runs.inspect until the run leaves status running.
 func waitRun(t *testing.T, f *fixture, id string) protocol.RunResult {
 	t.Helper()
-	is := is.New(t)
-	is.Helper()
-	deadline := time.After(patience)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	return poll.Value(t, "run "+id+" finishes", patience, func() (protocol.RunResult, bool) {
 		r := mustCall[protocol.RunResult](t, f, protocol.MethodRunsInspect, `{"run_id":"`+id+`"}`)
-		if r.Status != "running" {
-			return r
-		}
-		select {
-		case <-tick.C:
-		case <-deadline:
-			t.Logf("run %s still running after %s", id, patience)
-			is.Fail() // the run finishes in time
-		}
-	}
+		return r, r.Status != "running"
+	})
 }
 
 func TestRunsStartOfAnUnrunnableDeploymentStoresNoRun(t *testing.T) {

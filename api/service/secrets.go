@@ -6,7 +6,16 @@ import (
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// secretMethods are workflow.admin.secrets.*: the rotation of the key
+// that seals the auth records.
+func (s *Service) secretMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodSecretsRotate: forAdmin(s.rotateSecrets),
+	}
+}
 
 // rotateSecrets re-seals every auth record under a new key while the
 // server serves (workflow.admin.secrets.rotate, an extension): see

@@ -11,6 +11,7 @@ import (
 
 	"github.com/anthdm/hollywood/actor"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/metrics"
@@ -20,8 +21,6 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/live"
-	"github.com/mcpflow/mcpflow/api/protocol"
-	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
 // Service holds what the handlers use.
@@ -91,46 +90,6 @@ func (s *Service) manager() *runs.Manager {
 	return s.Runs
 }
 
-// coreMethods are health, capabilities, workspaces, artifacts,
-// deployments, runs and connections.
-func (s *Service) coreMethods() map[string]rpc.Method {
-	return map[string]rpc.Method{
-		protocol.MethodHealth:                    forRead(s.health),
-		protocol.MethodCapabilitiesList:          forRead(s.listCapabilities),
-		protocol.MethodCapabilitiesInspect:       forRead(s.inspectCapability),
-		protocol.MethodWorkspaceFromCapability:   forAuthor(s.createFromCapability),
-		protocol.MethodWorkspaceGet:              forRead(s.getWorkspace),
-		protocol.MethodWorkspaceCreateArtifact:   forAuthor(s.createArtifact),
-		protocol.MethodWorkspaceList:             forRead(s.listWorkspaces),
-		protocol.MethodWorkspaceSetName:          forAuthor(s.setName),
-		protocol.MethodWorkspaceSetStart:         forAuthor(s.setStart),
-		protocol.MethodWorkspaceSetRoute:         forAuthor(s.setRoute),
-		protocol.MethodWorkspaceReplaceDocument:  forAuthor(s.replaceDocument),
-		protocol.MethodWorkspaceValidate:         forRead(s.validateWorkspace),
-		protocol.MethodWorkspaceDelete:           forAuthor(s.deleteWorkspace),
-		protocol.MethodArtifactsList:             forRead(s.listArtifacts),
-		protocol.MethodArtifactsInspect:          forRead(s.inspectArtifact),
-		protocol.MethodDeploymentsSave:           forAuthor(s.saveDeployment),
-		protocol.MethodDeploymentsInspect:        forRead(s.inspectDeployment),
-		protocol.MethodDeploymentsList:           forRead(s.listDeployments),
-		protocol.MethodDeploymentsValidate:       forRead(s.validateDeployment),
-		protocol.MethodRunsStart:                 s.startingRuns(forRun(s.startRun)),
-		protocol.MethodRunsInspect:               forRead(s.inspectRun),
-		protocol.MethodRunsList:                  forRead(s.listRuns),
-		protocol.MethodRunsTrace:                 forRead(s.readTrace),
-		protocol.MethodRunsResume:                forRun(s.resumeRun),
-		protocol.MethodRunsCancel:                forRun(s.cancelRun),
-		protocol.MethodConnectionsList:           forAdmin(s.listConnections),
-		protocol.MethodConnectionStatusesList:    forAdmin(s.listConnectionStatuses),
-		protocol.MethodConnectionsRefreshCatalog: forAdmin(s.refreshCatalog),
-		protocol.MethodConnectionsLoginStart:     forAdmin(s.loginStart),
-		protocol.MethodConnectionsLoginComplete:  forAdmin(s.loginComplete),
-		protocol.MethodWorkspaceCompile:          forRead(s.compileWorkspace),
-		protocol.MethodDraftsValidate:            forRead(s.validateDraft),
-		protocol.MethodArtifactsCreateFromPlan:   forAuthor(s.createFromPlan),
-	}
-}
-
 func (s *Service) now() time.Time {
 	if s.Now != nil {
 		return s.Now()
@@ -138,9 +97,8 @@ func (s *Service) now() time.Time {
 	return time.Now()
 }
 
-func (s *Service) health(context.Context, protocol.Empty) (protocol.HealthResult, error) {
-	return protocol.HealthResult{Status: "ok", StoreRoot: s.StoreRoot}, nil
-}
+// record appends an event to the admin event log.
+func (s *Service) record(ctx context.Context, e audit.Event) { audit.Record(ctx, s.Store, s.now(), e) }
 
 // connections returns the effective connections now, sorted by id: one
 // snapshot that a concurrent apply does not change. Do not modify it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // sleepDeployment saves artifact "nap" over fake.one.sleep and deployment
@@ -46,20 +48,15 @@ func runningIDs(t *testing.T, f *fixture, n int) []string {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	deadline := time.Now().Add(patience)
-	for {
+	return poll.Value(t, fmt.Sprintf("%d runs running", n), patience, func() ([]string, bool) {
 		runs, _, err := f.store.ListRuns(bounded(t), store.RunQuery{Status: store.RunRunning})
 		is.NoErr(err)
-		if len(runs) >= n {
-			ids := make([]string, 0, len(runs))
-			for _, r := range runs {
-				ids = append(ids, r.ID)
-			}
-			return ids
+		ids := make([]string, 0, len(runs))
+		for _, r := range runs {
+			ids = append(ids, r.ID)
 		}
-		is.True(time.Now().Before(deadline)) // the runs start in time
-		time.Sleep(5 * time.Millisecond)     // poll interval
-	}
+		return ids, len(runs) >= n
+	})
 }
 
 // TestStopRunsAnswersWaitersDrainsThenHalts: once the service stops, a

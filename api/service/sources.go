@@ -10,7 +10,17 @@ import (
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/workflow/std"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// sourceMethods are workflow.sources.*: list, inspect and diagnose.
+func (s *Service) sourceMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodSourcesList:     forRead(s.listSources),
+		protocol.MethodSourcesInspect:  forRead(s.inspectSource),
+		protocol.MethodSourcesDiagnose: forRead(s.diagnoseSource),
+	}
+}
 
 // previewLimit is how many names per bucket a source row previews.
 const previewLimit = 3
@@ -179,26 +189,16 @@ func (s *Service) diagnosis(ctx context.Context, src sourceEntry) (protocol.Sour
 		}, nil
 	}
 	c := *src.conn
-	diags := []protocol.DependencyDiag{}
-	transport := protocol.SourceTransportDiagnosis{Kind: optional(c.Transport.Kind), Configured: sources.TransportConfigured(c.Transport)}
-	if !transport.Configured {
-		diags = append(diags, diagError("source_transport_missing", id, &id,
-			fmt.Sprintf("source %q has no MCP transport configured", id), "configure a stdio or http transport for the source, then restart the server"))
-	}
-	auth, err := s.authDiagnosis(ctx, c)
+	found, err := s.Sources.Diagnose(ctx, c)
 	if err != nil {
-		return protocol.SourceDiagnosis{}, err
+		return protocol.SourceDiagnosis{}, sourcesErr(err)
 	}
-	if auth.AuthRef != nil && auth.RecordPresent != nil && !*auth.RecordPresent {
-		diags = append(diags, diagError("auth_not_found", *auth.AuthRef, &id,
-			fmt.Sprintf("source %q uses auth record %q, which does not exist", id, *auth.AuthRef),
-			"save an auth record under that id (workflow.admin.auth.save), or change the source's auth_ref"))
+	diags := make([]protocol.DependencyDiag, 0, len(found.Diagnostics))
+	for _, f := range found.Diagnostics {
+		diags = append(diags, diagError(f.Code, f.Ref, &id, f.Message, f.Hint))
 	}
-	if auth.Scheme != nil && !auth.TransportSupported {
-		diags = append(diags, diagError("auth_scheme_not_supported", *auth.AuthRef, &id,
-			fmt.Sprintf("source %q uses the %s transport, which cannot use auth record %q of scheme %q", id, firstNonEmpty(c.Transport.Kind, "unknown"), *auth.AuthRef, *auth.Scheme),
-			"use env auth for a stdio source, or bearer, headers or oauth_refresh_token auth for an http source"))
-	}
+	transport := protocol.SourceTransportDiagnosis{Kind: optional(c.Transport.Kind), Configured: found.TransportConfigured}
+	auth := authDiagnosis(found.Auth)
 	cat := protocol.SourceCatalogDiagnosis{}
 	if snap := src.snapshot; snap != nil {
 		cat = protocol.SourceCatalogDiagnosis{HasSnapshot: true, FetchedAtEpochMs: &snap.FetchedAtEpochMs, MaxAgeSeconds: &snap.MaxAgeSeconds,
@@ -216,15 +216,12 @@ func (s *Service) diagnosis(ctx context.Context, src sourceEntry) (protocol.Sour
 
 // authDiagnosis shows the auth record a connection uses (see
 // sources.CheckAuth).
-func (s *Service) authDiagnosis(ctx context.Context, c config.Connection) (protocol.SourceAuthDiagnosis, error) {
-	a, err := s.Sources.CheckAuth(ctx, c)
+func authDiagnosis(a sources.AuthCheck) protocol.SourceAuthDiagnosis {
 	switch {
-	case err != nil:
-		return protocol.SourceAuthDiagnosis{}, sourcesErr(err)
 	case a.Ref == "":
-		return protocol.SourceAuthDiagnosis{TransportSupported: true}, nil
+		return protocol.SourceAuthDiagnosis{TransportSupported: true}
 	case !a.Present:
-		return protocol.SourceAuthDiagnosis{AuthRef: &a.Ref, RecordPresent: ptr(false), TransportSupported: true}, nil
+		return protocol.SourceAuthDiagnosis{AuthRef: &a.Ref, RecordPresent: ptr(false), TransportSupported: true}
 	}
-	return protocol.SourceAuthDiagnosis{AuthRef: &a.Ref, RecordPresent: ptr(true), Scheme: &a.Scheme, TransportSupported: a.TransportSupported}, nil
+	return protocol.SourceAuthDiagnosis{AuthRef: &a.Ref, RecordPresent: ptr(true), Scheme: &a.Scheme, TransportSupported: a.TransportSupported}
 }

@@ -4,14 +4,54 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 
+	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/authoring"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// workspaceMethods are workflow.draft_workspaces.*: a workspace's life
+// (workspaces.go, edits.go), its whole-document and binding edits
+// (document_edits*.go), its step edits (step_edits.go) and its compile
+// (compile.go).
+func (s *Service) workspaceMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodWorkspaceFromCapability:            forAuthor(s.createFromCapability),
+		protocol.MethodWorkspaceGet:                       forRead(s.getWorkspace),
+		protocol.MethodWorkspaceCreateArtifact:            forAuthor(s.createArtifact),
+		protocol.MethodWorkspaceList:                      forRead(s.listWorkspaces),
+		protocol.MethodWorkspaceSetName:                   forAuthor(s.setName),
+		protocol.MethodWorkspaceSetStart:                  forAuthor(s.setStart),
+		protocol.MethodWorkspaceSetRoute:                  forAuthor(s.setRoute),
+		protocol.MethodWorkspaceReplaceDocument:           forAuthor(s.replaceDocument),
+		protocol.MethodWorkspaceValidate:                  forRead(s.validateWorkspace),
+		protocol.MethodWorkspaceDelete:                    forAuthor(s.deleteWorkspace),
+		protocol.MethodWorkspaceCompile:                   forRead(s.compileWorkspace),
+		protocol.MethodWorkspacePatch:                     forAuthor(s.patchWorkspace),
+		protocol.MethodWorkspaceCreateEmpty:               forAuthor(s.createEmpty),
+		protocol.MethodWorkspaceCreateWrapper:             forAuthor(s.createWrapper),
+		protocol.MethodWorkspaceSetContract:               forAuthor(s.setContract),
+		protocol.MethodWorkspaceSetStepInputMap:           forAuthor(s.setStepInputMap),
+		protocol.MethodWorkspaceSetStepInputBindings:      forAuthor(s.setStepInputBindings),
+		protocol.MethodWorkspaceSetStepOutputMap:          forAuthor(s.setStepOutputMap),
+		protocol.MethodWorkspaceSetStepOutputBindings:     forAuthor(s.setStepOutputBindings),
+		protocol.MethodWorkspaceSetWorkflowOutputMap:      forAuthor(s.setWorkflowOutputMap),
+		protocol.MethodWorkspaceSetWorkflowOutputBindings: forAuthor(s.setWorkflowOutputBindings),
+		protocol.MethodWorkspaceRemoveRoute:               forAuthor(s.removeRoute),
+		protocol.MethodWorkspaceRemoveStep:                forAuthor(s.removeStep),
+		protocol.MethodWorkspaceRemoveBinding:             forAuthor(s.removeBinding),
+		protocol.MethodWorkspaceAddStep:                   forAuthor(s.addStep),
+		protocol.MethodWorkspaceAddStepFromCapability:     forAuthor(s.addStepFromCapability),
+		protocol.MethodWorkspaceBind:                      forAuthor(s.bind),
+		protocol.MethodWorkspaceBranch:                    forAuthor(s.branch),
+		protocol.MethodWorkspaceHandle:                    forAuthor(s.handleRoutes),
+		protocol.MethodWorkspaceUpdateCapabilityStep:      forAuthor(s.updateCapabilityStep),
+	}
+}
 
 // Workspace statuses.
 const (
@@ -20,14 +60,8 @@ const (
 	statusConflict = "conflict"
 )
 
-var recordID = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
-func checkRecordID(kind, id string) error {
-	if !recordID.MatchString(id) {
-		return invalidParams("invalid params: %s %q must match %s", kind, id, recordID)
-	}
-	return nil
-}
+// checkRecordID refuses an id no record may have (records.CheckID).
+func checkRecordID(kind, id string) error { return recordsErr(records.CheckID(kind, id)) }
 
 func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFromCapabilityParams) (protocol.CreateFromCapabilityResult, error) {
 	input, err := languageInput(p.Input)
@@ -64,23 +98,45 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 		Status: statusOf(diags), Diagnostics: diags, CreatedAtMs: now, UpdatedAtMs: now,
 	}
 	result := protocol.CreateFromCapabilityResult{WrapperHints: apiHints(hints)}
-	switch err := s.Store.CreateWorkspace(ctx, ws); {
-	case errors.Is(err, store.ErrExists):
-		existing, getErr := s.Store.GetWorkspace(ctx, p.WorkspaceID)
-		if getErr != nil {
-			return result, storeErr(getErr, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
-		}
-		result.WorkspaceResult = workspaceResult(existing, false)
-		result.Status = statusConflict
-		result.Diagnostics = []protocol.Diagnostic{{Code: "workspace_exists", Path: "workspace_id", Message: fmt.Sprintf("workspace %q already exists", p.WorkspaceID)}}
+	existing, conflicted, err := s.createWorkspace(ctx, ws)
+	switch {
+	case err != nil:
+		return result, err
+	case conflicted:
+		result.WorkspaceResult = conflictWith(existing, p.WorkspaceID)
 		result.NextActions = nextActions(false, nil, nil, "The workspace already exists; choose another workspace_id or edit it.", nil)
 		return result, nil
-	case err != nil:
-		return result, storeErr(err, fmt.Sprintf("draft workspace %q", p.WorkspaceID))
 	}
 	result.WorkspaceResult = workspaceResult(ws, true)
 	result.NextActions = afterScaffold(ws, hints)
 	return result, nil
+}
+
+// createWorkspace stores ws, a new workspace at revision 1. When its id
+// is taken it changes nothing and answers the workspace stored under it,
+// conflicted.
+func (s *Service) createWorkspace(ctx context.Context, ws store.Workspace) (existing store.Workspace, conflicted bool, err error) {
+	what := fmt.Sprintf("draft workspace %q", ws.ID)
+	switch err := s.Store.CreateWorkspace(ctx, ws); {
+	case errors.Is(err, store.ErrExists):
+		existing, getErr := s.Store.GetWorkspace(ctx, ws.ID)
+		if getErr != nil {
+			return store.Workspace{}, false, storeErr(getErr, what)
+		}
+		return existing, true, nil
+	case err != nil:
+		return store.Workspace{}, false, storeErr(err, what)
+	}
+	return ws, false, nil
+}
+
+// conflictWith answers a create whose workspace id is taken: the
+// workspace there, in conflict.
+func conflictWith(existing store.Workspace, id string) protocol.WorkspaceResult {
+	res := workspaceResult(existing, false)
+	res.Status = statusConflict
+	res.Diagnostics = []protocol.Diagnostic{{Code: "workspace_exists", Path: "workspace_id", Message: fmt.Sprintf("workspace %q already exists", id)}}
+	return res
 }
 
 // afterScaffold advises the next call after a workspace was bootstrapped.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/tracing"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -118,11 +120,6 @@ func TestTracingShutdownFlushesWithinItsBudget(t *testing.T) {
 // goroutine just started may not be scheduled yet), or has ended.
 func waitExporter(t *testing.T, running bool) {
 	t.Helper()
-	is := is.New(t)
-	is.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for exporterRuns() != running {
-		is.True(time.Now().Before(deadline)) // the exporter's goroutine starts with tracing and ends with its shutdown
-		time.Sleep(5 * time.Millisecond)     // poll interval
-	}
+	// the exporter's goroutine starts with tracing and ends with its shutdown
+	poll.For(t, fmt.Sprintf("the exporter's goroutine running: %v", running), 2*time.Second, func() bool { return exporterRuns() == running })
 }

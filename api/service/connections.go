@@ -3,15 +3,29 @@ package service
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/api/rpc"
 )
+
+// connectionMethods are workflow.admin.connections.* and
+// workflow.admin.connection_statuses.list: the effective connections,
+// their statuses, a catalog refresh and the OAuth login (login.go).
+func (s *Service) connectionMethods() map[string]rpc.Method {
+	return map[string]rpc.Method{
+		protocol.MethodConnectionsList:           forAdmin(s.listConnections),
+		protocol.MethodConnectionStatusesList:    forAdmin(s.listConnectionStatuses),
+		protocol.MethodConnectionsRefreshCatalog: forAdmin(s.refreshCatalog),
+		protocol.MethodConnectionsLoginStart:     forAdmin(s.loginStart),
+		protocol.MethodConnectionsLoginComplete:  forAdmin(s.loginComplete),
+	}
+}
 
 func (s *Service) listConnections(context.Context, protocol.Empty) (protocol.ListConnectionsResult, error) {
 	conns := s.connections()
@@ -19,34 +33,10 @@ func (s *Service) listConnections(context.Context, protocol.Empty) (protocol.Lis
 	for _, c := range conns {
 		out = append(out, protocol.Connection{
 			ID: c.ID, Server: c.Server(), Account: c.AccountName(), Enabled: c.IsEnabled(),
-			Metadata: connectionMetadata(c), SourceConfigOwnership: firstNonEmpty(c.Ownership, "locked"),
+			Metadata: sources.Metadata(c), SourceConfigOwnership: firstNonEmpty(c.Ownership, "locked"),
 		})
 	}
 	return protocol.ListConnectionsResult{Connections: out, Total: len(out)}, nil
-}
-
-// connectionMetadata shows how a connection is reached without revealing
-// secrets: env values and header values are never listed, only their names;
-// command, args and URL are shown as written in the config (a ${VAR} stays
-// a reference), the URL without userinfo and query values.
-func connectionMetadata(c config.Connection) protocol.Object {
-	m := protocol.Object{}
-	for k, v := range c.Metadata {
-		m[k] = v
-	}
-	tr := c.Transport.AsWritten()
-	t := protocol.Object{"kind": tr.Kind}
-	switch tr.Kind {
-	case config.TransportStdio:
-		t["command"], t["args"], t["env_keys"] = tr.Command, nonNil(tr.Args), keys(tr.Env)
-	case config.TransportHTTP, config.TransportSSE:
-		t["url"], t["header_keys"] = config.ShowURL(tr.URL), keys(tr.Headers)
-	}
-	m["transport"] = t
-	if c.Auth != nil {
-		m["auth"] = sources.AuthObject(c.Auth) // kind, client id, scopes, redirect port: no secret
-	}
-	return m
 }
 
 func (s *Service) listConnectionStatuses(ctx context.Context, _ protocol.Empty) (protocol.ListConnectionStatusesResult, error) {
@@ -101,9 +91,9 @@ func (s *Service) refreshCatalog(ctx context.Context, p protocol.RefreshCatalogP
 	if !s.isConnection(p.ConnectionID) {
 		return protocol.RefreshCatalogResult{}, notFound("unknown connection %q", p.ConnectionID)
 	}
-	s.recordRefreshStarted(ctx, p.ConnectionID)
+	s.record(ctx, audit.RefreshStartedEvent(p.ConnectionID))
 	snap, err := s.Supervisor.RefreshCatalog(ctx, p.ConnectionID)
-	s.recordRefreshEnded(ctx, p.ConnectionID, snap, err)
+	s.record(ctx, audit.RefreshEndedEvent(p.ConnectionID, snap, err))
 	if err != nil {
 		return protocol.RefreshCatalogResult{}, upstream("refresh catalog of %q: %v", p.ConnectionID, err)
 	}
@@ -115,15 +105,6 @@ func refreshResult(snap catalog.Snapshot) protocol.RefreshCatalogResult {
 		ConnectionID: snap.ConnectionID, FetchedAtEpochMs: snap.FetchedAtEpochMs,
 		NodeCount: len(snap.Tools), ResourceCount: len(snap.Resources), PromptCount: len(snap.Prompts),
 	}
-}
-
-func keys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func nonNil(s []string) []string {

@@ -1,0 +1,70 @@
+package records
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+)
+
+// TestSavingAnArtifactAgainIsIdempotentOnlyForTheSameContent: a version
+// saved again that differs only in when its catalog was observed is the
+// same content; any other difference is refused, not malformed.
+func TestSavingAnArtifactAgainIsIdempotentOnlyForTheSameContent(t *testing.T) {
+	is := is.New(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st := store.NewMemory()
+	observed := func(ms int64) store.Artifact {
+		return store.Artifact{ID: "a", Version: 1, Title: "A", Kind: KindWorkflow, Outcomes: []string{"ok"},
+			RequiredCapabilities: []store.RequiredCapability{{Ref: store.CapabilityRef{Source: "s", CapabilityKey: "t"}, Kind: KindNodeSpec, ObservedAtEpochMs: &ms}},
+			WorkflowDependencies: map[string]int{}}
+	}
+	is.NoErr(Save(ctx, st, observed(1)))
+	is.NoErr(Save(ctx, st, observed(2))) // observed later: the same content
+	other := observed(1)
+	other.Title = "B"
+	err := Save(ctx, st, other)
+	var refusal *Error
+	is.True(errors.As(err, &refusal)) // different content is refused
+	is.True(!refusal.Malformed)       // as a value, not as params
+	is.Equal(refusal.Message, `artifact "a" version 1 already exists with different content; artifacts are immutable, save a new version`)
+}
+
+// TestOutcomesMustCoverThePlansEnds: a blank outcome is malformed, a
+// route to the end without "ok" declared is refused.
+func TestOutcomesMustCoverThePlansEnds(t *testing.T) {
+	is := is.New(t)
+	var refusal *Error
+	is.True(errors.As(CheckOutcomes(workflow.Plan{}, []string{"ok", " "}), &refusal))
+	is.True(refusal.Malformed) // a blank outcome is the params' fault
+	plan := workflow.Plan{Edges: []workflow.Edge{{From: "call", To: workflow.End}}}
+	is.True(errors.As(CheckOutcomes(plan, []string{"done"}), &refusal))
+	is.True(!refusal.Malformed) // an undeclared ending is the plan's
+	is.Equal(refusal.Message, `step "call" finishes the workflow with outcome "ok", which outcomes does not declare`)
+	is.NoErr(CheckOutcomes(plan, []string{"ok"}))
+}
+
+// TestADeploymentBindsEachConnectionWithOneSession: two logical sources
+// bound to one connection must ask for the same session scope.
+func TestADeploymentBindsEachConnectionWithOneSession(t *testing.T) {
+	is := is.New(t)
+	_, err := ParseDeployment(map[string]any{"id": "d", "artifact_id": "a", "artifact_version": 1, "bindings": []any{
+		map[string]any{"logical_source": "x", "concrete_source": "c", "session": "run"},
+		map[string]any{"logical_source": "y", "concrete_source": "c"},
+	}})
+	var refusal *Error
+	is.True(errors.As(err, &refusal))
+	is.True(refusal.Malformed)
+	is.Equal(refusal.Message, `connection "c" is bound with session "run" and "shared"; the bindings of one connection must ask for the same session`)
+	d, err := ParseDeployment(map[string]any{"deployment_id": "d", "artifact_id": "a", "artifact_version": 1, "bindings": map[string]any{"x": "c"}})
+	is.NoErr(err)
+	is.Equal(d.ID, "d")
+	is.Equal(d.DriftPolicy, "block") // the default
+	is.Equal(d.Bindings, []store.Binding{{LogicalSource: "x", ConcreteSource: "c"}})
+}

@@ -1,0 +1,170 @@
+package runs
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpflow/mcpflow/actors/audit"
+	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/run"
+	"github.com/mcpflow/mcpflow/actors/session"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/actors/workflow/schema"
+)
+
+// OutcomeRuntimeError is the outcome of a direct call that failed.
+const OutcomeRuntimeError = "runtime_error"
+
+// defaultDirectCallTimeout bounds a direct tool call when the Manager
+// has no CallTimeout.
+const defaultDirectCallTimeout = time.Minute
+
+// CallNodeSpec calls one node spec with payload outside any run and any
+// deployment (workflow.capabilities.call of a tool or a built-in): a
+// built-in in place, an MCP tool or a resource read through the
+// connection's session actor (the session runs share), and checks the
+// result as a run's step would be: the input against the input schema,
+// the outcome against the declared ones, the output (but a tool's error
+// report) against the output schema. The call leaves no run record; the
+// admin event log has its start and end. An error is the call's failure,
+// which the caller reports as a result.
+func (m *Manager) CallNodeSpec(ctx context.Context, c catalog.Capability, payload workflow.Object) (string, workflow.Object, error) {
+	if err := schema.Default.Validate(c.InputSchema, payload); err != nil {
+		return "", nil, fmt.Errorf("the payload does not match the input schema: %w", err)
+	}
+	var (
+		outcome string
+		output  workflow.Object
+		err     error
+	)
+	if fn, ok := workflow.Builtin(c.Name); ok {
+		outcome, output, err = runBuiltin(fn, payload)
+	} else if c.Name == workflow.ReadResource {
+		outcome, output, err = m.readResourceDirectly(ctx, c, payload)
+	} else {
+		outcome, output, err = m.callTool(ctx, c, payload)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	outcome = cmp.Or(outcome, workflow.OutcomeOK)
+	if output == nil {
+		output = workflow.Object{}
+	}
+	if !slices.Contains(c.Outcomes, outcome) {
+		return "", nil, fmt.Errorf("outcome %q is not one the capability declares (%s)", outcome, strings.Join(c.Outcomes, ", "))
+	}
+	if outcome != workflow.OutcomeError {
+		if err := schema.Default.Validate(c.OutputSchema, output); err != nil {
+			return "", nil, fmt.Errorf("the output does not match the output schema: %w", err)
+		}
+	}
+	return outcome, output, nil
+}
+
+// runBuiltin runs a built-in in place; a panic is its failure.
+func runBuiltin(fn workflow.BuiltinFunc, input workflow.Object) (outcome string, output workflow.Object, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("built-in panicked: %v", r)
+		}
+	}()
+	return fn(input)
+}
+
+// callTool calls an MCP tool through the session actor of its
+// connection, as a run's step does, but owned by no run.
+func (m *Manager) callTool(ctx context.Context, c catalog.Capability, payload workflow.Object) (string, workflow.Object, error) {
+	m.record(ctx, audit.Event{Kind: audit.ToolCallStarted, ConnectionID: c.SourceID, CapabilityID: c.Name,
+		Payload: map[string]any{"tool": c.LocalName, "input_keys": objectKeys(payload), "direct": true}})
+	args, err := json.Marshal(payload)
+	if err != nil {
+		return "", nil, fmt.Errorf("encode the payload: %w", err)
+	}
+	deadline := time.Now().Add(m.directCallTimeout())
+	w := reply.Expect[session.ToolResult](m.cfg.Replies)
+	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), session.CallTool{Connection: c.SourceID, Tool: c.LocalName, Arguments: args, Deadline: deadline, Reply: w.To()})
+	r, output, err := waitSession(ctx, w, deadline)
+	completed := map[string]any{"tool": c.LocalName, "outcome": cmp.Or(r.Outcome, OutcomeRuntimeError), "direct": true}
+	m.record(ctx, audit.Event{Kind: audit.ToolCallCompleted, ConnectionID: c.SourceID, CapabilityID: c.Name, Payload: completed})
+	if err != nil {
+		return "", nil, err
+	}
+	return r.Outcome, output, nil
+}
+
+// readResourceDirectly performs wf.source.read_resource outside any
+// deployment: its logical source must be an enabled connection's id.
+func (m *Manager) readResourceDirectly(ctx context.Context, c catalog.Capability, input workflow.Object) (string, workflow.Object, error) {
+	logical, uri := run.ResourceRef(input)
+	if !m.isEnabledConnection(logical) {
+		return "", nil, fmt.Errorf("unbound logical source %q: outside a deployment, a resource is read from the enabled connection of that id", logical)
+	}
+	m.record(ctx, audit.Event{Kind: audit.ResourceReadStarted, ConnectionID: logical, CapabilityID: c.Name, Payload: map[string]any{"uri": uri, "direct": true}})
+	deadline := time.Now().Add(m.directCallTimeout())
+	w := reply.Expect[session.ToolResult](m.cfg.Replies)
+	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), session.ReadResource{Connection: logical, URI: uri, Deadline: deadline, Reply: w.To()})
+	_, read, err := waitSession(ctx, w, deadline)
+	m.record(ctx, audit.Event{Kind: audit.ResourceReadCompleted, ConnectionID: logical, CapabilityID: c.Name,
+		Payload: map[string]any{"uri": uri, "ok": err == nil, "direct": true}})
+	if err != nil {
+		return "", nil, err
+	}
+	out, err := run.ResourceOutput(input, read)
+	return workflow.OutcomeOK, out, err
+}
+
+// waitSession waits for a session actor's answer, a little past the
+// call's deadline so that the session answers a deadline first, and
+// returns its output.
+func waitSession(ctx context.Context, w *reply.Expected[session.ToolResult], deadline time.Time) (session.ToolResult, workflow.Object, error) {
+	wctx, cancel := context.WithDeadline(ctx, deadline.Add(time.Second))
+	defer cancel()
+	r, err := w.Wait(wctx)
+	if err != nil {
+		return session.ToolResult{}, nil, err
+	}
+	if err := r.Error.Err(); err != nil {
+		return r, nil, err
+	}
+	return r, r.Output, nil
+}
+
+func (m *Manager) directCallTimeout() time.Duration {
+	if m.cfg.CallTimeout > 0 {
+		return m.cfg.CallTimeout
+	}
+	return defaultDirectCallTimeout
+}
+
+// isEnabledConnection reports whether id names an enabled effective
+// connection.
+func (m *Manager) isEnabledConnection(id string) bool {
+	if m.cfg.Connections == nil {
+		return false
+	}
+	c, ok := m.cfg.Connections.Get(id)
+	return ok && c.IsEnabled()
+}
+
+// record appends an event to the admin event log.
+func (m *Manager) record(ctx context.Context, e audit.Event) {
+	audit.Record(ctx, m.cfg.Store, m.now(), e)
+}
+
+// objectKeys lists an object's keys, sorted.
+func objectKeys(o workflow.Object) []string {
+	out := make([]string, 0, len(o))
+	for k := range o {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
