@@ -12,14 +12,15 @@ import (
 )
 
 // warmRunAllocsBound fails TestAWarmOneStepRunAllocatesWithinItsBound:
-// twice the allocations a warm one-step run cost when the test was
-// written (issue 22, before the run path was rebuilt). The figure counts
-// every allocation of the process while the run goes through, the Go
-// client and the in-process upstream included, not mcpflow's alone.
+// twice the allocations a warm one-step run costs after issue 22's
+// rebuild of the run path. The figure counts every allocation of the
+// process while the run goes through, the Go client and the in-process
+// upstream included, not mcpflow's alone.
 //
-//	today (2026-12-02, go1.26, no -race): 1149 allocations per run (three runs alike)
-//	bound: 2 × 1149 = 2298
-const warmRunAllocsBound = 2298
+//	before issue 22 (2026-12-02, go1.26, no -race): 1149 allocations per run (three runs alike)
+//	after it (2026-12-02, same machine):              880 (three runs alike; 0.77x)
+//	bound: 2 × 880 = 1760
+const warmRunAllocsBound = 1760
 
 // warmRunSamples is how many runs the allocation count is averaged over.
 const warmRunSamples = 200
