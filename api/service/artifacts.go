@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
+	"github.com/mcpflow/mcpflow/actors/paging"
 	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
@@ -137,7 +138,7 @@ func (s *Service) deleteArtifact(ctx context.Context, p protocol.InspectArtifact
 }
 
 func (s *Service) listArtifacts(ctx context.Context, p protocol.ListArtifactsParams) (protocol.ListArtifactsResult, error) {
-	offset, limit, err := paging(p.Cursor, p.Limit, 50)
+	offset, limit, err := pageParams(p.Cursor, p.Limit, 50)
 	if err != nil {
 		return protocol.ListArtifactsResult{}, err
 	}
@@ -153,7 +154,7 @@ func (s *Service) listArtifacts(ctx context.Context, p protocol.ListArtifactsPar
 			OutputSchema: a.OutputSchema, RequiredSources: records.LogicalSources(a.RequiredCapabilities), Diagnostics: []protocol.DependencyDiag{},
 		})
 	}
-	return protocol.ListArtifactsResult{Nodes: nodes, NextCursor: nextCursor(offset+len(arts), total), Total: total}, nil
+	return protocol.ListArtifactsResult{Nodes: nodes, NextCursor: paging.Next(offset+len(arts), total), Total: total}, nil
 }
 
 func (s *Service) inspectArtifact(ctx context.Context, p protocol.InspectArtifactParams) (protocol.Artifact, error) {
