@@ -6,7 +6,8 @@
 // immutable (saving the same content again is idempotent), and which
 // deployments use a version, directly or through a subgraph; for a
 // deployment, the strict decode of its document and its bindings; that
-// a new draft workspace's id is not taken (else the one there answers). It
+// a new draft workspace's id is not taken (else the one there answers),
+// and the revision compare-and-set of a workspace's edits (Revise). It
 // imports no api/ package: its refusals are the typed errors of
 // errors.go, which the API maps to its codes.
 package records
