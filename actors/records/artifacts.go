@@ -4,10 +4,13 @@
 // that its node refs name logical sources, its requirements observed from
 // the live catalog (or decoded strictly when given), that a version is
 // immutable (saving the same content again is idempotent), and which
-// deployments use a version, directly or through a subgraph; for a
-// deployment, the strict decode of its document and its bindings. It
-// imports no api/ package: its refusals are the typed errors of
-// errors.go, which the API maps to its codes.
+// deployments use a version, directly or through a subgraph (so that one
+// in use is not deleted); for a deployment, the strict decode of its
+// document and its bindings; for a draft workspace, that a new one's id
+// is not taken (else the one there answers) and the revision
+// compare-and-set of its edits (Revise). It imports no api/ package: its
+// refusals are the typed errors of errors.go, which the API maps to its
+// codes.
 package records
 
 import (

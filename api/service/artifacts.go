@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
+	"github.com/mcpflow/mcpflow/actors/paging"
 	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
@@ -106,29 +107,20 @@ func (s *Service) saveWholeArtifact(ctx context.Context, p protocol.SaveArtifact
 	return protocol.SaveArtifactResult{ArtifactID: a.ID, Version: a.Version, Saved: true}, nil
 }
 
-// deleteArtifact answers workflow.artifacts.delete: a version no
-// deployment uses is deleted; one in use is kept, and the answer names the
-// deployments that use it.
+// deleteArtifact answers workflow.artifacts.delete (records.Delete): a
+// version no deployment uses is deleted; one in use is kept, and the
+// answer names the deployments that use it.
 func (s *Service) deleteArtifact(ctx context.Context, p protocol.InspectArtifactParams) (protocol.DeleteArtifactResult, error) {
-	what := fmt.Sprintf("artifact %q version %d", p.ArtifactID, p.Version)
-	if _, err := s.Store.GetArtifact(ctx, p.ArtifactID, p.Version); err != nil {
-		return protocol.DeleteArtifactResult{}, storeErr(err, what)
-	}
-	blockers, err := records.DeploymentsUsing(ctx, s.Store, p.ArtifactID, p.Version)
-	if err != nil {
-		return protocol.DeleteArtifactResult{}, recordsErr(err)
+	blockers, written, err := records.Delete(ctx, s.Store, p.ArtifactID, p.Version)
+	if written {
+		defer s.recordsChanged() // after the write, whatever its outcome
 	}
 	res := protocol.DeleteArtifactResult{ArtifactID: p.ArtifactID, Version: p.Version, BlockedByDeployments: blockers}
-	if len(blockers) > 0 {
-		return res, nil
-	}
-	defer s.recordsChanged() // after the write, whatever its outcome
-	deleted, err := s.Store.DeleteArtifact(ctx, p.ArtifactID, p.Version)
 	switch {
 	case err != nil:
-		return protocol.DeleteArtifactResult{}, storeErr(err, what)
-	case !deleted:
-		return protocol.DeleteArtifactResult{}, notFound("unknown %s", what)
+		return protocol.DeleteArtifactResult{}, recordsErr(err)
+	case len(blockers) > 0:
+		return res, nil
 	}
 	s.record(ctx, audit.Event{Kind: audit.ArtifactDeleted, CapabilityID: records.CapabilityName(p.ArtifactID, p.Version), WorkflowName: p.ArtifactID,
 		Payload: protocol.Object{"artifact_id": p.ArtifactID, "version": p.Version}})
@@ -137,7 +129,7 @@ func (s *Service) deleteArtifact(ctx context.Context, p protocol.InspectArtifact
 }
 
 func (s *Service) listArtifacts(ctx context.Context, p protocol.ListArtifactsParams) (protocol.ListArtifactsResult, error) {
-	offset, limit, err := paging(p.Cursor, p.Limit, 50)
+	offset, limit, err := pageParams(p.Cursor, p.Limit, 50)
 	if err != nil {
 		return protocol.ListArtifactsResult{}, err
 	}
@@ -153,7 +145,7 @@ func (s *Service) listArtifacts(ctx context.Context, p protocol.ListArtifactsPar
 			OutputSchema: a.OutputSchema, RequiredSources: records.LogicalSources(a.RequiredCapabilities), Diagnostics: []protocol.DependencyDiag{},
 		})
 	}
-	return protocol.ListArtifactsResult{Nodes: nodes, NextCursor: nextCursor(offset+len(arts), total), Total: total}, nil
+	return protocol.ListArtifactsResult{Nodes: nodes, NextCursor: paging.Next(offset+len(arts), total), Total: total}, nil
 }
 
 func (s *Service) inspectArtifact(ctx context.Context, p protocol.InspectArtifactParams) (protocol.Artifact, error) {

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
@@ -9,7 +10,6 @@ import (
 	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
-	"github.com/mcpflow/mcpflow/actors/workflow/schema"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -55,48 +55,26 @@ func (s *Service) callCapability(ctx context.Context, p protocol.CallCapabilityP
 	return res, nil
 }
 
-// callWrapper runs a saved wrapper as a workflow: under the deployment
-// deployment_id names (which must pin this very version, and whose
-// dependencies must resolve), or else with no binding, each capability
-// resolving as the connection it names. A wrapper that can pause for
-// input is refused: a direct call cannot be resumed.
+// callWrapper runs a saved wrapper as a workflow through the run manager
+// (Manager.CallWrapper: the deployment, its dependencies, the setup) and
+// answers what it came to: unrunnable, failed, or the run's outcome.
 func (s *Service) callWrapper(ctx context.Context, a store.Artifact, p protocol.CallCapabilityParams) (protocol.CapabilityCallResult, error) {
 	name := records.CapabilityName(a.ID, a.Version)
 	res := protocol.CapabilityCallResult{QualifiedName: name, SourceID: wrapperSource, Kind: protocol.CapabilityKindWrapper, DeploymentID: p.DeploymentID, Diagnostics: []protocol.DependencyDiag{}}
-	d := store.Deployment{ArtifactID: a.ID, ArtifactVersion: a.Version, Bindings: []store.Binding{}, DriftPolicy: "block"}
-	var diags []runs.Diagnostic
-	if p.DeploymentID != nil {
-		var err error
-		if d, err = s.Store.GetDeployment(ctx, *p.DeploymentID); err != nil {
-			return res, storeErr(err, fmt.Sprintf("deployment %q", *p.DeploymentID))
-		}
-		if d.ArtifactID != a.ID || d.ArtifactVersion != a.Version {
-			return res, invalid("deployment %q does not target %s (it pins %s)", d.ID, name, records.CapabilityName(d.ArtifactID, d.ArtifactVersion))
-		}
-		diags = s.manager().Dependencies(d, a)
-		if _, failed := runs.FirstError(diags); failed {
-			res.Outcome, res.Diagnostics = outcomeUnrunnable, dependencyDiags(diags)
-			return res, nil
-		}
-	}
-	setup, err := s.manager().Setup(ctx, d, a)
-	if err != nil {
-		if p.DeploymentID == nil {
-			return res, invalid("%s cannot run without a deployment: %v; pass the deployment_id of a deployment of it", name, runsErr(err))
-		}
+	call, err := s.manager().CallWrapper(ctx, runs.WrapperRequest{Artifact: a, DeploymentID: p.DeploymentID, Input: orEmpty(p.Payload), Wait: s.RunWait})
+	var bare *runs.NoDeploymentError
+	switch {
+	case errors.As(err, &bare):
+		return res, invalid("%s cannot run without a deployment: %v; pass the deployment_id of a deployment of it", name, runsErr(bare.Err))
+	case err != nil:
 		return res, runsErr(err)
+	case call.Unrunnable:
+		res.Outcome, res.Diagnostics = outcomeUnrunnable, dependencyDiags(call.Diagnostics)
+		return res, nil
+	case call.Failed != nil:
+		return callFailed(res, name, p.DeploymentID, call.Failed), nil
 	}
-	if step, ok := setup.InterruptStep(); ok {
-		return res, invalid("%s can pause for input (interrupt step %q), which a direct call cannot resume; run it through a deployment", name, step)
-	}
-	payload := orEmpty(p.Payload)
-	if err := schema.Default.Validate(a.InputSchema, payload); err != nil {
-		return callFailed(res, name, p.DeploymentID, fmt.Errorf("the payload does not match the input schema: %w", err)), nil
-	}
-	rec, err := s.manager().Run(ctx, runs.RunRequest{Deployment: d, Artifact: a, Setup: setup, Input: payload, Diagnostics: diags, Wait: s.RunWait})
-	if err != nil {
-		return res, runsErr(err)
-	}
+	rec := call.Run
 	run, err := s.runResult(ctx, rec, nil)
 	if err != nil {
 		return res, err

@@ -3,10 +3,10 @@ package service
 import (
 	"context"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/paging"
 	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -52,7 +52,7 @@ func (s *Service) capability(name string) (catalog.Capability, error) {
 }
 
 func (s *Service) listCapabilities(_ context.Context, p protocol.ListCapabilitiesParams) (protocol.ListCapabilitiesResult, error) {
-	offset, limit, err := paging(p.Cursor, p.Limit, 50)
+	offset, limit, err := pageParams(p.Cursor, p.Limit, 50)
 	if err != nil {
 		return protocol.ListCapabilitiesResult{}, err
 	}
@@ -71,7 +71,7 @@ func (s *Service) listCapabilities(_ context.Context, p protocol.ListCapabilitie
 		}
 		rows = append(rows, summarize(c))
 	}
-	page, next := pageOf(rows, offset, limit)
+	page, next := paging.Cut(rows, offset, limit)
 	return protocol.ListCapabilitiesResult{Capabilities: page, NextCursor: next, Total: len(rows)}, nil
 }
 
@@ -112,40 +112,14 @@ func (s *Service) inspectCapability(_ context.Context, p protocol.InspectCapabil
 	}, nil
 }
 
-// paging reads an offset cursor and a limit (default def).
-func paging(cursor *string, limit *int, def int) (offset, n int, err error) {
-	n = def
-	if limit != nil {
-		if *limit < 1 {
-			return 0, 0, invalid("limit must be at least 1")
-		}
-		n = *limit
-	}
-	if cursor != nil && *cursor != "" {
-		offset, err = strconv.Atoi(*cursor)
-		if err != nil || offset < 0 {
-			return 0, 0, invalid("cursor %q is not a non-negative integer offset", *cursor)
-		}
+// pageParams reads an offset cursor and a limit (default def); a bad one is
+// a ValueError with paging's message.
+func pageParams(cursor *string, limit *int, def int) (offset, n int, err error) {
+	offset, n, err = paging.Read(cursor, limit, def)
+	if err != nil {
+		return 0, 0, invalid("%s", err)
 	}
 	return offset, n, nil
-}
-
-// pageOf cuts rows[offset:offset+limit] and the cursor of what follows.
-func pageOf[T any](rows []T, offset, limit int) ([]T, *string) {
-	if offset >= len(rows) {
-		return []T{}, nil
-	}
-	end := min(offset+limit, len(rows))
-	return rows[offset:end], nextCursor(end, len(rows))
-}
-
-// nextCursor is the cursor after end, or nil at the last page.
-func nextCursor(end, total int) *string {
-	if end >= total {
-		return nil
-	}
-	c := strconv.Itoa(end)
-	return &c
 }
 
 func optional(s string) *string {

@@ -7,15 +7,17 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/authoring"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
-// Draft workspaces are edited by the operations of package authoring; this
-// file keeps what is the API's: the revision compare-and-set around them
-// and the mapping of their refusals to the API's errors.
+// Draft workspaces are edited by the operations of package authoring,
+// under the revision compare-and-set of package records; this file keeps
+// what is the API's: the answers and the mapping of refusals to the API's
+// errors.
 
 // authoringErr maps an operation's refusal: malformed params are invalid
 // params, a missing step or capability a KeyError, anything else a
@@ -34,40 +36,26 @@ func authoringErr(err error) error {
 	return invalid("%s", refused.Message)
 }
 
-// revise runs one revision-checked edit whose content depends on the stored
-// document: a stale revision answers "conflict" and changes nothing;
-// otherwise next computes the new document from the stored one (without
-// changing it), and the new revision commits with a compare-and-set on the
-// one read, so that a writer that committed in between turns the edit into
-// a conflict too. The revision goes up by one even when the result is
-// invalid (an author may forward-reference steps). next returns nil to
-// answer the workspace as it is, without bumping its revision (an edit
-// with nothing to do), or an error to refuse the edit, which then changes
-// nothing.
+// revise runs one revision-checked edit whose content depends on the
+// stored document (records.Revise): a stale revision, or a writer that
+// committed in between, answers "conflict" and changes nothing. next
+// returns nil to answer the workspace as it is, without bumping its
+// revision (an edit with nothing to do), or an error to refuse the edit.
 func (s *Service) revise(ctx context.Context, id string, revision int, next func(doc workflow.Object) (workflow.Object, error)) (protocol.WorkspaceResult, error) {
-	ws, err := s.Store.GetWorkspace(ctx, id)
-	if err != nil {
-		return protocol.WorkspaceResult{}, storeErr(err, fmt.Sprintf("draft workspace %q", id))
-	}
-	if ws.Revision != revision {
-		return conflictResult(ws, revision), nil
-	}
-	current := ws.Draft
-	if current == nil {
-		current = workflow.Object{}
-	}
-	doc, err := next(current)
+	r, err := records.Revise(ctx, s.Store, records.Revision{ID: id, Revision: revision, Now: s.now(), Next: next, Check: s.checkDocument})
+	return revised(r, revision, err)
+}
+
+// revised answers what an edit came to: a conflict with the revision the
+// edit expected, or the workspace as it is now.
+func revised(r records.Revised, expected int, err error) (protocol.WorkspaceResult, error) {
 	switch {
 	case err != nil:
-		return protocol.WorkspaceResult{}, authoringErr(err)
-	case doc == nil:
-		return workspaceResult(ws, false), nil
+		return protocol.WorkspaceResult{}, recordsErr(authoringErr(err))
+	case r.Conflict:
+		return conflictResult(r.Workspace, expected), nil
 	}
-	following := ws
-	following.Revision, following.Draft, following.UpdatedAtMs = revision+1, doc, s.now().UnixMilli()
-	following.Diagnostics = s.validateDocument(doc)
-	following.Status = statusOf(following.Diagnostics)
-	return s.commitWorkspace(ctx, following, revision)
+	return workspaceResult(r.Workspace, false), nil
 }
 
 // edit applies one operation as a new revision, whether or not it changes
@@ -115,29 +103,17 @@ func sameJSON(a, b any) bool {
 	return errA == nil && errB == nil && bytes.Equal(x, y)
 }
 
-// commitWorkspace stores ws if the stored revision is still expected. When
-// another writer committed first, it answers "conflict" with the revision
-// the workspace is at now.
-func (s *Service) commitWorkspace(ctx context.Context, ws store.Workspace, expected int) (protocol.WorkspaceResult, error) {
-	what := fmt.Sprintf("draft workspace %q", ws.ID)
-	switch err := s.Store.UpdateWorkspace(ctx, ws, expected); {
-	case errors.Is(err, store.ErrConflict):
-		current, getErr := s.Store.GetWorkspace(ctx, ws.ID)
-		if getErr != nil {
-			return protocol.WorkspaceResult{}, storeErr(getErr, what)
-		}
-		return conflictResult(current, expected), nil
-	case err != nil:
-		return protocol.WorkspaceResult{}, storeErr(err, what)
-	}
-	return workspaceResult(ws, false), nil
-}
-
 // validateDocument checks a stored document against the language and the
 // live capabilities.
 func (s *Service) validateDocument(doc workflow.Object) []workflow.Diagnostic {
 	_, diags := s.checkDraft(doc)
 	return diags
+}
+
+// checkDocument answers the diagnostics and status of a document.
+func (s *Service) checkDocument(doc workflow.Object) ([]workflow.Diagnostic, string) {
+	diags := s.validateDocument(doc)
+	return diags, statusOf(diags)
 }
 
 func conflictResult(ws store.Workspace, revision int) protocol.WorkspaceResult {
@@ -174,7 +150,8 @@ func (s *Service) validateWorkspace(ctx context.Context, p protocol.WorkspaceIDP
 	}
 	diags := s.validateDocument(ws.Draft)
 	ws.Diagnostics, ws.Status = diags, statusOf(diags)
-	return s.commitWorkspace(ctx, ws, ws.Revision)
+	r, err := records.Commit(ctx, s.Store, ws, ws.Revision)
+	return revised(r, ws.Revision, err)
 }
 
 func (s *Service) listWorkspaces(ctx context.Context, _ protocol.Empty) (protocol.ListWorkspacesResult, error) {

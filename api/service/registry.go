@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 
+	"github.com/mcpflow/mcpflow/actors/paging"
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -29,7 +30,7 @@ func (s *Service) registryMethods() map[string]rpc.Method {
 // the answer, showing no secret.
 
 func (s *Service) listRegistry(ctx context.Context, p protocol.ListRegistryParams) (protocol.ListRegistryEntriesResult, error) {
-	offset, limit, err := paging(p.Cursor, p.Limit, 50)
+	offset, limit, err := pageParams(p.Cursor, p.Limit, 50)
 	if err != nil {
 		return protocol.ListRegistryEntriesResult{}, err
 	}
@@ -49,7 +50,7 @@ func (s *Service) listRegistry(ctx context.Context, p protocol.ListRegistryParam
 			ShadowedByConfig: e.Precedence.Shadowed, ConfigOwnership: optional(e.Precedence.Ownership), Mutable: e.Precedence.Mutable,
 		})
 	}
-	page, next := pageOf(rows, offset, limit)
+	page, next := paging.Cut(rows, offset, limit)
 	return protocol.ListRegistryEntriesResult{Entries: page, NextCursor: next, Total: len(rows)}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/jsonconv"
+	"github.com/mcpflow/mcpflow/actors/paging"
 	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/access"
@@ -174,7 +175,7 @@ func afterRun(r store.Run) protocol.NextActions {
 }
 
 func (s *Service) listRuns(ctx context.Context, p protocol.ListRunsParams) (protocol.ListRunsResult, error) {
-	offset, limit, err := paging(p.Cursor, p.Limit, 50)
+	offset, limit, err := pageParams(p.Cursor, p.Limit, 50)
 	if err != nil {
 		return protocol.ListRunsResult{}, err
 	}
@@ -190,5 +191,5 @@ func (s *Service) listRuns(ctx context.Context, p protocol.ListRunsParams) (prot
 			CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
 		})
 	}
-	return protocol.ListRunsResult{Runs: rows, Total: total, Cursor: p.Cursor, NextCursor: nextCursor(offset+len(runs), total), Limit: limit}, nil
+	return protocol.ListRunsResult{Runs: rows, Total: total, Cursor: p.Cursor, NextCursor: paging.Next(offset+len(runs), total), Limit: limit}, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/paging"
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/workflow/std"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -135,7 +136,7 @@ func (s *Service) findSource(id string) (sourceEntry, error) {
 }
 
 func (s *Service) listSources(_ context.Context, p protocol.ListSourcesParams) (protocol.ListSourcesResult, error) {
-	offset, limit, err := paging(p.Cursor, p.Limit, 50)
+	offset, limit, err := pageParams(p.Cursor, p.Limit, 50)
 	if err != nil {
 		return protocol.ListSourcesResult{}, err
 	}
@@ -144,7 +145,7 @@ func (s *Service) listSources(_ context.Context, p protocol.ListSourcesParams) (
 	for _, src := range all {
 		rows = append(rows, src.status)
 	}
-	page, next := pageOf(rows, offset, limit)
+	page, next := paging.Cut(rows, offset, limit)
 	return protocol.ListSourcesResult{Sources: page, NextCursor: next, Total: len(rows)}, nil
 }
 

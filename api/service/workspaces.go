@@ -2,9 +2,7 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -112,22 +110,11 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 	return result, nil
 }
 
-// createWorkspace stores ws, a new workspace at revision 1. When its id
-// is taken it changes nothing and answers the workspace stored under it,
-// conflicted.
-func (s *Service) createWorkspace(ctx context.Context, ws store.Workspace) (existing store.Workspace, conflicted bool, err error) {
-	what := fmt.Sprintf("draft workspace %q", ws.ID)
-	switch err := s.Store.CreateWorkspace(ctx, ws); {
-	case errors.Is(err, store.ErrExists):
-		existing, getErr := s.Store.GetWorkspace(ctx, ws.ID)
-		if getErr != nil {
-			return store.Workspace{}, false, storeErr(getErr, what)
-		}
-		return existing, true, nil
-	case err != nil:
-		return store.Workspace{}, false, storeErr(err, what)
-	}
-	return ws, false, nil
+// createWorkspace stores ws, or answers the workspace under its id,
+// conflicted (records.CreateWorkspace).
+func (s *Service) createWorkspace(ctx context.Context, ws store.Workspace) (store.Workspace, bool, error) {
+	existing, conflicted, err := records.CreateWorkspace(ctx, s.Store, ws)
+	return existing, conflicted, recordsErr(err)
 }
 
 // conflictWith answers a create whose workspace id is taken: the
@@ -180,23 +167,10 @@ func workspaceResult(ws store.Workspace, includeDraft bool) protocol.WorkspaceRe
 	return r
 }
 
-// summaryOf reads the graph facts of a draft document, which may be
-// invalid: missing parts read as null or zero.
+// summaryOf projects the graph facts of a draft (authoring.Summarize).
 func summaryOf(doc workflow.Object) protocol.WorkspaceSummary {
-	steps, _ := doc["steps"].(map[string]any)
-	routes, _ := doc["routes"].(map[string]any)
-	ids := make([]string, 0, len(steps))
-	for id := range steps {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	count := 0
-	for _, r := range routes {
-		if m, ok := r.(map[string]any); ok {
-			count += len(m)
-		}
-	}
-	return protocol.WorkspaceSummary{Name: doc["name"], Start: doc["start"], StepCount: len(ids), RouteCount: count, Steps: ids}
+	g := authoring.Summarize(doc)
+	return protocol.WorkspaceSummary{Name: g.Name, Start: g.Start, StepCount: g.StepCount, RouteCount: g.RouteCount, Steps: g.Steps}
 }
 
 // checkDraft decodes a draft document and validates it against the

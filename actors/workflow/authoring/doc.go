@@ -9,7 +9,8 @@
 // workflow's own (bind and the binding setters), the reference's legacy
 // binding maps and their merge, the JSON Patch of a whole draft, the
 // check and compile of a document against the capabilities the lookup
-// knows, and the strict decode of a raw plan.
+// knows, the strict decode of a raw plan, and the graph facts of a
+// draft (Summarize).
 //
 // An operation never changes the document it is given and stores
 // nothing: revisions, their compare-and-set and the projection of results

@@ -1,0 +1,32 @@
+package records
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/store"
+)
+
+// TestDeleteRefusesAnUnknownVersionAndDeletesAnUnusedOne: an unknown
+// version is not found and writes nothing; an unused one is deleted,
+// after which it is unknown.
+func TestDeleteRefusesAnUnknownVersionAndDeletesAnUnusedOne(t *testing.T) {
+	is := is.New(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st := store.NewMemory()
+	_, written, err := Delete(ctx, st, "a", 1)
+	is.True(errors.Is(err, store.ErrNotFound))
+	is.True(!written)
+	is.NoErr(Save(ctx, st, store.Artifact{ID: "a", Version: 1, Title: "A", Kind: KindWorkflow, Outcomes: []string{"ok"}, WorkflowDependencies: map[string]int{}}))
+	blockers, written, err := Delete(ctx, st, "a", 1)
+	is.NoErr(err)
+	is.True(written)
+	is.Equal(len(blockers), 0)
+	_, err = st.GetArtifact(ctx, "a", 1)
+	is.True(errors.Is(err, store.ErrNotFound))
+}
