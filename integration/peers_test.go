@@ -293,9 +293,15 @@ func startEverythingHTTP(t *testing.T) string {
 	addr := l.Addr().String()
 	is.NoErr(l.Close()) // free the port for the server
 
+	// Its output goes to a file, which the poll below may read while the
+	// server still writes (a strings.Builder written by exec's copying
+	// goroutine and read here was a data race).
+	logPath := filepath.Join(t.TempDir(), "everything-server.log")
+	out, err := os.Create(logPath)
+	is.NoErr(err)
+	defer out.Close()
 	cmd := exec.Command(bin, "-http", addr)
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	cmd.Stdout, cmd.Stderr = out, out
 	is.NoErr(cmd.Start()) // start the everything server
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -310,12 +316,13 @@ func startEverythingHTTP(t *testing.T) string {
 	})
 
 	awaitAccepting(t, "the everything server", addr, 10*time.Second, func() (bool, string) {
+		logs, _ := os.ReadFile(logPath)
 		select {
 		case err := <-exited:
 			exited <- err // let the cleanup see it too
-			return true, fmt.Sprintf("%v\n%s", err, stderr.String())
+			return true, fmt.Sprintf("%v\n%s", err, logs)
 		default:
-			return false, stderr.String()
+			return false, string(logs)
 		}
 	})
 	return addr
