@@ -17,6 +17,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/live"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/service"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // TestLiveEventsAcrossNodes runs two nodes on one PostgreSQL database,
@@ -155,8 +156,18 @@ func testResyncAfterTheListenerIsCut(t *testing.T, a, b *pgNode) {
 	is.Equal(seqs(conn.untilEnd(t)), span(1, 6))
 }
 
+// listenerBackend selects the server backend of the node's listener:
+// its connection, in the node's database, whose last query was its LISTEN.
+const listenerBackend = `FROM pg_stat_activity
+	WHERE datname = current_database() AND application_name = current_setting('application_name')
+	AND query = 'LISTEN ` + postgres.EventsChannel + `'`
+
 // killListener ends the connection of the node's listener and waits until
-// the server has ended it.
+// the server has ended it. It first waits for the listener to be
+// listening: the listener connects in the background, and the events a
+// test saw before may have come from its subscription's replay, not from
+// a notification, so they do not show that it is (under -race on a
+// loaded machine it was not yet, once).
 func (n *pgNode) killListener(t *testing.T) {
 	t.Helper()
 	is := is.New(t)
@@ -165,9 +176,12 @@ func (n *pgNode) killListener(t *testing.T) {
 	conn, err := pgx.Connect(ctx, n.dsn)
 	is.NoErr(err)
 	defer conn.Close(context.WithoutCancel(ctx))
-	rows, err := conn.Query(ctx, `SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity
-		WHERE datname = current_database() AND application_name = current_setting('application_name')
-		AND query = 'LISTEN `+postgres.EventsChannel+`'`)
+	poll.For(t, "the listener listens", patience, func() bool {
+		var listening int
+		is.NoErr(conn.QueryRow(ctx, `SELECT count(*) `+listenerBackend).Scan(&listening))
+		return listening == 1
+	})
+	rows, err := conn.Query(ctx, `SELECT pg_terminate_backend(pid, 5000) `+listenerBackend)
 	is.NoErr(err)
 	killed, err := pgx.CollectRows(rows, pgx.RowTo[bool])
 	is.NoErr(err)
