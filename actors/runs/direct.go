@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -83,7 +82,7 @@ func runBuiltin(fn workflow.BuiltinFunc, input workflow.Object) (outcome string,
 // connection, as a run's step does, but owned by no run.
 func (m *Manager) callTool(ctx context.Context, c catalog.Capability, payload workflow.Object) (string, workflow.Object, error) {
 	m.record(ctx, audit.Event{Kind: audit.ToolCallStarted, ConnectionID: c.SourceID, CapabilityID: c.Name,
-		Payload: map[string]any{"tool": c.LocalName, "input_keys": objectKeys(payload), "direct": true}})
+		Payload: map[string]any{"tool": c.LocalName, "input_keys": workflow.SortedKeys(payload), "direct": true}})
 	args, err := json.Marshal(payload)
 	if err != nil {
 		return "", nil, fmt.Errorf("encode the payload: %w", err)
@@ -157,14 +156,4 @@ func (m *Manager) isEnabledConnection(id string) bool {
 // record appends an event to the admin event log.
 func (m *Manager) record(ctx context.Context, e audit.Event) {
 	audit.Record(ctx, m.cfg.Store, m.now(), e)
-}
-
-// objectKeys lists an object's keys, sorted.
-func objectKeys(o workflow.Object) []string {
-	out := make([]string, 0, len(o))
-	for k := range o {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -1,9 +1,8 @@
 package sources
 
 import (
-	"sort"
-
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
 // Metadata shows how a connection is reached without revealing secrets:
@@ -19,9 +18,9 @@ func Metadata(c config.Connection) map[string]any {
 	t := map[string]any{"kind": tr.Kind}
 	switch tr.Kind {
 	case config.TransportStdio:
-		t["command"], t["args"], t["env_keys"] = tr.Command, nonNil(tr.Args), sortedKeys(tr.Env)
+		t["command"], t["args"], t["env_keys"] = tr.Command, nonNil(tr.Args), workflow.SortedKeys(tr.Env)
 	case config.TransportHTTP, config.TransportSSE:
-		t["url"], t["header_keys"] = config.ShowURL(tr.URL), sortedKeys(tr.Headers)
+		t["url"], t["header_keys"] = config.ShowURL(tr.URL), workflow.SortedKeys(tr.Headers)
 	}
 	m["transport"] = t
 	if c.Auth != nil {
@@ -42,10 +41,10 @@ func ShownTransport(t map[string]any) map[string]any {
 		switch k {
 		case "env":
 			m, _ := v.(map[string]any)
-			out["env_keys"] = sortedKeys(m)
+			out["env_keys"] = workflow.SortedKeys(m)
 		case "headers":
 			m, _ := v.(map[string]any)
-			out["header_keys"] = sortedKeys(m)
+			out["header_keys"] = workflow.SortedKeys(m)
 		case "url":
 			raw, _ := v.(string)
 			out[k] = config.ShowURL(raw)
@@ -53,15 +52,5 @@ func ShownTransport(t map[string]any) map[string]any {
 			out[k] = v
 		}
 	}
-	return out
-}
-
-// sortedKeys lists a map's keys, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

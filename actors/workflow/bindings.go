@@ -134,7 +134,7 @@ func (x Expression) check(depth int, nodes *int) error {
 			}
 		}
 	case ExprObject:
-		for _, k := range sortedKeys(x.Fields) {
+		for _, k := range SortedKeys(x.Fields) {
 			if err := x.Fields[k].check(depth+1, nodes); err != nil {
 				return err
 			}
@@ -160,7 +160,7 @@ func (x Expression) paths() []GraphPath {
 		return out
 	case ExprObject:
 		var out []GraphPath
-		for _, k := range sortedKeys(x.Fields) {
+		for _, k := range SortedKeys(x.Fields) {
 			out = append(out, x.Fields[k].paths()...)
 		}
 		return out

@@ -26,12 +26,12 @@ func Compile(d Draft) (Plan, error) {
 	if len(p.Outcomes) == 0 {
 		p.Outcomes = []string{OutcomeOK}
 	}
-	order := append([]string{d.Start}, without(sortedKeys(d.Steps), d.Start)...)
+	order := append([]string{d.Start}, without(SortedKeys(d.Steps), d.Start)...)
 	for _, id := range order {
 		nodes, edges := lowerStep(id, d.Steps[id])
 		p.Nodes = append(p.Nodes, nodes...)
 		p.Edges = append(p.Edges, edges...)
-		for _, outcome := range sortedKeys(d.Routes[id]) {
+		for _, outcome := range SortedKeys(d.Routes[id]) {
 			p.Edges = append(p.Edges, Edge{From: id, Outcome: outcome, To: d.Routes[id][outcome]})
 		}
 	}
@@ -132,7 +132,7 @@ func (p Plan) Capabilities() []string {
 			seen[n.Node] = true
 		}
 	}
-	return sortedKeys(seen)
+	return SortedKeys(seen)
 }
 
 // Capabilities lists the capabilities the root plan and every child plan
@@ -144,12 +144,12 @@ func (p Program) Capabilities() []string {
 			seen[name] = true
 		}
 	}
-	return sortedKeys(seen)
+	return SortedKeys(seen)
 }
 
 func mapValues[V any](m map[string]V) []V {
 	out := make([]V, 0, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range SortedKeys(m) {
 		out = append(out, m[k])
 	}
 	return out

@@ -176,7 +176,7 @@ func ParseDraft(doc Object) (Draft, []Diagnostic) {
 	d := top.Draft
 	d.Steps = make(map[string]DraftStep, len(top.Steps))
 	var diags []Diagnostic
-	for _, id := range sortedKeys(top.Steps) {
+	for _, id := range SortedKeys(top.Steps) {
 		step, err := parseStep(top.Steps[id])
 		if err != nil {
 			diags = append(diags, stepDiag("draft_invalid", "steps."+id, id, err.Error()))
@@ -209,7 +209,7 @@ func parseStep(raw json.RawMessage) (DraftStep, error) {
 		return DraftStep{}, fmt.Errorf("a step has exactly one kind key (%s); this one has %d", strings.Join(StepKinds, ", "), len(kinds))
 	}
 	kind := kinds[0]
-	for _, k := range sortedKeys(keys) {
+	for _, k := range SortedKeys(keys) {
 		if k != kind && !(kind == KindUse && useKeys[k]) {
 			return DraftStep{}, fmt.Errorf("a %s step has no key %q", kind, k)
 		}
@@ -297,10 +297,10 @@ func parseUse(keys map[string]json.RawMessage, s *DraftStep) error {
 	if (len(in)+len(with) > 0 && s.Input != nil) || (len(out) > 0 && s.Output != nil) {
 		return fmt.Errorf("use: a step has either legacy in/with/out maps or input/output bindings, not both")
 	}
-	for _, target := range sortedKeys(with) {
+	for _, target := range SortedKeys(with) {
 		s.Input = append(s.Input, InputBinding{Target: LocalOf(target), Value: with[target]})
 	}
-	for _, source := range sortedKeys(in) {
+	for _, source := range SortedKeys(in) {
 		p, err := parsePath(source, graphPath)
 		if err != nil {
 			return fmt.Errorf("legacy \"in\" map, %s: %v", source, err)
@@ -308,7 +308,7 @@ func parseUse(keys map[string]json.RawMessage, s *DraftStep) error {
 		gp := GraphPath{fieldOf(p, graphPath)}
 		s.Input = append(s.Input, InputBinding{Target: LocalOf(in[source]), Path: &gp})
 	}
-	for _, source := range sortedKeys(out) {
+	for _, source := range SortedKeys(out) {
 		p, err := parsePath(out[source], statePath)
 		if err != nil {
 			return fmt.Errorf("legacy \"out\" map, %s: %v", source, err)
@@ -318,8 +318,9 @@ func parseUse(keys map[string]json.RawMessage, s *DraftStep) error {
 	return nil
 }
 
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
+// SortedKeys returns m's keys in order, as a non-nil list (JSON [] when
+// m is empty).
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

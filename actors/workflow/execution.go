@@ -251,7 +251,7 @@ func (e *Execution) Stop(err error) {
 // Outstanding lists the calls handed out and not yet completed.
 func (e *Execution) Outstanding() []Call {
 	out := make([]Call, 0, len(e.snap.Calls))
-	for _, id := range sortedKeys(e.snap.Calls) {
+	for _, id := range SortedKeys(e.snap.Calls) {
 		out = append(out, e.snap.Calls[id])
 	}
 	return out

@@ -136,7 +136,7 @@ func (e *Execution) up(f *Frame) *Frame {
 // child workflows its subgraph steps started), and withdraws their calls.
 func (e *Execution) dropFrames(item *Frame) {
 	var drop []string
-	for _, id := range sortedKeys(e.snap.Frames) {
+	for _, id := range SortedKeys(e.snap.Frames) {
 		for a := e.up(e.snap.Frames[id]); a != nil; a = e.up(a) {
 			if a.ID == item.ID {
 				drop = append(drop, id)

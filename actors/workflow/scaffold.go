@@ -87,7 +87,7 @@ func HintsFor(c catalog.Capability) Hints {
 	required := catalog.Required(c.InputSchema)
 	sort.Strings(required)
 	inputProps := Object{}
-	for _, f := range sortedKeys(inProps) {
+	for _, f := range SortedKeys(inProps) {
 		h.InputMap[RootInput+"."+f] = f
 		inputProps[f] = schemaOrAny(inProps[f])
 	}
@@ -98,7 +98,7 @@ func HintsFor(c catalog.Capability) Hints {
 
 	outProps, _ := c.OutputSchema["properties"].(map[string]any)
 	mapped := Object{}
-	for _, f := range sortedKeys(outProps) {
+	for _, f := range SortedKeys(outProps) {
 		h.OutputMap[f] = RootState + "." + f
 		mapped[f] = schemaOrAny(outProps[f])
 		prop, _ := outProps[f].(map[string]any)
@@ -151,7 +151,7 @@ func Scaffold(c catalog.Capability, opts ScaffoldOptions) (Draft, Hints) {
 		call.Input = pathBindings(firstMap(opts.InputMap, h.InputMap))
 	}
 	if call.Output == nil {
-		for _, src := range sortedKeys(firstMap(opts.OutputMap, h.OutputMap)) {
+		for _, src := range SortedKeys(firstMap(opts.OutputMap, h.OutputMap)) {
 			call.Output = append(call.Output, OutputTo(src, firstMap(opts.OutputMap, h.OutputMap)[src]))
 		}
 	}
@@ -179,7 +179,7 @@ func Scaffold(c catalog.Capability, opts ScaffoldOptions) (Draft, Hints) {
 
 func pathBindings(m map[string]string) []InputBinding {
 	var out []InputBinding
-	for _, path := range sortedKeys(m) {
+	for _, path := range SortedKeys(m) {
 		out = append(out, PathBinding(m[path], path))
 	}
 	return out

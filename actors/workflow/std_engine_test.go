@@ -20,7 +20,7 @@ func specDraft(t *testing.T, spec string, input workflow.Object) string {
 		t.Fatalf("no spec %s", spec)
 	}
 	var bindings []any
-	for _, k := range sortedKeys(input) {
+	for _, k := range SortedKeys(input) {
 		bindings = append(bindings, map[string]any{"target": k, "value": input[k]})
 	}
 	routes := map[string]any{}
@@ -39,7 +39,7 @@ func specDraft(t *testing.T, spec string, input workflow.Object) string {
 	return string(data)
 }
 
-func sortedKeys(m workflow.Object) []string {
+func SortedKeys(m workflow.Object) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -37,7 +37,7 @@ func ValidateDraft(d Draft, lookup Lookup) []Diagnostic {
 		p.Outcomes = []string{OutcomeOK}
 	}
 	names := draftNames{nodes: map[string]string{}, checks: map[string]string{}}
-	for _, id := range sortedKeys(d.Steps) {
+	for _, id := range SortedKeys(d.Steps) {
 		step := d.Steps[id]
 		switch {
 		case step.Kind() == "":
@@ -62,15 +62,15 @@ func ValidateDraft(d Draft, lookup Lookup) []Diagnostic {
 		for _, e := range edges {
 			names.edgeSteps = append(names.edgeSteps, e.From)
 		}
-		for _, outcome := range sortedKeys(d.Routes[id]) {
+		for _, outcome := range SortedKeys(d.Routes[id]) {
 			p.Edges = append(p.Edges, Edge{From: id, Outcome: outcome, To: d.Routes[id][outcome]})
 			names.edges = append(names.edges, "routes."+id+"."+outcome)
 			names.edgeSteps = append(names.edgeSteps, id)
 		}
 	}
-	for _, from := range sortedKeys(d.Routes) {
+	for _, from := range SortedKeys(d.Routes) {
 		if _, ok := d.Steps[from]; !ok {
-			for _, outcome := range sortedKeys(d.Routes[from]) {
+			for _, outcome := range SortedKeys(d.Routes[from]) {
 				p.Edges = append(p.Edges, Edge{From: from, Outcome: outcome, To: d.Routes[from][outcome]})
 				names.edges = append(names.edges, "routes."+from+"."+outcome)
 				names.edgeSteps = append(names.edgeSteps, from)
@@ -622,7 +622,7 @@ func (c *checker) checkExits(reachable map[string]bool) {
 			visit(from)
 		}
 	}
-	for _, id := range sortedKeys(exits) {
+	for _, id := range SortedKeys(exits) {
 		visit(id)
 	}
 	for i, n := range c.plan.Nodes {
