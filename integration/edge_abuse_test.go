@@ -150,21 +150,27 @@ func dialRawSmall(t *testing.T, url string) *websocket.Conn {
 }
 
 // TestAbuseClientsThatNeverRead: 40 clients each ask for 100 large
-// replies (the OpenRPC document, ~100 KB: 10 MB each, more than the socket
+// replies (the OpenRPC document, ~115 KB: 11 MB each, more than the socket
 // buffers hold) and never read one. Each is read no further once its
 // outbound queue is full, and dropped once a write outlasts the write
 // timeout: the server gets back every goroutine while the clients still
-// hold their sockets.
+// hold their sockets, and holds no more than its bounds allow meanwhile.
 func TestAbuseClientsThatNeverRead(t *testing.T) {
 	is := is.New(t)
-	wsURL, _, _ := startEdgeServiceOn(t, &config.Edge{WriteTimeoutMS: 300}, func(l net.Listener) net.Listener { return smallSendBuffers{l} })
+	// Eight in-flight slots, not the default 64: a connection's bound is
+	// its outbound bytes plus a reply per slot, and 40 clients' worth of
+	// 64 slots (300 MB of replies at once) is more than this test needs
+	// to show that the bound holds.
+	limits := &config.Edge{WriteTimeoutMS: 300, MaxInFlight: 8}
+	wsURL, _, _ := startEdgeServiceOn(t, limits, func(l net.Listener) net.Listener { return smallSendBuffers{l} })
+	frame := []byte(`{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}`)
+	replyBytes := discoverReplyBytes(t, wsURL, frame)
 	m := watch()
 	const clients, requests = 40, 100
 	conns := make([]*websocket.Conn, clients)
 	for i := range conns {
 		conns[i] = dialRawSmall(t, wsURL)
 	}
-	frame := []byte(`{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}`)
 	for _, ws := range conns {
 		for range requests { // small: the socket buffers take them all
 			is.NoErr(ws.SetWriteDeadline(time.Now().Add(10 * time.Second)))
@@ -178,6 +184,19 @@ func TestAbuseClientsThatNeverRead(t *testing.T) {
 		}
 	}
 	m.settle(t, fmt.Sprintf("%d clients that never read, %d requests each", clients, requests)) // while the clients hold their sockets
+
+	// What the server may hold per connection, from its bounds: replies up
+	// to the outbound bound and the one that crosses it, a reply from each
+	// in-flight slot (a reply is queued even past the bound, never
+	// dropped), and the one being written; each counts twice, for the
+	// encoder's buffer growing by doubling. As in the batch test, the live
+	// heap is measured: the in-use one holds garbage as well.
+	o := edge.DefaultOptions().WithConfig(limits)
+	held := ceilDiv(int(o.MaxOutboundBytes), replyBytes) + o.MaxInFlight + 2
+	bound := uint64(clients * 2 * held * replyBytes)
+	grew := m.peakLive.Load() - min(m.liveBase, m.peakLive.Load())
+	t.Logf("live heap grew by %.1f MiB at most; bound %.1f MiB (%d clients, %d replies of %.0f KiB each, twice)", float64(grew)/(1<<20), float64(bound)/(1<<20), clients, held, float64(replyBytes)/(1<<10))
+	is.True(grew < bound) // each connection held no more than its bounds
 	for _, ws := range conns {
 		is.NoErr(ws.SetReadDeadline(time.Now().Add(10 * time.Second)))
 		var err error
@@ -250,6 +269,20 @@ func TestAbuseSlowReaderFloodedWithBatches(t *testing.T) {
 	grew := m.peakLive.Load() - min(m.liveBase, m.peakLive.Load())
 	t.Logf("live heap grew by %.1f MiB at most; bound %.1f MiB (%d replies of %.1f MiB, twice)", float64(grew)/(1<<20), float64(bound)/(1<<20), held, float64(replyBytes)/(1<<20))
 	is.True(grew < bound) // a few batches' worth, not the 88 MB
+}
+
+// discoverReplyBytes is the size of the reply to frame on a connection of
+// its own, read in full.
+func discoverReplyBytes(t *testing.T, wsURL string, frame []byte) int {
+	t.Helper()
+	is := is.New(t)
+	ws := dialRaw(t, wsURL)
+	is.NoErr(ws.WriteMessage(websocket.TextMessage, frame))
+	is.NoErr(ws.SetReadDeadline(time.Now().Add(10 * time.Second)))
+	_, data, err := ws.ReadMessage()
+	is.NoErr(err)
+	is.NoErr(ws.Close())
+	return len(data)
 }
 
 // liveHeap is the heap the last GC found live (runtime/metrics
