@@ -47,7 +47,7 @@ func (s *Service) callCapability(ctx context.Context, p protocol.CallCapabilityP
 	// As in the reference, a node spec is called outside any deployment:
 	// deployment_id is not used, and the answer's is null.
 	res := protocol.CapabilityCallResult{QualifiedName: c.Name, SourceID: c.SourceID, Kind: protocol.CapabilityKindNodeSpec, Diagnostics: []protocol.DependencyDiag{}}
-	outcome, output, err := s.manager().CallNodeSpec(ctx, c, orEmpty(p.Payload))
+	outcome, output, err := s.Runs.CallNodeSpec(ctx, c, orEmpty(p.Payload))
 	if err != nil {
 		return callFailed(res, c.Name, &c.SourceID, err), nil
 	}
@@ -61,7 +61,7 @@ func (s *Service) callCapability(ctx context.Context, p protocol.CallCapabilityP
 func (s *Service) callWrapper(ctx context.Context, a store.Artifact, p protocol.CallCapabilityParams) (protocol.CapabilityCallResult, error) {
 	name := records.CapabilityName(a.ID, a.Version)
 	res := protocol.CapabilityCallResult{QualifiedName: name, SourceID: wrapperSource, Kind: protocol.CapabilityKindWrapper, DeploymentID: p.DeploymentID, Diagnostics: []protocol.DependencyDiag{}}
-	call, err := s.manager().CallWrapper(ctx, runs.WrapperRequest{Artifact: a, DeploymentID: p.DeploymentID, Input: orEmpty(p.Payload), Wait: s.RunWait})
+	call, err := s.Runs.CallWrapper(ctx, runs.WrapperRequest{Artifact: a, DeploymentID: p.DeploymentID, Input: orEmpty(p.Payload), Wait: s.RunWait})
 	var bare *runs.NoDeploymentError
 	switch {
 	case errors.As(err, &bare):

@@ -26,13 +26,14 @@ func (p peers) Peers() []*actor.PID { return p }
 func twoNodes(t *testing.T) (a *fixture, b *service.Service) {
 	t.Helper()
 	a = newFixtureOn(t, wiretest.Config(t))
-	desk := a.svc.RunManager().SpawnDesk()
+	desk := a.svc.Runs.SpawnDesk()
 	t.Cleanup(func() { is.New(t).NoErr(desk.Stop(bounded(t))) }) // the desk stops
-	is.New(t).Equal(desk.PID().String(), runs.DeskAt(a.svc.Engine.Address()).String())
+	is.New(t).Equal(desk.PID().String(), runs.DeskAt(a.engine.Address()).String())
 
 	e, err := actor.NewEngine(wiretest.Config(t))
 	is.New(t).NoErr(err) // node B's engine
-	b = &service.Service{Store: a.svc.Store, Engine: e, Replies: replies(t, e), Nodes: peers{runs.DeskAt(a.svc.Engine.Address())}}
+	b = &service.Service{Store: a.svc.Store}
+	b.Runs = runs.New(runs.Config{Store: b.Store, Engine: e, Replies: replies(t, e), Nodes: peers{runs.DeskAt(a.engine.Address())}})
 	return a, b
 }
 

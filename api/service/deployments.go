@@ -68,7 +68,7 @@ func (s *Service) listDeployments(ctx context.Context, _ protocol.Empty) (protoc
 }
 
 func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDeploymentParams) (protocol.ValidateDeploymentResult, error) {
-	d, a, err := s.manager().Deployment(ctx, p.DeploymentID)
+	d, a, err := s.Runs.Deployment(ctx, p.DeploymentID)
 	if err != nil {
 		return protocol.ValidateDeploymentResult{}, runsErr(err)
 	}
@@ -116,7 +116,7 @@ func (s *Service) releaseScope(scope string) {
 // deployment's bindings and the live catalogs, as the run manager does
 // before a run starts (runs.Manager.Dependencies).
 func (s *Service) checkDependencies(d store.Deployment, a store.Artifact) []protocol.DependencyDiag {
-	return dependencyDiags(s.manager().Dependencies(d, a))
+	return dependencyDiags(s.Runs.Dependencies(d, a))
 }
 
 func diagError(code, ref string, bound *string, message, hint string) protocol.DependencyDiag {

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/reply/replytest"
+	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor/supervisortest"
@@ -110,6 +111,7 @@ func snapshots() []catalog.Snapshot {
 // snapshots and a real supervisor whose upstreams are in-process fakes.
 type fixture struct {
 	svc      *service.Service
+	engine   *actor.Engine
 	store    *store.Memory
 	registry *catalog.Registry
 	methods  map[string]rpc.Method
@@ -144,11 +146,27 @@ func newFixtureOn(t *testing.T, engine actor.EngineConfig) *fixture {
 	})
 	sup := supervisortest.Spawn(t, e, conns, fakes.NewInMemory(nil), sources.NewCatalogSink(observed, reg), opts)
 	svc := &service.Service{
-		Store: observed, Hub: hub, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: config.NewView(conns),
-		StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second,
+		Store: observed, Hub: hub, Catalogs: reg, Supervisor: sup, Connections: config.NewView(conns),
+		StoreRoot: storeRoot, RunWait: patience,
 	}
 	svc.Sources = sources.New(svc.Store, svc.Connections, sup)
-	return &fixture{svc: svc, store: st, registry: reg, methods: svc.Methods()}
+	svc.Runs = runsOf(t, svc, e)
+	return &fixture{svc: svc, engine: e, store: st, registry: reg, methods: svc.Methods()}
+}
+
+// runsOf is the run manager of svc's runs on e, made as the app makes
+// its own, on the service's clock (which a test may set later).
+func runsOf(t *testing.T, svc *service.Service, e *actor.Engine) *runs.Manager {
+	t.Helper()
+	return runs.New(runs.Config{
+		Engine: e, Supervisor: svc.Supervisor, Replies: replies(t, e), Store: svc.Store, Catalogs: svc.Catalogs, Connections: svc.Connections,
+		CallTimeout: 5 * time.Second, Now: func() time.Time {
+			if svc.Now != nil {
+				return svc.Now()
+			}
+			return time.Now()
+		},
+	})
 }
 
 // ticking returns a clock that advances one second per reading.

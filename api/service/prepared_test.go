@@ -35,7 +35,7 @@ func TestRunStartsShareOnePreparedDeploymentUntilWhatItUsesChanges(t *testing.T)
 	defer cancel()
 	prepare := func() *runs.Prepared {
 		t.Helper()
-		p, err := s.manager().Prepare(ctx, "d")
+		p, err := s.Runs.Prepare(ctx, "d")
 		is.NoErr(err) // the deployment loads
 		return p
 	}
@@ -106,7 +106,7 @@ func TestDeploymentsOfOneArtifactReadItOnce(t *testing.T) {
 	counted.artifactReads.Store(0)
 
 	for _, id := range []string{"d", "d2", "d", "d2"} {
-		p, err := s.manager().Prepare(ctx, id)
+		p, err := s.Runs.Prepare(ctx, id)
 		is.NoErr(err)
 		_, err = p.Setup()
 		is.NoErr(err)
@@ -114,7 +114,7 @@ func TestDeploymentsOfOneArtifactReadItOnce(t *testing.T) {
 	is.Equal(counted.artifactReads.Load(), int64(1)) // both deployments' run starts read the artifact once
 
 	s.recordsChanged() // as after an artifact is deleted
-	_, err = s.manager().Prepare(ctx, "d")
+	_, err = s.Runs.Prepare(ctx, "d")
 	is.NoErr(err)
 	is.Equal(counted.artifactReads.Load(), int64(2)) // and again after a change of the records
 }

@@ -3,7 +3,6 @@ package service_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
@@ -36,9 +35,10 @@ func registryFixture(t *testing.T, configured []config.Connection, entries ...st
 	is.NoErr(err)
 	sup := supervisortest.Spawn(t, e, view.All(), fakes.NewInMemory(nil), st, supervisortest.Options())
 	reg := catalog.NewRegistry(nil)
-	svc := &service.Service{Store: st, Catalogs: reg, Engine: e, Supervisor: sup, Replies: replies(t, e), Connections: view, StoreRoot: storeRoot, RunWait: patience, CallTimeout: 5 * time.Second,
+	svc := &service.Service{Store: st, Catalogs: reg, Supervisor: sup, Connections: view, StoreRoot: storeRoot, RunWait: patience,
 		Sources: sources.New(st, view, sup)}
-	return &fixture{svc: svc, store: st, registry: reg, methods: svc.Methods()}
+	svc.Runs = runsOf(t, svc, e)
+	return &fixture{svc: svc, engine: e, store: st, registry: reg, methods: svc.Methods()}
 }
 
 func stdioConn(id, command, ownership string) config.Connection {

@@ -8,10 +8,6 @@ import (
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
-// RunManager is the run manager the handlers call (Runs, or the one made
-// from the service's fields at first use).
-func (s *Service) RunManager() *runs.Manager { return s.manager() }
-
 // runsErr maps a run manager's failure to the API's error: ErrShuttingDown
 // is -32000, a runs.Error its kind's code, a runs.StoreError what storeErr
 // makes of its store error; anything else passes as it is.
@@ -54,4 +50,4 @@ func errShuttingDown() error {
 
 // recordsChanged is called after a deployment or an artifact was written:
 // the run manager prepares what depends on them again.
-func (s *Service) recordsChanged() { s.manager().RecordsChanged() }
+func (s *Service) recordsChanged() { s.Runs.RecordsChanged() }

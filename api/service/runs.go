@@ -56,7 +56,7 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 	if p.Wait != nil && !*p.Wait {
 		wait = 0
 	}
-	started, err := s.manager().Start(ctx, runs.StartRequest{DeploymentID: p.DeploymentID, Input: p.WorkflowInput, StartedBy: startedBy(ctx), Wait: wait})
+	started, err := s.Runs.Start(ctx, runs.StartRequest{DeploymentID: p.DeploymentID, Input: p.WorkflowInput, StartedBy: startedBy(ctx), Wait: wait})
 	if err != nil {
 		return protocol.RunResult{}, runsErr(err)
 	}
@@ -72,7 +72,7 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 }
 
 func (s *Service) resumeRun(ctx context.Context, p protocol.ResumeRunParams) (protocol.RunResult, error) {
-	r, err := s.manager().Resume(ctx, runs.ResumeRequest{RunID: p.RunID, Outcome: deref(p.ResumeOutcome), Payload: p.ResumePayload, Wait: s.RunWait})
+	r, err := s.Runs.Resume(ctx, runs.ResumeRequest{RunID: p.RunID, Outcome: deref(p.ResumeOutcome), Payload: p.ResumePayload, Wait: s.RunWait})
 	if err != nil {
 		return protocol.RunResult{}, runsErr(err)
 	}
@@ -83,7 +83,7 @@ func (s *Service) resumeRun(ctx context.Context, p protocol.ResumeRunParams) (pr
 // which cancels its calls upstream, on this node or on another; an
 // interrupted one in the store.
 func (s *Service) cancelRun(ctx context.Context, p protocol.CancelRunParams) (protocol.RunResult, error) {
-	r, err := s.manager().Cancel(ctx, p.RunID, deref(p.Reason))
+	r, err := s.Runs.Cancel(ctx, p.RunID, deref(p.Reason))
 	if err != nil {
 		return protocol.RunResult{}, runsErr(err)
 	}

@@ -46,6 +46,7 @@ func manySourcesOn(tb testing.TB, n int, st store.Store) *Service {
 		}})
 	}
 	s := &Service{Store: st, Catalogs: catalog.NewRegistry(snaps), Connections: config.NewView(conns), RunWait: time.Second}
+	s.Runs = runs.New(runs.Config{Store: s.Store, Catalogs: s.Catalogs, Connections: s.Connections})
 	methods := s.Methods()
 	for _, c := range []struct{ method, params string }{
 		{protocol.MethodWorkspaceFromCapability, `{"workspace_id":"ws","capability_name":"` + usedSource + `.echo"}`},
@@ -65,7 +66,7 @@ func manySourcesOn(tb testing.TB, n int, st store.Store) *Service {
 // deployment change): load the deployment and its artifact, check its
 // dependencies against the live catalogs, and resolve its program.
 func prepareRun(ctx context.Context, s *Service, id string) (*runs.Setup, error) {
-	p, err := s.manager().Resolve(ctx, id)
+	p, err := s.Runs.Resolve(ctx, id)
 	if err != nil {
 		return nil, err
 	}

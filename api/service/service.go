@@ -6,16 +6,11 @@ package service
 
 import (
 	"context"
-	"sync"
 	"time"
-
-	"github.com/anthdm/hollywood/actor"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
-	"github.com/mcpflow/mcpflow/actors/metrics"
-	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -28,16 +23,10 @@ type Service struct {
 	Store store.Store
 	// Catalogs is the live view of every connection's latest snapshot.
 	Catalogs   *catalog.Registry
-	Engine     *actor.Engine
 	Supervisor *supervisor.Handle
-	// Replies delivers the answers the handlers wait for (direct tool
-	// calls); required with Engine.
-	Replies *reply.Router
 	// Runs runs the runs: runs.start, resume and cancel, and the wrappers
-	// capabilities.call runs, call it. When nil, the service makes one at
-	// first use from its own fields (Store, Catalogs, Connections, Engine,
-	// Supervisor, Replies, CallTimeout, MaxSteps, RunDeadline, Metrics,
-	// Nodes, Now), as tests do; the app passes its own.
+	// capabilities.call runs, call it; required by them and by the
+	// methods that save deployments and artifacts, which it prepares.
 	Runs *runs.Manager
 	// Connections is the live view of the effective MCP sources: the
 	// config merged with the source registry, replaced by each apply.
@@ -53,11 +42,6 @@ type Service struct {
 	// MaxConcurrentRuns bounds the runs.start calls running at once,
 	// server-wide (DefaultMaxConcurrentRuns when 0).
 	MaxConcurrentRuns int
-	// CallTimeout bounds a tool call whose step declares no timeout.
-	CallTimeout time.Duration
-	// MaxSteps and RunDeadline make Runs when it is nil (runs.Config).
-	MaxSteps    int
-	RunDeadline time.Duration
 	// Now is the clock (tests may fix it).
 	Now func() time.Time
 	// Hub serves the subscriptions to live events (workflow.runs.subscribe,
@@ -65,29 +49,9 @@ type Service struct {
 	// be store.Observed with Hub as its observer, so that the hub sees
 	// every commit.
 	Hub *live.Hub
-	// Metrics make Runs when it is nil (runs.Config).
-	Metrics *metrics.Metrics
-	// Nodes make Runs when it is nil (runs.Config).
-	Nodes runs.Nodes
 	// RotateKeys re-seals the store's auth records under a new key
 	// (workflow.admin.secrets.rotate); nil when the store seals nothing.
 	RotateKeys KeyRotator
-	// made makes Runs once when it is nil.
-	made sync.Once
-}
-
-// manager is the run manager: Runs, or the one made from the service's
-// fields at first use.
-func (s *Service) manager() *runs.Manager {
-	s.made.Do(func() {
-		if s.Runs == nil {
-			s.Runs = runs.New(runs.Config{
-				Engine: s.Engine, Supervisor: s.Supervisor, Replies: s.Replies, Store: s.Store, Catalogs: s.Catalogs, Connections: s.Connections,
-				CallTimeout: s.CallTimeout, MaxSteps: s.MaxSteps, RunDeadline: s.RunDeadline, Metrics: s.Metrics, Nodes: s.Nodes, Now: s.now,
-			})
-		}
-	})
-	return s.Runs
 }
 
 func (s *Service) now() time.Time {

@@ -78,7 +78,7 @@ func TestStopRunsAnswersWaitersDrainsThenHalts(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
-		r, err := f.svc.RunManager().Drain(ctx, time.Now().Add(time.Second))
+		r, err := f.svc.Runs.Drain(ctx, time.Now().Add(time.Second))
 		stopped <- runsStopped{r.Finished, r.Halted, err}
 	}()
 	ids := map[string]string{}

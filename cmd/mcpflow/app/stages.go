@@ -193,9 +193,9 @@ func (a *App) startRuns(opts Options, m *metrics.Metrics, observed store.Store, 
 // cluster, lets the other nodes reach its runs and follows their changes.
 func (a *App) newService(opts Options, observed store.Store, registry *catalog.Registry, view *config.View, sink *sources.CatalogSink) {
 	a.service = &service.Service{
-		Store: observed, Hub: a.hub, Catalogs: registry, Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Connections: view,
+		Store: observed, Hub: a.hub, Catalogs: registry, Supervisor: a.supervisor, Connections: view,
 		Sources: sources.New(observed, view, a.supervisor), Runs: a.runs,
-		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, MaxConcurrentRuns: opts.MaxConcurrentRuns, CallTimeout: opts.Supervisor.Session.CallTimeout,
+		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, MaxConcurrentRuns: opts.MaxConcurrentRuns,
 		RotateKeys: rotator(a.keys, a.store),
 	}
 	if a.member != nil {
