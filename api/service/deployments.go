@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/records"
@@ -26,21 +25,15 @@ func (s *Service) deploymentMethods() map[string]rpc.Method {
 }
 
 func (s *Service) saveDeployment(ctx context.Context, p protocol.SaveDeploymentParams) (protocol.SaveDeploymentResult, error) {
-	d, err := records.ParseDeployment(p.Deployment)
+	saved, err := records.SaveDeployment(ctx, s.Store, p.Deployment)
+	if saved.Written {
+		defer s.recordsChanged() // after the write, whatever its outcome
+	}
 	if err != nil {
 		return protocol.SaveDeploymentResult{}, recordsErr(err)
 	}
-	if _, err := s.Store.GetArtifact(ctx, d.ArtifactID, d.ArtifactVersion); err != nil {
-		return protocol.SaveDeploymentResult{}, storeErr(err, fmt.Sprintf("artifact %q version %d", d.ArtifactID, d.ArtifactVersion))
-	}
-	old, oldErr := s.Store.GetDeployment(ctx, d.ID)
-	defer s.recordsChanged() // after the write, whatever its outcome
-	if err := s.Store.SaveDeployment(ctx, d); err != nil {
-		return protocol.SaveDeploymentResult{}, storeErr(err, fmt.Sprintf("deployment %q", d.ID))
-	}
-	if oldErr == nil && !slices.Equal(old.Bindings, d.Bindings) && slices.ContainsFunc(old.Bindings, func(b store.Binding) bool { return b.Session == store.SessionDeployment }) {
-		// Its sessions were opened for other bindings: the next run
-		// opens fresh ones.
+	d := saved.Deployment
+	if saved.Rebound {
 		s.releaseScope(supervisor.DeploymentScope(d.ID))
 	}
 	s.record(ctx, audit.DeploymentSavedEvent(d))
