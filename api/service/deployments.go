@@ -6,7 +6,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/records"
-	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/rpc"
@@ -65,18 +65,18 @@ func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDep
 	if err != nil {
 		return protocol.ValidateDeploymentResult{}, runsErr(err)
 	}
-	diags := s.checkDependencies(d, a)
+	diags := s.Runs.Dependencies(d, a)
 	if p.LiveCheck {
-		diags = append(diags, s.liveCheck(ctx, d, a)...)
+		diags = append(diags, s.Runs.LiveCheck(ctx, d, a)...)
 	}
 	status, next := "runnable", nextActions(true, nil, ptr(protocol.MethodRunsStart), "The deployment's dependencies resolve; run it.", nil)
-	if first, failed := firstError(diags); failed {
+	if first, failed := runs.FirstError(diags); failed {
 		status = "unrunnable"
 		next = nextActions(true, nil, ptr(protocol.MethodDeploymentsValidate), "Fix the error diagnostics ("+first.Code+"), then validate again.", nil)
 	}
 	return protocol.ValidateDeploymentResult{
 		DeploymentID: d.ID, ArtifactID: d.ArtifactID, ArtifactVersion: d.ArtifactVersion,
-		Status: status, Diagnostics: diags, NextActions: next,
+		Status: status, Diagnostics: dependencyDiags(diags), NextActions: next,
 	}, nil
 }
 
@@ -105,23 +105,6 @@ func (s *Service) releaseScope(scope string) {
 	}
 }
 
-// checkDependencies validates an artifact's requirements against the
-// deployment's bindings and the live catalogs, as the run manager does
-// before a run starts (runs.Manager.Dependencies).
-func (s *Service) checkDependencies(d store.Deployment, a store.Artifact) []protocol.DependencyDiag {
-	return dependencyDiags(s.Runs.Dependencies(d, a))
-}
-
 func diagError(code, ref string, bound *string, message, hint string) protocol.DependencyDiag {
 	return protocol.DependencyDiag{Severity: "error", Code: code, LogicalRef: ref, BoundSource: bound, Message: message, RepairHint: &hint}
-}
-
-// firstError is the first error-severity diagnostic, if any.
-func firstError(diags []protocol.DependencyDiag) (protocol.DependencyDiag, bool) {
-	for _, d := range diags {
-		if d.Severity == "error" {
-			return d, true
-		}
-	}
-	return protocol.DependencyDiag{}, false
 }
