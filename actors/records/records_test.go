@@ -68,3 +68,12 @@ func TestADeploymentBindsEachConnectionWithOneSession(t *testing.T) {
 	is.Equal(d.DriftPolicy, "block") // the default
 	is.Equal(d.Bindings, []store.Binding{{LogicalSource: "x", ConcreteSource: "c"}})
 }
+
+// A logical source is suggested bound to the enabled connection of the
+// same id; one with none is left for the client to bind.
+func TestSuggestedBindingsBindLogicalSourcesToEnabledConnectionsOfTheirName(t *testing.T) {
+	is := is.New(t)
+	enabled := func(id string) bool { return id == "kv" }
+	is.Equal(SuggestedBindings([]string{"kv", "mail"}, enabled), map[string]string{"kv": "kv"})
+	is.Equal(SuggestedBindings(nil, enabled), map[string]string{}) // never nil: {} on the wire
+}
