@@ -102,3 +102,16 @@ func LogicalSources(reqs []store.RequiredCapability) []string {
 	sort.Strings(out)
 	return out
 }
+
+// SuggestedBindings binds each of logical to the connection of the same
+// id when enabled says it is an enabled connection: {logical: concrete},
+// never nil.
+func SuggestedBindings(logical []string, enabled func(id string) bool) map[string]string {
+	suggested := map[string]string{}
+	for _, src := range logical {
+		if enabled(src) {
+			suggested[src] = src
+		}
+	}
+	return suggested
+}

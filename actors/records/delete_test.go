@@ -1,10 +1,8 @@
 package records
 
 import (
-	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
 
@@ -16,13 +14,12 @@ import (
 // after which it is unknown.
 func TestDeleteRefusesAnUnknownVersionAndDeletesAnUnusedOne(t *testing.T) {
 	is := is.New(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := bounded(t)
 	st := store.NewMemory()
 	_, written, err := Delete(ctx, st, "a", 1)
 	is.True(errors.Is(err, store.ErrNotFound))
 	is.True(!written)
-	is.NoErr(Save(ctx, st, store.Artifact{ID: "a", Version: 1, Title: "A", Kind: KindWorkflow, Outcomes: []string{"ok"}, WorkflowDependencies: map[string]int{}}))
+	is.NoErr(Save(ctx, st, artifactA))
 	blockers, written, err := Delete(ctx, st, "a", 1)
 	is.NoErr(err)
 	is.True(written)

@@ -1,7 +1,6 @@
 package records
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -17,8 +16,7 @@ import (
 // the workspace at its revision.
 func TestARevisionCommitsOnceAndAStaleOneConflicts(t *testing.T) {
 	is := is.New(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx := bounded(t)
 	st := store.NewMemory()
 	created, conflicted, err := CreateWorkspace(ctx, st, store.Workspace{ID: "w", Revision: 1, Draft: workflow.Object{}})
 	is.NoErr(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
@@ -81,13 +82,10 @@ func (m *Manager) Dependencies(d store.Deployment, a store.Artifact) []Diagnosti
 	return diags
 }
 
-// findCapability finds a capability by its qualified name through the
-// registry's indexes: a built-in, or a tool of an enabled connection.
+// findCapability finds a capability by its qualified name: a built-in,
+// or a tool of an enabled connection (sources.Capabilities).
 func (m *Manager) findCapability(name string) (catalog.Capability, bool) {
-	if c, ok := workflow.BuiltinCapability(name); ok {
-		return c, true
-	}
-	return m.cfg.Catalogs.Find(name, m.cfg.Connections.Enabled)
+	return sources.Capabilities{Catalogs: m.cfg.Catalogs, Connections: m.cfg.Connections}.Find(name)
 }
 
 // catalogued reports whether a connection has a catalog snapshot.

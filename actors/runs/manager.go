@@ -6,7 +6,9 @@
 // start runs, with the artifact versions and programs they were resolved
 // from, and calls a node spec directly for capabilities.call
 // (CallNodeSpec: the session call a run's step makes, owned by no run).
-// It knows nothing of the API: a handler decodes its params, calls
+// It checks a deployment's dependencies against the live catalogs
+// (Dependencies) and, asked to, probes the upstreams they bind
+// (LiveCheck). It knows nothing of the API: a handler decodes its params, calls
 // the Manager with plain values (store records, workflow objects) and
 // projects what it returns; its failures are the typed errors of
 // errors.go, which the API maps to its codes.

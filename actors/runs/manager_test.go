@@ -25,12 +25,14 @@ const patience = 10 * time.Second
 // node is a run manager with no API above it: an engine, a supervisor
 // over an in-memory fake upstream ("fake.one"), an in-memory store and a
 // deployment "count" of the one-step workflow of fake.one's counter tool.
+// extra are effective connections the supervisor was not given, so that a
+// probe of one fails.
 type node struct {
 	store   *store.Memory
 	manager *runs.Manager
 }
 
-func newNode(t *testing.T) *node {
+func newNode(t *testing.T, extra ...config.Connection) *node {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
@@ -65,7 +67,7 @@ func newNode(t *testing.T) *node {
 		Bindings: []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}}})) // the deployment is saved
 	m := runs.New(runs.Config{
 		Engine: e, Supervisor: sup, Replies: replytest.Router(t, e, "runs"), Store: st,
-		Catalogs: catalog.NewRegistry([]catalog.Snapshot{snap}), Connections: config.NewView(conns), CallTimeout: 2 * time.Second,
+		Catalogs: catalog.NewRegistry([]catalog.Snapshot{snap}), Connections: config.NewView(append(conns, extra...)), CallTimeout: 2 * time.Second,
 	})
 	return &node{store: st, manager: m}
 }

@@ -6,7 +6,10 @@
 // the effective sources at start, and the catalog sink through which the
 // supervisor stores, publishes and audits the catalogs its sessions list;
 // and a source's diagnosis (Diagnose), and how a connection or a stored
-// transport may be shown without a secret (Metadata, ShownTransport).
+// transport may be shown without a secret (Metadata, ShownTransport);
+// what a source is and may do (Source.Policy); and the capabilities
+// workflows can use now, found, listed and their sources known
+// (Capabilities).
 // It records what it decides in the admin event log (actors/audit) and
 // knows nothing of the API: its failures are typed (see ErrMalformed and
 // its siblings) for the API to map.

@@ -55,13 +55,8 @@ func (s *Service) createArtifact(ctx context.Context, p protocol.CreateArtifactP
 	}
 	s.recordArtifactSaved(ctx, a, protocol.Object{"created_from_draft": true})
 	logical := records.LogicalSources(a.RequiredCapabilities)
-	suggested := map[string]string{}
-	for _, src := range logical {
-		if conn, ok := s.connection(src); ok && conn.IsEnabled() {
-			suggested[src] = src
-		}
-	}
-	return protocol.SavedArtifact{ArtifactID: a.ID, Version: a.Version, Saved: true, RequiredLogicalSources: logical, SuggestedBindings: suggested}, nil
+	return protocol.SavedArtifact{ArtifactID: a.ID, Version: a.Version, Saved: true, RequiredLogicalSources: logical,
+		SuggestedBindings: records.SuggestedBindings(logical, s.isEnabledConnection)}, nil
 }
 
 // saveFromPlan makes and saves the artifact of plan (records.FromPlan),

@@ -3,11 +3,11 @@ package service
 import (
 	"context"
 	"sort"
-	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/paging"
 	"github.com/mcpflow/mcpflow/actors/records"
+	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/rpc"
@@ -25,22 +25,15 @@ func (s *Service) capabilityMethods() map[string]rpc.Method {
 
 const kindNodeSpec = records.KindNodeSpec
 
-// capabilities lists what workflows can use now: platform built-ins and
-// the catalogued tools of enabled connections, sorted by name.
-func (s *Service) capabilities() []catalog.Capability {
-	caps := append(workflow.Builtins(), s.Catalogs.Capabilities(s.isEnabledConnection)...)
-	sort.Slice(caps, func(i, j int) bool { return caps[i].Name < caps[j].Name })
-	return caps
+// capabilities is what workflows can use now (sources.Capabilities).
+func (s *Service) capabilities() sources.Capabilities {
+	return sources.Capabilities{Catalogs: s.Catalogs, Connections: s.Connections}
 }
 
 // findCapability finds one capability of capabilities by its qualified
-// name through the registry's indexes, without listing the others: its
-// cost does not grow with the number of connections or tools.
+// name.
 func (s *Service) findCapability(name string) (catalog.Capability, bool) {
-	if c, ok := workflow.BuiltinCapability(name); ok {
-		return c, true
-	}
-	return s.Catalogs.Find(name, s.isEnabledConnection)
+	return s.capabilities().Find(name)
 }
 
 // capability finds one capability or fails with the reference's KeyError.
@@ -56,37 +49,16 @@ func (s *Service) listCapabilities(_ context.Context, p protocol.ListCapabilitie
 	if err != nil {
 		return protocol.ListCapabilitiesResult{}, err
 	}
-	if p.SourceID != nil && !s.isSource(*p.SourceID) {
+	caps := s.capabilities()
+	if p.SourceID != nil && !caps.IsSource(*p.SourceID) {
 		return protocol.ListCapabilitiesResult{}, notFound("unknown source %q", *p.SourceID)
 	}
-	caps := s.capabilities()
-	query := strings.ToLower(deref(p.Query))
 	rows := []protocol.CapabilitySummary{}
-	for _, c := range caps {
-		if p.SourceID != nil && c.SourceID != *p.SourceID {
-			continue
-		}
-		if query != "" && !strings.Contains(strings.ToLower(c.Name+" "+c.Description), query) {
-			continue
-		}
+	for _, c := range caps.Matching(deref(p.SourceID), deref(p.Query)) {
 		rows = append(rows, summarize(c))
 	}
 	page, next := paging.Cut(rows, offset, limit)
 	return protocol.ListCapabilitiesResult{Capabilities: page, NextCursor: next, Total: len(rows)}, nil
-}
-
-// isSource reports whether id names a source: a platform source or a
-// configured connection (enabled or not).
-func (s *Service) isSource(id string) bool {
-	if _, ok := s.connection(id); ok {
-		return true
-	}
-	for _, c := range workflow.Builtins() {
-		if c.SourceID == id {
-			return true
-		}
-	}
-	return false
 }
 
 func summarize(c catalog.Capability) protocol.CapabilitySummary {

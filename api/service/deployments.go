@@ -3,11 +3,10 @@ package service
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/records"
-	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/rpc"
@@ -26,21 +25,15 @@ func (s *Service) deploymentMethods() map[string]rpc.Method {
 }
 
 func (s *Service) saveDeployment(ctx context.Context, p protocol.SaveDeploymentParams) (protocol.SaveDeploymentResult, error) {
-	d, err := records.ParseDeployment(p.Deployment)
+	saved, err := records.SaveDeployment(ctx, s.Store, p.Deployment)
+	if saved.Written {
+		defer s.recordsChanged() // after the write, whatever its outcome
+	}
 	if err != nil {
 		return protocol.SaveDeploymentResult{}, recordsErr(err)
 	}
-	if _, err := s.Store.GetArtifact(ctx, d.ArtifactID, d.ArtifactVersion); err != nil {
-		return protocol.SaveDeploymentResult{}, storeErr(err, fmt.Sprintf("artifact %q version %d", d.ArtifactID, d.ArtifactVersion))
-	}
-	old, oldErr := s.Store.GetDeployment(ctx, d.ID)
-	defer s.recordsChanged() // after the write, whatever its outcome
-	if err := s.Store.SaveDeployment(ctx, d); err != nil {
-		return protocol.SaveDeploymentResult{}, storeErr(err, fmt.Sprintf("deployment %q", d.ID))
-	}
-	if oldErr == nil && !slices.Equal(old.Bindings, d.Bindings) && slices.ContainsFunc(old.Bindings, func(b store.Binding) bool { return b.Session == store.SessionDeployment }) {
-		// Its sessions were opened for other bindings: the next run
-		// opens fresh ones.
+	d := saved.Deployment
+	if saved.Rebound {
 		s.releaseScope(supervisor.DeploymentScope(d.ID))
 	}
 	s.record(ctx, audit.DeploymentSavedEvent(d))
@@ -72,18 +65,18 @@ func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDep
 	if err != nil {
 		return protocol.ValidateDeploymentResult{}, runsErr(err)
 	}
-	diags := s.checkDependencies(d, a)
+	diags := s.Runs.Dependencies(d, a)
 	if p.LiveCheck {
-		diags = append(diags, s.liveCheck(ctx, d, a)...)
+		diags = append(diags, s.Runs.LiveCheck(ctx, d, a)...)
 	}
 	status, next := "runnable", nextActions(true, nil, ptr(protocol.MethodRunsStart), "The deployment's dependencies resolve; run it.", nil)
-	if first, failed := firstError(diags); failed {
+	if first, failed := runs.FirstError(diags); failed {
 		status = "unrunnable"
 		next = nextActions(true, nil, ptr(protocol.MethodDeploymentsValidate), "Fix the error diagnostics ("+first.Code+"), then validate again.", nil)
 	}
 	return protocol.ValidateDeploymentResult{
 		DeploymentID: d.ID, ArtifactID: d.ArtifactID, ArtifactVersion: d.ArtifactVersion,
-		Status: status, Diagnostics: diags, NextActions: next,
+		Status: status, Diagnostics: dependencyDiags(diags), NextActions: next,
 	}, nil
 }
 
@@ -112,23 +105,6 @@ func (s *Service) releaseScope(scope string) {
 	}
 }
 
-// checkDependencies validates an artifact's requirements against the
-// deployment's bindings and the live catalogs, as the run manager does
-// before a run starts (runs.Manager.Dependencies).
-func (s *Service) checkDependencies(d store.Deployment, a store.Artifact) []protocol.DependencyDiag {
-	return dependencyDiags(s.Runs.Dependencies(d, a))
-}
-
 func diagError(code, ref string, bound *string, message, hint string) protocol.DependencyDiag {
 	return protocol.DependencyDiag{Severity: "error", Code: code, LogicalRef: ref, BoundSource: bound, Message: message, RepairHint: &hint}
-}
-
-// firstError is the first error-severity diagnostic, if any.
-func firstError(diags []protocol.DependencyDiag) (protocol.DependencyDiag, bool) {
-	for _, d := range diags {
-		if d.Severity == "error" {
-			return d, true
-		}
-	}
-	return protocol.DependencyDiag{}, false
 }

@@ -142,19 +142,11 @@ func (s *Service) runResult(ctx context.Context, r store.Run, tr *protocol.Trace
 	if tr == nil {
 		return res, nil
 	}
-	start, limit := 0, 20
-	if tr.Start != nil {
-		start = *tr.Start
-	}
-	if tr.Limit != nil {
-		limit = *tr.Limit
-	}
-	trace, err := s.Store.ReadTrace(ctx, r.ID, start, limit)
+	w, err := runs.ReadTrace(ctx, s.Store, r, tr.Start, tr.Limit)
 	if err != nil {
-		return res, storeErr(err, fmt.Sprintf("trace of run %q", r.ID))
+		return res, runsErr(err)
 	}
-	truncated := r.TraceCount > start+limit
-	res.Trace, res.TraceStart, res.TraceLimit, res.TraceTruncated = each(trace, apiTraceEntry), &start, &limit, &truncated
+	res.Trace, res.TraceStart, res.TraceLimit, res.TraceTruncated = each(w.Entries, apiTraceEntry), &w.Start, &w.Limit, &w.Truncated
 	return res, nil
 }
 

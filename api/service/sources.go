@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -26,24 +25,11 @@ func (s *Service) sourceMethods() map[string]rpc.Method {
 // previewLimit is how many names per bucket a source row previews.
 const previewLimit = 3
 
-// Source kinds.
-const (
-	sourceSystem     = "system"
-	sourceConnection = "connection"
-)
-
 // Source diagnosis statuses.
 const (
 	diagnosisOK    = "ok"
 	diagnosisError = "error"
 )
-
-// platformDescriptions describe the built-in sources.
-var platformDescriptions = map[string]string{
-	std.StdSource:     "Workflow standard-library node specs and reducers.",
-	std.RecipesSource: "First-party recipes composed from standard node specs.",
-	"wf.source":       "Platform helpers that read resources of bound sources.",
-}
 
 // sourceEntry is one capability source as the API shows it: its status
 // row and its whole inventory, with the connection and catalog a
@@ -86,26 +72,13 @@ func sourceEntryOf(src sources.Source) sourceEntry {
 			Description: optional(r.Description), ConfigSchema: orEmpty(r.ConfigSchema),
 		})
 	}
-	if c := src.Conn; c != nil {
-		description := fmt.Sprintf("MCP connection %s; no catalog yet.", c.ID)
-		if src.Catalog != nil {
-			description = fmt.Sprintf("MCP connection %s; tools, resources and prompts from its catalog.", c.ID)
-		}
-		e.status = protocol.SourceStatus{
-			ID: c.ID, Kind: sourceConnection, Enabled: c.IsEnabled(),
-			Visibility:  protocol.SourceVisibility{Planner: true, Client: true, AdminDashboard: true},
-			Permissions: protocol.SourcePermissions{CallsUpstream: true},
-			Policy:      protocol.SourcePolicy{BindingRequired: true},
-			Description: optional(description),
-		}
-	} else {
-		e.status = protocol.SourceStatus{
-			ID: src.ID, Kind: sourceSystem, Enabled: true,
-			Visibility:  protocol.SourceVisibility{Planner: true, Client: true, AdminDashboard: true},
-			Permissions: protocol.SourcePermissions{SafeForWorkflow: true, CallsUpstream: src.ID == "wf.source"},
-			Policy:      protocol.SourcePolicy{Platform: true},
-			Description: optional(platformDescriptions[src.ID]),
-		}
+	pol := src.Policy()
+	e.status = protocol.SourceStatus{
+		ID: src.ID, Kind: pol.Kind, Enabled: pol.Enabled,
+		Visibility:  protocol.SourceVisibility{Planner: true, Client: true, AdminDashboard: true},
+		Permissions: protocol.SourcePermissions{SafeForWorkflow: pol.SafeForWorkflow, CallsUpstream: pol.CallsUpstream},
+		Policy:      protocol.SourcePolicy{Platform: pol.Platform, BindingRequired: pol.BindingRequired},
+		Description: optional(pol.Description),
 	}
 	st := &e.status
 	st.ToolCount, st.NodeSpecCount, st.ReducerCount = len(inv.Tools), len(inv.NodeSpecs), len(inv.Reducers)

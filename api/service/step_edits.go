@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/authoring"
@@ -76,18 +74,23 @@ func field[T any](f protocol.Field[T]) authoring.Field[T] {
 	return authoring.Field[T]{Set: f.Set, Value: f.Value}
 }
 
-// afterEdit advises the next call after an edit, naming this API's
-// methods.
+// remedyTools are the methods that make authoring's remedies.
+var remedyTools = map[authoring.Remedy]string{
+	authoring.RemedyPatch:          protocol.MethodWorkspacePatch,
+	authoring.RemedySave:           protocol.MethodWorkspaceCreateArtifact,
+	authoring.RemedyAddStep:        protocol.MethodWorkspaceAddStepFromCapability,
+	authoring.RemedySetStart:       protocol.MethodWorkspaceSetStart,
+	authoring.RemedyBranch:         protocol.MethodWorkspaceBranch,
+	authoring.RemedyBind:           protocol.MethodWorkspaceBind,
+	authoring.RemedyFindCapability: protocol.MethodCapabilitiesList,
+}
+
+// afterEdit advises the next call after an edit: after a conflict, to
+// read the workspace (or choose another id); else the remedy
+// authoring.Advise names for the document and its first error, as this
+// API's method.
 func afterEdit(r protocol.WorkspaceResult, doc workflow.Object) protocol.NextActions {
-	request := func(kv ...any) protocol.Object {
-		o := protocol.Object{"workspace_id": r.WorkspaceID, "revision": r.Revision}
-		for i := 0; i+1 < len(kv); i += 2 {
-			o[kv[i].(string)] = kv[i+1]
-		}
-		return o
-	}
-	switch r.Status {
-	case statusConflict:
+	if r.Status == statusConflict {
 		if len(r.Diagnostics) > 0 && r.Diagnostics[0].Code == "workspace_exists" {
 			return nextActions(false, nil, nil, "The workspace already exists; choose another workspace_id or edit it.", nil)
 		}
@@ -95,65 +98,20 @@ func afterEdit(r protocol.WorkspaceResult, doc workflow.Object) protocol.NextAct
 			fmt.Sprintf("Nothing changed: the workspace is at revision %d. Read it, then repeat the edit at that revision.", r.Revision),
 			[]protocol.PatchExample{{Description: "Read the current draft.", Tool: protocol.MethodWorkspaceGet,
 				Request: protocol.Object{"workspace_id": r.WorkspaceID, "include_draft": true}}})
-	case statusValid:
-		name, _ := doc["name"].(string)
-		outcomes, ok := doc["outcomes"].([]any)
-		if !ok || len(outcomes) == 0 {
-			outcomes = []any{workflow.OutcomeOK}
-		}
-		return nextActions(true, ptr(true), ptr(protocol.MethodWorkspaceCreateArtifact),
-			"The draft is valid: save it as an artifact, or keep editing.",
-			[]protocol.PatchExample{{Description: "Save the draft as version 1 of an artifact.", Tool: protocol.MethodWorkspaceCreateArtifact,
-				Request: protocol.Object{"workspace_id": r.WorkspaceID, "artifact_id": name, "version": 1, "title": name, "outcomes": outcomes}}})
 	}
-	steps, _ := doc["steps"].(map[string]any)
-	if len(steps) == 0 {
-		return nextActions(true, ptr(false), ptr(protocol.MethodWorkspaceAddStepFromCapability),
-			"The draft has no steps yet: add one; the first step added becomes the start.", nil)
-	}
-	var d protocol.Diagnostic
+	var first authoring.Finding
 	if i := slices.IndexFunc(r.Diagnostics, protocol.Diagnostic.IsError); i >= 0 {
-		d = r.Diagnostics[i]
+		d := r.Diagnostics[i]
+		first = authoring.Finding{Code: d.Code, Message: d.Message, StepID: deref(d.StepID)}
 	}
-	stepID := ""
-	if d.StepID != nil {
-		stepID = *d.StepID
+	valid := r.Status == statusValid
+	advice := authoring.Advise(doc, valid, first)
+	tool := remedyTools[advice.Remedy]
+	var examples []protocol.PatchExample
+	if e := advice.Example; e != nil {
+		request := protocol.Object{"workspace_id": r.WorkspaceID, "revision": r.Revision}
+		maps.Copy(request, e.Params)
+		examples = []protocol.PatchExample{{Description: e.Description, Tool: tool, Request: request}}
 	}
-	advise := func(tool, advice string, examples ...protocol.PatchExample) protocol.NextActions {
-		return nextActions(true, ptr(false), ptr(tool), strings.TrimSpace(d.Message+". "+advice), examples)
-	}
-	switch d.Code {
-	case "unknown_start":
-		return advise(protocol.MethodWorkspaceSetStart, "Set the start to the step the workflow begins with.",
-			protocol.PatchExample{Description: "Start at the first step.", Tool: protocol.MethodWorkspaceSetStart,
-				Request: request("step_id", slices.Sorted(maps.Keys(steps))[0])})
-	case "missing_outcome_edge":
-		var examples []protocol.PatchExample
-		if outcome, ok := quotedAfter(d.Message, "outcome "); ok && stepID != "" {
-			examples = append(examples, protocol.PatchExample{Description: "Finish the workflow on that outcome.", Tool: protocol.MethodWorkspaceBranch,
-				Request: request("step_id", stepID, "routes", protocol.Object{outcome: workflow.End})})
-		}
-		return advise(protocol.MethodWorkspaceBranch, "Route the outcome with branch (or handle, for several at once).", examples...)
-	case "unknown_edge_destination":
-		return advise(protocol.MethodWorkspaceAddStepFromCapability, "Add the step the route names, or re-route it with branch.")
-	case "invalid_source_path", "invalid_destination_path", "invalid_node_input_field", "invalid_node_output_field", "invalid_workflow_output_field":
-		return advise(protocol.MethodWorkspaceBind, "bind declares the field it wires by projecting the capability's schema.")
-	case "unknown_node_def":
-		return advise(protocol.MethodCapabilitiesList, "Find an available capability and use it instead.")
-	}
-	return advise(protocol.MethodWorkspacePatch, "Fix the draft where the diagnostic points.")
-}
-
-// quotedAfter reads the Go-quoted string that follows prefix in s.
-func quotedAfter(s, prefix string) (string, bool) {
-	rest, ok := strings.CutPrefix(s, prefix)
-	if !ok {
-		return "", false
-	}
-	q, err := strconv.QuotedPrefix(rest)
-	if err != nil {
-		return "", false
-	}
-	v, err := strconv.Unquote(q)
-	return v, err == nil
+	return nextActions(true, &valid, &tool, advice.Reason, examples)
 }

@@ -9,8 +9,10 @@
 // workflow's own (bind and the binding setters), the reference's legacy
 // binding maps and their merge, the JSON Patch of a whole draft, the
 // check and compile of a document against the capabilities the lookup
-// knows, the strict decode of a raw plan, and the graph facts of a
-// draft (Summarize).
+// knows, the strict decode of a raw plan, the graph facts of a draft
+// (Summarize), and which edit takes a draft further after an edit
+// (Advise: the remedy of its first error, which the API names as its
+// method).
 //
 // An operation never changes the document it is given and stores
 // nothing: revisions, their compare-and-set and the projection of results
