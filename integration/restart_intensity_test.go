@@ -98,21 +98,21 @@ func TestAKillStormOnTheDefaultConfigLeavesTheConnectionServing(t *testing.T) {
 		defer close(killerDone)
 		firstSeen := map[int]time.Time{}
 		// kill SIGKILLs the first upstream that fits, once one does, and
-		// waits until it is dead; false once the runs are over. A kill
-		// is a death: a process SIGKILLed a moment ago is still listed
-		// until the kernel has run its exit (under load, often not by
-		// the next scan), and when the killer runs behind its schedule
-		// the next scan's kill would otherwise land on that same dying
-		// process, counted as a kill that ended no session.
+		// waits until it is dead (killUpstream); false once the runs are
+		// over. Without the wait, a killer behind its schedule could land
+		// its next kill on the process it had just killed, still dying.
 		kill := func(fits func(age time.Duration) bool) bool {
 			for {
 				for pid := range faultUpstreams(marker) {
 					if _, ok := firstSeen[pid]; !ok {
 						firstSeen[pid] = time.Now()
 					}
-					if fits(time.Since(firstSeen[pid])) && syscall.Kill(pid, syscall.SIGKILL) == nil {
+					if !fits(time.Since(firstSeen[pid])) {
+						continue
+					}
+					if sent, dead := killUpstream(marker, pid); sent {
 						killed.Add(1)
-						if !poll.Until(settleWait, func() bool { return !faultUpstreams(marker)[pid] }) {
+						if !dead {
 							undead.Add(1)
 						}
 						delete(firstSeen, pid) // the pid may come back on a new process (pid_max can be as low as 32768)
