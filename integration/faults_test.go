@@ -22,6 +22,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/client"
 	"github.com/mcpflow/mcpflow/api/contract"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // lostAwareDraft calls the non-idempotent sleep and routes session_lost
@@ -57,6 +58,21 @@ func faultUpstreams(marker string) map[int]bool {
 		out[pid] = true
 	}
 	return out
+}
+
+// killUpstream SIGKILLs the upstream process pid and waits, within
+// settleWait, until it is dead (faultUpstreams no longer lists it). It
+// reports whether the signal was sent (false: the process was gone
+// already) and whether the process then died in time. A killer waits so
+// that a kill is a death: a process SIGKILLed a moment ago is still
+// listed until the kernel has run its exit (under load, often not by the
+// next scan), and a second kill of it would count as a kill that ended
+// no session.
+func killUpstream(marker string, pid int) (sent, dead bool) {
+	if syscall.Kill(pid, syscall.SIGKILL) != nil {
+		return false, false
+	}
+	return true, poll.Until(settleWait, func() bool { return !faultUpstreams(marker)[pid] })
 }
 
 // TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind runs 500 runs
@@ -109,7 +125,7 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 	// runs start). Three in five hit a session that has been up for at least
 	// 30 ms, up to 60 ms later; two in five hit the next new process at
 	// once, most often while its session initializes.
-	var started, killed, killedYoung, missed atomic.Int32
+	var started, killed, killedYoung, missed, undead atomic.Int32
 	var killLog []string
 	began := time.Now()
 	killerDone := make(chan struct{})
@@ -153,15 +169,20 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 				case <-time.After(time.Millisecond):
 				}
 			}
-			if syscall.Kill(victim, syscall.SIGKILL) != nil {
+			sent, dead := killUpstream(marker, victim)
+			if !sent {
 				missed.Add(1) // gone meanwhile: another victim
 				continue
+			}
+			if !dead {
+				undead.Add(1)
 			}
 			killed.Add(1)
 			if young {
 				killedYoung.Add(1)
 			}
 			killLog = append(killLog, fmt.Sprintf("%s:%v:%d:%s", time.Now().UTC().Format("15:04:05.000"), young, started.Load(), time.Since(firstSeen[victim]).Round(time.Millisecond)))
+			delete(firstSeen, victim) // the pid may come back on a new process (pid_max can be as low as 32768)
 		}
 	}()
 
@@ -248,6 +269,7 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 	if int(killedDuringRuns) != kills {
 		t.Logf("kills (time:of a new process:runs started:victim's age): %v", killLog)
 	}
+	is.Equal(int(undead.Load()), 0)        // every kill was a death
 	is.Equal(int(killedDuringRuns), kills) // the upstream was killed 50 times during the runs
 	is.True(retried > 0)                   // idempotent calls lost with their session were sent again, and completed
 	is.True(killedYoung.Load() > 0)

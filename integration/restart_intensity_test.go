@@ -91,22 +91,31 @@ func TestAKillStormOnTheDefaultConfigLeavesTheConnectionServing(t *testing.T) {
 	// it has served for a while, and after every other one a kill of its
 	// replacement younger than stormYoung, whose initialize is still
 	// unanswered: 30 kills.
-	var killed, young atomic.Int32
+	var killed, young, undead atomic.Int32
 	killerDone, stopKiller := make(chan struct{}), make(chan struct{})
 	began := time.Now()
 	go func() {
 		defer close(killerDone)
 		firstSeen := map[int]time.Time{}
-		// kill SIGKILLs the first upstream that fits, once one does;
-		// false once the runs are over.
+		// kill SIGKILLs the first upstream that fits, once one does, and
+		// waits until it is dead (killUpstream); false once the runs are
+		// over. Without the wait, a killer behind its schedule could land
+		// its next kill on the process it had just killed, still dying.
 		kill := func(fits func(age time.Duration) bool) bool {
 			for {
 				for pid := range faultUpstreams(marker) {
 					if _, ok := firstSeen[pid]; !ok {
 						firstSeen[pid] = time.Now()
 					}
-					if fits(time.Since(firstSeen[pid])) && syscall.Kill(pid, syscall.SIGKILL) == nil {
+					if !fits(time.Since(firstSeen[pid])) {
+						continue
+					}
+					if sent, dead := killUpstream(marker, pid); sent {
 						killed.Add(1)
+						if !dead {
+							undead.Add(1)
+						}
+						delete(firstSeen, pid) // the pid may come back on a new process (pid_max can be as low as 32768)
 						return true
 					}
 				}
@@ -184,6 +193,7 @@ func TestAKillStormOnTheDefaultConfigLeavesTheConnectionServing(t *testing.T) {
 	failedConnects := bytes.Count(logs, []byte("mcp connect failed"))
 	t.Logf("%d runs in %s: %d completed, %d lost with their session; %d kills (%d while a session initialized); %d connects failed",
 		runs, elapsed.Round(time.Millisecond), completed, lost, killed.Load(), young.Load(), failedConnects)
+	is.Equal(int(undead.Load()), 0)                               // every kill was a death
 	is.Equal(int(killed.Load()), kills)                           // the upstream was killed 30 times during the runs
 	is.Equal(int(young.Load()), kills/3)                          // a third of them during initialize
 	is.True(failedConnects >= int(young.Load()))                  // each of those failed a connect

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,13 +17,39 @@ import (
 	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
+// mortalServer is a streamable HTTP endpoint the test can kill.
+type mortalServer struct {
+	*httptest.Server
+	dead atomic.Bool
+}
+
+// die ends the server as a crash would, at once: it answers nothing more,
+// on a connection still open either, and its listener and connections
+// close. The flag comes first because CloseClientConnections closes the
+// connections each on a goroutine of its own, in no order: without it, a
+// ping the closed notification stream sent could reach a connection not
+// yet closed, and a live handler would answer it.
+func (s *mortalServer) die(t *testing.T) {
+	t.Helper()
+	s.dead.Store(true)
+	is.New(t).NoErr(s.Listener.Close()) // nothing connects again
+	s.CloseClientConnections()
+}
+
 // openOverHTTP opens a session to a streamable HTTP endpoint of its own,
 // with no keepalive tick during the test: whatever notices the server's
 // fate is the end of the session's notification stream.
-func openOverHTTP(t *testing.T) (*harness, *httptest.Server) {
+func openOverHTTP(t *testing.T) (*harness, *mortalServer) {
 	t.Helper()
 	server := fakes.NewServer()
-	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	upstream := &mortalServer{}
+	upstream.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if upstream.dead.Load() {
+			panic(http.ErrAbortHandler) // a dead server answers nothing: the connection just ends
+		}
+		handler.ServeHTTP(w, r)
+	}))
 	t.Cleanup(upstream.Close)
 	conn := config.Connection{Kind: "mcp", ID: connID, Transport: config.Transport{Kind: config.TransportHTTP, URL: upstream.URL}}
 	opts := testOptions()
@@ -37,8 +64,7 @@ func openOverHTTP(t *testing.T) (*harness, *httptest.Server) {
 func TestAnHTTPSessionWhoseServerDiedIsDroppedWithoutWaitingForAKeepalive(t *testing.T) {
 	is := is.New(t)
 	h, upstream := openOverHTTP(t)
-	is.NoErr(upstream.Listener.Close())                                         // the server is gone: nothing connects again
-	upstream.CloseClientConnections()                                           // and its connections with it, the notification stream's included
+	upstream.die(t)                                                             // the notification stream's connection with the rest
 	st := h.waitState(t, session.StateConnecting)                               // at once: the session had answered a call
 	is.True(strings.Contains(st.LastError, "keepalive failed: session closed")) // the ping the stream's end sent found it
 	h.waitState(t, session.StateBackoff)                                        // the server is gone: the new connect fails

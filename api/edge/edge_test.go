@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -197,14 +199,94 @@ type rawConn struct {
 
 func dial(t testing.TB, hs *httptest.Server) *rawConn {
 	t.Helper()
+	return dialWith(t, websocket.DefaultDialer, wsURL(hs))
+}
+
+// dialWith opens a WebSocket to url through d, closed with the test.
+func dialWith(t testing.TB, d *websocket.Dialer, url string) *rawConn {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	ws, resp, err := websocket.DefaultDialer.Dial(wsURL(hs), nil)
+	ws, resp, err := d.Dial(url, nil)
 	is.NoErr(err) // dial the edge
 	_ = resp.Body.Close()
 	t.Cleanup(func() { _ = ws.Close() })
 	return &rawConn{t: t, is: is, ws: ws}
 }
+
+// startInMemory serves f's methods with opts over in-memory connections
+// (net.Pipe) and dials one. Inside a synctest bubble the edge and its
+// peer then wait on the bubble's clock alone: a test of a timing the edge
+// keeps (its pings, its pong wait) sees that timing exactly, however
+// loaded the machine. Cleanup closes the edge, then the HTTP server, and
+// waits for it.
+func startInMemory(t *testing.T, f *fixture, opts edge.Options) *rawConn {
+	t.Helper()
+	srv := edge.New(open(f.methods()), contract.Default(), opts)
+	l := newPipeListener()
+	hs := &http.Server{Handler: srv.Handler()}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = hs.Serve(l)
+	}()
+	t.Cleanup(func() { <-served })
+	t.Cleanup(func() { _ = hs.Close() })
+	t.Cleanup(srv.Close)
+	// A loopback host, as the edge's default gate asks; the dial itself
+	// never leaves the process.
+	return dialWith(t, &websocket.Dialer{NetDialContext: l.dial}, "ws://127.0.0.1/ws")
+}
+
+// pipeListener is a net.Listener whose connections are in-memory pipes.
+type pipeListener struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+// dial hands the server's end of a new pipe to Accept and returns the
+// client's.
+func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-l.closed:
+		err := net.ErrClosed
+		_, _ = client.Close(), server.Close()
+		return nil, err
+	case <-ctx.Done():
+		_, _ = client.Close(), server.Close()
+		return nil, ctx.Err()
+	}
+}
+
+// pipeAddr is the address of both ends of an in-memory connection.
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "pipe" }
 
 func (c *rawConn) send(frame string) {
 	c.t.Helper()
@@ -644,36 +726,42 @@ func pinged(c *rawConn, silent bool) (pings <-chan struct{}, msgs <-chan []byte,
 	return p, m, e
 }
 
+// TestWebSocketPingKeepsAnsweringPeerAlive runs in a synctest bubble over
+// in-memory connections: the pong wait is the behaviour under test, and
+// on the machine's clock a peer starved of CPU for PingInterval plus
+// PongWait (110 ms under a loaded -race run) missed it without any fault
+// of the edge's.
 func TestWebSocketPingKeepsAnsweringPeerAlive(t *testing.T) {
-	is := is.New(t)
-	opts := testOptions()
-	opts.PingInterval = 10 * time.Millisecond
-	opts.PongWait = 100 * time.Millisecond
-	_, hs := start(t, newFixture(), opts)
-	c := dial(t, hs)
-	pings, msgs, readErr := pinged(c, false)
-	// Twenty pings span twice PongWait: only the pongs kept the connection.
-	for i := range 20 {
-		select {
-		case <-pings:
-		case err := <-readErr:
-			t.Logf("connection dropped after %d pings: %v", i, err)
-			is.Fail() // a peer that answers pings stays connected
-		case <-time.After(wait):
-			t.Logf("no ping %d within %s", i, wait)
-			is.Fail() // the server keeps pinging
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		opts := testOptions()
+		opts.PingInterval = 10 * time.Millisecond
+		opts.PongWait = 100 * time.Millisecond
+		c := startInMemory(t, newFixture(), opts)
+		pings, msgs, readErr := pinged(c, false)
+		// Twenty pings span twice PongWait: only the pongs kept the connection.
+		for i := range 20 {
+			select {
+			case <-pings:
+			case err := <-readErr:
+				t.Logf("connection dropped after %d pings: %v", i, err)
+				is.Fail() // a peer that answers pings stays connected
+			case <-time.After(wait):
+				t.Logf("no ping %d within %s", i, wait)
+				is.Fail() // the server keeps pinging
+			}
 		}
-	}
-	c.send(`{"jsonrpc":"2.0","id":1,"method":"workflow.health"}`)
-	select {
-	case data := <-msgs:
-		r := decode(t, data)
-		is.Equal(r.Error, nil)
-	case err := <-readErr:
-		is.NoErr(err) // read the reply
-	case <-time.After(wait):
-		is.Fail() // a reply arrives in time
-	}
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"workflow.health"}`)
+		select {
+		case data := <-msgs:
+			r := decode(t, data)
+			is.Equal(r.Error, nil)
+		case err := <-readErr:
+			is.NoErr(err) // read the reply
+		case <-time.After(wait):
+			is.Fail() // a reply arrives in time
+		}
+	})
 }
 
 func TestWebSocketSilentPeerDropped(t *testing.T) {
