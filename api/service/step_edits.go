@@ -109,7 +109,10 @@ func afterEdit(r protocol.WorkspaceResult, doc workflow.Object) protocol.NextAct
 	tool := remedyTools[advice.Remedy]
 	var examples []protocol.PatchExample
 	if e := advice.Example; e != nil {
-		request := protocol.Object{"workspace_id": r.WorkspaceID, "revision": r.Revision}
+		request := protocol.Object{"workspace_id": r.WorkspaceID}
+		if advice.Remedy != authoring.RemedySave { // an edit names the revision it applies to; create_artifact takes none
+			request["revision"] = r.Revision
+		}
 		maps.Copy(request, e.Params)
 		examples = []protocol.PatchExample{{Description: e.Description, Tool: tool, Request: request}}
 	}

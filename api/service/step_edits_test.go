@@ -1,6 +1,8 @@
 package service_test
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -121,6 +123,8 @@ func TestAddStepFromCapabilityWiresTheStepInOneRevision(t *testing.T) {
 	is.Equal(res.Summary.Start, "greet") // the first step of a draft with no start becomes it
 	is.Equal(*res.NextActions.RecommendedNextTool, protocol.MethodWorkspaceCreateArtifact)
 	is.True(*res.NextActions.CanSaveNow)
+	save := res.NextActions.PatchExamples[0].Request // create_artifact's params, which name no revision
+	is.Equal(slices.Sorted(maps.Keys(save)), []string{"artifact_id", "outcomes", "title", "version", "workspace_id"})
 
 	draft := draftOf(t, f, "ws")
 	is.Equal(at(draft, "steps", "greet"), map[string]any{
