@@ -3,10 +3,10 @@ package runs
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
 // liveCheckTimeout bounds each upstream probe of a live check.
@@ -27,13 +27,8 @@ func (m *Manager) LiveCheck(ctx context.Context, d store.Deployment, a store.Art
 			probe[concrete] = req.Ref.Source + "." + req.Ref.CapabilityKey
 		}
 	}
-	ids := make([]string, 0, len(probe))
-	for id := range probe {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
 	var diags []Diagnostic
-	for _, id := range ids {
+	for _, id := range workflow.SortedKeys(probe) {
 		pctx, cancel := context.WithTimeout(ctx, liveCheckTimeout)
 		_, err := m.cfg.Supervisor.RefreshCatalog(pctx, id)
 		cancel()

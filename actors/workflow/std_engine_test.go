@@ -2,7 +2,6 @@ package workflow_test
 
 import (
 	"encoding/json"
-	"sort"
 	"testing"
 
 	"github.com/matryer/is"
@@ -20,7 +19,7 @@ func specDraft(t *testing.T, spec string, input workflow.Object) string {
 		t.Fatalf("no spec %s", spec)
 	}
 	var bindings []any
-	for _, k := range SortedKeys(input) {
+	for _, k := range workflow.SortedKeys(input) {
 		bindings = append(bindings, map[string]any{"target": k, "value": input[k]})
 	}
 	routes := map[string]any{}
@@ -37,15 +36,6 @@ func specDraft(t *testing.T, spec string, input workflow.Object) string {
 	data, err := json.Marshal(doc)
 	is.New(t).NoErr(err)
 	return string(data)
-}
-
-func SortedKeys(m workflow.Object) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 type obj = workflow.Object
