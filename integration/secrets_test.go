@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -131,14 +132,22 @@ func unique(prefix string) string { return prefix + "-" + rand.Text() }
 // all is every answer and error of tr, one per line.
 func all(tr *transcript) string { return strings.Join(tr.entries, "\n") }
 
-// closedAddr is a loopback address nothing listens on.
+// closedAddr is a loopback address that refuses every connection until
+// the test ends. A socket bound to its port, and never listening, holds
+// the port: no listener of this process or another can take it, as one
+// could take a port a listener freed a moment ago (go test runs
+// packages' tests side by side, each listening on ports the kernel hands
+// out).
 func closedAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	is.New(t).NoErr(err)
-	addr := l.Addr().String()
-	is.New(t).NoErr(l.Close())
-	return addr
+	is := is.New(t)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	is.NoErr(err) // a socket to hold the port
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	is.NoErr(syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})) // a port of the kernel's choosing
+	bound, err := syscall.Getsockname(fd)
+	is.NoErr(err)
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(bound.(*syscall.SockaddrInet4).Port))
 }
 
 // headerRecorder is an HTTP server that records every request's headers
@@ -256,6 +265,9 @@ func TestSecretsAppearInNoResponseLogOrError(t *testing.T) {
 	is.Equal(tr.run(queryEcho, map[string]any{"message": "hi"})["status"], "completed")
 	for _, id := range []string{"down.default", "redirect.default"} {
 		_, err := tr.call("workflow.admin.connections.refresh_catalog", map[string]any{"connection_id": id})
+		if err == nil {
+			t.Logf("the catalog of %s was refreshed: something answered at its URL", id)
+		}
 		is.True(err != nil) // nothing to reach: the error names the URL, redacted
 	}
 	is.True(elsewhere.requests() > 0) // the redirect was followed, without the configured header
