@@ -188,7 +188,8 @@ func closeIdle(t mcp.Transport) {
 // expiryWatch flags a 400 or 404 answer to a POST that belongs to a
 // session: one that carries an Mcp-Session-Id header (streamable HTTP) or
 // a sessionid query parameter (HTTP+SSE); and it reports to peer the end
-// of the event stream a GET opened.
+// of the event stream a GET opened, and a GET of the session's that failed
+// to reopen one.
 type expiryWatch struct {
 	base    http.RoundTripper
 	expired *atomic.Bool
@@ -201,6 +202,9 @@ func (w expiryWatch) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err == nil && r.Method == http.MethodPost && inSession &&
 		(resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusBadRequest) {
 		w.expired.Store(true)
+	}
+	if r.Method == http.MethodGet && inSession {
+		watchReopen(r, resp, err, w.peer)
 	}
 	if err == nil {
 		watchStream(r, resp, w.peer)

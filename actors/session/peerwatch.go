@@ -2,9 +2,11 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"sync"
 )
 
@@ -57,6 +59,26 @@ func watchStream(r *http.Request, resp *http.Response, hook *peerHook) {
 		return
 	}
 	resp.Body = &streamBody{ReadCloser: resp.Body, hook: hook}
+}
+
+// watchReopen reports to hook a GET of the session's that got no event
+// stream: go-sdk reopens the notification stream after it ended, and
+// when those GETs fail it gives up and fails the session in silence, a
+// dozen seconds later (five tries, backing off from a second). A server
+// that died between the stream's end and its reopening is then noticed
+// at once, by the ping the report sends, not at the next keepalive or
+// call. A 405 is a server with no standing stream, which go-sdk accepts;
+// a GET the session's own close cancelled says nothing of the peer.
+func watchReopen(r *http.Request, resp *http.Response, err error, hook *peerHook) {
+	switch {
+	case err != nil && r.Context().Err() == nil:
+		if u, ok := errors.AsType[*url.Error](err); ok {
+			err = u.Err // without the URL, whose query may hold a secret
+		}
+		hook.report(fmt.Errorf("reopening the notification stream: %w", err), false)
+	case err == nil && resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusMethodNotAllowed:
+		hook.report(fmt.Errorf("reopening the notification stream: the server answered %s", resp.Status), false)
+	}
 }
 
 // streamBody is an event stream's body that reports its end once.

@@ -21,6 +21,9 @@ import (
 type mortalServer struct {
 	*httptest.Server
 	dead atomic.Bool
+
+	holdGets atomic.Bool  // hold each GET until the server dies
+	held     atomic.Int32 // the GETs held so far
 }
 
 // die ends the server as a crash would, at once: it answers nothing more,
@@ -45,6 +48,10 @@ func openOverHTTP(t *testing.T) (*harness, *mortalServer) {
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
 	upstream := &mortalServer{}
 	upstream.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && upstream.holdGets.Load() {
+			upstream.held.Add(1)
+			<-r.Context().Done() // its connection closes as the server dies
+		}
 		if upstream.dead.Load() {
 			panic(http.ErrAbortHandler) // a dead server answers nothing: the connection just ends
 		}
@@ -86,4 +93,20 @@ func TestACutNotificationStreamKeepsItsSession(t *testing.T) {
 	r := await(t, send(h.engine, h.pid, "counter", nil, patience))
 	is.NoErr(r.Error.Err())
 	is.Equal(fakes.ToolOutput(t, r)["count"], float64(2)) // on the same upstream session
+}
+
+func TestAServerThatDiesBeforeItsCutStreamIsReopenedIsNoticedAtOnce(t *testing.T) {
+	is := is.New(t)
+	h, upstream := openOverHTTP(t)
+	opened := liveStatus(t, h.engine, h.pid).LastSuccessAt
+	upstream.holdGets.Store(true)
+	upstream.CloseClientConnections() // a proxy cuts the stream; the ping its end sends is answered
+	poll.For(t, "a ping checked the session after the cut", patience, func() bool {
+		return liveStatus(t, h.engine, h.pid).LastSuccessAt.After(opened)
+	})
+	poll.For(t, "go-sdk reopening the stream", patience, func() bool { return upstream.held.Load() > 0 })
+
+	upstream.die(t)                                                             // before the stream is open again: its GET fails
+	st := h.waitState(t, session.StateConnecting)                               // at once, not after go-sdk's retries or a keepalive
+	is.True(strings.Contains(st.LastError, "keepalive failed: session closed")) // the ping the failed reopen sent found it
 }
