@@ -251,8 +251,11 @@ func (b *browser) clickStep(id string) {
 	b.do("click step "+id, chromedp.WaitVisible(sel), chromedp.Click(sel))
 }
 
-// shot writes a screenshot of the page to docs/console/<name>.png
-// ("failure": to the test's temporary folder, logged).
+// shot writes a screenshot of the page to <name>.png in the test's
+// temporary folder, or in docs/console/ when MCPFLOW_SCREENSHOTS is set
+// (so that go test ./... leaves a clone's files as they were, and the
+// docs' screens are rewritten on request). The "failure" shot goes to
+// the system's temporary folder, which outlives the test, and is logged.
 func (b *browser) shot(name string) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
@@ -262,7 +265,10 @@ func (b *browser) shot(name string) {
 		b.t.Logf("screenshot %s: %v", name, err)
 		return
 	}
-	dir := filepath.Join(moduleRoot(b.t), "docs", "console")
+	dir := b.t.TempDir()
+	if os.Getenv("MCPFLOW_SCREENSHOTS") != "" {
+		dir = filepath.Join(moduleRoot(b.t), "docs", "console")
+	}
 	if name == "failure" {
 		dir = os.TempDir()
 		b.t.Logf("failure screenshot: %s", filepath.Join(dir, "console-failure.png"))

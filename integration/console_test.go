@@ -15,7 +15,7 @@ import (
 	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
-// consoleScreens are the screenshots the browser test writes and
+// consoleScreens are the screenshots the browser test takes and
 // docs/console.md shows.
 var consoleScreens = []string{"signin", "overview", "discover", "playground", "workbench", "workbench-diagnostic", "artifacts", "deployment", "runs", "run", "run-interrupt", "read-token", "tablet"}
 
@@ -39,8 +39,8 @@ func consoleServer(t *testing.T) (base string, admin *client.Client) {
 // real headless Chromium: the seed journey in the browser only, a run
 // followed live, an interrupt answered through its generated form, a
 // cancel, a workflow built in the workbench, and a read token's view.
-// No page may log an error; each screen is screenshotted into
-// docs/console/.
+// No page may log an error; each screen is screenshotted (into
+// docs/console/ with MCPFLOW_SCREENSHOTS=1).
 func TestConsoleInTheBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the real binary and Chromium")
