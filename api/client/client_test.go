@@ -77,7 +77,7 @@ func startWith(t *testing.T, more map[string]rpc.Handler, opts edge.Options) (*C
 	table := map[string]rpc.Method{}
 	for _, handlers := range []map[string]rpc.Handler{f.methods(), more} {
 		for name, h := range handlers {
-			table[name] = rpc.Method{Scope: access.Read, Handler: h}
+			table[name] = rpc.Method{Scope: access.Read, Pushes: true, Handler: h} // any may push: the subscription tests' do
 		}
 	}
 	srv := edge.New(table, contract.Default(), opts)

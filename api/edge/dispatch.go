@@ -115,9 +115,9 @@ type frameJob struct {
 	wg       *sync.WaitGroup  // counts the request goroutines
 	reserve  func(int)        // counts encoded bytes as they are produced; nil: not counted
 	deliver  delivery
-	// prepare, when set, gives each request its handler's context and a
-	// release, called once the frame's reply is delivered (or known to be
-	// none).
+	// prepare, when set, gives each request of a method that pushes
+	// (rpc.Method.Pushes) its handler's context and a release, called
+	// once the frame's reply is delivered (or known to be none).
 	prepare func(context.Context) (context.Context, func())
 }
 
@@ -161,7 +161,7 @@ func (s *Server) answer(job frameJob, f jsonrpc.Frame) {
 			continue
 		}
 		ctx := job.ctx
-		if job.prepare != nil {
+		if job.prepare != nil && s.methods[req.Method].Pushes {
 			var release func()
 			ctx, release = job.prepare(ctx)
 			x.releases = append(x.releases, release)

@@ -20,6 +20,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/contract"
 	"github.com/mcpflow/mcpflow/api/edge"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
@@ -576,28 +577,33 @@ func TestOptionsTakeTheConfigFilesEdgeBlock(t *testing.T) {
 type releasedKey struct{}
 
 // TestRequestContextReleasesAfterTheReply: with Options.RequestContext a
-// handler can hold its notifications until its reply is queued, so a
-// client always sees the reply (say, a subscription id) first.
+// handler of a method that pushes can hold its notifications until its
+// reply is queued, so a client always sees the reply (say, a subscription
+// id) first. A method that does not push runs without the hook.
 func TestRequestContextReleasesAfterTheReply(t *testing.T) {
 	is := is.New(t)
 	f := newFixture()
-	methods := f.methods()
-	methods["test.later"] = func(ctx context.Context, _ json.RawMessage) (any, error) {
+	methods := open(f.methods())
+	methods["test.later"] = rpc.Method{Scope: access.Read, Pushes: true, Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
 		c, released := edge.ConnFrom(ctx), ctx.Value(releasedKey{}).(chan struct{})
 		go func() {
 			<-released
 			_ = c.Notify(context.Background(), "test.note", nil)
 		}()
 		return "subscribed", nil
-	}
+	}}
+	methods["test.plain"] = rpc.Method{Scope: access.Read, Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
+		return ctx.Value(releasedKey{}) == nil, nil
+	}}
 	opts := testOptions()
 	opts.RequestContext = func(ctx context.Context, c *edge.Conn) (context.Context, func()) {
 		is.True(edge.ConnFrom(ctx) == c)
 		released := make(chan struct{})
 		return context.WithValue(ctx, releasedKey{}, released), func() { close(released) }
 	}
-	_, hs := startWith(t, methods, opts)
+	_, hs := serveTable(t, methods, opts)
 	c := dial(t, hs)
+	is.Equal(string(c.call(`0`, "test.plain", "").Result), `true`) // no hook for a method that does not push
 	r := c.call(`1`, "test.later", "")
 	is.Equal(string(r.Result), `"subscribed"`)
 	is.Equal(string(c.recvRaw()), `{"jsonrpc":"2.0","method":"test.note"}`) // after the reply

@@ -70,8 +70,9 @@ type Options struct {
 	// of the http.Server, which its owner takes from Options) and
 	// BodyTimeout reading an /rpc body (beyond it: 408).
 	ReadHeaderTimeout, BodyTimeout time.Duration
-	// RequestContext, when set, is called for each request that arrives
-	// over WebSocket, before its handler runs: it returns the handler's
+	// RequestContext, when set, is called for each request of a method
+	// that pushes (rpc.Method.Pushes) that arrives over WebSocket, before
+	// its handler runs: it returns the handler's
 	// context (derived from ctx, which carries the connection: ConnFrom)
 	// and a release, called once the request's reply is queued on the
 	// connection, or once none will be (a notification, a request cut

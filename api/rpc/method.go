@@ -29,4 +29,10 @@ type Method struct {
 	// starting" reads "too many runs starting at once: ..."); empty reads
 	// "<method> calls".
 	Busy string
+	// Pushes marks a method whose handler pushes notifications to its
+	// caller's connection (a subscription, or its end): over WebSocket
+	// it runs with the connection's notifier in its context
+	// (NotifierFrom), which delivers nothing before the method's reply.
+	// Every other method runs without one, at no cost per request.
+	Pushes bool
 }

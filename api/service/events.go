@@ -16,8 +16,8 @@ import (
 func (s *Service) eventMethods() map[string]rpc.Method {
 	return map[string]rpc.Method{
 		protocol.MethodAdminEventsList:        forAdmin(s.listEvents),
-		protocol.MethodAdminEventsSubscribe:   forAdmin(s.subscribeAdminEvents),
-		protocol.MethodAdminEventsUnsubscribe: forAdmin(s.unsubscriber(true)),
+		protocol.MethodAdminEventsSubscribe:   pushing(forAdmin(s.subscribeAdminEvents)),
+		protocol.MethodAdminEventsUnsubscribe: pushing(forAdmin(s.unsubscriber(true))),
 	}
 }
 

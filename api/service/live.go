@@ -11,6 +11,14 @@ import (
 	"github.com/mcpflow/mcpflow/api/rpc"
 )
 
+// pushing marks m as a method that pushes to its caller's connection:
+// the edge gives it the connection's notifier (rpc.Method.Pushes), which
+// subscriber finds.
+func pushing(m rpc.Method) rpc.Method {
+	m.Pushes = true
+	return m
+}
+
 // subscriber returns the hub and the request's notifier, or why the
 // request cannot subscribe.
 func (s *Service) subscriber(ctx context.Context) (*live.Hub, *rpc.Request, error) {

@@ -26,8 +26,8 @@ func (s *Service) runMethods() map[string]rpc.Method {
 		protocol.MethodRunsTrace:       forRead(s.readTrace),
 		protocol.MethodRunsResume:      forRun(s.resumeRun),
 		protocol.MethodRunsCancel:      forRun(s.cancelRun),
-		protocol.MethodRunsSubscribe:   forRead(s.subscribeRun),
-		protocol.MethodRunsUnsubscribe: forRead(s.unsubscriber(false)),
+		protocol.MethodRunsSubscribe:   pushing(forRead(s.subscribeRun)),
+		protocol.MethodRunsUnsubscribe: pushing(forRead(s.unsubscriber(false))),
 	}
 }
 
