@@ -315,12 +315,16 @@ func TestCancelStopsALongUpstreamCallAndKeepsTheSession(t *testing.T) {
 	})
 	t.Logf("the server had notifications/cancelled and aborted the handler within %v of the cancel request", notified)
 
-	// The session actor has no call in flight, and never opened another
-	// session. calls_in_flight is only refreshed when the session's state
-	// changes, so it read 0 during the call as well (logged above).
-	st := onlyStatus(t, c)
+	// The session actor ends the call, and never opened another session.
+	// It ends the call when go-sdk's CallTool returns, which is in no
+	// order with the server's abort seen above: the status is read until
+	// the call is no longer in flight (it read 1 during the call, logged
+	// above).
+	st := poll.Value(t, "the session's call to end", cancelBound, func() (p.ConnectionStatus, bool) {
+		st := onlyStatus(t, c)
+		return st, st.Session.CallsInFlight == 0
+	})
 	is.Equal(st.Session.State, "open")
-	is.Equal(st.Session.CallsInFlight, 0)
 	is.Equal(st.Session.SessionsOpened, 1)
 
 	// A cancelled run stays cancelled.
