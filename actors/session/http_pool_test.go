@@ -199,11 +199,15 @@ func TestAnHTTPSessionReusesItsConnectionsForConcurrentCalls(t *testing.T) {
 	is.Equal(dsecond, wave{used: calls, opened: calls - 2}) // which keep 2 idle, and open the rest again
 }
 
+// The endpoint answers in JSON, as connectionsPerWave's does: with SSE
+// answers, go-sdk's cancel of a call's POST once the call returned could
+// cut the drain of its answer short and close the connection, so that a
+// pool each held from 8 to 14 (under -race and load, 2026-12-02).
 func TestIdleSessionsOfASharedPoolHoldNoConnectionButTheirStream(t *testing.T) {
 	is := is.New(t)
 	const sessions = 6
 	held := func(factory session.HTTP) int64 {
-		upstream := newDialCounter(t, nil)
+		upstream := newDialCounter(t, &mcp.StreamableHTTPOptions{JSONResponse: true})
 		conn := config.Connection{Kind: "mcp", ID: connID, Transport: config.Transport{Kind: config.TransportHTTP, URL: upstream.URL}}
 		e := newEngine(t)
 		for i := range sessions {
@@ -218,8 +222,8 @@ func TestIdleSessionsOfASharedPoolHoldNoConnectionButTheirStream(t *testing.T) {
 	t.Cleanup(pool.Close)
 	shared, own := held(session.HTTP{Pool: pool}), held(session.HTTP{})
 	t.Logf("TCP connections held by %d idle sessions: shared pool %d, a pool each %d", sessions, shared, own)
-	is.True(shared <= sessions+2)       // a stream each, and the few the pool keeps for all
-	is.True(own >= sessions+sessions/2) // a stream and, mostly, an idle connection each
+	is.True(shared <= sessions+2)    // a stream each, and the few the pool keeps for all
+	is.Equal(own, int64(2*sessions)) // a stream and an idle connection each
 }
 
 func TestASessionThatDoesNotListenHoldsNoConnectionWhenIdle(t *testing.T) {
