@@ -104,7 +104,3 @@ func (s *Service) releaseScope(scope string) {
 		s.Supervisor.ReleaseScope(scope)
 	}
 }
-
-func diagError(code, ref string, bound *string, message, hint string) protocol.DependencyDiag {
-	return protocol.DependencyDiag{Severity: "error", Code: code, LogicalRef: ref, BoundSource: bound, Message: message, RepairHint: &hint}
-}

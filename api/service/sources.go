@@ -7,6 +7,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/paging"
+	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/sources"
 	"github.com/mcpflow/mcpflow/actors/workflow/std"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -169,7 +170,7 @@ func (s *Service) diagnosis(ctx context.Context, src sourceEntry) (protocol.Sour
 	}
 	diags := make([]protocol.DependencyDiag, 0, len(found.Diagnostics))
 	for _, f := range found.Diagnostics {
-		diags = append(diags, diagError(f.Code, f.Ref, &id, f.Message, f.Hint))
+		diags = append(diags, protocol.DependencyDiag(runs.DiagError(f.Code, f.Ref, &id, f.Message, f.Hint)))
 	}
 	transport := protocol.SourceTransportDiagnosis{Kind: optional(c.Transport.Kind), Configured: found.TransportConfigured}
 	auth := authDiagnosis(found.Auth)
