@@ -54,6 +54,9 @@ type Server struct {
 	// Secrets says where the key that seals auth records is; absent, see
 	// Secrets.KeyFile.
 	Secrets *Secrets `json:"secrets,omitempty"`
+	// Limits bounds what one run or one upstream answer may cost; absent
+	// fields keep the defaults.
+	Limits *Limits `json:"limits,omitempty"`
 }
 
 // Store says where records are kept.
@@ -304,6 +307,9 @@ func (f *File) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := f.Server.Secrets.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := f.Server.Limits.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if f.Server.Cluster != nil && f.Server.Store.Kind != StorePostgres {

@@ -1,0 +1,58 @@
+package config
+
+import "errors"
+
+// Server-wide bounds on what one run or one upstream answer may cost
+// (docs/operations.md, "Limits").
+const (
+	// DefaultMaxSteps is the ceiling on a run's step budget: a
+	// deployment's limits.max_steps above it is refused at save.
+	DefaultMaxSteps = 100_000
+	// DefaultMaxResultBytes bounds one upstream answer (a tool result or
+	// a resource read) of a source that sets no max_result_bytes.
+	DefaultMaxResultBytes = 16 << 20
+)
+
+// Limits bounds runs and upstream answers server-wide. Every field is
+// optional: an absent or zero one keeps the default.
+type Limits struct {
+	// MaxSteps is the ceiling on any run's step budget: a deployment may
+	// ask for fewer steps, never more. Absent: DefaultMaxSteps.
+	MaxSteps int `json:"max_steps,omitempty"`
+	// MaxResultBytes bounds one upstream answer, for every source that
+	// sets no max_result_bytes of its own. Absent: DefaultMaxResultBytes.
+	MaxResultBytes int64 `json:"max_result_bytes,omitempty"`
+}
+
+// Validate checks the values a limits block sets: none may be negative.
+func (l *Limits) Validate() error {
+	if l == nil {
+		return nil
+	}
+	var errs []error
+	if l.MaxSteps < 0 {
+		errs = append(errs, errors.New("limits: max_steps must not be negative"))
+	}
+	if l.MaxResultBytes < 0 {
+		errs = append(errs, errors.New("limits: max_result_bytes must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// StepCeiling is the most steps any run may take: MaxSteps, or
+// DefaultMaxSteps unless set.
+func (l *Limits) StepCeiling() int {
+	if l == nil || l.MaxSteps == 0 {
+		return DefaultMaxSteps
+	}
+	return l.MaxSteps
+}
+
+// ResultBytes is the server-wide bound on one upstream answer:
+// MaxResultBytes, or DefaultMaxResultBytes unless set.
+func (l *Limits) ResultBytes() int64 {
+	if l == nil || l.MaxResultBytes == 0 {
+		return DefaultMaxResultBytes
+	}
+	return l.MaxResultBytes
+}
