@@ -192,11 +192,7 @@ func TestRegistrySecretsAreSealedAtRestAndStillReachTheUpstream(t *testing.T) {
 	upstream := fakes.NewAuthServer(fakes.AuthOptions{Tokens: []string{header}, Header: "X-Api-Key", Query: map[string]string{"api_key": query}})
 	t.Cleanup(upstream.Close)
 	dir := t.TempDir()
-	root := filepath.Join(dir, "store")
-	data, err := json.Marshal(config.File{Version: 1, Server: config.Server{Store: config.Store{Root: root}}})
-	is.NoErr(err)
-	cfgPath := filepath.Join(dir, "mcpflow.json")
-	is.NoErr(os.WriteFile(cfgPath, data, 0o600))
+	cfgPath, root := writeConfig(t, dir), filepath.Join(dir, "store")
 	sealedNow := func(when string, secrets ...string) {
 		t.Helper()
 		for _, s := range secrets {

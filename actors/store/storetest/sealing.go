@@ -325,36 +325,39 @@ func mustOpen(t *testing.T, open Opener, opts ...store.Option) store.Store {
 
 // listAuth lists s's auth records or fails t.
 func listAuth(t *testing.T, s store.Store) []store.AuthRecord {
-	t.Helper()
-	list, err := s.ListAuth(t.Context())
-	is.New(t).NoErr(err)
-	return list
+	return listed(t, s, store.Store.ListAuth)
 }
 
-// keptAuth lists the auth records as the store keeps them, opening it
-// without a sealer.
+// keptAuth lists the auth records as the store keeps them.
 func keptAuth(t *testing.T, open Opener) []store.AuthRecord {
-	t.Helper()
-	s := mustOpen(t, open)
-	defer s.Close()
-	return listAuth(t, s)
+	return kept(t, open, store.Store.ListAuth)
 }
 
 // listEntries lists s's source registry entries or fails t.
 func listEntries(t *testing.T, s store.Store) []store.RegistryEntry {
-	t.Helper()
-	list, err := s.ListRegistryEntries(t.Context())
-	is.New(t).NoErr(err)
-	return list
+	return listed(t, s, store.Store.ListRegistryEntries)
 }
 
-// keptEntries lists the source registry entries as the store keeps them,
-// opening it without a sealer.
+// keptEntries lists the source registry entries as the store keeps them.
 func keptEntries(t *testing.T, open Opener) []store.RegistryEntry {
+	return kept(t, open, store.Store.ListRegistryEntries)
+}
+
+// listed is what list lists of s, or fails t.
+func listed[T any](t *testing.T, s store.Store, list func(store.Store, context.Context) ([]T, error)) []T {
+	t.Helper()
+	out, err := list(s, t.Context())
+	is.New(t).NoErr(err)
+	return out
+}
+
+// kept is what list lists of the store as it keeps it, opening it
+// without a sealer.
+func kept[T any](t *testing.T, open Opener, list func(store.Store, context.Context) ([]T, error)) []T {
 	t.Helper()
 	s := mustOpen(t, open)
 	defer s.Close()
-	return listEntries(t, s)
+	return listed(t, s, list)
 }
 
 // noSecretAtRest fails t if any of values is in what the store keeps.
