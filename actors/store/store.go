@@ -360,6 +360,10 @@ type AuthRecords interface {
 // registry asks the broker to connect to. Kind is "mcp"; Transport is the
 // transport's configuration object; AuthRef names the auth record to use
 // (nil: the record whose id is the source id).
+//
+// The values of Transport's env, headers and url are secret (see
+// SecretTransportKey): a store opened WithSealer keeps them sealed in
+// Sealed, and returns entries opened.
 type RegistryEntry struct {
 	ID        string         `json:"id"`
 	Kind      string         `json:"kind"`
@@ -373,6 +377,10 @@ type RegistryEntry struct {
 	// none.
 	Auth     map[string]any `json:"auth,omitempty"`
 	Metadata map[string]any `json:"metadata"`
+	// Sealed is the secret values of Transport sealed, as a store that
+	// seals keeps them (see SealEntry); "" in every entry a store that
+	// seals returns.
+	Sealed string `json:"sealed,omitempty"`
 }
 
 // SourceRegistry keeps the source registry; putting an entry replaces it

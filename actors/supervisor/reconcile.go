@@ -186,6 +186,7 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 			res.Replaced = append(res.Replaced, id)
 			stop(id)
 			a.afresh(id) // a new definition starts afresh; its counters go on
+			a.forgetError(id)
 			a.setState(id, session.StateIdle)
 			if conn.IsEnabled() {
 				warm = append(warm, id)
@@ -255,6 +256,19 @@ func (a *Actor) afresh(id string) {
 	}
 	if st, ok := a.statuses[id]; ok {
 		st.RecentRestarts, st.NextAttemptAt = nil, time.Time{}
+		a.statuses[id] = st
+	}
+}
+
+// forgetError forgets the last error of id, and the login host it named,
+// when its definition changed (its transport, its auth_ref or its auth
+// record, which a login changes): the error was the old definition's,
+// and one that said to log in would still say so after the login. Within
+// one definition the last error stays after the session recovers, as the
+// record of what ended the last session or connect.
+func (a *Actor) forgetError(id string) {
+	if st, ok := a.statuses[id]; ok {
+		st.LastError, st.LastErrorAt, st.LoginHost = "", time.Time{}, ""
 		a.statuses[id] = st
 	}
 }

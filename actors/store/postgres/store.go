@@ -31,26 +31,26 @@ type Store struct {
 	maxEvents int           // see store.Options
 	retention time.Duration // see store.Options
 	node      string        // see WithNode
-	sealer    store.Sealer  // seals auth payloads; nil keeps them as given
+	sealer    store.Sealer  // seals auth payloads and registry secrets; nil keeps them as given
 	// announce tells the other nodes of each commit; nil for a store of
 	// one node alone.
 	announce *announcer
 }
 
 var (
-	_ store.Store        = (*Store)(nil)
-	_ store.RunClaimer   = (*Store)(nil)
-	_ store.AuthResealer = (*Store)(nil)
+	_ store.Store      = (*Store)(nil)
+	_ store.RunClaimer = (*Store)(nil)
+	_ store.Resealer   = (*Store)(nil)
 )
 
 // Open connects to the database that dsn names (a postgres:// URL or
 // key=value pairs, as libpq takes them; pool_max_conns and the other
 // pgxpool settings may be added) and migrates its schema to the current
 // version. The database must be UTF-8: records are text. With a sealer
-// (store.WithSealer), every auth record kept in clear or under an older
-// key is sealed under the current key before Open returns; a record that
-// does not open (its key is missing or wrong) fails Open and changes no
-// record.
+// (store.WithSealer), every auth record and registry entry kept in clear
+// or under an older key is sealed under the current key before Open
+// returns; one that does not open (its key is missing or wrong) fails
+// Open and changes no record.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	o := newOptions(opts...)
 	cfg, err := parseDSN(dsn)
@@ -82,7 +82,7 @@ func open(ctx context.Context, cfg *pgxpool.Config, o options) (*Store, error) {
 		return nil, err
 	}
 	if s.sealer != nil {
-		if _, err := s.ResealAuth(ctx); err != nil {
+		if _, err := s.Reseal(ctx); err != nil {
 			pool.Close()
 			return nil, err
 		}

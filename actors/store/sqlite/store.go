@@ -69,24 +69,25 @@ type Store struct {
 	maxEvents  int           // see store.Options
 	retention  time.Duration // see store.Options
 	path       string        // the database file's, absolute
-	sealer     store.Sealer  // seals auth payloads; nil keeps them as given
+	sealer     store.Sealer  // seals auth payloads and registry secrets; nil keeps them as given
 	// secureDelete is the writer connection's secure_delete setting,
 	// which reseal restores once it has zeroed what it freed.
 	secureDelete int
 }
 
 var (
-	_ store.Store        = (*Store)(nil)
-	_ store.AuthResealer = (*Store)(nil)
+	_ store.Store    = (*Store)(nil)
+	_ store.Resealer = (*Store)(nil)
 )
 
 // Open opens the database at path, creating the file (mode 0600) and its
 // directory (mode 0700) when missing, migrates its schema to the current
 // version and starts its writer. Every record is kept in that one file,
-// auth records with their secret payloads included: sealed, when opts
-// give a sealer (store.WithSealer), and then every record kept in clear
-// or under an older key is sealed under the current key before Open
-// returns; a record that does not open (its key is missing or wrong)
+// auth records with their secret payloads and registry entries with
+// their secret transport values included: sealed, when opts give a
+// sealer (store.WithSealer), and then every record and entry kept in
+// clear or under an older key is sealed under the current key before
+// Open returns; one that does not open (its key is missing or wrong)
 // fails Open and changes nothing.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	o := newOptions(opts...)
