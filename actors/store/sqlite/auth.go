@@ -99,7 +99,7 @@ func (s *Store) reseal(ctx context.Context, tx writeTx) (n int, err error) {
 			err = reset
 		}
 	}()
-	kept, err := decodeAll[store.AuthRecord](tx.rows(ctx, keptAuth))
+	kept, err := decodeAll[store.AuthRecord](valuesOf(ctx, tx))(tx.rows(ctx, keptAuth))
 	if err != nil {
 		return 0, err
 	}

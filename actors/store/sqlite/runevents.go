@@ -40,11 +40,11 @@ func runHead(ctx context.Context, tx writeTx, id string) (store.RunHead, int64, 
 	return head, lastSeq, nil
 }
 
-// appendRunEvents inserts events in tx.
-func appendRunEvents(ctx context.Context, tx writeTx, events []store.RunEvent) error {
+// appendRunEvents inserts events in tx, packed with values.
+func appendRunEvents(ctx context.Context, tx writeTx, events []store.RunEvent, values store.Values) error {
 	args := make([]any, 0, 3*len(events))
 	for _, e := range events {
-		record, err := encode(e)
+		record, err := values.Pack(e.RunID, e)
 		if err != nil {
 			return err
 		}
