@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -39,4 +40,36 @@ func TestAOneMegabyteResultIsWrittenToTheStoreOnce(t *testing.T) {
 	is.Equal(len(trace), 1)
 	is.Equal(trace[0].ResolvedInput, workflow.Object{"message": message}) // the trace reads back whole
 	is.Equal(trace[0].Output, workflow.Object{"message": message})
+}
+
+// A pure step costs its trace entry and a pointer to it (the
+// step_finished event), under 256 bytes; each commit costs the run's
+// record besides (here under 1 KiB), however the run actor slices its
+// steps into commits.
+func TestAThousandStepsOfAPureLoopWriteUnder256BytesEachBesidesTheirCommits(t *testing.T) {
+	is := is.New(t)
+	w := newWorld(t)
+	db := sqlitetest.Open(t)
+	w.runs = db
+	var obj workflow.Object
+	is.NoErr(json.Unmarshal([]byte(`{"name":"spin","start":"d","steps":{
+		"d":{"when":{"if":{"op":"exists","path":"input.stop"},"then":"__end__","otherwise":"d"}}}}`), &obj))
+	draft, diags := workflow.ParseDraft(obj)
+	is.Equal(diags, nil)
+	plan, err := workflow.Compile(draft)
+	is.NoErr(err)
+
+	before, commitsBefore := db.BytesWritten(), db.WriteStats().Writes
+	_, final := w.startWith(t, "run-spin", plan, workflow.Object{}, workflow.Options{MaxSteps: 1000})
+	written, commits := db.BytesWritten()-before, db.WriteStats().Writes-commitsBefore
+	t.Logf("a pure loop of 1,000 steps wrote %d bytes in %d commits", written, commits)
+	is.Equal(final.Status, store.RunFailed) // the step budget ends it
+	is.Equal(final.TraceCount, 1000)
+	is.True(written < 1000*256+commits*1024) // 256 bytes a step, 1 KiB a commit
+
+	events, _, err := db.ReadRunEvents(wait(t), "run-spin", 0, 0)
+	is.NoErr(err)
+	is.Equal(len(events), 1002) // running, a step_finished a step, failed
+	is.Equal(*events[500].Step.TraceIndex, 499)
+	is.Equal(events[500].Step.NextNodeID, "d") // each built again from its entry
 }

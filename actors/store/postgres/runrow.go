@@ -88,13 +88,14 @@ func lockRun(ctx context.Context, tx pgx.Tx, id string) (lockedRun, error) {
 	return l, err
 }
 
-// eventArgs are the sequence numbers and the records of events, packed
-// with values, as the arrays that insertRun and insertRunEvents take.
+// eventArgs are the sequence numbers and the records of events, as
+// store.EncodeRunEvent keeps them with values, as the arrays that
+// insertRun and insertRunEvents take.
 func eventArgs(events []store.RunEvent, values store.Values) ([]int64, []string, error) {
 	seqs := make([]int64, len(events))
 	records := make([]string, len(events))
 	for i, e := range events {
-		record, err := values.Pack(e.RunID, e)
+		record, err := store.EncodeRunEvent(e, values)
 		if err != nil {
 			return nil, nil, err
 		}

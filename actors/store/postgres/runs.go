@@ -121,9 +121,7 @@ func (s *Store) ListRuns(ctx context.Context, q store.RunQuery) (_ []store.Run, 
 // look whether the run exists.
 func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (_ []workflow.TraceEntry, err error) {
 	defer wrap(&err, "read trace of run %q", runID)
-	entries, err := getAll[workflow.TraceEntry](ctx, s.pool,
-		`SELECT entry FROM run_trace WHERE run_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
-		runID, max(start, 0), limitArg(limit))
+	entries, err := readTrace(ctx, s.pool, runID, start, limit)
 	if err != nil || len(entries) > 0 {
 		return entries, err
 	}
@@ -135,6 +133,14 @@ func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (
 		return nil, s.missing(ctx, runID, store.ErrNotFound)
 	}
 	return entries, nil
+}
+
+// readTrace reads entries [start, start+limit) of a run's trace through
+// q; limit <= 0 reads to the end.
+func readTrace(ctx context.Context, q querier, runID string, start, limit int) ([]workflow.TraceEntry, error) {
+	return getAll[workflow.TraceEntry](ctx, q,
+		`SELECT entry FROM run_trace WHERE run_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
+		runID, max(start, 0), limitArg(limit))
 }
 
 // RecoverRunning implements store.Runs for the store's node: it recovers

@@ -66,23 +66,12 @@ func getAll[T any, Q readQuery | writeQuery](ctx context.Context, q querier[Q], 
 }
 
 // decodeAll returns the decoder of the JSON records in the one column of
-// rows, which reads them all, closes rows, and then decodes each,
-// unpacking a packed one with values.
+// rows, which reads them all (scanAll) and then decodes each, unpacking a
+// packed one with values.
 func decodeAll[T any](values func(run string, keys []string) (map[string]string, error)) func(*sql.Rows, error) ([]T, error) {
 	return func(rows *sql.Rows, err error) ([]T, error) {
+		records, err := scanAll(rows, err)
 		if err != nil {
-			return nil, err
-		}
-		var records [][]byte
-		for rows.Next() {
-			var record []byte
-			if err := rows.Scan(&record); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			records = append(records, record)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return nil, err
 		}
 		list := make([]T, len(records))
@@ -93,6 +82,23 @@ func decodeAll[T any](values func(run string, keys []string) (map[string]string,
 		}
 		return list, nil
 	}
+}
+
+// scanAll reads the one column of rows and closes them.
+func scanAll(rows *sql.Rows, err error) ([][]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	var records [][]byte
+	for rows.Next() {
+		var record []byte
+		if err := rows.Scan(&record); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		records = append(records, record)
+	}
+	return records, errors.Join(rows.Err(), rows.Close())
 }
 
 // decodeRecord decodes a stored record, unpacked with values if packed.
