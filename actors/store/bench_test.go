@@ -1,16 +1,21 @@
 package store_test
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite/sqlitetest"
 	"github.com/mcpflow/mcpflow/actors/store/storetest"
+	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
 // BenchmarkRunLifecycle measures what the run actor asks of a store for a
@@ -86,3 +91,80 @@ func benchmarkRunLifecycle(b *testing.B, s store.Store) {
 		}
 	}
 }
+
+// BenchmarkCommit measures the commits of a run on the SQLite store as
+// the run actor makes them, and reports store-B/op, the bytes handed to
+// SQLite (sqlite.Store.BytesWritten) per run:
+//
+//   - result=1MiB: a run created with a 1 MiB input, whose one step's
+//     result is that text (in the trace entry's resolved input, output
+//     and state changes, the record's state, checkpoint and output);
+//   - pure=1000: a run of 1,000 pure steps committed 100 at a time.
+func BenchmarkCommit(b *testing.B) {
+	b.Run("result=1MiB", func(b *testing.B) {
+		s := openSQLite(b, sqlite.SyncNormal)
+		text := strings.Repeat("x", 1<<20)
+		benchmarkCommits(b, s, func(ctx context.Context, id string) error {
+			r := benchRun(id, workflow.Object{"message": text})
+			if err := s.CreateRun(ctx, r, nil); err != nil {
+				return err
+			}
+			r.Status, r.Outcome, r.Output = store.RunCompleted, ptr("ok"), workflow.Object{"message": text}
+			r.State = map[string]any{"message": text}
+			r.Checkpoint.Scopes["root"].State = workflow.Object{"message": text}
+			r.TraceCount = 1
+			return s.RecordProgress(ctx, r, []workflow.TraceEntry{{
+				FrameID: "root", NodeID: "call", StepType: workflow.NodeCall, Outcome: workflow.OutcomeOK, NextNodeID: workflow.End,
+				ResolvedInput: workflow.Object{"message": text}, Output: workflow.Object{"message": text},
+				StateChanges: workflow.Object{"state.message": text},
+			}})
+		})
+	})
+	b.Run("pure=1000", func(b *testing.B) {
+		s := openSQLite(b, sqlite.SyncNormal)
+		step := workflow.TraceEntry{FrameID: "root", NodeID: "d", StepType: "condition", Outcome: "false", NextNodeID: "d",
+			ResolvedInput: workflow.Object{}, Output: workflow.Object{"predicate": false}, StateChanges: workflow.Object{}}
+		slice := slices.Repeat([]workflow.TraceEntry{step}, 100)
+		benchmarkCommits(b, s, func(ctx context.Context, id string) error {
+			r := benchRun(id, workflow.Object{})
+			if err := s.CreateRun(ctx, r, nil); err != nil {
+				return err
+			}
+			for range 10 {
+				r.TraceCount += len(slice)
+				r.Checkpoint.Steps = r.TraceCount
+				if err := s.RecordProgress(ctx, r, slice); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+}
+
+// benchmarkCommits runs commit once per iteration, each on a run of its
+// own, and reports the bytes handed to s per run.
+func benchmarkCommits(b *testing.B, s *sqlite.Store, commit func(ctx context.Context, id string) error) {
+	ctx := b.Context()
+	before := s.BytesWritten()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := commit(ctx, "run-"+strconv.Itoa(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(s.BytesWritten()-before)/float64(b.N), "store-B/op")
+}
+
+// benchRun is a new running run of input, with its checkpoint.
+func benchRun(id string, input workflow.Object) store.Run {
+	now := time.Now().UTC()
+	return store.Run{
+		ID: id, DeploymentID: "dep", ArtifactID: "wf", ArtifactVersion: 1, Status: store.RunRunning,
+		ResumeReadiness: "not_applicable", Input: input, CreatedAt: now, UpdatedAt: now,
+		Checkpoint: &workflow.Snapshot{Status: workflow.StatusRunning, Scopes: map[string]*workflow.Scope{
+			"root": {ID: "root", Input: input, State: workflow.Object{}}}},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
