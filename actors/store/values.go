@@ -83,10 +83,14 @@ func Packed(text []byte) bool {
 	return len(text) > 1 && text[0] == '[' && text[1] == '{'
 }
 
+// ValueLookup returns those of the values of run whose keys are keys that
+// a store holds, by key: how a store reads them for Unpack.
+type ValueLookup func(run string, keys []string) (map[string]string, error)
+
 // Unpack returns the JSON of the record that text, as Pack gave it, holds:
 // text itself when it is not packed, else the record with each value put
 // back, which values looks up by key among those of the run it names.
-func Unpack(text []byte, values func(run string, keys []string) (map[string]string, error)) ([]byte, error) {
+func Unpack(text []byte, values ValueLookup) ([]byte, error) {
 	if !Packed(text) {
 		return text, nil
 	}
@@ -126,6 +130,17 @@ func Unpack(text []byte, values func(run string, keys []string) (map[string]stri
 		at = r.At + len(null)
 	}
 	return append(out, body[at:]...), nil
+}
+
+// Decoded returns the record of type T that text holds, as a store keeps
+// it: Unpack with values, then JSON.
+func Decoded[T any](text []byte, values ValueLookup) (T, error) {
+	var v T
+	text, err := Unpack(text, values)
+	if err != nil {
+		return v, err
+	}
+	return v, json.Unmarshal(text, &v)
 }
 
 // null is what a packed record's body holds where a value was taken out.

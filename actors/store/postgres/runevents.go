@@ -31,7 +31,7 @@ func (s *Store) ReadRunEvents(ctx context.Context, runID string, afterSeq int64,
 		}
 		events, err = store.DecodeRunEvents(runID, texts,
 			func(text []byte) (store.RunEvent, error) {
-				return decodeRecord[store.RunEvent](text, valuesOf(ctx, tx))
+				return store.Decoded[store.RunEvent](text, valuesOf(ctx, tx))
 			},
 			func(start, limit int) ([]workflow.TraceEntry, error) { return readTrace(ctx, tx, runID, start, limit) })
 		return err

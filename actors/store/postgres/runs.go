@@ -177,7 +177,7 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 			return nil, err
 		}
 		for i, record := range records {
-			if list[i].run, err = decodeRecord[store.Run](record, valuesOf(ctx, tx)); err != nil {
+			if list[i].run, err = store.Decoded[store.Run](record, valuesOf(ctx, tx)); err != nil {
 				return nil, err
 			}
 		}

@@ -71,7 +71,7 @@ func getOne[T any](ctx context.Context, q querier, query string, args ...any) (T
 	if err != nil {
 		return v, err
 	}
-	return decodeRecord[T](record, valuesOf(ctx, q))
+	return store.Decoded[T](record, valuesOf(ctx, q))
 }
 
 // getAll decodes the JSON records in the one column that query selects;
@@ -88,7 +88,7 @@ func getAll[T any](ctx context.Context, q querier, query string, args ...any) ([
 	}
 	list := make([]T, len(records))
 	for i, record := range records {
-		if list[i], err = decodeRecord[T](record, valuesOf(ctx, q)); err != nil {
+		if list[i], err = store.Decoded[T](record, valuesOf(ctx, q)); err != nil {
 			return nil, err
 		}
 	}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"slices"
 
@@ -45,7 +44,7 @@ func queueValues(ctx context.Context, q querier, b *pgx.Batch, id string, values
 
 // valuesOf returns the lookup that store.Unpack takes, reading the values
 // through q.
-func valuesOf(ctx context.Context, q querier) func(run string, keys []string) (map[string]string, error) {
+func valuesOf(ctx context.Context, q querier) store.ValueLookup {
 	return func(run string, keys []string) (map[string]string, error) {
 		rows, err := q.Query(ctx, `SELECT key, value FROM run_values WHERE run_id = $1 AND key = ANY($2)`, run, keys)
 		if err != nil {
@@ -59,14 +58,4 @@ func valuesOf(ctx context.Context, q querier) func(run string, keys []string) (m
 		})
 		return found, err
 	}
-}
-
-// decodeRecord decodes a stored record, unpacked with values if packed.
-func decodeRecord[T any](record []byte, values func(run string, keys []string) (map[string]string, error)) (T, error) {
-	var v T
-	record, err := store.Unpack(record, values)
-	if err != nil {
-		return v, err
-	}
-	return v, json.Unmarshal(record, &v)
 }

@@ -76,7 +76,7 @@ func (s *Store) ReadRunEvents(ctx context.Context, runID string, afterSeq int64,
 		}
 		events, err = store.DecodeRunEvents(runID, texts,
 			func(text []byte) (store.RunEvent, error) {
-				return decodeRecord[store.RunEvent](text, valuesOf(ctx, reads))
+				return store.Decoded[store.RunEvent](text, valuesOf(ctx, reads))
 			},
 			func(start, limit int) ([]workflow.TraceEntry, error) {
 				return getAll[workflow.TraceEntry](ctx, reads, readTraceEntries, runID, start, limit)

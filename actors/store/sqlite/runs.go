@@ -221,7 +221,7 @@ func runningRuns(ctx context.Context, tx writeTx) (runs []store.Run, lastSeqs []
 	}
 	runs = make([]store.Run, len(records))
 	for i, record := range records {
-		if runs[i], err = decodeRecord[store.Run](record, valuesOf(ctx, tx)); err != nil {
+		if runs[i], err = store.Decoded[store.Run](record, valuesOf(ctx, tx)); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -57,7 +57,7 @@ func getOne[T any, Q readQuery | writeQuery](ctx context.Context, q querier[Q], 
 	if err != nil {
 		return v, err
 	}
-	return decodeRecord[T](record, valuesOf(ctx, q))
+	return store.Decoded[T](record, valuesOf(ctx, q))
 }
 
 // getAll decodes the JSON records in the one column that query selects.
@@ -68,7 +68,7 @@ func getAll[T any, Q readQuery | writeQuery](ctx context.Context, q querier[Q], 
 // decodeAll returns the decoder of the JSON records in the one column of
 // rows, which reads them all (scanAll) and then decodes each, unpacking a
 // packed one with values.
-func decodeAll[T any](values func(run string, keys []string) (map[string]string, error)) func(*sql.Rows, error) ([]T, error) {
+func decodeAll[T any](values store.ValueLookup) func(*sql.Rows, error) ([]T, error) {
 	return func(rows *sql.Rows, err error) ([]T, error) {
 		records, err := scanAll(rows, err)
 		if err != nil {
@@ -76,7 +76,7 @@ func decodeAll[T any](values func(run string, keys []string) (map[string]string,
 		}
 		list := make([]T, len(records))
 		for i, record := range records {
-			if list[i], err = decodeRecord[T](record, values); err != nil {
+			if list[i], err = store.Decoded[T](record, values); err != nil {
 				return nil, err
 			}
 		}
@@ -99,16 +99,6 @@ func scanAll(rows *sql.Rows, err error) ([][]byte, error) {
 		records = append(records, record)
 	}
 	return records, errors.Join(rows.Err(), rows.Close())
-}
-
-// decodeRecord decodes a stored record, unpacked with values if packed.
-func decodeRecord[T any](record []byte, values func(run string, keys []string) (map[string]string, error)) (T, error) {
-	var v T
-	record, err := store.Unpack(record, values)
-	if err != nil {
-		return v, err
-	}
-	return v, json.Unmarshal(record, &v)
 }
 
 // rowsAffected returns how many rows the statement that gave res changed.

@@ -40,7 +40,7 @@ func insertValues(ctx context.Context, tx writeTx, id string, values store.Value
 
 // valuesOf returns the lookup that store.Unpack takes, reading the values
 // through q: on the read pool, in a read transaction or in the writer's.
-func valuesOf[Q readQuery | writeQuery](ctx context.Context, q querier[Q]) func(run string, keys []string) (map[string]string, error) {
+func valuesOf[Q readQuery | writeQuery](ctx context.Context, q querier[Q]) store.ValueLookup {
 	return func(run string, keys []string) (map[string]string, error) {
 		list, err := json.Marshal(keys)
 		if err != nil {
