@@ -16,20 +16,29 @@ import (
 // (sqlite.Store.BytesWritten): the records, trace entries, events and
 // values of its commits.
 
-func TestAOneMegabyteResultIsWrittenToTheStoreOnce(t *testing.T) {
+// A tool step's result of 64 KiB, which echo returns from the run's
+// input, is in the trace entry (resolved input, output, state changes),
+// the run's input, state and output, its checkpoint and its last event,
+// and the record is committed twice: the store is handed it once. (A
+// result of 1 MiB is the store's own test, actors/store; here the
+// run's waits, bounded for small payloads, must hold under -race.)
+func TestAToolStepsLargeResultIsWrittenToTheStoreOnce(t *testing.T) {
 	is := is.New(t)
 	w := newWorld(t)
 	db := sqlitetest.Open(t)
 	w.runs = db
 	plan := w.plan(t, "echo")
-	message := strings.Repeat("x", 1<<20)
+	message := strings.Repeat("x", 64<<10)
 
 	before := db.BytesWritten()
 	_, final := w.start(t, "run-big", plan, workflow.Object{"message": message})
 	written := db.BytesWritten() - before
 	t.Logf("a run of one step whose input and result are %d bytes wrote %d bytes", len(message), written)
+	if final.Error != nil {
+		t.Logf("the run failed: %s", *final.Error)
+	}
 	is.Equal(final.Status, store.RunCompleted)
-	is.True(written < 3<<19) // the 1 MiB is written once: under 1.5 MiB in all
+	is.True(written < 3*64<<10/2) // the 64 KiB is written once: under 96 KiB in all
 
 	stored, err := db.GetRun(wait(t), "run-big")
 	is.NoErr(err)
@@ -42,6 +51,20 @@ func TestAOneMegabyteResultIsWrittenToTheStoreOnce(t *testing.T) {
 	is.Equal(trace[0].Output, workflow.Object{"message": message})
 }
 
+// compiled parses and compiles a workflow draft.
+func compiled(t *testing.T, doc string) workflow.Plan {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	var obj workflow.Object
+	is.NoErr(json.Unmarshal([]byte(doc), &obj))
+	draft, diags := workflow.ParseDraft(obj)
+	is.Equal(diags, nil) // the draft parses
+	plan, err := workflow.Compile(draft)
+	is.NoErr(err) // and compiles
+	return plan
+}
+
 // A pure step costs its trace entry and a pointer to it (the
 // step_finished event), under 256 bytes; each commit costs the run's
 // record besides (here under 1 KiB), however the run actor slices its
@@ -51,13 +74,8 @@ func TestAThousandStepsOfAPureLoopWriteUnder256BytesEachBesidesTheirCommits(t *t
 	w := newWorld(t)
 	db := sqlitetest.Open(t)
 	w.runs = db
-	var obj workflow.Object
-	is.NoErr(json.Unmarshal([]byte(`{"name":"spin","start":"d","steps":{
-		"d":{"when":{"if":{"op":"exists","path":"input.stop"},"then":"__end__","otherwise":"d"}}}}`), &obj))
-	draft, diags := workflow.ParseDraft(obj)
-	is.Equal(diags, nil)
-	plan, err := workflow.Compile(draft)
-	is.NoErr(err)
+	plan := compiled(t, `{"name":"spin","start":"d","steps":{
+		"d":{"when":{"if":{"op":"exists","path":"input.stop"},"then":"__end__","otherwise":"d"}}}}`)
 
 	before, commitsBefore := db.BytesWritten(), db.WriteStats().Writes
 	_, final := w.startWith(t, "run-spin", plan, workflow.Object{}, workflow.Options{MaxSteps: 1000})

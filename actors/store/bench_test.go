@@ -67,9 +67,9 @@ func BenchmarkRunLifecycleParallel(b *testing.B) {
 }
 
 // openSQLite opens a SQLite store at sync level in a temporary directory,
-// to be closed when b ends.
-func openSQLite(b *testing.B, level sqlite.Sync) *sqlite.Store {
-	return sqlitetest.Open(b, sqlite.WithSync(level))
+// to be closed when tb ends.
+func openSQLite(tb testing.TB, level sqlite.Sync) *sqlite.Store {
+	return sqlitetest.Open(tb, sqlite.WithSync(level))
 }
 
 // closeAtEnd closes s when b ends.
@@ -96,50 +96,64 @@ func benchmarkRunLifecycle(b *testing.B, s store.Store) {
 // the run actor makes them, and reports store-B/op, the bytes handed to
 // SQLite (sqlite.Store.BytesWritten) per run:
 //
-//   - result=1MiB: a run created with a 1 MiB input, whose one step's
-//     result is that text (in the trace entry's resolved input, output
-//     and state changes, the record's state, checkpoint and output);
-//   - pure=1000: a run of 1,000 pure steps committed 100 at a time.
+//   - result=1MiB: commitLargeResult of a 1 MiB text;
+//   - pure=1000: commitPureSteps of 1,000 steps, 100 a commit.
 func BenchmarkCommit(b *testing.B) {
 	b.Run("result=1MiB", func(b *testing.B) {
 		s := openSQLite(b, sqlite.SyncNormal)
 		text := strings.Repeat("x", 1<<20)
 		benchmarkCommits(b, s, func(ctx context.Context, id string) error {
-			r := benchRun(id, workflow.Object{"message": text})
-			if err := s.CreateRun(ctx, r, nil); err != nil {
-				return err
-			}
-			r.Status, r.Outcome, r.Output = store.RunCompleted, ptr("ok"), workflow.Object{"message": text}
-			r.State = map[string]any{"message": text}
-			r.Checkpoint.Scopes["root"].State = workflow.Object{"message": text}
-			r.TraceCount = 1
-			return s.RecordProgress(ctx, r, []workflow.TraceEntry{{
-				FrameID: "root", NodeID: "call", StepType: workflow.NodeCall, Outcome: workflow.OutcomeOK, NextNodeID: workflow.End,
-				ResolvedInput: workflow.Object{"message": text}, Output: workflow.Object{"message": text},
-				StateChanges: workflow.Object{"state.message": text},
-			}})
+			return commitLargeResult(ctx, s, id, text)
 		})
 	})
 	b.Run("pure=1000", func(b *testing.B) {
 		s := openSQLite(b, sqlite.SyncNormal)
-		step := workflow.TraceEntry{FrameID: "root", NodeID: "d", StepType: "condition", Outcome: "false", NextNodeID: "d",
-			ResolvedInput: workflow.Object{}, Output: workflow.Object{"predicate": false}, StateChanges: workflow.Object{}}
-		slice := slices.Repeat([]workflow.TraceEntry{step}, 100)
 		benchmarkCommits(b, s, func(ctx context.Context, id string) error {
-			r := benchRun(id, workflow.Object{})
-			if err := s.CreateRun(ctx, r, nil); err != nil {
-				return err
-			}
-			for range 10 {
-				r.TraceCount += len(slice)
-				r.Checkpoint.Steps = r.TraceCount
-				if err := s.RecordProgress(ctx, r, slice); err != nil {
-					return err
-				}
-			}
-			return nil
+			return commitPureSteps(ctx, s, id, 10, 100)
 		})
 	})
+}
+
+// commitLargeResult commits run id as the run actor does a run created
+// with text as its input, whose one step's result is text: in the trace
+// entry's resolved input, output and state changes, and the record's
+// state, checkpoint and output.
+func commitLargeResult(ctx context.Context, s store.Store, id, text string) error {
+	r := benchRun(id, workflow.Object{"message": text})
+	if err := s.CreateRun(ctx, r, nil); err != nil {
+		return err
+	}
+	r.Status, r.Outcome, r.Output = store.RunCompleted, ptr("ok"), workflow.Object{"message": text}
+	r.State = map[string]any{"message": text}
+	r.Checkpoint.Scopes["root"].State = workflow.Object{"message": text}
+	r.TraceCount = 1
+	return s.RecordProgress(ctx, r, []workflow.TraceEntry{{
+		FrameID: "root", NodeID: "call", StepType: workflow.NodeCall, Outcome: workflow.OutcomeOK, NextNodeID: workflow.End,
+		ResolvedInput: workflow.Object{"message": text}, Output: workflow.Object{"message": text},
+		StateChanges: workflow.Object{"state.message": text},
+	}})
+}
+
+// pureStep is the trace entry of a `when` step that routes to itself.
+var pureStep = workflow.TraceEntry{FrameID: "root", NodeID: "d", StepType: "condition", Outcome: "false", NextNodeID: "d",
+	ResolvedInput: workflow.Object{}, Output: workflow.Object{"predicate": false}, StateChanges: workflow.Object{}}
+
+// commitPureSteps creates run id and commits commits slices of perCommit
+// pure steps.
+func commitPureSteps(ctx context.Context, s store.Store, id string, commits, perCommit int) error {
+	r := benchRun(id, workflow.Object{})
+	if err := s.CreateRun(ctx, r, nil); err != nil {
+		return err
+	}
+	slice := slices.Repeat([]workflow.TraceEntry{pureStep}, perCommit)
+	for range commits {
+		r.TraceCount += len(slice)
+		r.Checkpoint.Steps = r.TraceCount
+		if err := s.RecordProgress(ctx, r, slice); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // benchmarkCommits runs commit once per iteration, each on a run of its

@@ -233,13 +233,15 @@ func stringEnd(src []byte, i int) (int, error) {
 	if src[i] != '"' {
 		return 0, fmt.Errorf("want a string at byte %d", i)
 	}
-	for j := i + 1; j < len(src); j++ {
-		switch src[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, nil
+	for j := i + 1; j < len(src); {
+		k := bytes.IndexAny(src[j:], "\"\\")
+		if k < 0 {
+			break
 		}
+		if src[j+k] == '"' {
+			return j + k + 1, nil
+		}
+		j += k + 2 // a backslash and the byte it escapes
 	}
 	return 0, fmt.Errorf("a string from byte %d is not closed", i)
 }
