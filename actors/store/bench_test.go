@@ -97,7 +97,8 @@ func benchmarkRunLifecycle(b *testing.B, s store.Store) {
 // SQLite (sqlite.Store.BytesWritten) per run:
 //
 //   - result=1MiB: commitLargeResult of a 1 MiB text;
-//   - pure=1000: commitPureSteps of 1,000 steps, 100 a commit.
+//   - pure=1000: commitPureSteps of 1,000 steps, 100 a commit, with no
+//     input and state, and with a document of 64 KiB in both.
 func BenchmarkCommit(b *testing.B) {
 	b.Run("result=1MiB", func(b *testing.B) {
 		s := openSQLite(b, sqlite.SyncNormal)
@@ -106,12 +107,14 @@ func BenchmarkCommit(b *testing.B) {
 			return commitLargeResult(ctx, s, id, text)
 		})
 	})
-	b.Run("pure=1000", func(b *testing.B) {
-		s := openSQLite(b, sqlite.SyncNormal)
-		benchmarkCommits(b, s, func(ctx context.Context, id string) error {
-			return commitPureSteps(ctx, s, id, 10, 100)
+	for _, doc := range []string{"", strings.Repeat("d", 64<<10)} {
+		b.Run(fmt.Sprintf("pure=1000/state=%dKiB", len(doc)>>10), func(b *testing.B) {
+			s := openSQLite(b, sqlite.SyncNormal)
+			benchmarkCommits(b, s, func(ctx context.Context, id string) error {
+				return commitPureSteps(ctx, s, id, doc, 10, 100)
+			})
 		})
-	})
+	}
 }
 
 // commitLargeResult commits run id as the run actor does a run created
@@ -139,9 +142,15 @@ var pureStep = workflow.TraceEntry{FrameID: "root", NodeID: "d", StepType: "cond
 	ResolvedInput: workflow.Object{}, Output: workflow.Object{"predicate": false}, StateChanges: workflow.Object{}}
 
 // commitPureSteps creates run id and commits commits slices of perCommit
-// pure steps.
-func commitPureSteps(ctx context.Context, s store.Store, id string, commits, perCommit int) error {
+// pure steps; a doc other than "" is in the run's input and its state
+// (so in its record twice, and in its checkpoint twice).
+func commitPureSteps(ctx context.Context, s store.Store, id, doc string, commits, perCommit int) error {
 	r := benchRun(id, workflow.Object{})
+	if doc != "" {
+		r = benchRun(id, workflow.Object{"doc": doc})
+		r.State = map[string]any{"doc": doc}
+		r.Checkpoint.Scopes["root"].State = workflow.Object{"doc": doc}
+	}
 	if err := s.CreateRun(ctx, r, nil); err != nil {
 		return err
 	}

@@ -33,13 +33,22 @@ func TestAOneMebibyteResultIsWrittenToTheStoreOnce(t *testing.T) {
 }
 
 // A pure step hands the store its trace entry and a pointer to it, under
-// 256 bytes, and each commit the run's record besides (here under 1 KiB).
+// 256 bytes, and each commit the run's record besides (here under 1 KiB),
+// whose large values (a 64 KiB document in the input and the state) are
+// written once, not at each commit.
 func TestAThousandPureStepsWriteUnder256BytesEachBesidesTheirCommits(t *testing.T) {
 	is := is.New(t)
 	s := openSQLite(t, sqlite.SyncNormal)
 	before := s.BytesWritten()
-	is.NoErr(commitPureSteps(t.Context(), s, "run-spin", 10, 100))
+	is.NoErr(commitPureSteps(t.Context(), s, "run-spin", "", 10, 100))
 	written := s.BytesWritten() - before
 	t.Logf("1,000 pure steps in 10 commits wrote %d bytes", written)
 	is.True(written < 1000*256+11*1024) // 256 bytes a step, 1 KiB a commit
+
+	doc := strings.Repeat("d", 64<<10)
+	before = s.BytesWritten()
+	is.NoErr(commitPureSteps(t.Context(), s, "run-doc", doc, 10, 100))
+	written = s.BytesWritten() - before
+	t.Logf("1,000 pure steps in 10 commits, with a 64 KiB document in the input and the state, wrote %d bytes", written)
+	is.True(written < 1000*256+11*1024+64<<10) // and the document once
 }
