@@ -1,7 +1,6 @@
 package run_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -51,20 +50,6 @@ func TestAToolStepsLargeResultIsWrittenToTheStoreOnce(t *testing.T) {
 	is.Equal(trace[0].Output, workflow.Object{"message": message})
 }
 
-// compiled parses and compiles a workflow draft.
-func compiled(t *testing.T, doc string) workflow.Plan {
-	t.Helper()
-	is := is.New(t)
-	is.Helper()
-	var obj workflow.Object
-	is.NoErr(json.Unmarshal([]byte(doc), &obj))
-	draft, diags := workflow.ParseDraft(obj)
-	is.Equal(diags, nil) // the draft parses
-	plan, err := workflow.Compile(draft)
-	is.NoErr(err) // and compiles
-	return plan
-}
-
 // A pure step costs its trace entry and a pointer to it (the
 // step_finished event), under 256 bytes; each commit costs the run's
 // record besides (here under 1 KiB), however the run actor slices its
@@ -74,7 +59,7 @@ func TestAThousandStepsOfAPureLoopWriteUnder256BytesEachBesidesTheirCommits(t *t
 	w := newWorld(t)
 	db := sqlitetest.Open(t)
 	w.runs = db
-	plan := compiled(t, `{"name":"spin","start":"d","steps":{
+	plan := w.compileDraft(t, `{"name":"spin","start":"d","steps":{
 		"d":{"when":{"if":{"op":"exists","path":"input.stop"},"then":"__end__","otherwise":"d"}}}}`)
 
 	before, commitsBefore := db.BytesWritten(), db.WriteStats().Writes
