@@ -51,6 +51,8 @@ type world struct {
 	rec    *fakes.Recording
 	mem    *fakes.InMemory
 	writes *progressLog
+	// runs, when set, is the store runs commit to instead of writes.
+	runs store.Runs
 	// metrics are what every run of the world records.
 	metrics *metrics.Metrics
 	// replies delivers the runs' answers to the tests.
@@ -136,6 +138,10 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 	now := time.Now().UTC()
 	started, done := reply.Expect[run.Started](w.replies), reply.Expect[run.Stopped](w.replies)
 	engine := w.engine
+	var runs store.Runs = w.writes
+	if w.runs != nil {
+		runs = w.runs
+	}
 	w.engine.Spawn(run.New(run.Spec{
 		Record: store.Run{
 			ID: id, DeploymentID: "dep-1", ArtifactID: "art-1", ArtifactVersion: 1,
@@ -143,7 +149,7 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 			CreatedAt: now, UpdatedAt: now,
 		},
 		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts,
-		Supervisor: w.sup.PID(), Store: w.writes,
+		Supervisor: w.sup.PID(), Store: runs,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second,
 		Started: started.To(), Done: done.To(), Metrics: w.metrics,
 	}), "run", actor.WithID(incarnation(id)), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))

@@ -3,7 +3,9 @@
 // auth records, the source registry and the admin event log. It defines one
 // interface for all of them and its implementations, and the decorator
 // (Observed) through which writers tell an Observer of what they commit to
-// the event logs; it knows nothing about actors, MCP sessions or JSON-RPC.
+// the event logs, and the stored form of a run's records that the durable
+// implementations share (Values.Pack, EncodeRunEvent: each large value
+// once per run); it knows nothing about actors, MCP sessions or JSON-RPC.
 //
 // The interface promises nothing that only one database gives: keys are
 // compared as byte strings, numbers in JSON objects come back as float64,

@@ -1,6 +1,8 @@
 // Package postgres implements store.Store on PostgreSQL (jackc/pgx v5 and
-// its pool). Each record is kept as the JSON text encoding/json wrote,
-// beside the columns its keys, filters and orderings need; compare-and-set,
+// its pool). Each record is kept as the JSON text encoding/json wrote
+// (a run's, its trace entries' and its events' packed: store.Values.Pack,
+// store.EncodeRunEvent), beside the columns its keys, filters and
+// orderings need; compare-and-set,
 // filters and paging run in SQL; a run's steps commit in one transaction
 // with its trace and events. Open migrates the schema (embedded, versioned
 // SQL files) under an advisory lock, so nodes that start at once on one

@@ -72,7 +72,7 @@ func (s *Store) reseal(ctx context.Context, tx writeTx) (n int, err error) {
 // store.ResealKept), writing back with put, by id, those it changes.
 func resealKept[T any](ctx context.Context, tx writeTx, s store.Sealer, kept, put writeQuery,
 	reseal func(store.Sealer, T) (T, bool, error), id func(T) string) (int, error) {
-	records, err := decodeAll[T](tx.rows(ctx, kept))
+	records, err := decodeAll[T](valuesOf(ctx, tx))(tx.rows(ctx, kept))
 	if err != nil {
 		return 0, err
 	}

@@ -1,6 +1,8 @@
 // Package sqlite implements store.Store on an embedded SQLite database
 // (modernc.org/sqlite: pure Go, no cgo). Each record is kept as a JSON
-// column beside the indexed columns its queries need; the schema is migrated
+// column (a run's, its trace entries' and its events' packed:
+// store.Values.Pack, store.EncodeRunEvent) beside the indexed columns its
+// queries need; the schema is migrated
 // at Open; a write is acknowledged only once committed, at the sync level
 // Open was given (WAL, synchronous=FULL by default).
 package sqlite
