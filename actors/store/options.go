@@ -18,6 +18,9 @@ type Options struct {
 	Retention time.Duration
 	// Sealer, when set, seals auth record payloads at rest (WithSealer).
 	Sealer Sealer
+	// Space, when set, is told whether each write found space on the
+	// store's disk (WithSpace).
+	Space *Space
 }
 
 // Option sets one of the Options.
