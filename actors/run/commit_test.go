@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
@@ -13,13 +12,12 @@ import (
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/run"
 	"github.com/mcpflow/mcpflow/actors/store"
-	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/fakes"
 	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // fullDiskRun is a run of fake.one's sleep (60 s) on a store whose disk
-// the test fills, acknowledged and with its call committed.
+// is filled once the run's call is out (its first record committed).
 type fullDiskRun struct {
 	pid  *actor.PID
 	disk *fakes.FullDisk
@@ -28,27 +26,9 @@ type fullDiskRun struct {
 
 func startOnFullDisk(t *testing.T, w *world, id string) fullDiskRun {
 	t.Helper()
-	is := is.New(t)
-	is.Helper()
-	plan := w.plan(t, "sleep")
-	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
-	is.NoErr(err)
 	disk := fakes.NewFullDisk(w.store)
-	started, done := reply.Expect[run.Started](w.replies), reply.Expect[run.Stopped](w.replies)
-	now := time.Now().UTC()
-	pid := w.engine.Spawn(run.New(run.Spec{
-		Record:  store.Run{ID: id, Status: store.RunRunning, Input: workflow.Object{"ms": 60_000}, CreatedAt: now, UpdatedAt: now},
-		Program: workflow.Program{Root: plan}, Targets: targets,
-		Supervisor: w.sup.PID(), Store: disk,
-		CallTimeout: 2 * time.Minute, StoreTimeout: 2 * time.Second, Started: started.To(), Done: done.To(),
-	}), "run", actor.WithID(incarnation(id)))
-	ack, err := started.Wait(wait(t))
-	is.NoErr(err)
-	is.NoErr(ack.Error.Err()) // the run is created before the disk fills
-	poll.For(t, "the call committed", patience, func() bool {
-		r, err := w.store.GetRun(wait(t), id)
-		return err == nil && r.Checkpoint != nil && len(r.Checkpoint.Calls) == 1
-	})
+	pid, done := w.startSleepingOn(t, id, disk)
+	disk.Fill()
 	return fullDiskRun{pid: pid, disk: disk, done: done}
 }
 
@@ -71,7 +51,6 @@ func TestACancelTakenWhileTheDiskIsFullIsWrittenOnceSpaceReturns(t *testing.T) {
 		is := is.New(t)
 		w := newWorld(t)
 		r := startOnFullDisk(t, w, "run-full")
-		r.disk.Fill()
 
 		answer := reply.Expect[run.Stopped](w.replies)
 		w.engine.Send(r.pid, run.Cancel{Reason: "by the test", Reply: answer.To()})
@@ -107,7 +86,6 @@ func TestAHaltWhileACommitIsRetriedStopsTheRunAsLastCommitted(t *testing.T) {
 		is := is.New(t)
 		w := newWorld(t)
 		r := startOnFullDisk(t, w, "run-halt-full")
-		r.disk.Fill()
 		w.engine.Send(r.pid, run.Cancel{Reason: "by the test"}) // a commit that fails
 		poll.For(t, "the commit retried", patience, func() bool { return r.disk.Refused() >= 2 })
 
