@@ -47,8 +47,18 @@ func (a *Actor) commitFailed(m persisted) {
 			"run", a.record.ID, "status", a.committed.Status, "err", m.err)
 	}
 	a.spec.Metrics.RunCommitFailed()
-	a.after(backoff, commitDue{})
+	a.retryAfter(backoff)
 	a.answerUnwritten()
+}
+
+// retryAfter schedules the retry of the failed commit after d, on the
+// one retry timer, so that a disk full for hours keeps no timer per retry.
+func (a *Actor) retryAfter(d time.Duration) {
+	if a.retryTimer != nil {
+		a.retryTimer.Stop()
+	}
+	engine, self := a.engine, a.self
+	a.retryTimer = time.AfterFunc(d, func() { engine.Send(self, commitDue{}) })
 }
 
 // retryCommit writes the run as it stands now, in place of the commit

@@ -180,8 +180,10 @@ type Actor struct {
 	// retried (commit.go).
 	committed store.Run
 	unwritten error
-	// commitFailures counts the failed commits in a row.
+	// commitFailures counts the failed commits in a row; retryTimer
+	// schedules the next retry.
 	commitFailures int
+	retryTimer     *time.Timer
 	timers         []*time.Timer
 	// trace holds the spans of this incarnation; nil with tracing off.
 	trace *tracing.Run
@@ -219,8 +221,10 @@ func (a *Actor) Receive(c *actor.Context) {
 	case Halt:
 		a.halt()
 	case actor.Stopped:
-		for _, t := range a.timers {
-			t.Stop()
+		for _, t := range append(a.timers, a.retryTimer) {
+			if t != nil {
+				t.Stop()
+			}
 		}
 		a.trace.End(a.record) // stopped from outside: no span stays open
 	case guard.Panic:
