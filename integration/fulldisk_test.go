@@ -249,7 +249,9 @@ func TestARunThatCannotCommitOnAFullDiskAgreesEverywhereAndIsCancellable(t *test
 	for _, e := range events.Events {
 		kinds[e.Kind]++
 	}
-	is.Equal(kinds["store_writable_again"], 1) // the return of space is recorded once
+	// Recorded at each return of space: SQLite may have let a small write
+	// through, in log space its file had, while the disk was full.
+	is.True(kinds["store_writable_again"] >= 1) // the return of space is recorded
 }
 
 // TestMcpflowStartsReadOnlyOnAFullDisk stops the real binary, fills its
