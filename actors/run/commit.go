@@ -16,8 +16,9 @@ import (
 // goes out, the results of those out wait, and the run is, to the store and
 // so to every reader, what it last committed (running). Each retry writes
 // the run as it stands then, so a cancel or the deadline taken meanwhile is
-// in it. A Halt ends the actor at once, leaving the run as last committed
-// for the next start to recover.
+// in it. A Halt ends the actor between retries (at once, or as the retry
+// under way fails), leaving the run as last committed for the next start
+// to recover; no write of it is then under way.
 const (
 	commitRetryBase = 100 * time.Millisecond
 	commitRetryMax  = 5 * time.Second
@@ -48,6 +49,7 @@ func (a *Actor) commitFailed(m persisted) {
 	}
 	a.spec.Metrics.RunCommitFailed()
 	a.retryAfter(backoff)
+	a.retryPending = true
 	a.answerUnwritten()
 }
 
@@ -68,7 +70,7 @@ func (a *Actor) retryCommit() {
 		return
 	}
 	final := a.exec == nil || a.exec.Status() != workflow.StatusRunning
-	a.writing = false
+	a.writing, a.retryPending = false, false
 	a.commit(final, false)
 }
 

@@ -181,9 +181,10 @@ type Actor struct {
 	committed store.Run
 	unwritten error
 	// commitFailures counts the failed commits in a row; retryTimer
-	// schedules the next retry.
+	// schedules the next retry, which is pending until it is written.
 	commitFailures int
 	retryTimer     *time.Timer
+	retryPending   bool
 	timers         []*time.Timer
 	// trace holds the spans of this incarnation; nil with tracing off.
 	trace *tracing.Run
@@ -591,9 +592,11 @@ func (a *Actor) cancel(m Cancel) {
 func (a *Actor) halt() {
 	if a.unwritten != nil && !a.halting {
 		// The store keeps the run as last committed; the next start
-		// recovers it from there.
+		// recovers it from there. A retry under way reports first.
 		a.halting = true
-		a.stop()
+		if a.retryPending {
+			a.stop()
+		}
 		return
 	}
 	if a.exec == nil || a.stopping || a.halting {
