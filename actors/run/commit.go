@@ -76,9 +76,6 @@ func (a *Actor) retryCommit() {
 
 // committedAgain notes that a commit landed after failed ones.
 func (a *Actor) committedAgain() {
-	if a.unwritten == nil {
-		return
-	}
 	slog.Info("run committed again", "run", a.record.ID, "status", a.record.Status, "failed_commits", a.commitFailures)
 	a.unwritten, a.commitFailures = nil, 0
 }

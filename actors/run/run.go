@@ -393,7 +393,9 @@ func (a *Actor) onPersisted(m persisted) {
 		a.stop()
 		return
 	}
-	a.committedAgain()
+	if a.unwritten != nil {
+		a.committedAgain()
+	}
 	a.committed = m.rec
 	a.acknowledge(nil)
 	if m.final {

@@ -50,6 +50,19 @@ func classify(dir string, err error) error {
 	return fmt.Errorf("%w: %w", store.ErrFull, err)
 }
 
+// observe classifies a write's error (classify), records whether the
+// disk is full and tells s.space; it returns the classified error.
+func (s *Store) observe(err error) error {
+	err = classify(filepath.Dir(s.path), err)
+	switch {
+	case errors.Is(err, store.ErrFull):
+		s.full.Store(true)
+	case err == nil:
+		s.full.Store(false)
+	}
+	return s.space.Observe(err)
+}
+
 // freeSpace is how many bytes of dir's file system an unprivileged
 // writer may still take.
 func freeSpace(dir string) (uint64, bool) {

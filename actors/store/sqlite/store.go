@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -71,6 +72,7 @@ type Store struct {
 	path       string        // the database file's, absolute
 	sealer     store.Sealer  // seals auth payloads; nil keeps them as given
 	space      *store.Space  // told whether each write found space; nil: nobody
+	full       atomic.Bool   // the last write that succeeded or failed for space failed
 	// secureDelete is the writer connection's secure_delete setting,
 	// which reseal restores once it has zeroed what it freed.
 	secureDelete int
@@ -183,5 +185,9 @@ func (s *Store) update(ctx context.Context, fn writeFn) error {
 	if s.writer == nil {
 		return errReadOnly
 	}
-	return s.space.Observe(classify(filepath.Dir(s.path), s.writer.do(ctx, fn)))
+	err := s.writer.do(ctx, fn)
+	if err != nil || s.full.Load() { // a write that succeeds on a disk with room takes no other step
+		err = s.observe(err)
+	}
+	return err
 }
