@@ -4,7 +4,10 @@
 // keeps its own timers for retries, step timeouts and the run deadline, and
 // commits every step to the store before it goes on: a call goes out only
 // once the checkpoint that lists it is committed. Nothing waits on I/O
-// inside its inbox; store writes and tool calls finish as messages.
+// inside its inbox; store writes and tool calls finish as messages. A
+// commit the store refuses once the run is acknowledged (a full disk) is
+// retried with backoff until it lands (commit.go): meanwhile the run is
+// what it last committed, to everyone who asks.
 package run
 
 import (
@@ -110,9 +113,13 @@ type (
 		node       string
 		epoch      int64
 	}
+	// persisted reports a commit: rec and entries are what it wrote,
+	// or would have.
 	persisted struct {
-		err   error
-		final bool
+		err     error
+		final   bool
+		rec     store.Run
+		entries []workflow.TraceEntry
 	}
 	// retryDue re-sends a call after its backoff.
 	retryDue struct{ call string }
@@ -168,7 +175,17 @@ type Actor struct {
 	// cancelled holds who asked to cancel, answered once committed.
 	cancelled    []reply.Address
 	acknowledged bool
-	timers       []*time.Timer
+	// committed is the record as the store last accepted it; unwritten,
+	// when set, is why the commit of a later state failed, which is then
+	// retried (commit.go).
+	committed store.Run
+	unwritten error
+	// commitFailures counts the failed commits in a row; retryTimer
+	// schedules the next retry, which is pending until it is written.
+	commitFailures int
+	retryTimer     *time.Timer
+	retryPending   bool
+	timers         []*time.Timer
 	// trace holds the spans of this incarnation; nil with tracing off.
 	trace *tracing.Run
 }
@@ -176,7 +193,7 @@ type Actor struct {
 // New returns a producer of the run actor for spec.
 func New(spec Spec) actor.Producer {
 	return func() actor.Receiver {
-		return &Actor{spec: spec, record: spec.Record, calls: map[string]*inflight{}, byCorr: map[uint64]string{}}
+		return &Actor{spec: spec, record: spec.Record, committed: spec.Record, calls: map[string]*inflight{}, byCorr: map[uint64]string{}}
 	}
 }
 
@@ -196,6 +213,8 @@ func (a *Actor) Receive(c *actor.Context) {
 		if f := a.calls[m.call]; f != nil && !a.stopping && !a.halting {
 			a.send(f)
 		}
+	case commitDue:
+		a.retryCommit()
 	case deadlinePassed:
 		a.stopExecution(fmt.Errorf("run deadline %s passed", a.spec.Deadline.UTC().Format(time.RFC3339)), "")
 	case Cancel:
@@ -203,8 +222,10 @@ func (a *Actor) Receive(c *actor.Context) {
 	case Halt:
 		a.halt()
 	case actor.Stopped:
-		for _, t := range a.timers {
-			t.Stop()
+		for _, t := range append(a.timers, a.retryTimer) {
+			if t != nil {
+				t.Stop()
+			}
 		}
 		a.trace.End(a.record) // stopped from outside: no span stays open
 	case guard.Panic:
@@ -337,22 +358,27 @@ func (a *Actor) commit(final, create bool) {
 	if create {
 		write = a.spec.Store.CreateRun
 	}
-	a.persist(func(ctx context.Context) error { return write(ctx, rec, entries) }, final)
+	a.persist(func(ctx context.Context) error { return write(ctx, rec, entries) }, persisted{final: final, rec: rec, entries: entries})
 }
 
-// persist runs write off the inbox and reports back.
-func (a *Actor) persist(write func(context.Context) error, final bool) {
+// persist runs write off the inbox and reports back, with done's fields.
+func (a *Actor) persist(write func(context.Context) error, done persisted) {
 	a.writing = true
 	engine, self, timeout := a.engine, a.self, a.spec.StoreTimeout
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		engine.Send(self, persisted{err: write(ctx), final: final})
+		done.err = write(ctx)
+		engine.Send(self, done)
 	}()
 }
 
 func (a *Actor) onPersisted(m persisted) {
 	a.writing = false
+	if m.err != nil && a.acknowledged && !errors.Is(m.err, store.ErrFenced) {
+		a.commitFailed(m)
+		return
+	}
 	if m.err != nil {
 		if errors.Is(m.err, store.ErrFenced) {
 			// Another node claimed the run while this one was paused or
@@ -367,6 +393,10 @@ func (a *Actor) onPersisted(m persisted) {
 		a.stop()
 		return
 	}
+	if a.unwritten != nil {
+		a.committedAgain()
+	}
+	a.committed = m.rec
 	a.acknowledge(nil)
 	if m.final {
 		a.stop()
@@ -542,6 +572,11 @@ func (a *Actor) safeToRepeat(call workflow.Call) bool {
 
 // cancel ends the run as cancelled: calls in flight are cancelled
 // upstream, queued ones withdrawn, and the trace keeps where it stopped.
+//
+// While a commit is being retried, the cancel is taken (nothing more goes
+// out, and the retry writes the run cancelled) but the run stays what it
+// last committed until that lands: Reply is answered at once with that
+// record and why it is not written yet (Stopped.Unwritten).
 func (a *Actor) cancel(m Cancel) {
 	if !m.Reply.IsZero() {
 		a.cancelled = append(a.cancelled, m.Reply)
@@ -551,11 +586,21 @@ func (a *Actor) cancel(m Cancel) {
 		reason = "cancelled: " + m.Reason
 	}
 	a.stopExecution(nil, reason)
+	a.answerUnwritten()
 }
 
 // halt starts a Halt: at once when no commit is in progress, else once
 // it is done (onPersisted). A run already stopping finishes as it was.
 func (a *Actor) halt() {
+	if a.unwritten != nil && !a.halting {
+		// The store keeps the run as last committed; the next start
+		// recovers it from there. A retry under way reports first.
+		a.halting = true
+		if a.retryPending {
+			a.stop()
+		}
+		return
+	}
 	if a.exec == nil || a.stopping || a.halting {
 		return
 	}
@@ -657,10 +702,14 @@ func (a *Actor) after(d time.Duration, msg any) {
 	a.timers = append(a.timers, time.AfterFunc(d, func() { engine.Send(self, msg) }))
 }
 
-// stop answers and ends the actor.
+// stop answers and ends the actor. A run whose last commit failed ends
+// as the store has it: its state since is lost with the actor.
 func (a *Actor) stop() {
 	if !a.stopping {
 		a.withdraw()
+	}
+	if a.unwritten != nil {
+		a.record = a.committed
 	}
 	a.releaseScopes()
 	a.spec.Metrics.RunEnded(a.record.DeploymentID, a.record.Status)

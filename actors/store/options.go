@@ -19,6 +19,9 @@ type Options struct {
 	// Sealer, when set, seals auth record payloads and the secret
 	// transport values of registry entries at rest (WithSealer).
 	Sealer Sealer
+	// Space, when set, is told whether each write found space on the
+	// store's disk (WithSpace).
+	Space *Space
 }
 
 // Option sets one of the Options.

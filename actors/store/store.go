@@ -42,6 +42,11 @@ var (
 	// the survivor's now; the fenced node must stop executing it and must
 	// not retry.
 	ErrFenced = errors.New("the run is running on another node")
+	// ErrFull means the store could not write for lack of disk space (or
+	// it was opened read-only because its disk was full at start):
+	// nothing of the write was committed, and reads still work. A write
+	// may succeed again once space is freed.
+	ErrFull = errors.New("the store's disk is full")
 )
 
 // Store is every record kind mcpflow keeps. Each method is atomic.

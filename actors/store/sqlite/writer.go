@@ -312,6 +312,9 @@ type WriteStats struct {
 
 // WriteStats reports the writer's counts, for tests and metrics.
 func (s *Store) WriteStats() WriteStats {
+	if s.writer == nil { // opened read-only
+		return WriteStats{}
+	}
 	return WriteStats{Writes: s.writer.writes.Load(), Commits: s.writer.commits.Load()}
 }
 

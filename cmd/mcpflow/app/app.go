@@ -119,6 +119,7 @@ type App struct {
 	edge       *edge.Server
 	http       *http.Server
 	life       *lifecycle // /readyz and the service manager's notifications
+	disk       *diskSpace // whether the store's disk is full, or was at start
 	tracer     *tracer    // OpenTelemetry tracing; nil when off
 	member     *member    // the App's part in a cluster; nil on one node
 	face       *face      // /mcp; nil when server.mcp.disabled
@@ -153,6 +154,8 @@ func Start(ctx context.Context, opts Options) (_ *App, err error) {
 	m := withMetrics(&opts)
 	a := &App{store: opts.Store, closeTimeout: opts.Supervisor.Session.CloseTimeout}
 	a.life = newLifecycle(os.Getenv, a.healthy)
+	a.disk = newDiskSpace(m)
+	a.life.store = a.disk.status
 	var undo undoStack
 	defer func() {
 		if err != nil {
@@ -331,10 +334,11 @@ func (a *App) stopRefresher(ctx context.Context) error {
 // by keys: the PostgreSQL database of its dsn for kind postgres (whose
 // errors name the database, never the dsn), opened for the server's
 // cluster node if it is one, else the SQLite database under root.
-func openStore(ctx context.Context, server config.Server, root string, keys *secrets.Keyring) (store.Store, error) {
+func openStore(ctx context.Context, server config.Server, root string, keys *secrets.Keyring, disk *diskSpace) (store.Store, error) {
 	cfg := server.Store
 	kept := store.WithRetention(server.Retention.Finished())
 	sealed := store.WithSealer(keys)
+	space := store.WithSpace(disk.space)
 	if cfg.Kind == config.StorePostgres {
 		opts := []postgres.Option{postgres.WithStoreOptions(kept, sealed)}
 		if server.Cluster != nil {
@@ -346,7 +350,20 @@ func openStore(ctx context.Context, server config.Server, root string, keys *sec
 		}
 		return s, nil
 	}
-	s, err := sqlite.Open(ctx, filepath.Join(root, DatabaseFile), sqlite.WithSync(sqlite.Sync(cfg.Sync)), sqlite.WithStoreOptions(kept, sealed))
+	path := filepath.Join(root, DatabaseFile)
+	s, err := sqlite.Open(ctx, path, sqlite.WithSync(sqlite.Sync(cfg.Sync)), sqlite.WithStoreOptions(kept, sealed, space))
+	if errors.Is(err, store.ErrFull) {
+		// Serve what is stored rather than exit: reads work, every
+		// write is refused as the disk being full.
+		disk.readOnly = true
+		ro, roErr := sqlite.OpenReadOnly(ctx, path, sqlite.WithStoreOptions(kept, sealed, space))
+		if roErr != nil {
+			return nil, errors.Join(err, roErr)
+		}
+		slog.Error("the store's disk is full: mcpflow serves read-only (reads are served, every write is refused with StoreFull, no run starts and runs cut off are not recovered); free space under the store root and restart it",
+			"root", root, "err", err)
+		return ro, nil
+	}
 	if err != nil {
 		return nil, err
 	}

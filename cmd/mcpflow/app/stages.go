@@ -61,7 +61,7 @@ func (a *App) openOwnStore(ctx context.Context, cfg *config.File, undo *undoStac
 	if err != nil {
 		return errors.Join(fmt.Errorf("open the store's keys: %w", err), lock.Release())
 	}
-	s, err := openStore(ctx, cfg.Server, root, keys.keys)
+	s, err := openStore(ctx, cfg.Server, root, keys.keys, a.disk)
 	if err != nil {
 		return errors.Join(fmt.Errorf("open store under %s: %w", root, err), keys.forget(err), lock.Release())
 	}
@@ -122,7 +122,9 @@ func (a *App) startHub(opts live.Options, maxSubscriptions int, m *metrics.Metri
 		a.member.follow(a.hub)
 		undo.push(a.member.quiet)
 	}
-	return store.Observed(a.store, a.hub, m)
+	observed := store.Observed(a.store, a.hub, m)
+	a.disk.events.Store(observed)
+	return observed
 }
 
 // startReplies starts the router of the answers the service's handlers
@@ -214,6 +216,10 @@ func (a *App) startTracer(ctx context.Context, undo *undoStack) {
 // served: in a cluster, those this node had (other nodes' are theirs),
 // and from then on those of nodes that die.
 func (a *App) recoverCutOff(ctx context.Context) error {
+	if a.disk.readOnly {
+		slog.Warn("runs cut off by the last stop are not recovered while the store is read-only; they are at the next start that can write")
+		return nil
+	}
 	recovered, err := a.recoverRuns(ctx)
 	if err != nil {
 		return fmt.Errorf("recover runs: %w", err)
