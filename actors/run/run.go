@@ -501,7 +501,9 @@ func (a *Actor) onToolResult(m answered) {
 	case lost:
 		// Not safe to repeat (it may have run): the step's own retry does
 		// not apply; the workflow routes session_lost, or the step fails.
-	case m.err != nil && f.call.Retry != nil && f.attempts <= *f.call.Retry && !errors.Is(m.err, session.ErrCancelled):
+	case m.err != nil && f.call.Retry != nil && f.attempts <= *f.call.Retry && !errors.Is(m.err, session.ErrCancelled) && !errors.Is(m.err, session.ErrResultTooLarge):
+		// An answer too large is not asked for again: it would most
+		// likely be as large, and cost the upstream as much.
 		backoff := min(retryBase<<(f.attempts-1), retryMax)
 		slog.Info("step retry", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.err, "backoff", backoff)
 		a.after(backoff, retryDue{call: id})

@@ -129,12 +129,14 @@ type App struct {
 
 // DefaultTransports reach stdio subprocesses (stopped and reaped as sess
 // says) and streamable HTTP servers, whose sessions share the connections
-// of pool, with the credentials creds binds (nil: none).
+// of pool, with the credentials creds binds (nil: none), each answer
+// bounded by its source's max_result_bytes or sess.MaxResultBytes.
 func DefaultTransports(creds session.Credentials, sess session.Options, pool *session.Pool) session.TransportFactory {
+	web := session.HTTP{Credentials: creds, Pool: pool, MaxResultBytes: sess.MaxResultBytes}
 	return session.Factories{
 		config.TransportStdio: session.NewStdio(sess, creds),
-		config.TransportHTTP:  session.HTTP{Credentials: creds, Pool: pool},
-		config.TransportSSE:   session.HTTP{Credentials: creds, Pool: pool},
+		config.TransportHTTP:  web,
+		config.TransportSSE:   web,
 	}
 }
 

@@ -107,7 +107,11 @@ func (a *App) transports(opts Options, undo *undoStack) session.TransportFactory
 	undo.push(func(context.Context) error { a.pool.Close(); return nil })
 	binder := credentials.NewBinder(credentials.FromStore(a.store))
 	binder.Records = a.store // rotated tokens and discovered clients, sealed
-	return DefaultTransports(binder, opts.Supervisor.Session, a.pool)
+	sess := opts.Supervisor.Session
+	if opts.Config != nil {
+		sess.MaxResultBytes = opts.Config.Server.Limits.ResultBytes()
+	}
+	return DefaultTransports(binder, sess, a.pool)
 }
 
 // startHub starts the live event hub and returns the store as the hub
