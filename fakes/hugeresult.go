@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,15 +17,28 @@ import (
 // text block of bytes 'x's.
 const HugeTool = "huge"
 
+// HugeResource is the resource template WithHuge adds: reading
+// fake://huge/N answers with a text of N 'x's.
+const HugeResource = "fake://huge/{bytes}"
+
 // WithHuge gives s the tool huge {bytes, sse?} → {"content": [{"type":
-// "text", "text": "xxx…"}]}, whose text is bytes long. Served by s itself
-// the text is built in memory; served over HTTP through StreamHuge it is
-// written as it goes, so that a test can send an answer of hundreds of
-// megabytes without holding it. It returns s.
+// "text", "text": "xxx…"}]}, whose text is bytes long, and the resources
+// of HugeResource. Served by s itself the text is built in memory; the
+// tool's, served over HTTP through StreamHuge, is written as it goes, so
+// that a test can send an answer of hundreds of megabytes without
+// holding it. It returns s.
 func WithHuge(s *mcp.Server) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: HugeTool, Description: "Answer with a text of the given number of bytes.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(_ context.Context, _ *mcp.CallToolRequest, in hugeIn) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", in.Bytes)}}}, nil, nil
+		})
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: HugeResource, Name: "huge", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			n, err := strconv.Atoi(strings.TrimPrefix(req.Params.URI, "fake://huge/"))
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("read %s: want fake://huge/<bytes>", req.Params.URI)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: strings.Repeat("x", n)}}}, nil
 		})
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,7 +15,7 @@ import (
 	"github.com/mcpflow/mcpflow/fakes"
 )
 
-func TestAnHTTPAnswerOverTheLimitFailsItsCallAsTooLargeAndTheSessionGoesOn(t *testing.T) {
+func TestAnHTTPAnswerOverTheLimitFailsItsCallOrReadAsTooLargeAndTheSessionGoesOn(t *testing.T) {
 	is := is.New(t)
 	upstream := httptest.NewServer(fakes.StreamHuge(fakes.NewHTTPHandler(func() *mcp.Server { return fakes.WithHuge(fakes.NewServer()) })))
 	t.Cleanup(upstream.Close)
@@ -31,9 +32,15 @@ func TestAnHTTPAnswerOverTheLimitFailsItsCallAsTooLargeAndTheSessionGoesOn(t *te
 		is.True(strings.Contains(err.Error(), `source "fake.one" passed its limit of 1048576 bytes`)) // names the source and the limit
 		is.Equal(r.Generation, int64(1))                                                              // on the first session
 	}
+	read := expect[session.ToolResult](h.engine)
+	h.engine.Send(h.pid, session.ReadResource{Connection: connID, URI: "fake://huge/2097152", Deadline: time.Now().Add(2 * time.Second), Reply: read.To()})
+	r := await(t, read)
+	is.Equal(r.Error.Code, "result_too_large") // a resource read over the limit fails the same way
+	is.Equal(r.Generation, int64(1))
+
 	small := mustCall(t, h.engine, h.pid, fakes.HugeTool, map[string]any{"bytes": 1000, "sse": true})
 	is.Equal(len(small["content"].([]any)[0].(map[string]any)["text"].(string)), 1000) // an answer within the limit comes whole
-	r := call(t, h.engine, h.pid, "counter", nil)
+	r = call(t, h.engine, h.pid, "counter", nil)
 	is.NoErr(r.Error.Err())
 	is.Equal(r.Generation, int64(1)) // the same session
 }
