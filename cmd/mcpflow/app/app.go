@@ -101,6 +101,15 @@ func DefaultOptions(cfg *config.File) Options {
 		RefreshAtStart: true, WarmUp: warmUp, Retention: retention.OptionsFor(ret, nil)}
 }
 
+// resultBytes is the server's bound on one upstream answer and on what a
+// built-in step hands to the next: server.limits.max_result_bytes.
+func (o Options) resultBytes() int64 {
+	if o.Config == nil {
+		return config.DefaultMaxResultBytes
+	}
+	return o.Config.Server.Limits.ResultBytes()
+}
+
 // App is a running mcpflow, before or while it serves HTTP.
 type App struct {
 	store      store.Store

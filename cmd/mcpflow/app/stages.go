@@ -108,9 +108,7 @@ func (a *App) transports(opts Options, undo *undoStack) session.TransportFactory
 	binder := credentials.NewBinder(credentials.FromStore(a.store))
 	binder.Records = a.store // rotated tokens and discovered clients, sealed
 	sess := opts.Supervisor.Session
-	if opts.Config != nil {
-		sess.MaxResultBytes = opts.Config.Server.Limits.ResultBytes()
-	}
+	sess.MaxResultBytes = opts.resultBytes()
 	return DefaultTransports(binder, sess, a.pool)
 }
 
@@ -190,6 +188,7 @@ func (a *App) startRuns(opts Options, m *metrics.Metrics, observed store.Store, 
 	a.runs = runs.New(runs.Config{
 		Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Store: observed, Catalogs: registry, Connections: view,
 		CallTimeout: opts.Supervisor.Session.CallTimeout, MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m, Nodes: nodes,
+		MaxOutputBytes: opts.resultBytes(),
 	})
 }
 
