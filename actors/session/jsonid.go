@@ -1,6 +1,9 @@
 package session
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // maxIDBytes bounds the id idScan keeps: a JSON-RPC id is a number or a
 // short string, and a longer one is not taken for one.
@@ -28,8 +31,19 @@ type idScan struct {
 
 // feed scans the next bytes of the message.
 func (s *idScan) feed(p []byte) {
-	for _, c := range p {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
 		if s.inString {
+			if !s.capturing && !s.inKey && !s.escaped {
+				// The bulk of a large message is the text of a string:
+				// skip to its next quote or backslash at once.
+				next := stringStop(p[i:])
+				if next < 0 {
+					return
+				}
+				i += next
+				c = p[i]
+			}
 			s.stringByte(c)
 			continue
 		}
@@ -81,6 +95,22 @@ func (s *idScan) feed(p []byte) {
 			s.keep(c)
 		}
 	}
+}
+
+// stringStop is the index in p of the first quote or backslash, -1 when
+// it has none.
+func stringStop(p []byte) int {
+	end := bytes.IndexByte(p, '"')
+	if end < 0 {
+		end = len(p)
+	}
+	if b := bytes.IndexByte(p[:end], '\\'); b >= 0 {
+		return b
+	}
+	if end == len(p) {
+		return -1
+	}
+	return end
 }
 
 // stringByte takes byte c of a string.

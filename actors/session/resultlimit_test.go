@@ -32,8 +32,8 @@ func TestAnHTTPAnswerOverTheLimitFailsItsCallOrReadAsTooLargeAndTheSessionGoesOn
 		is.True(strings.Contains(err.Error(), `source "fake.one" passed its limit of 1048576 bytes`)) // names the source and the limit
 		is.Equal(r.Generation, int64(1))                                                              // on the first session
 	}
-	read := expect[session.ToolResult](h.engine)
-	h.engine.Send(h.pid, session.ReadResource{Connection: connID, URI: "fake://huge/2097152", Deadline: time.Now().Add(2 * time.Second), Reply: read.To()})
+	read := expect[session.ToolResult](h.engine) // of a text 64 KiB over the limit
+	h.engine.Send(h.pid, session.ReadResource{Connection: connID, URI: "fake://huge/1114112", Deadline: time.Now().Add(2 * time.Second), Reply: read.To()})
 	r := await(t, read)
 	is.Equal(r.Error.Code, "result_too_large") // a resource read over the limit fails the same way
 	is.Equal(r.Generation, int64(1))
