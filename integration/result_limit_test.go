@@ -58,6 +58,9 @@ func TestA200MBUpstreamResultFailsItsStepAsTooLargeAndTheNextCallSucceeds(t *tes
 	c := dialURL(t, pr.url)
 	deployment := buildToolDeploymentFor(t, c, source, fakes.HugeTool)
 
+	if u, err := procs.UsageOf(pr.cmd.Process.Pid); err == nil {
+		t.Logf("mcpflow's RSS before the call: %d MiB", u.RSSBytes>>20)
+	}
 	stop := make(chan struct{})
 	peak := watchRSS(t, pr.cmd.Process.Pid, stop)
 	started, err := c.RunDeployment(testContext(t), p.StartRunParams{DeploymentID: deployment, WorkflowInput: p.Object{"bytes": 200 << 20}})

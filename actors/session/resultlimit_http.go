@@ -63,26 +63,26 @@ type jsonBody struct {
 	size  int64 // Content-Length; -1 when unknown
 	req   *http.Request
 	limit int64
-	rest  *bytes.Reader // what Read hands out, once read
+	rest  io.Reader // what Read hands out, once read
 }
 
 func (j *jsonBody) Read(p []byte) (int, error) {
 	if j.rest == nil {
-		data, err := j.load()
+		rest, err := j.load()
 		if err != nil {
 			return 0, err
 		}
-		j.rest = bytes.NewReader(data)
+		j.rest = rest
 	}
 	return j.rest.Read(p)
 }
 
 // load reads the body, or makes the answer that replaces it.
-func (j *jsonBody) load() ([]byte, error) {
+func (j *jsonBody) load() (io.Reader, error) {
 	if j.size <= j.limit {
-		data, err := io.ReadAll(io.LimitReader(j.src, j.limit+1))
-		if err != nil || int64(len(data)) <= j.limit {
-			return data, err
+		blocks, n, err := readBlocks(io.LimitReader(j.src, j.limit+1))
+		if err != nil || n <= j.limit {
+			return io.MultiReader(blocks...), err
 		}
 	}
 	_ = j.src.Close() // read no further
@@ -90,7 +90,26 @@ func (j *jsonBody) load() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("an answer of more than %d bytes (max_result_bytes), to a request whose id is unknown: %w", j.limit, err)
 	}
-	return tooLargeAnswer(id, j.limit), nil
+	return bytes.NewReader(tooLargeAnswer(id, j.limit)), nil
+}
+
+// readBlocks reads r to its end in blocks that grow from 4 KiB to 1 MiB,
+// never copied into one: what an answer over the limit held is only what
+// was read of it.
+func readBlocks(r io.Reader) (blocks []io.Reader, n int64, err error) {
+	for size := 4 << 10; ; size = min(2*size, 1<<20) {
+		b := make([]byte, size)
+		k, err := io.ReadFull(r, b)
+		if k > 0 {
+			blocks, n = append(blocks, bytes.NewReader(b[:k])), n+int64(k)
+		}
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return blocks, n, nil
+		case err != nil:
+			return blocks, n, err
+		}
+	}
 }
 
 func (j *jsonBody) Close() error { return j.src.Close() }
