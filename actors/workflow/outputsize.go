@@ -17,10 +17,13 @@ const DefaultMaxOutputBytes = 16 << 20
 // step's error, as an upstream answer over its source's bound does.
 var ErrOutputTooLarge = errors.New("result_too_large")
 
-// checkOutputSize fails the output of built-in spec when its JSON would
-// be longer than limit bytes. A tool's output needs no check here: its
-// answer was bounded as it was read.
-func checkOutputSize(spec string, output Object, limit int64) error {
+// CheckOutputSize fails the output of built-in spec when its JSON would
+// be longer than limit bytes (DefaultMaxOutputBytes when 0). A tool's
+// output needs no check: its answer was bounded as it was read.
+func CheckOutputSize(spec string, output Object, limit int64) error {
+	if limit <= 0 {
+		limit = DefaultMaxOutputBytes
+	}
 	left := limit
 	if fitsJSON(output, &left) {
 		return nil

@@ -19,7 +19,7 @@ func (e *Execution) startCall(f *Frame, node *Node) error {
 	if run, ok := e.opts.Inline(node.Node); ok && run != nil {
 		outcome, output, err := run(input)
 		if err == nil {
-			err = checkOutputSize(node.Node, output, e.opts.MaxOutputBytes)
+			err = CheckOutputSize(node.Node, output, e.opts.MaxOutputBytes)
 		}
 		if err != nil {
 			return fmt.Errorf("step %q: %w", node.ID, err)
