@@ -444,6 +444,9 @@ func (a *Actor) send(f *inflight) {
 	}
 	if target.Builtin != nil {
 		outcome, output, err := target.Builtin(f.call.Input)
+		if err == nil {
+			err = workflow.CheckOutputSize(f.call.Capability, output, a.spec.Options.MaxOutputBytes)
+		}
 		a.engine.Send(a.self, answered{corr: f.corr, outcome: outcome, output: output, err: err})
 		return
 	}
@@ -531,7 +534,7 @@ func (a *Actor) onToolResult(m answered) {
 	case lost:
 		// Not safe to repeat (it may have run): the step's own retry does
 		// not apply; the workflow routes session_lost, or the step fails.
-	case m.err != nil && f.call.Retry != nil && f.attempts <= *f.call.Retry && !errors.Is(m.err, session.ErrCancelled):
+	case m.err != nil && f.call.Retry != nil && f.attempts <= *f.call.Retry && retryable(m.err):
 		backoff := min(retryBase<<(f.attempts-1), retryMax)
 		slog.Info("step retry", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.err, "backoff", backoff)
 		a.after(backoff, retryDue{call: id})
@@ -554,6 +557,14 @@ func (a *Actor) onToolResult(m answered) {
 	a.observeStep(f, r)
 	a.trace.Finished(f.call, r)
 	_ = a.exec.Complete(id, r)
+}
+
+// retryable reports whether a failed attempt may be retried under its
+// step's retry: not one its owner cancelled, nor one whose answer or
+// output was too large (it would most likely be as large again, and
+// cost the upstream as much).
+func retryable(err error) bool {
+	return !errors.Is(err, session.ErrCancelled) && !errors.Is(err, session.ErrResultTooLarge) && !errors.Is(err, workflow.ErrOutputTooLarge)
 }
 
 // safeToRepeat reports whether call may be sent again after an attempt

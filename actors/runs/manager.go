@@ -50,6 +50,10 @@ type Config struct {
 	// 0), and RunDeadline how long a run may take overall (none when 0).
 	MaxSteps    int
 	RunDeadline time.Duration
+	// MaxOutputBytes bounds the output of a run's built-in steps
+	// (server.limits.max_result_bytes; workflow.DefaultMaxOutputBytes
+	// when 0).
+	MaxOutputBytes int64
 	// Metrics counts runs and times their steps; nil records nothing.
 	Metrics *metrics.Metrics
 	// Nodes are the other nodes of the cluster, whose desks a cancel asks

@@ -80,15 +80,19 @@ const stopGrace = 2 * time.Second
 
 // Fingerprint digests what a connection's upstream session is made of: its
 // transport (kind, command, args, env, cwd, url, headers), its auth_ref and
-// authHash, the digest of its auth record's content. Two connections with
-// the same fingerprint can share a session; a change means a fresh one.
-// Enabled, provider, account, profile and metadata are not part of it.
+// authHash, the digest of its auth record's content, and the bound its
+// transport puts on one answer (max_result_bytes, absent when unset, so
+// that the fingerprints of connections without one did not change with
+// it). Two connections with the same fingerprint can share a session; a
+// change means a fresh one. Enabled, provider, account, profile and
+// metadata are not part of it.
 func Fingerprint(c config.Connection, authHash string) string {
 	data, err := json.Marshal(struct {
-		Transport config.Transport `json:"transport"`
-		AuthRef   *string          `json:"auth_ref"`
-		Auth      string           `json:"auth"`
-	}{c.Transport, c.AuthRef, authHash})
+		Transport      config.Transport `json:"transport"`
+		AuthRef        *string          `json:"auth_ref"`
+		Auth           string           `json:"auth"`
+		MaxResultBytes int64            `json:"max_result_bytes,omitempty"`
+	}{c.Transport, c.AuthRef, authHash, c.MaxResultBytes})
 	if err != nil { // a Transport of strings and string maps always encodes
 		panic("supervisor: fingerprint: " + err.Error())
 	}

@@ -308,11 +308,12 @@ func TestFingerprintCoversTheSessionAndNothingElse(t *testing.T) {
 	other.Metadata, other.Enabled, other.Provider = map[string]any{"m": 1}, enabled(false), "p"
 	is.Equal(supervisor.Fingerprint(other, ""), fp) // metadata, enabled, provider do not count
 	for name, edit := range map[string]func(*config.Connection){
-		"command": func(c *config.Connection) { c.Transport.Command = "y" },
-		"args":    func(c *config.Connection) { c.Transport.Args = []string{"-v"} },
-		"env":     func(c *config.Connection) { c.Transport.Env = map[string]string{"K": "2"} },
-		"headers": func(c *config.Connection) { c.Transport.Headers = map[string]string{"H": "v"} },
-		"auth":    func(c *config.Connection) { r := "r"; c.AuthRef = &r },
+		"command":          func(c *config.Connection) { c.Transport.Command = "y" },
+		"args":             func(c *config.Connection) { c.Transport.Args = []string{"-v"} },
+		"env":              func(c *config.Connection) { c.Transport.Env = map[string]string{"K": "2"} },
+		"headers":          func(c *config.Connection) { c.Transport.Headers = map[string]string{"H": "v"} },
+		"auth":             func(c *config.Connection) { r := "r"; c.AuthRef = &r },
+		"max_result_bytes": func(c *config.Connection) { c.MaxResultBytes = 1 << 20 },
 	} {
 		c := base
 		c.Transport.Env = map[string]string{"K": "1"}

@@ -101,6 +101,15 @@ func DefaultOptions(cfg *config.File) Options {
 		RefreshAtStart: true, WarmUp: warmUp, Retention: retention.OptionsFor(ret, nil)}
 }
 
+// resultBytes is the server's bound on one upstream answer and on what a
+// built-in step hands to the next: server.limits.max_result_bytes.
+func (o Options) resultBytes() int64 {
+	if o.Config == nil {
+		return config.DefaultMaxResultBytes
+	}
+	return o.Config.Server.Limits.ResultBytes()
+}
+
 // App is a running mcpflow, before or while it serves HTTP.
 type App struct {
 	store      store.Store
@@ -130,12 +139,14 @@ type App struct {
 
 // DefaultTransports reach stdio subprocesses (stopped and reaped as sess
 // says) and streamable HTTP servers, whose sessions share the connections
-// of pool, with the credentials creds binds (nil: none).
+// of pool, with the credentials creds binds (nil: none), each answer
+// bounded by its source's max_result_bytes or sess.MaxResultBytes.
 func DefaultTransports(creds session.Credentials, sess session.Options, pool *session.Pool) session.TransportFactory {
+	web := session.HTTP{Credentials: creds, Pool: pool, MaxResultBytes: sess.MaxResultBytes}
 	return session.Factories{
 		config.TransportStdio: session.NewStdio(sess, creds),
-		config.TransportHTTP:  session.HTTP{Credentials: creds, Pool: pool},
-		config.TransportSSE:   session.HTTP{Credentials: creds, Pool: pool},
+		config.TransportHTTP:  web,
+		config.TransportSSE:   web,
 	}
 }
 

@@ -107,7 +107,9 @@ func (a *App) transports(opts Options, undo *undoStack) session.TransportFactory
 	undo.push(func(context.Context) error { a.pool.Close(); return nil })
 	binder := credentials.NewBinder(credentials.FromStore(a.store))
 	binder.Records = a.store // rotated tokens and discovered clients, sealed
-	return DefaultTransports(binder, opts.Supervisor.Session, a.pool)
+	sess := opts.Supervisor.Session
+	sess.MaxResultBytes = opts.resultBytes()
+	return DefaultTransports(binder, sess, a.pool)
 }
 
 // startHub starts the live event hub and returns the store as the hub
@@ -188,6 +190,7 @@ func (a *App) startRuns(opts Options, m *metrics.Metrics, observed store.Store, 
 	a.runs = runs.New(runs.Config{
 		Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Store: observed, Catalogs: registry, Connections: view,
 		CallTimeout: opts.Supervisor.Session.CallTimeout, MaxSteps: opts.MaxSteps, RunDeadline: opts.RunTimeout, Metrics: m, Nodes: nodes,
+		MaxOutputBytes: opts.resultBytes(),
 	})
 }
 
