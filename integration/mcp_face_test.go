@@ -82,6 +82,7 @@ type faceOptions struct {
 	wsToken    string // the /ws client's token
 	mcpToken   string // the MCP clients' token
 	everything bool   // add npm server-everything, watched by cancelProbe, as everything.default
+	mcp        *config.MCP
 }
 
 // startFace starts the real binary with the demo and fakes servers as
@@ -102,7 +103,7 @@ func startFace(t *testing.T, o faceOptions) *faceServer {
 		src.Transport.Env = map[string]string{"MCPFLOW_PROBE_LOG": f.probe}
 		sources = append(sources, src)
 	}
-	cfg := writeServerConfig(t, dir, config.Server{Sources: sources, Access: o.access})
+	cfg := writeServerConfig(t, dir, config.Server{Sources: sources, Access: o.access, MCP: o.mcp})
 	// Runs answer once they end (serve's default), as a tool call does.
 	f.pr = startProcess(t, cfg, "mcpflow.log", "--run-wait", "2m")
 	f.mcp = "http://" + strings.TrimSuffix(strings.TrimPrefix(f.pr.url, "ws://"), "/ws") + "/mcp"
@@ -594,14 +595,15 @@ func TestMCPFaceAccess(t *testing.T) {
 	r = postMCP(t, f, mcpInitialize, map[string]string{"Authorization": "Bearer " + runToken.Token, "Origin": "https://console.example"})
 	is.Equal(r.status, http.StatusOK) // an allowed one is served
 
-	// A read token lists the tools and cannot call them: a JSON-RPC error
-	// at HTTP 200 (the session goes on), and no run starts.
+	// A read token is not offered the workflow tools, which start runs, and
+	// cannot call them: a JSON-RPC error at HTTP 200 (the session goes
+	// on), and no run starts.
 	for _, c := range []mcpClient{goSDK, goSDK2025} {
 		sc := f.scenario(listStep(), callStep(counterTool, nil), listStep())
 		sc.Token = readToken.Token
 		got := c.run(t, sc)
 		is.Equal(got.Steps[0].Error, (*driverError)(nil))
-		is.True(slices.ContainsFunc(got.Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == counterTool })) // read lists
+		is.True(!slices.ContainsFunc(got.Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == counterTool })) // read does not list
 		refused := got.Steps[1]
 		t.Logf("%s: a read token's call: %+v %+v", c.name, refused.Error, refused.Result)
 		is.True(refused.Error != nil)                     // the call is refused
@@ -670,4 +672,83 @@ func TestMCPFaceAForgedRequestStateIsRefused(t *testing.T) {
 	is.NoErr(remarshal(res.StructuredContent, &env))
 	is.Equal(env.RunID, runs[0].RunID)
 	is.Equal(env.Status, "completed")
+}
+
+// The single-scope tokens of the listing test, beside readToken and
+// adminToken.
+var (
+	runOnlyToken = config.Token{Name: "runner", Token: "runonly-" + strings.Repeat("u", 24), Scopes: []string{"run"}}
+	authorToken  = config.Token{Name: "author", Token: "author-" + strings.Repeat("w", 24), Scopes: []string{"author"}}
+)
+
+// forbidden reports whether c's call was refused for want of scope:
+// -32003, which go-sdk's client takes for its own "client is closing"
+// and reports without its code, by the refusal's words.
+func forbidden(c mcpClient, e *driverError) bool {
+	switch {
+	case e == nil:
+		return false
+	case c.script == "": // go-sdk
+		return strings.Contains(e.Message, "forbidden: ")
+	}
+	return fmt.Sprint(e.Code) == fmt.Sprint(jsonrpc.Forbidden)
+}
+
+func TestMCPFaceEachTokenListsExactlyTheToolsItCanCall(t *testing.T) {
+	is := is.New(t)
+	f := startFace(t, faceOptions{
+		access:   &config.Access{Tokens: []config.Token{readToken, runOnlyToken, authorToken, adminToken}},
+		wsToken:  adminToken.Token,
+		mcpToken: adminToken.Token,
+		mcp:      &config.MCP{Authoring: true},
+	})
+
+	// admin may call every method: its list is every tool the face has.
+	everything := []string{approveTool, counterTool, "mcpflow_cancel_run", "mcpflow_create_draft", "mcpflow_deploy",
+		"mcpflow_get_run", "mcpflow_inspect_capability", "mcpflow_resume_run", "mcpflow_save_artifact",
+		"mcpflow_search_capabilities", "mcpflow_validate_draft", sleepTool, stepsTool}
+	want := map[string][]string{
+		adminToken.Name: everything,
+		// runs.inspect, capabilities.list and .inspect, workspace.validate
+		readToken.Name: {"mcpflow_get_run", "mcpflow_inspect_capability", "mcpflow_search_capabilities", "mcpflow_validate_draft"},
+		// runs.cancel; a workflow tool also follows its run (read)
+		runOnlyToken.Name: {"mcpflow_cancel_run"},
+		// workspace.from_capability, .create_artifact, deployments.save
+		authorToken.Name: {"mcpflow_create_draft", "mcpflow_deploy", "mcpflow_save_artifact"},
+	}
+	calls := []step{listStep()}
+	for _, name := range everything {
+		calls = append(calls, callStep(name, nil))
+	}
+	for _, tok := range []config.Token{adminToken, readToken, runOnlyToken, authorToken} {
+		t.Run(tok.Name, func(t *testing.T) {
+			eachClient(t, mcpClients, func(t *testing.T, c mcpClient) {
+				is := is.New(t)
+				sc := f.scenario(calls...)
+				sc.Token = tok.Token
+				got := c.run(t, sc)
+				is.Equal(got.Fatal, (*driverError)(nil))
+				var listed []string
+				for _, tool := range got.Steps[0].Tools {
+					listed = append(listed, tool.Name)
+				}
+				slices.Sort(listed)
+				t.Logf("%s, %s lists %v", tok.Name, c.name, listed)
+				is.Equal(listed, want[tok.Name]) // exactly the tools the token can call
+				// Each tool checked by calling it: a listed one is never
+				// refused for scope, an unlisted one always is.
+				for _, s := range got.Steps[1:] {
+					if slices.Contains(listed, s.Name) {
+						if s.Error != nil {
+							t.Logf("%s, %s: listed %s answered %+v", tok.Name, c.name, s.Name, *s.Error)
+						}
+						is.True(!forbidden(c, s.Error)) // a listed tool is callable
+						continue
+					}
+					t.Logf("%s, %s: unlisted %s answered %+v", tok.Name, c.name, s.Name, s.Error)
+					is.True(forbidden(c, s.Error)) // an unlisted tool answers -32003
+				}
+			})
+		})
+	}
 }

@@ -70,9 +70,10 @@ type Face struct {
 
 // served is one go-sdk server of the face and what it offers.
 type served struct {
-	srv *mcp.Server
-	who access.Principal
-	api Backend
+	srv  *mcp.Server
+	who  access.Principal
+	api  Backend
+	gate Gate
 	// offered maps each tool offered to its definition as JSON, to tell
 	// a changed tool from an unchanged one.
 	offered map[string]string
@@ -100,16 +101,18 @@ func New(opts Options) *Face {
 	}
 }
 
-// NewServer returns a go-sdk server whose tools are those who may see,
-// calling the workflow API through api (acting for who).
-func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend) *mcp.Server {
+// NewServer returns a go-sdk server whose tools are those who may see and
+// call, calling the workflow API through api (acting for who), as gate
+// (who's access check on the method table) permits.
+func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend, gate Gate) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpflow", Title: "mcpflow workflows", Version: f.version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		// The tools change as deployments do: say so even while none is
 		// offered yet.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
-	s := &served{srv: srv, who: who, api: api, offered: map[string]string{}}
+	s := &served{srv: srv, who: who, api: api, gate: gate, offered: map[string]string{}}
+	srv.AddReceivingMiddleware(f.refuseUnlisted(s))
 	f.mu.Lock()
 	f.servers = append(f.servers, s)
 	loaded := f.loaded
@@ -318,30 +321,41 @@ func (f *Face) offer(s *served) {
 	}
 }
 
-// toolEntry is a tool and its handler.
+// toolEntry is a tool, its handler and the workflow API methods it calls.
 type toolEntry struct {
 	tool    *mcp.Tool
 	handler mcp.ToolHandler
+	methods []string
 }
 
-// toolsFor lists what s offers: the workflow tools (or the finder tools),
-// then the companion and authoring tools, each only where s's principal
-// holds the scope it needs. Under f.mu.
+// toolsFor lists what s offers: of its candidates, those whose every
+// method s's principal may call (see Gate). Under f.mu.
 func (f *Face) toolsFor(s *served) []toolEntry {
 	var out []toolEntry
-	allow := s.who.Allows
-	if allow(access.Read) {
-		vis := f.visible(s.who)
-		if f.finding(len(vis)) {
-			out = append(out, f.finderTools(s, vis)...)
-		} else {
-			for _, t := range vis {
-				out = append(out, toolEntry{tool: t.tool, handler: f.workflowHandler(s, t)})
-			}
+	for _, e := range f.candidates(s) {
+		if s.refusal(e.methods) == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// candidates are the tools s would offer a principal that may call every
+// method: the workflow tools of the deployments it sees (or the finder
+// tools), the run tools, and the authoring tools where server.mcp.authoring
+// is on. Under f.mu.
+func (f *Face) candidates(s *served) []toolEntry {
+	var out []toolEntry
+	vis := f.visible(s.who)
+	if f.finding(len(vis)) {
+		out = append(out, f.finderTools(s, vis)...)
+	} else {
+		for _, t := range vis {
+			out = append(out, toolEntry{tool: t.tool, handler: f.workflowHandler(s, t), methods: workflowMethods})
 		}
 	}
 	for _, c := range f.companions(s) {
-		if allow(c.scope) && (!c.authoring || f.cfg.Authoring) {
+		if !c.authoring || f.cfg.Authoring {
 			out = append(out, c.toolEntry)
 		}
 	}

@@ -17,6 +17,9 @@ type HTTPOptions struct {
 	// Backend is the workflow API acting for a principal (the edge's
 	// Local).
 	Backend func(access.Principal) Backend
+	// Gate is the method table's access check for a principal (the
+	// edge's Local), which says what the face lists.
+	Gate func(access.Principal) Gate
 	// MaxBodyBytes caps a request body (the edge's max_message_bytes).
 	MaxBodyBytes int64
 	// SessionTimeout closes a stateful session idle for that long; 0 keeps
@@ -36,7 +39,7 @@ const modernEra = "2026-07-28"
 // what it may see, and a stateful session is bound to the principal that
 // opened it.
 func (f *Face) Handler(ctx context.Context, opts HTTPOptions) http.Handler {
-	servers := principalServers{face: f, ctx: ctx, backend: opts.Backend, byName: map[string]*mcp.Server{}}
+	servers := principalServers{face: f, ctx: ctx, backend: opts.Backend, gate: opts.Gate, byName: map[string]*mcp.Server{}}
 	// Host and Origin are the edge's to check, against its allow-lists.
 	common := mcp.StreamableHTTPOptions{MaxRequestBodyBytes: opts.MaxBodyBytes, DisableLocalhostProtection: true, Logger: f.log}
 	stateful := common
@@ -61,6 +64,7 @@ type principalServers struct {
 	face    *Face
 	ctx     context.Context
 	backend func(access.Principal) Backend
+	gate    func(access.Principal) Gate
 	mu      sync.Mutex
 	byName  map[string]*mcp.Server
 }
@@ -75,7 +79,7 @@ func (p *principalServers) of(r *http.Request) *mcp.Server {
 	if srv, ok := p.byName[who.Name]; ok {
 		return srv
 	}
-	srv := p.face.NewServer(p.ctx, who, p.backend(who))
+	srv := p.face.NewServer(p.ctx, who, p.backend(who), p.gate(who))
 	p.byName[who.Name] = srv
 	return srv
 }

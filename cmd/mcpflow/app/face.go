@@ -49,6 +49,7 @@ func startFace(e *edge.Server, cfg *config.MCP, states mcpface.Sealer) *face {
 	f := &face{cancel: cancel}
 	e.Mount("/mcp", mf.Handler(ctx, mcpface.HTTPOptions{
 		Backend:        func(p access.Principal) mcpface.Backend { return e.Local(p) },
+		Gate:           func(p access.Principal) mcpface.Gate { return e.Local(p) },
 		MaxBodyBytes:   e.Options().MaxMessageBytes,
 		SessionTimeout: mcpSessionIdle,
 	}))
