@@ -7,6 +7,7 @@ package integration
 // both protocol eras, and the companion tools.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,7 +17,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -524,21 +528,29 @@ func startGuardedFace(t *testing.T) *faceServer {
 // postMCP posts one JSON-RPC frame to f's /mcp with headers.
 func postMCP(t *testing.T, f *faceServer, frame string, headers map[string]string) rpcReply {
 	t.Helper()
-	is := is.New(t)
-	is.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, f.mcp, strings.NewReader(frame))
-	is.NoErr(err)
+	r, err := sendMCP(testContext(t), f.mcp, frame, headers)
+	is.New(t).NoErr(err) // POST /mcp
+	return r
+}
+
+// sendMCP is postMCP for a goroutine of a test, which may not fail it.
+func sendMCP(ctx context.Context, url, frame string, headers map[string]string) (rpcReply, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(frame))
+	if err != nil {
+		return rpcReply{}, err
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	is.NoErr(err)
+	if err != nil {
+		return rpcReply{}, err
+	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	is.NoErr(err)
-	return rpcReply{status: resp.StatusCode, header: resp.Header, body: body}
+	return rpcReply{status: resp.StatusCode, header: resp.Header, body: body}, err
 }
 
 // modernCall is a 2026-07-28 tools/call of tool, with the request's
@@ -751,4 +763,168 @@ func TestMCPFaceEachTokenListsExactlyTheToolsItCanCall(t *testing.T) {
 			})
 		})
 	}
+}
+
+// The bounds of the session cap test: small, so that 3,000 initializes
+// hit them at once.
+const (
+	capPerToken = 10
+	capServer   = 25
+	capIdle     = 2 * time.Second
+)
+
+// newSession POSTs a 2025-era initialize to f's /mcp with token: the
+// session's id, or "" and the reply when it was refused.
+func newSession(t *testing.T, f *faceServer, token string) (string, rpcReply) {
+	t.Helper()
+	r := postMCP(t, f, mcpInitialize, map[string]string{"Authorization": "Bearer " + token})
+	return r.header.Get("Mcp-Session-Id"), r
+}
+
+// pingSession pings session id of token: 200 while it is open, 404 once
+// it is closed.
+func pingSession(t *testing.T, f *faceServer, token, id string) int {
+	t.Helper()
+	return postMCP(t, f, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, map[string]string{
+		"Authorization": "Bearer " + token, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"}).status
+}
+
+// sessionRefused checks a refused initialize: 429, Retry-After, and a
+// JSON-RPC error (-32000) that names the bound and how to raise it.
+func sessionRefused(t *testing.T, r rpcReply, knob string) {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	if r.status != http.StatusTooManyRequests {
+		t.Logf("initialize: %d %s", r.status, r.body)
+	}
+	is.Equal(r.status, http.StatusTooManyRequests)
+	is.Equal(r.header.Get("Retry-After"), "2") // the idle time after which a session makes room
+	var reply struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	is.NoErr(json.Unmarshal(r.body, &reply))
+	is.Equal(reply.ID, 1) // the initialize's id
+	is.Equal(reply.Error.Code, jsonrpc.Overloaded)
+	is.True(strings.Contains(reply.Error.Message, "the limit ("+knob+")")) // which bound
+	is.True(strings.Contains(reply.Error.Message, "raise "+knob))          // how to raise it
+	is.True(strings.Contains(reply.Error.Message, "idle for 2s"))          // and that idle ones make room
+}
+
+func TestMCPFaceSessionCapHoldsUnder3000Initializes(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	cfg := writeServerConfig(t, dir, config.Server{
+		Access: &config.Access{Tokens: []config.Token{readToken, runToken, authorToken, adminToken}},
+		MCP:    &config.MCP{MaxSessionsPerToken: capPerToken, MaxSessions: capServer, SessionEvictIdleMS: int(capIdle / time.Millisecond)},
+	})
+	pr := startProcess(t, cfg, "mcpflow.log")
+	f := &faceServer{pr: pr, mcp: "http://" + strings.TrimSuffix(strings.TrimPrefix(pr.url, "ws://"), "/ws") + "/mcp"}
+	sessions := func(token string) (float64, float64) { // the token's open sessions, and all
+		m := scrapeMetricsAs(t, pr.url, adminToken.Token)
+		mine, _ := m.Value("mcpflow_mcp_sessions", "token", token)
+		all, _ := m.Value("mcpflow_mcp_sessions")
+		return mine, all
+	}
+
+	// One token's 3,000 initializes, eight at a time, sampled as they go.
+	const storm, workers = 3000, 8
+	ctx, cancel := context.WithTimeout(testContext(t), 2*time.Minute)
+	defer cancel()
+	var (
+		next, accepted atomic.Int64
+		mu             sync.Mutex
+		refusals       []rpcReply
+		failures       []string
+		done           sync.WaitGroup
+	)
+	began := time.Now()
+	for range workers {
+		done.Go(func() {
+			for next.Add(1) <= storm {
+				r, err := sendMCP(ctx, f.mcp, mcpInitialize, map[string]string{"Authorization": "Bearer " + readToken.Token})
+				mu.Lock()
+				switch {
+				case err != nil:
+					failures = append(failures, err.Error())
+				case r.status == http.StatusOK && r.header.Get("Mcp-Session-Id") != "":
+					accepted.Add(1)
+				default:
+					refusals = append(refusals, r)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	finished := make(chan struct{})
+	go func() { done.Wait(); close(finished) }()
+	var maxMine, maxAll float64
+	sample := time.NewTicker(20 * time.Millisecond)
+	defer sample.Stop()
+	for sampling := true; sampling; {
+		select {
+		case <-finished:
+			sampling = false
+		case <-sample.C:
+		}
+		mine, all := sessions(readToken.Name)
+		maxMine, maxAll = max(maxMine, mine), max(maxAll, all)
+	}
+	took := time.Since(began)
+	t.Logf("%d initializes in %s: %d sessions opened, %d refused; at most %v open for the token, %v on the server",
+		storm, took.Round(time.Millisecond), accepted.Load(), len(refusals), maxMine, maxAll)
+	is.Equal(len(failures), 0)                             // every initialize was answered
+	is.True(len(refusals) > 0)                             // the cap refused some
+	is.Equal(int(accepted.Load())+len(refusals), storm)    // and opened the others
+	is.True(maxMine <= capPerToken && maxAll <= capServer) // the count never passed the bounds
+	for _, r := range refusals {
+		sessionRefused(t, r, "server.mcp.max_sessions_per_token")
+	}
+	m := scrapeMetricsAs(t, pr.url, adminToken.Token)
+	evicted, _ := m.Value("mcpflow_mcp_sessions_evicted_total")
+	mine, _ := m.Value("mcpflow_mcp_sessions", "token", readToken.Name)
+	is.Equal(mine, float64(capPerToken))                  // the token holds its bound's worth
+	is.Equal(accepted.Load()-int64(evicted), int64(mine)) // every other session it opened was evicted
+
+	// Another token still opens sessions: up to its own bound.
+	var ci []string
+	for range capPerToken {
+		id, r := newSession(t, f, runToken.Token)
+		is.Equal(r.status, http.StatusOK)
+		ci = append(ci, id)
+	}
+	sessionRefused(t, func() rpcReply { _, r := newSession(t, f, runToken.Token); return r }(), "server.mcp.max_sessions_per_token")
+
+	// At its bound, a new session takes the place of the token's least
+	// recently used one once it has been idle for capIdle: not its
+	// oldest, ci[0], which was used since, but ci[1].
+	is.Equal(pingSession(t, f, runToken.Token, ci[0]), http.StatusOK)
+	poll.For(t, "a new session once one has been idle for 2 s", 10*capIdle, func() bool {
+		_, r := newSession(t, f, runToken.Token)
+		if r.status != http.StatusOK {
+			sessionRefused(t, r, "server.mcp.max_sessions_per_token")
+		}
+		return r.status == http.StatusOK
+	})
+	is.Equal(pingSession(t, f, runToken.Token, ci[1]), http.StatusNotFound) // evicted
+	is.Equal(pingSession(t, f, runToken.Token, ci[0]), http.StatusOK)       // kept
+	is.Equal(pingSession(t, f, runToken.Token, ci[2]), http.StatusOK)
+
+	// At the server's bound, a third token's session takes the place of
+	// the least recently used idle one of any token: the first token's.
+	for range capServer - 2*capPerToken {
+		_, r := newSession(t, f, authorToken.Token)
+		is.Equal(r.status, http.StatusOK)
+	}
+	mine, all := sessions(readToken.Name)
+	is.Equal(all, float64(capServer))
+	_, r := newSession(t, f, authorToken.Token)
+	is.Equal(r.status, http.StatusOK)
+	after, allAfter := sessions(readToken.Name)
+	is.Equal(allAfter, float64(capServer)) // still the bound
+	is.Equal(after, mine-1)                // the first token's oldest made room
 }

@@ -76,6 +76,7 @@ type Metrics struct {
 
 	cluster   clusterCollectors
 	retention retentionCollectors
+	mcpFace   mcpFaceCollectors
 }
 
 // New returns metrics on a registry of their own, with the Go runtime and
@@ -127,6 +128,7 @@ func New() *Metrics {
 
 		cluster:   newClusterCollectors(),
 		retention: newRetentionCollectors(),
+		mcpFace:   newMCPFaceCollectors(),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -137,6 +139,7 @@ func New() *Metrics {
 	)
 	reg.MustRegister(m.cluster.collectors()...)
 	reg.MustRegister(m.retention.collectors()...)
+	reg.MustRegister(m.mcpFace.collectors()...)
 	return m
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -33,6 +34,8 @@ type Options struct {
 	Version string
 	// Logger logs what the face could not do; nil uses slog's default.
 	Logger *slog.Logger
+	// Metrics counts the 2025-era sessions of /mcp; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // PollInterval is how often a face that cannot follow the admin event
@@ -61,6 +64,10 @@ type Face struct {
 
 	// running are the tool calls of each 2025-era session.
 	running inFlight
+	// sessions bounds the 2025-era sessions of /mcp (Handler's), which
+	// Run closes as it ends; nil without a Handler.
+	sessions *sessionCap
+	metrics  *metrics.Metrics
 
 	mu      sync.Mutex
 	tools   []workflowTool
@@ -91,13 +98,17 @@ func New(opts Options) *Face {
 	if cfg.HeartbeatMS == 0 {
 		cfg.HeartbeatMS = config.DefaultMCPHeartbeat
 	}
+	cfg.MaxSessionsPerToken, cfg.MaxSessions = cfg.SessionCaps()
+	if cfg.SessionEvictIdleMS == 0 {
+		cfg.SessionEvictIdleMS = config.DefaultMCPSessionEvictIdleMS
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	return &Face{
 		cfg: cfg, watch: opts.Watch, log: log, version: opts.Version, states: stateSigner{sealer: opts.States},
-		changed: make(chan struct{}, 1), served: make(chan struct{}), catalog: catalog{backend: opts.Watch},
+		changed: make(chan struct{}, 1), served: make(chan struct{}), catalog: catalog{backend: opts.Watch}, metrics: opts.Metrics,
 	}
 }
 
@@ -136,8 +147,9 @@ const instructions = "Each workflow tool starts a durable mcpflow run and answer
 // (the first NewServer reads the deployments itself): it follows the
 // admin event log and reads the deployments again after each change of a
 // deployment or a catalog, or every PollInterval where it may not follow
-// the log.
+// the log. As it ends it closes the 2025-era sessions of /mcp.
 func (f *Face) Run(ctx context.Context) {
+	defer f.sessions.closeAll()
 	select {
 	case <-ctx.Done():
 		return

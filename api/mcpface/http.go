@@ -30,14 +30,16 @@ type HTTPOptions struct {
 // modernEra is the first protocol version served statelessly.
 const modernEra = "2026-07-28"
 
-// Handler serves the face over streamable HTTP, for both protocol eras:
+// Handler serves the face over streamable HTTP, for both protocol eras
+// (no 2024-era HTTP+SSE endpoint):
 // a request whose Mcp-Protocol-Version is 2026-07-28 or later goes to a
 // stateless handler (each request on its own, cancelled with its
 // stream), any other to a stateful one (sessions, 2025-11-25 and older).
 // It serves behind the edge's admission, which put the caller in the
 // request's context: each principal has a server of its own, offering
 // what it may see, and a stateful session is bound to the principal that
-// opened it.
+// opened it. The stateful sessions are bounded per token and on the
+// server (sessionCap); a face has one Handler.
 func (f *Face) Handler(ctx context.Context, opts HTTPOptions) http.Handler {
 	servers := principalServers{face: f, ctx: ctx, backend: opts.Backend, gate: opts.Gate, byName: map[string]*mcp.Server{}}
 	// Host and Origin are the edge's to check, against its allow-lists.
@@ -46,7 +48,9 @@ func (f *Face) Handler(ctx context.Context, opts HTTPOptions) http.Handler {
 	stateful.SessionTimeout = opts.SessionTimeout
 	stateless := common
 	stateless.Stateless, stateless.PropagateRequestCancellation = true, true
-	legacy := bindPrincipal(f.running.endingSessions(mcp.NewStreamableHTTPHandler(servers.of, &stateful)))
+	f.sessions = newSessionCap(f.cfg.MaxSessionsPerToken, f.cfg.MaxSessions, time.Duration(f.cfg.SessionEvictIdleMS)*time.Millisecond,
+		opts.MaxBodyBytes, servers.of, f.metrics, f.log)
+	legacy := bindPrincipal(f.running.endingSessions(f.sessions.wrap(mcp.NewStreamableHTTPHandler(servers.of, &stateful))))
 	modern := bindPrincipal(mcp.NewStreamableHTTPHandler(servers.of, &stateless))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Protocol-Version") >= modernEra {
