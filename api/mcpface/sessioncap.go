@@ -134,10 +134,13 @@ func (c *sessionCap) admit(owner string) (victim *capped, refusal *jsonrpc.Error
 // refusal is the error of a new session refused at a bound.
 func (c *sessionCap) refusal(what, knob string) *jsonrpc.Error {
 	e := jsonrpc.Errorf(jsonrpc.Overloaded, "%s, and none has been idle for %s: a session idle that long is closed for a new one, "+
-		"so retry later, end the sessions you no longer use (DELETE /mcp with their Mcp-Session-Id), or raise %s", what, c.evictIdle, knob)
+		"so retry later, end the sessions you no longer use (DELETE /mcp with their Mcp-Session-Id), or raise %s", what, idleFor(c.evictIdle), knob)
 	e.Message += ": " + e.Detail() // MCP clients show the message
 	return e
 }
+
+// idleFor spells an idle time in seconds ("60s", not "1m0s").
+func idleFor(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s" }
 
 // leastRecentlyUsed is the session (owner's; any for "") with no request
 // in flight that was used least recently, if it has been idle for
