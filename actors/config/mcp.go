@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path"
@@ -95,14 +96,10 @@ func (m *MCP) Validate() error {
 // SessionCaps are the bounds on 2025-era sessions, defaults filled in:
 // per token, and on the whole server.
 func (m *MCP) SessionCaps() (perToken, all int) {
-	perToken, all = DefaultMCPMaxSessionsPerToken, DefaultMCPMaxSessions
-	if m != nil && m.MaxSessionsPerToken > 0 {
-		perToken = m.MaxSessionsPerToken
+	if m == nil {
+		return DefaultMCPMaxSessionsPerToken, DefaultMCPMaxSessions
 	}
-	if m != nil && m.MaxSessions > 0 {
-		all = m.MaxSessions
-	}
-	return perToken, all
+	return cmp.Or(m.MaxSessionsPerToken, DefaultMCPMaxSessionsPerToken), cmp.Or(m.MaxSessions, DefaultMCPMaxSessions)
 }
 
 // ValidatePatterns checks deployment patterns (path.Match syntax).

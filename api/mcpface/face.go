@@ -1,6 +1,7 @@
 package mcpface
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -99,9 +100,7 @@ func New(opts Options) *Face {
 		cfg.HeartbeatMS = config.DefaultMCPHeartbeat
 	}
 	cfg.MaxSessionsPerToken, cfg.MaxSessions = cfg.SessionCaps()
-	if cfg.SessionEvictIdleMS == 0 {
-		cfg.SessionEvictIdleMS = config.DefaultMCPSessionEvictIdleMS
-	}
+	cfg.SessionEvictIdleMS = cmp.Or(cfg.SessionEvictIdleMS, config.DefaultMCPSessionEvictIdleMS)
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
