@@ -928,3 +928,22 @@ func TestMCPFaceSessionCapHoldsUnder3000Initializes(t *testing.T) {
 	is.Equal(allAfter, float64(capServer)) // still the bound
 	is.Equal(after, mine-1)                // the first token's oldest made room
 }
+
+func TestMCPFaceAStopEndsTheCallsOfTheSessionsItCloses(t *testing.T) {
+	is := is.New(t)
+	f := startFace(t, faceOptions{})
+	// A 2025-era session's call that would run for a minute.
+	d := goSDK2025.start(t, f.scenario(callStep(sleepTool, map[string]any{"ms": 60_000})))
+	poll.For(t, "the tool call's run is running", settleWait, func() bool {
+		runs := f.runs(t)
+		return len(runs) == 1 && runs[0].Status == "running"
+	})
+	// The face's stop closes the session, which go-sdk does only once its
+	// calls have returned: it ends them first, and the stop does not wait
+	// for the run.
+	code, took := f.pr.terminate(t)
+	t.Logf("exited %d in %s", code, took.Round(time.Millisecond))
+	is.Equal(code, 0)
+	is.True(took < shutdownBudget)
+	<-d.done // the client saw its server go
+}

@@ -49,7 +49,7 @@ func (f *Face) Handler(ctx context.Context, opts HTTPOptions) http.Handler {
 	stateless := common
 	stateless.Stateless, stateless.PropagateRequestCancellation = true, true
 	f.sessions = newSessionCap(f.cfg.MaxSessionsPerToken, f.cfg.MaxSessions, time.Duration(f.cfg.SessionEvictIdleMS)*time.Millisecond,
-		opts.MaxBodyBytes, servers.of, f.metrics, f.log)
+		opts.MaxBodyBytes, servers.of, f.running.end, f.metrics, f.log)
 	legacy := bindPrincipal(f.running.endingSessions(f.sessions.wrap(mcp.NewStreamableHTTPHandler(servers.of, &stateful))))
 	modern := bindPrincipal(mcp.NewStreamableHTTPHandler(servers.of, &stateless))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

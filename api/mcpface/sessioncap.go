@@ -35,8 +35,11 @@ type sessionCap struct {
 	evictIdle     time.Duration
 	maxBody       int64
 	find          func(*http.Request) *mcp.Server // the server of the request's principal
-	metrics       *metrics.Metrics
-	log           *slog.Logger
+	// endCalls ends the tool calls of a session before it is closed
+	// (go-sdk's Close waits for them); their runs go on.
+	endCalls func(id, owner string)
+	metrics  *metrics.Metrics
+	log      *slog.Logger
 
 	mu       sync.Mutex
 	sessions map[string]*capped // by session id
@@ -56,11 +59,12 @@ type capped struct {
 	busy      int       // its requests in flight (a call, a GET stream)
 }
 
-func newSessionCap(perToken, all int, evictIdle time.Duration, maxBody int64, find func(*http.Request) *mcp.Server, m *metrics.Metrics, log *slog.Logger) *sessionCap {
+func newSessionCap(perToken, all int, evictIdle time.Duration, maxBody int64, find func(*http.Request) *mcp.Server,
+	endCalls func(id, owner string), m *metrics.Metrics, log *slog.Logger) *sessionCap {
 	if maxBody <= 0 {
 		maxBody = mcp.DefaultMaxRequestBodyBytes
 	}
-	return &sessionCap{perToken: perToken, all: all, evictIdle: evictIdle, maxBody: maxBody, find: find, metrics: m, log: log,
+	return &sessionCap{perToken: perToken, all: all, evictIdle: evictIdle, maxBody: maxBody, find: find, endCalls: endCalls, metrics: m, log: log,
 		sessions: map[string]*capped{}, byOwner: map[string]int{}}
 }
 
@@ -177,6 +181,12 @@ func (c *sessionCap) release(owner string) {
 func (c *sessionCap) evict(s *capped) {
 	c.metrics.MCPSessionEvicted()
 	c.log.Info("mcp face: closed the least recently used idle session for a new one", "token", s.owner, "idle", time.Since(s.last).Round(time.Second))
+	c.close(s)
+}
+
+// close ends s's calls, then s.
+func (c *sessionCap) close(s *capped) {
+	c.endCalls(s.id, s.owner)
 	_ = s.ss.Close()
 }
 
@@ -260,7 +270,7 @@ func (c *sessionCap) closeAll() {
 	}
 	c.mu.Unlock()
 	for _, s := range open {
-		_ = s.ss.Close()
+		c.close(s)
 	}
-	c.watching.Wait()
+	c.watching.Wait() // each watcher ends as its session closes
 }

@@ -28,7 +28,7 @@ func open(c *sessionCap, owner, id string, last time.Time) *capped {
 
 func TestASessionPastTheServersBoundIsRefusedWhileNoneIsIdleLongEnough(t *testing.T) {
 	is := is.New(t)
-	c := newSessionCap(2, 3, time.Minute, 0, nil, nil, slog.Default())
+	c := newSessionCap(2, 3, time.Minute, 0, nil, nil, nil, slog.Default())
 	now := time.Now()
 	is.True(open(c, "a", "a1", now.Add(-2*time.Minute)) != nil)
 	busy := open(c, "a", "a2", now.Add(-3*time.Minute))
