@@ -8,16 +8,20 @@ import (
 )
 
 func TestTheMCPSessionCapsKeepTheirDefaultsUnlessSet(t *testing.T) {
-	is := is.New(t)
-	var none *MCP
-	perToken, all := none.SessionCaps()
-	is.Equal(perToken, DefaultMCPMaxSessionsPerToken)
-	is.Equal(all, DefaultMCPMaxSessions)
-	set := &MCP{MaxSessionsPerToken: 5, MaxSessions: 20}
-	perToken, all = set.SessionCaps()
-	is.Equal(perToken, 5)
-	is.Equal(all, 20)
-	is.NoErr(set.Validate())
+	for _, tc := range []struct {
+		mcp             *MCP
+		perToken, total int
+	}{
+		{nil, DefaultMCPMaxSessionsPerToken, DefaultMCPMaxSessions},
+		{&MCP{}, DefaultMCPMaxSessionsPerToken, DefaultMCPMaxSessions},
+		{&MCP{MaxSessionsPerToken: 5, MaxSessions: 20}, 5, 20},
+	} {
+		is := is.New(t)
+		perToken, total := tc.mcp.SessionCaps()
+		is.Equal(perToken, tc.perToken)
+		is.Equal(total, tc.total)
+		is.NoErr(tc.mcp.Validate())
+	}
 }
 
 func TestMCPSessionCapsThatCannotHoldAreRefusedByName(t *testing.T) {
