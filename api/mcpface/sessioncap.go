@@ -98,7 +98,10 @@ func (c *sessionCap) using(id, owner string, delta int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s := c.sessions[id]; s != nil && s.owner == owner {
-		s.busy += delta
+		// A request may begin before opened registers its session (the
+		// client has the id once the initialize's headers are out): its
+		// end must not leave the count below zero, never idle again.
+		s.busy = max(s.busy+delta, 0)
 		s.last = time.Now()
 	}
 }
