@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -275,5 +276,11 @@ func TestAccessEveryTokenLearnsWhoItIs(t *testing.T) {
 		is.True(!who.Anonymous)
 		is.Equal(who.Scopes, tc.scopes)
 		is.Equal(who.MCPDeployments, []string{})
+		// the methods it may call: those of its scopes, and no other
+		is.True(slices.IsSorted(who.Methods))
+		is.True(slices.Contains(who.Methods, p.MethodRunsInspect))
+		is.True(slices.Contains(who.Methods, p.MethodAccessWhoami))
+		is.Equal(slices.Contains(who.Methods, p.MethodRunsStart), slices.Contains(tc.scopes, "run"))
+		is.Equal(slices.Contains(who.Methods, p.MethodDeploymentsSave), slices.Contains(tc.scopes, "author"))
 	}
 }

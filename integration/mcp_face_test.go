@@ -7,6 +7,7 @@ package integration
 // both protocol eras, and the companion tools.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,7 +17,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,6 +86,7 @@ type faceOptions struct {
 	wsToken    string // the /ws client's token
 	mcpToken   string // the MCP clients' token
 	everything bool   // add npm server-everything, watched by cancelProbe, as everything.default
+	mcp        *config.MCP
 }
 
 // startFace starts the real binary with the demo and fakes servers as
@@ -102,7 +107,7 @@ func startFace(t *testing.T, o faceOptions) *faceServer {
 		src.Transport.Env = map[string]string{"MCPFLOW_PROBE_LOG": f.probe}
 		sources = append(sources, src)
 	}
-	cfg := writeServerConfig(t, dir, config.Server{Sources: sources, Access: o.access})
+	cfg := writeServerConfig(t, dir, config.Server{Sources: sources, Access: o.access, MCP: o.mcp})
 	// Runs answer once they end (serve's default), as a tool call does.
 	f.pr = startProcess(t, cfg, "mcpflow.log", "--run-wait", "2m")
 	f.mcp = "http://" + strings.TrimSuffix(strings.TrimPrefix(f.pr.url, "ws://"), "/ws") + "/mcp"
@@ -523,21 +528,29 @@ func startGuardedFace(t *testing.T) *faceServer {
 // postMCP posts one JSON-RPC frame to f's /mcp with headers.
 func postMCP(t *testing.T, f *faceServer, frame string, headers map[string]string) rpcReply {
 	t.Helper()
-	is := is.New(t)
-	is.Helper()
-	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, f.mcp, strings.NewReader(frame))
-	is.NoErr(err)
+	r, err := sendMCP(testContext(t), f.mcp, frame, headers)
+	is.New(t).NoErr(err) // POST /mcp
+	return r
+}
+
+// sendMCP is postMCP for a goroutine of a test, which may not fail it.
+func sendMCP(ctx context.Context, url, frame string, headers map[string]string) (rpcReply, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(frame))
+	if err != nil {
+		return rpcReply{}, err
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	is.NoErr(err)
+	if err != nil {
+		return rpcReply{}, err
+	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	is.NoErr(err)
-	return rpcReply{status: resp.StatusCode, header: resp.Header, body: body}
+	return rpcReply{status: resp.StatusCode, header: resp.Header, body: body}, err
 }
 
 // modernCall is a 2026-07-28 tools/call of tool, with the request's
@@ -594,14 +607,15 @@ func TestMCPFaceAccess(t *testing.T) {
 	r = postMCP(t, f, mcpInitialize, map[string]string{"Authorization": "Bearer " + runToken.Token, "Origin": "https://console.example"})
 	is.Equal(r.status, http.StatusOK) // an allowed one is served
 
-	// A read token lists the tools and cannot call them: a JSON-RPC error
-	// at HTTP 200 (the session goes on), and no run starts.
+	// A read token is not offered the workflow tools, which start runs, and
+	// cannot call them: a JSON-RPC error at HTTP 200 (the session goes
+	// on), and no run starts.
 	for _, c := range []mcpClient{goSDK, goSDK2025} {
 		sc := f.scenario(listStep(), callStep(counterTool, nil), listStep())
 		sc.Token = readToken.Token
 		got := c.run(t, sc)
 		is.Equal(got.Steps[0].Error, (*driverError)(nil))
-		is.True(slices.ContainsFunc(got.Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == counterTool })) // read lists
+		is.True(!slices.ContainsFunc(got.Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == counterTool })) // read does not list
 		refused := got.Steps[1]
 		t.Logf("%s: a read token's call: %+v %+v", c.name, refused.Error, refused.Result)
 		is.True(refused.Error != nil)                     // the call is refused
@@ -670,4 +684,266 @@ func TestMCPFaceAForgedRequestStateIsRefused(t *testing.T) {
 	is.NoErr(remarshal(res.StructuredContent, &env))
 	is.Equal(env.RunID, runs[0].RunID)
 	is.Equal(env.Status, "completed")
+}
+
+// The single-scope tokens of the listing test, beside readToken and
+// adminToken.
+var (
+	runOnlyToken = config.Token{Name: "runner", Token: "runonly-" + strings.Repeat("u", 24), Scopes: []string{"run"}}
+	authorToken  = config.Token{Name: "author", Token: "author-" + strings.Repeat("w", 24), Scopes: []string{"author"}}
+)
+
+// forbidden reports whether c's call was refused for want of scope:
+// -32003, which go-sdk's client takes for its own "client is closing"
+// and reports without its code, by the refusal's words.
+func forbidden(c mcpClient, e *driverError) bool {
+	switch {
+	case e == nil:
+		return false
+	case c.script == "": // go-sdk
+		return strings.Contains(e.Message, "forbidden: ")
+	}
+	return fmt.Sprint(e.Code) == fmt.Sprint(jsonrpc.Forbidden)
+}
+
+func TestMCPFaceEachTokenListsExactlyTheToolsItCanCall(t *testing.T) {
+	is := is.New(t)
+	f := startFace(t, faceOptions{
+		access:   &config.Access{Tokens: []config.Token{readToken, runOnlyToken, authorToken, adminToken}},
+		wsToken:  adminToken.Token,
+		mcpToken: adminToken.Token,
+		mcp:      &config.MCP{Authoring: true},
+	})
+
+	// admin may call every method: its list is every tool the face has.
+	everything := []string{approveTool, counterTool, "mcpflow_cancel_run", "mcpflow_create_draft", "mcpflow_deploy",
+		"mcpflow_get_run", "mcpflow_inspect_capability", "mcpflow_resume_run", "mcpflow_save_artifact",
+		"mcpflow_search_capabilities", "mcpflow_validate_draft", sleepTool, stepsTool}
+	want := map[string][]string{
+		adminToken.Name: everything,
+		// runs.inspect, capabilities.list and .inspect, workspace.validate
+		readToken.Name: {"mcpflow_get_run", "mcpflow_inspect_capability", "mcpflow_search_capabilities", "mcpflow_validate_draft"},
+		// runs.cancel; a workflow tool also follows its run (read)
+		runOnlyToken.Name: {"mcpflow_cancel_run"},
+		// workspace.from_capability, .create_artifact, deployments.save
+		authorToken.Name: {"mcpflow_create_draft", "mcpflow_deploy", "mcpflow_save_artifact"},
+	}
+	calls := []step{listStep()}
+	for _, name := range everything {
+		calls = append(calls, callStep(name, nil))
+	}
+	for _, tok := range []config.Token{adminToken, readToken, runOnlyToken, authorToken} {
+		t.Run(tok.Name, func(t *testing.T) {
+			eachClient(t, mcpClients, func(t *testing.T, c mcpClient) {
+				is := is.New(t)
+				sc := f.scenario(calls...)
+				sc.Token = tok.Token
+				got := c.run(t, sc)
+				is.Equal(got.Fatal, (*driverError)(nil))
+				var listed []string
+				for _, tool := range got.Steps[0].Tools {
+					listed = append(listed, tool.Name)
+				}
+				slices.Sort(listed)
+				t.Logf("%s, %s lists %v", tok.Name, c.name, listed)
+				is.Equal(listed, want[tok.Name]) // exactly the tools the token can call
+				// Each tool checked by calling it: a listed one is never
+				// refused for scope, an unlisted one always is.
+				for _, s := range got.Steps[1:] {
+					if slices.Contains(listed, s.Name) {
+						if s.Error != nil {
+							t.Logf("%s, %s: listed %s answered %+v", tok.Name, c.name, s.Name, *s.Error)
+						}
+						is.True(!forbidden(c, s.Error)) // a listed tool is callable
+						continue
+					}
+					t.Logf("%s, %s: unlisted %s answered %+v", tok.Name, c.name, s.Name, s.Error)
+					is.True(forbidden(c, s.Error)) // an unlisted tool answers -32003
+				}
+			})
+		})
+	}
+}
+
+// The bounds of the session cap test: small, so that 3,000 initializes
+// hit them at once.
+const (
+	capPerToken = 10
+	capServer   = 25
+	capIdle     = 2 * time.Second
+)
+
+// newSession POSTs a 2025-era initialize to f's /mcp with token: the
+// session's id, or "" and the reply when it was refused.
+func newSession(t *testing.T, f *faceServer, token string) (string, rpcReply) {
+	t.Helper()
+	r := postMCP(t, f, mcpInitialize, map[string]string{"Authorization": "Bearer " + token})
+	return r.header.Get("Mcp-Session-Id"), r
+}
+
+// pingSession pings session id of token: 200 while it is open, 404 once
+// it is closed.
+func pingSession(t *testing.T, f *faceServer, token, id string) int {
+	t.Helper()
+	return postMCP(t, f, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, map[string]string{
+		"Authorization": "Bearer " + token, "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25"}).status
+}
+
+// sessionRefused checks a refused initialize: 429, Retry-After, and a
+// JSON-RPC error (-32000) that names the bound and how to raise it.
+func sessionRefused(t *testing.T, r rpcReply, knob string) {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	if r.status != http.StatusTooManyRequests {
+		t.Logf("initialize: %d %s", r.status, r.body)
+	}
+	is.Equal(r.status, http.StatusTooManyRequests)
+	is.Equal(r.header.Get("Retry-After"), "2") // the idle time after which a session makes room
+	var reply struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	is.NoErr(json.Unmarshal(r.body, &reply))
+	is.Equal(reply.ID, 1) // the initialize's id
+	is.Equal(reply.Error.Code, jsonrpc.Overloaded)
+	is.True(strings.Contains(reply.Error.Message, "the limit ("+knob+")")) // which bound
+	is.True(strings.Contains(reply.Error.Message, "raise "+knob))          // how to raise it
+	is.True(strings.Contains(reply.Error.Message, "idle for 2s"))          // and that idle ones make room
+}
+
+func TestMCPFaceSessionCapHoldsUnder3000Initializes(t *testing.T) {
+	is := is.New(t)
+	dir := t.TempDir()
+	cfg := writeServerConfig(t, dir, config.Server{
+		Access: &config.Access{Tokens: []config.Token{readToken, runToken, authorToken, adminToken}},
+		MCP:    &config.MCP{MaxSessionsPerToken: capPerToken, MaxSessions: capServer, SessionEvictIdleMS: int(capIdle / time.Millisecond)},
+	})
+	pr := startProcess(t, cfg, "mcpflow.log")
+	f := &faceServer{pr: pr, mcp: "http://" + strings.TrimSuffix(strings.TrimPrefix(pr.url, "ws://"), "/ws") + "/mcp"}
+	sessions := func(token string) (float64, float64) { // the token's open sessions, and all
+		m := scrapeMetricsAs(t, pr.url, adminToken.Token)
+		mine, _ := m.Value("mcpflow_mcp_sessions", "token", token)
+		all, _ := m.Value("mcpflow_mcp_sessions")
+		return mine, all
+	}
+
+	// One token's 3,000 initializes, eight at a time, sampled as they go.
+	const storm, workers = 3000, 8
+	ctx, cancel := context.WithTimeout(testContext(t), 2*time.Minute)
+	defer cancel()
+	var (
+		next, accepted atomic.Int64
+		mu             sync.Mutex
+		refusals       []rpcReply
+		failures       []string
+		done           sync.WaitGroup
+	)
+	began := time.Now()
+	for range workers {
+		done.Go(func() {
+			for next.Add(1) <= storm {
+				r, err := sendMCP(ctx, f.mcp, mcpInitialize, map[string]string{"Authorization": "Bearer " + readToken.Token})
+				mu.Lock()
+				switch {
+				case err != nil:
+					failures = append(failures, err.Error())
+				case r.status == http.StatusOK && r.header.Get("Mcp-Session-Id") != "":
+					accepted.Add(1)
+				default:
+					refusals = append(refusals, r)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	finished := make(chan struct{})
+	go func() { done.Wait(); close(finished) }()
+	var maxMine, maxAll float64
+	sample := time.NewTicker(20 * time.Millisecond)
+	defer sample.Stop()
+	for sampling := true; sampling; {
+		select {
+		case <-finished:
+			sampling = false
+		case <-sample.C:
+		}
+		mine, all := sessions(readToken.Name)
+		maxMine, maxAll = max(maxMine, mine), max(maxAll, all)
+	}
+	took := time.Since(began)
+	t.Logf("%d initializes in %s: %d sessions opened, %d refused; at most %v open for the token, %v on the server",
+		storm, took.Round(time.Millisecond), accepted.Load(), len(refusals), maxMine, maxAll)
+	is.Equal(len(failures), 0)                             // every initialize was answered
+	is.True(len(refusals) > 0)                             // the cap refused some
+	is.Equal(int(accepted.Load())+len(refusals), storm)    // and opened the others
+	is.True(maxMine <= capPerToken && maxAll <= capServer) // the count never passed the bounds
+	for _, r := range refusals {
+		sessionRefused(t, r, "server.mcp.max_sessions_per_token")
+	}
+	m := scrapeMetricsAs(t, pr.url, adminToken.Token)
+	evicted, _ := m.Value("mcpflow_mcp_sessions_evicted_total")
+	mine, _ := m.Value("mcpflow_mcp_sessions", "token", readToken.Name)
+	is.Equal(mine, float64(capPerToken))                  // the token holds its bound's worth
+	is.Equal(accepted.Load()-int64(evicted), int64(mine)) // every other session it opened was evicted
+
+	// Another token still opens sessions: up to its own bound.
+	var ci []string
+	for range capPerToken {
+		id, r := newSession(t, f, runToken.Token)
+		is.Equal(r.status, http.StatusOK)
+		ci = append(ci, id)
+	}
+	sessionRefused(t, func() rpcReply { _, r := newSession(t, f, runToken.Token); return r }(), "server.mcp.max_sessions_per_token")
+
+	// At its bound, a new session takes the place of the token's least
+	// recently used one once it has been idle for capIdle: not its
+	// oldest, ci[0], which was used since, but ci[1].
+	is.Equal(pingSession(t, f, runToken.Token, ci[0]), http.StatusOK)
+	poll.For(t, "a new session once one has been idle for 2 s", 10*capIdle, func() bool {
+		_, r := newSession(t, f, runToken.Token)
+		if r.status != http.StatusOK {
+			sessionRefused(t, r, "server.mcp.max_sessions_per_token")
+		}
+		return r.status == http.StatusOK
+	})
+	is.Equal(pingSession(t, f, runToken.Token, ci[1]), http.StatusNotFound) // evicted
+	is.Equal(pingSession(t, f, runToken.Token, ci[0]), http.StatusOK)       // kept
+	is.Equal(pingSession(t, f, runToken.Token, ci[2]), http.StatusOK)
+
+	// At the server's bound, a third token's session takes the place of
+	// the least recently used idle one of any token: the first token's.
+	for range capServer - 2*capPerToken {
+		_, r := newSession(t, f, authorToken.Token)
+		is.Equal(r.status, http.StatusOK)
+	}
+	mine, all := sessions(readToken.Name)
+	is.Equal(all, float64(capServer))
+	_, r := newSession(t, f, authorToken.Token)
+	is.Equal(r.status, http.StatusOK)
+	after, allAfter := sessions(readToken.Name)
+	is.Equal(allAfter, float64(capServer)) // still the bound
+	is.Equal(after, mine-1)                // the first token's oldest made room
+}
+
+func TestMCPFaceAStopEndsTheCallsOfTheSessionsItCloses(t *testing.T) {
+	is := is.New(t)
+	f := startFace(t, faceOptions{})
+	// A 2025-era session's call that would run for a minute.
+	d := goSDK2025.start(t, f.scenario(callStep(sleepTool, map[string]any{"ms": 60_000})))
+	poll.For(t, "the tool call's run is running", settleWait, func() bool {
+		runs := f.runs(t)
+		return len(runs) == 1 && runs[0].Status == "running"
+	})
+	// The face's stop closes the session, which go-sdk does only once its
+	// calls have returned: it ends them first, and the stop does not wait
+	// for the run.
+	code, took := f.pr.terminate(t)
+	t.Logf("exited %d in %s", code, took.Round(time.Millisecond))
+	is.Equal(code, 0)
+	is.True(took < shutdownBudget)
+	<-d.done // the client saw its server go
 }

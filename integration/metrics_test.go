@@ -19,6 +19,12 @@ import (
 // scrapeMetrics GETs /metrics of the service at ws URL and parses it.
 func scrapeMetrics(t testing.TB, wsURL string) metricstest.Families {
 	t.Helper()
+	return scrapeMetricsAs(t, wsURL, "")
+}
+
+// scrapeMetricsAs is scrapeMetrics with a bearer token ("": none).
+func scrapeMetricsAs(t testing.TB, wsURL, token string) metricstest.Families {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	base := "http://" + strings.TrimSuffix(strings.TrimPrefix(wsURL, "ws://"), "/ws")
@@ -26,10 +32,13 @@ func scrapeMetrics(t testing.TB, wsURL string) metricstest.Families {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
 	is.NoErr(err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	is.NoErr(err) // GET /metrics
 	defer resp.Body.Close()
-	is.Equal(resp.StatusCode, http.StatusOK) // a loopback client without tokens may scrape
+	is.Equal(resp.StatusCode, http.StatusOK) // a loopback client without tokens, or a read token, may scrape
 	is.True(strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain"))
 	return metricstest.Parse(t, resp.Body)
 }

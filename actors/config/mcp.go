@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path"
@@ -27,6 +28,15 @@ type MCP struct {
 	// HeartbeatMS is the longest silence on a tool call's progress while
 	// a step runs (default 15000, at most 20000).
 	HeartbeatMS int `json:"heartbeat_ms,omitempty"`
+	// MaxSessionsPerToken bounds the 2025-era sessions one token (or, on
+	// a server without tokens, all clients) holds open at once (default
+	// 100); MaxSessions bounds them on the whole server (default 1000).
+	// At a bound, a new session takes the place of the bound's least
+	// recently used session idle for SessionEvictIdleMS (default 60 000),
+	// and is refused when none is.
+	MaxSessionsPerToken int `json:"max_sessions_per_token,omitempty"`
+	MaxSessions         int `json:"max_sessions,omitempty"`
+	SessionEvictIdleMS  int `json:"session_evict_idle_ms,omitempty"`
 }
 
 // How deployments become tools.
@@ -43,6 +53,10 @@ const (
 	MaxMCPHeartbeatMS    = 20000
 	minMCPHeartbeatMS    = 100
 	mcpDeploymentPattern = "server.mcp.deployments"
+
+	DefaultMCPMaxSessionsPerToken = 100
+	DefaultMCPMaxSessions         = 1000
+	DefaultMCPSessionEvictIdleMS  = 60_000
 )
 
 // Validate checks an mcp block.
@@ -62,10 +76,30 @@ func (m *MCP) Validate() error {
 	if m.HeartbeatMS != 0 && (m.HeartbeatMS < minMCPHeartbeatMS || m.HeartbeatMS > MaxMCPHeartbeatMS) {
 		errs = append(errs, fmt.Errorf("server.mcp.heartbeat_ms must be from %d to %d, got %d", minMCPHeartbeatMS, MaxMCPHeartbeatMS, m.HeartbeatMS))
 	}
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"max_sessions_per_token", m.MaxSessionsPerToken}, {"max_sessions", m.MaxSessions}, {"session_evict_idle_ms", m.SessionEvictIdleMS}} {
+		if f.n < 0 {
+			errs = append(errs, fmt.Errorf("server.mcp.%s must not be negative (0 keeps the default), got %d", f.name, f.n))
+		}
+	}
+	if perToken, all := m.SessionCaps(); perToken > all {
+		errs = append(errs, fmt.Errorf("server.mcp.max_sessions_per_token (%d) must not exceed server.mcp.max_sessions (%d)", perToken, all))
+	}
 	if err := ValidatePatterns(mcpDeploymentPattern, m.Deployments); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// SessionCaps are the bounds on 2025-era sessions, defaults filled in:
+// per token, and on the whole server.
+func (m *MCP) SessionCaps() (perToken, all int) {
+	if m == nil {
+		return DefaultMCPMaxSessionsPerToken, DefaultMCPMaxSessions
+	}
+	return cmp.Or(m.MaxSessionsPerToken, DefaultMCPMaxSessionsPerToken), cmp.Or(m.MaxSessions, DefaultMCPMaxSessions)
 }
 
 // ValidatePatterns checks deployment patterns (path.Match syntax).

@@ -78,6 +78,7 @@ type Metrics struct {
 
 	cluster   clusterCollectors
 	retention retentionCollectors
+	mcpFace   mcpFaceCollectors
 }
 
 // New returns metrics on a registry of their own, with the Go runtime and
@@ -133,6 +134,7 @@ func New() *Metrics {
 
 		cluster:   newClusterCollectors(),
 		retention: newRetentionCollectors(),
+		mcpFace:   newMCPFaceCollectors(),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -143,6 +145,7 @@ func New() *Metrics {
 	)
 	reg.MustRegister(m.cluster.collectors()...)
 	reg.MustRegister(m.retention.collectors()...)
+	reg.MustRegister(m.mcpFace.collectors()...)
 	return m
 }
 

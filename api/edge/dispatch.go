@@ -31,12 +31,9 @@ func (s *Server) dispatch(ctx context.Context, req jsonrpc.Request, deadline tim
 }
 
 func (s *Server) call(ctx context.Context, req jsonrpc.Request, deadline time.Time, caller access.Principal) jsonrpc.Response {
-	method, ok := s.methods[req.Method]
-	if !ok {
-		return jsonrpc.NewError(req.ID, jsonrpc.Errorf(jsonrpc.MethodNotFound, "unknown method %q", req.Method))
-	}
-	if !caller.Allows(method.Scope) {
-		return jsonrpc.NewError(req.ID, access.Forbidden(caller, req.Method, method.Scope))
+	method, refused := s.permit(caller, req.Method)
+	if refused != nil {
+		return jsonrpc.NewError(req.ID, refused)
 	}
 	if s.contract.Has(req.Method) {
 		if err := s.contract.ValidateParams(req.Method, req.Params); err != nil {
@@ -62,6 +59,20 @@ func (s *Server) call(ctx context.Context, req jsonrpc.Request, deadline time.Ti
 		return jsonrpc.NewError(req.ID, s.mapError(ctx, req.Method, err))
 	}
 	return resp
+}
+
+// permit looks name up in the table and checks that caller holds its
+// scope: the one access check of every call, and of what a face offers
+// (Local.Permits). A refusal is -32601 or -32003.
+func (s *Server) permit(caller access.Principal, name string) (served, *jsonrpc.Error) {
+	method, ok := s.methods[name]
+	if !ok {
+		return served{}, jsonrpc.Errorf(jsonrpc.MethodNotFound, "unknown method %q", name)
+	}
+	if !method.Permits(caller) {
+		return served{}, access.Forbidden(caller, name, method.Scope)
+	}
+	return method, nil
 }
 
 // paramsError maps a failed contract check: a *contract.ValidationError

@@ -37,6 +37,16 @@ func (l Local) Subscribe(ctx context.Context, method string, params, result any,
 	return l.Call(sctx, method, params, result)
 }
 
+// Permits reports whether the principal may call method: nil, or the
+// refusal a call would get (-32003 naming the scope it lacks, -32601 for
+// no such method), from the check every call is made with.
+func (l Local) Permits(method string) error {
+	if _, refused := l.server.permit(l.caller, method); refused != nil {
+		return refused
+	}
+	return nil
+}
+
 // Call invokes method with params and decodes its result into result
 // (which may be nil).
 func (l Local) Call(ctx context.Context, method string, params, result any) error {

@@ -6,12 +6,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
-// The authoring tools, offered to tokens with the author scope where
-// server.mcp.authoring is on: with them an agent builds the workflow it
+// The authoring tools, offered where server.mcp.authoring is on, each to
+// the tokens that may call its method: with them an agent builds the workflow it
 // then calls. Each is one workflow API method, its arguments that
 // method's params, checked by the contract as on /ws.
 const (
@@ -57,7 +56,8 @@ var authoring = []authoringTool{
 		props:       map[string]any{"deployment": map[string]any{"type": "object"}}, required: []string{"deployment"}},
 }
 
-// authoringTools are the authoring tools as companions (author scope).
+// authoringTools are the authoring tools as companions, each calling its
+// one method.
 func (f *Face) authoringTools(s *served) []companion {
 	out := make([]companion, 0, len(authoring))
 	for _, a := range authoring {
@@ -66,10 +66,10 @@ func (f *Face) authoringTools(s *served) []companion {
 		if len(a.required) > 0 {
 			schema["required"] = anys(a.required)
 		}
-		out = append(out, companion{scope: access.Author, authoring: true, toolEntry: toolEntry{
+		out = append(out, companion{authoring: true, toolEntry: toolEntry{
 			tool: &mcp.Tool{Name: a.name, Title: a.title, Description: a.description, InputSchema: schema,
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: a.readOnly, IdempotentHint: a.readOnly, DestructiveHint: &destructive, OpenWorldHint: &no}},
-			handler: f.callMethod(s, a.method),
+			handler: f.callMethod(s, a.method), methods: []string{a.method},
 		}})
 	}
 	return out

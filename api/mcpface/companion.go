@@ -10,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpflow/mcpflow/api/access"
 	mfrpc "github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -24,10 +23,10 @@ const (
 	toolRunWorkflow  = "mcpflow_run_workflow"
 )
 
-// companion is one of the face's own tools and the scope it needs.
+// companion is one of the face's own tools; an authoring one is offered
+// only where server.mcp.authoring is on.
 type companion struct {
 	toolEntry
-	scope     access.Scope
 	authoring bool
 }
 
@@ -53,13 +52,13 @@ func anys(ss []string) []any {
 func (f *Face) companions(s *served) []companion {
 	no, yes := false, true
 	tools := []companion{
-		{scope: access.Read, toolEntry: toolEntry{
+		{toolEntry: toolEntry{
 			tool: &mcp.Tool{Name: toolGetRun, Title: "Get a workflow run",
 				Description: "Shows an mcpflow run as a workflow tool answers it (run_id, status, outcome, output, interrupt), also one whose call was cut off or that still runs.",
 				InputSchema: runIDSchema(nil), OutputSchema: envelopeSchema,
 				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}},
-			handler: f.getRun(s)}},
-		{scope: access.Run, toolEntry: toolEntry{
+			handler: f.getRun(s), methods: getMethods}},
+		{toolEntry: toolEntry{
 			tool: &mcp.Tool{Name: toolResumeRun, Title: "Resume an interrupted workflow run",
 				Description: "Answers the interrupt an mcpflow run waits in, with what the user said, and follows the run on to its end or its next interrupt. payload must match the interrupt's resume_schema; outcome is one of its outcomes (the first when absent).",
 				InputSchema: runIDSchema(map[string]any{
@@ -67,13 +66,13 @@ func (f *Face) companions(s *served) []companion {
 					"outcome": map[string]any{"type": "string", "description": "One of the interrupt's outcomes."},
 				}), OutputSchema: envelopeSchema,
 				Annotations: &mcp.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &yes}},
-			handler: f.resumeRun(s)}},
-		{scope: access.Run, toolEntry: toolEntry{
+			handler: f.resumeRun(s), methods: resumeMethods}},
+		{toolEntry: toolEntry{
 			tool: &mcp.Tool{Name: toolCancelRun, Title: "Cancel a workflow run",
 				Description: "Ends a running or interrupted mcpflow run as cancelled; its calls in flight are cancelled upstream.",
 				InputSchema: runIDSchema(map[string]any{"reason": map[string]any{"type": "string"}}), OutputSchema: envelopeSchema,
 				Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: &yes, OpenWorldHint: &no}},
-			handler: f.cancelRun(s)}},
+			handler: f.cancelRun(s), methods: cancelMethods}},
 	}
 	return append(tools, f.authoringTools(s)...)
 }
@@ -149,7 +148,7 @@ func (f *Face) finderTools(s *served, vis []workflowTool) []toolEntry {
 			Description: "Lists the mcpflow workflows you may run whose name, title or description contains query (all without one): each with its name, title, description and input_schema, for mcpflow_run_workflow.",
 			InputSchema: map[string]any{"type": "object", "properties": map[string]any{"query": map[string]any{"type": "string"}}},
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}},
-			handler: f.findWorkflow(s)},
+			handler: f.findWorkflow(s), methods: findMethods},
 		{tool: &mcp.Tool{Name: toolRunWorkflow, Title: "Run a workflow",
 			Description: "Starts a run of the mcpflow workflow named (as mcpflow_find_workflow lists it) with input, and answers with the run: run_id, status, outcome and output.",
 			InputSchema: map[string]any{"type": "object", "properties": map[string]any{
@@ -158,7 +157,7 @@ func (f *Face) finderTools(s *served, vis []workflowTool) []toolEntry {
 			}, "required": []any{"workflow"}},
 			OutputSchema: envelopeSchema,
 			Annotations:  &mcp.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &yes}},
-			handler: f.runWorkflow(s)},
+			handler: f.runWorkflow(s), methods: workflowMethods},
 	}
 }
 

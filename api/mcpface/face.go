@@ -1,6 +1,7 @@
 package mcpface
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -33,6 +35,8 @@ type Options struct {
 	Version string
 	// Logger logs what the face could not do; nil uses slog's default.
 	Logger *slog.Logger
+	// Metrics counts the 2025-era sessions of /mcp; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // PollInterval is how often a face that cannot follow the admin event
@@ -61,6 +65,10 @@ type Face struct {
 
 	// running are the tool calls of each 2025-era session.
 	running inFlight
+	// sessions bounds the 2025-era sessions of /mcp (Handler's), which
+	// Run closes as it ends; nil without a Handler.
+	sessions *sessionCap
+	metrics  *metrics.Metrics
 
 	mu      sync.Mutex
 	tools   []workflowTool
@@ -70,9 +78,10 @@ type Face struct {
 
 // served is one go-sdk server of the face and what it offers.
 type served struct {
-	srv *mcp.Server
-	who access.Principal
-	api Backend
+	srv  *mcp.Server
+	who  access.Principal
+	api  Backend
+	gate Gate
 	// offered maps each tool offered to its definition as JSON, to tell
 	// a changed tool from an unchanged one.
 	offered map[string]string
@@ -90,26 +99,30 @@ func New(opts Options) *Face {
 	if cfg.HeartbeatMS == 0 {
 		cfg.HeartbeatMS = config.DefaultMCPHeartbeat
 	}
+	cfg.MaxSessionsPerToken, cfg.MaxSessions = cfg.SessionCaps()
+	cfg.SessionEvictIdleMS = cmp.Or(cfg.SessionEvictIdleMS, config.DefaultMCPSessionEvictIdleMS)
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
 	return &Face{
 		cfg: cfg, watch: opts.Watch, log: log, version: opts.Version, states: stateSigner{sealer: opts.States},
-		changed: make(chan struct{}, 1), served: make(chan struct{}), catalog: catalog{backend: opts.Watch},
+		changed: make(chan struct{}, 1), served: make(chan struct{}), catalog: catalog{backend: opts.Watch}, metrics: opts.Metrics,
 	}
 }
 
-// NewServer returns a go-sdk server whose tools are those who may see,
-// calling the workflow API through api (acting for who).
-func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend) *mcp.Server {
+// NewServer returns a go-sdk server whose tools are those who may see and
+// call, calling the workflow API through api (acting for who), as gate
+// (who's access check on the method table) permits.
+func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend, gate Gate) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpflow", Title: "mcpflow workflows", Version: f.version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		// The tools change as deployments do: say so even while none is
 		// offered yet.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
-	s := &served{srv: srv, who: who, api: api, offered: map[string]string{}}
+	s := &served{srv: srv, who: who, api: api, gate: gate, offered: map[string]string{}}
+	srv.AddReceivingMiddleware(f.refuseUnlisted(s))
 	f.mu.Lock()
 	f.servers = append(f.servers, s)
 	loaded := f.loaded
@@ -133,8 +146,9 @@ const instructions = "Each workflow tool starts a durable mcpflow run and answer
 // (the first NewServer reads the deployments itself): it follows the
 // admin event log and reads the deployments again after each change of a
 // deployment or a catalog, or every PollInterval where it may not follow
-// the log.
+// the log. As it ends it closes the 2025-era sessions of /mcp.
 func (f *Face) Run(ctx context.Context) {
+	defer f.sessions.closeAll()
 	select {
 	case <-ctx.Done():
 		return
@@ -318,30 +332,41 @@ func (f *Face) offer(s *served) {
 	}
 }
 
-// toolEntry is a tool and its handler.
+// toolEntry is a tool, its handler and the workflow API methods it calls.
 type toolEntry struct {
 	tool    *mcp.Tool
 	handler mcp.ToolHandler
+	methods []string
 }
 
-// toolsFor lists what s offers: the workflow tools (or the finder tools),
-// then the companion and authoring tools, each only where s's principal
-// holds the scope it needs. Under f.mu.
+// toolsFor lists what s offers: of its candidates, those whose every
+// method s's principal may call (see Gate). Under f.mu.
 func (f *Face) toolsFor(s *served) []toolEntry {
 	var out []toolEntry
-	allow := s.who.Allows
-	if allow(access.Read) {
-		vis := f.visible(s.who)
-		if f.finding(len(vis)) {
-			out = append(out, f.finderTools(s, vis)...)
-		} else {
-			for _, t := range vis {
-				out = append(out, toolEntry{tool: t.tool, handler: f.workflowHandler(s, t)})
-			}
+	for _, e := range f.candidates(s) {
+		if s.refusal(e.methods) == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// candidates are the tools s would offer a principal that may call every
+// method: the workflow tools of the deployments it sees (or the finder
+// tools), the run tools, and the authoring tools where server.mcp.authoring
+// is on. Under f.mu.
+func (f *Face) candidates(s *served) []toolEntry {
+	var out []toolEntry
+	vis := f.visible(s.who)
+	if f.finding(len(vis)) {
+		out = append(out, f.finderTools(s, vis)...)
+	} else {
+		for _, t := range vis {
+			out = append(out, toolEntry{tool: t.tool, handler: f.workflowHandler(s, t), methods: workflowMethods})
 		}
 	}
 	for _, c := range f.companions(s) {
-		if allow(c.scope) && (!c.authoring || f.cfg.Authoring) {
+		if !c.authoring || f.cfg.Authoring {
 			out = append(out, c.toolEntry)
 		}
 	}

@@ -17,6 +17,9 @@ type HTTPOptions struct {
 	// Backend is the workflow API acting for a principal (the edge's
 	// Local).
 	Backend func(access.Principal) Backend
+	// Gate is the method table's access check for a principal (the
+	// edge's Local), which says what the face lists.
+	Gate func(access.Principal) Gate
 	// MaxBodyBytes caps a request body (the edge's max_message_bytes).
 	MaxBodyBytes int64
 	// SessionTimeout closes a stateful session idle for that long; 0 keeps
@@ -27,23 +30,27 @@ type HTTPOptions struct {
 // modernEra is the first protocol version served statelessly.
 const modernEra = "2026-07-28"
 
-// Handler serves the face over streamable HTTP, for both protocol eras:
+// Handler serves the face over streamable HTTP, for both protocol eras
+// (no 2024-era HTTP+SSE endpoint):
 // a request whose Mcp-Protocol-Version is 2026-07-28 or later goes to a
 // stateless handler (each request on its own, cancelled with its
 // stream), any other to a stateful one (sessions, 2025-11-25 and older).
 // It serves behind the edge's admission, which put the caller in the
 // request's context: each principal has a server of its own, offering
 // what it may see, and a stateful session is bound to the principal that
-// opened it.
+// opened it. The stateful sessions are bounded per token and on the
+// server (sessionCap); a face has one Handler.
 func (f *Face) Handler(ctx context.Context, opts HTTPOptions) http.Handler {
-	servers := principalServers{face: f, ctx: ctx, backend: opts.Backend, byName: map[string]*mcp.Server{}}
+	servers := principalServers{face: f, ctx: ctx, backend: opts.Backend, gate: opts.Gate, byName: map[string]*mcp.Server{}}
 	// Host and Origin are the edge's to check, against its allow-lists.
 	common := mcp.StreamableHTTPOptions{MaxRequestBodyBytes: opts.MaxBodyBytes, DisableLocalhostProtection: true, Logger: f.log}
 	stateful := common
 	stateful.SessionTimeout = opts.SessionTimeout
 	stateless := common
 	stateless.Stateless, stateless.PropagateRequestCancellation = true, true
-	legacy := bindPrincipal(f.running.endingSessions(mcp.NewStreamableHTTPHandler(servers.of, &stateful)))
+	f.sessions = newSessionCap(f.cfg.MaxSessionsPerToken, f.cfg.MaxSessions, time.Duration(f.cfg.SessionEvictIdleMS)*time.Millisecond,
+		opts.MaxBodyBytes, servers.of, f.running.end, f.metrics, f.log)
+	legacy := bindPrincipal(f.running.endingSessions(f.sessions.wrap(mcp.NewStreamableHTTPHandler(servers.of, &stateful))))
 	modern := bindPrincipal(mcp.NewStreamableHTTPHandler(servers.of, &stateless))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Protocol-Version") >= modernEra {
@@ -61,6 +68,7 @@ type principalServers struct {
 	face    *Face
 	ctx     context.Context
 	backend func(access.Principal) Backend
+	gate    func(access.Principal) Gate
 	mu      sync.Mutex
 	byName  map[string]*mcp.Server
 }
@@ -75,7 +83,7 @@ func (p *principalServers) of(r *http.Request) *mcp.Server {
 	if srv, ok := p.byName[who.Name]; ok {
 		return srv
 	}
-	srv := p.face.NewServer(p.ctx, who, p.backend(who))
+	srv := p.face.NewServer(p.ctx, who, p.backend(who), p.gate(who))
 	p.byName[who.Name] = srv
 	return srv
 }

@@ -72,8 +72,14 @@ func (c *inFlight) end(id, owner string) {
 		return
 	}
 	delete(c.sessions, id)
-	c.mu.Unlock()
+	// Taken under c.mu: a call that returns deletes its cancel from the
+	// map.
+	cancels := make([]*context.CancelCauseFunc, 0, len(calls.cancels))
 	for cancel := range calls.cancels {
+		cancels = append(cancels, cancel)
+	}
+	c.mu.Unlock()
+	for _, cancel := range cancels {
 		(*cancel)(errSessionEnded)
 	}
 }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -28,5 +29,12 @@ func (s *Service) whoami(ctx context.Context, _ protocol.Empty) (protocol.Whoami
 	if res.MCPDeployments == nil {
 		res.MCPDeployments = []string{}
 	}
+	res.Methods = []string{}
+	for name, m := range s.Methods() {
+		if m.Permits(p) {
+			res.Methods = append(res.Methods, name)
+		}
+	}
+	slices.Sort(res.Methods)
 	return res, nil
 }

@@ -297,7 +297,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	} else {
 		served <- nil
 	}
-	a.face.stop() // its calls end with the edge's requests
+	a.face.stop() // its 2025-era sessions close, their calls ended first (their runs go on)
 	errs = append(errs, a.edge.Shutdown(ctx, grace))
 	// Every handler has returned; what http.Server.Shutdown may still wait
 	// for is a client stalled mid-request: it gets a grace, then is cut.

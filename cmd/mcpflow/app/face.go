@@ -44,11 +44,13 @@ func startFace(e *edge.Server, cfg *config.MCP, states mcpface.Sealer) *face {
 	if cfg != nil && cfg.Disabled {
 		return nil
 	}
-	mf := mcpface.New(mcpface.Options{Config: cfg, Watch: e.Local(access.Internal), Version: edge.Version(), States: states})
+	mf := mcpface.New(mcpface.Options{Config: cfg, Watch: e.Local(access.Internal), Version: edge.Version(), States: states,
+		Metrics: e.Options().Metrics})
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &face{cancel: cancel}
 	e.Mount("/mcp", mf.Handler(ctx, mcpface.HTTPOptions{
 		Backend:        func(p access.Principal) mcpface.Backend { return e.Local(p) },
+		Gate:           func(p access.Principal) mcpface.Gate { return e.Local(p) },
 		MaxBodyBytes:   e.Options().MaxMessageBytes,
 		SessionTimeout: mcpSessionIdle,
 	}))

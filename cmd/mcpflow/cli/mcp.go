@@ -67,7 +67,7 @@ func serveStdio(ctx context.Context, cl *client.Client, t mcp.Transport, log *sl
 		case <-ctx.Done():
 		}
 	})
-	who, err := whoami(ctx, cl)
+	who, gate, err := whoami(ctx, cl)
 	if err != nil {
 		return withCode(ExitUnreachable, err)
 	}
@@ -81,7 +81,7 @@ func serveStdio(ctx context.Context, cl *client.Client, t mcp.Transport, log *sl
 	running.Go(func() { face.Run(ctx) })
 	// The face offers what the server says the token may do; the server
 	// still checks every call.
-	err = face.NewServer(ctx, who, cl).Run(ctx, t)
+	err = face.NewServer(ctx, who, cl, gate).Run(ctx, t)
 	if cause := context.Cause(ctx); errors.Is(cause, errLostServer) {
 		return withCode(ExitUnreachable, cause)
 	}
@@ -95,18 +95,20 @@ func serveStdio(ctx context.Context, cl *client.Client, t mcp.Transport, log *sl
 var errLostServer = errors.New("the connection to the server was lost")
 
 // whoami asks the server who the token is (workflow.access.whoami): its
-// name, scopes and the deployments it sees.
-func whoami(ctx context.Context, cl *client.Client) (access.Principal, error) {
+// name, scopes, the deployments it sees, and the methods it may call,
+// which are what the face lists.
+func whoami(ctx context.Context, cl *client.Client) (access.Principal, mcpface.Callable, error) {
 	var who protocol.WhoamiResult
 	if err := cl.Call(ctx, protocol.MethodAccessWhoami, nil, &who); err != nil {
-		return access.Principal{}, fmt.Errorf("ask the server who the token is: %w", err)
+		return access.Principal{}, mcpface.Callable{}, fmt.Errorf("ask the server who the token is: %w", err)
 	}
+	gate := mcpface.Callable{Token: who.Name, Methods: who.Methods}
 	if who.Anonymous {
-		return access.Anonymous, nil
+		return access.Anonymous, gate, nil
 	}
 	scopes := make([]access.Scope, len(who.Scopes))
 	for i, s := range who.Scopes {
 		scopes[i] = access.Scope(s)
 	}
-	return access.NewPrincipal(who.Name, scopes, who.MCPDeployments), nil
+	return access.NewPrincipal(who.Name, scopes, who.MCPDeployments), gate, nil
 }

@@ -1073,10 +1073,12 @@ export type VariadicCondition = {
   op: "and" | "or";
 };
 
-/** mcpflow extension: who the caller is: the name of its token (anonymous on a server without tokens, where every loopback caller holds every scope), its scopes, and the deployments it sees as MCP tools (mcp_deployments; empty: all). */
+/** mcpflow extension: who the caller is: the name of its token (anonymous on a server without tokens, where every loopback caller holds every scope), its scopes, the deployments it sees as MCP tools (mcp_deployments; empty: all), and the methods it may call. */
 export type WhoamiResult = {
   anonymous: boolean;
   mcp_deployments: string[];
+  /** The methods of the workflow API this token may call, sorted: the method table's own access check, so that a client offers exactly those (mcpflow mcp). */
+  methods: string[];
   name: string;
   scopes: ("read" | "run" | "author" | "admin")[];
 };
