@@ -3,6 +3,7 @@ package workflow
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -108,6 +109,11 @@ type Execution struct {
 	// trace and calls collect what Advance returns.
 	trace []TraceEntry
 	calls []Call
+	// sliceEnd is the step count at which the Advance in progress stops
+	// (0: none); cut is set when it stopped there with a frame still
+	// ready.
+	sliceEnd int
+	cut      bool
 }
 
 // NewExecution checks the program and its input, and queues the root
@@ -172,11 +178,25 @@ func newExecution(p Program, opts Options) (*Execution, error) {
 type Progress struct {
 	Trace []TraceEntry
 	Calls []Call
+	// More is set when a slice (AdvanceSteps) ended with frames still
+	// ready: the next Advance goes on with them.
+	More bool
 }
 
 // Advance runs every ready frame as far as it goes.
-func (e *Execution) Advance() Progress {
-	for len(e.snap.Ready) > 0 && e.snap.Status == StatusRunning {
+func (e *Execution) Advance() Progress { return e.AdvanceSteps(0) }
+
+// AdvanceSteps is Advance in a slice of at most n steps (unbounded when
+// n <= 0). A frame cut short stays first in the ready queue, so that
+// slices run the steps in the order one Advance would: pure steps that
+// never wait on a call (a step routing back to itself) run in bounded
+// slices, and the driver can take other work between them.
+func (e *Execution) AdvanceSteps(n int) Progress {
+	e.sliceEnd, e.cut = 0, false
+	if n > 0 {
+		e.sliceEnd = e.snap.Steps + n
+	}
+	for len(e.snap.Ready) > 0 && e.snap.Status == StatusRunning && !e.cut {
 		id := e.snap.Ready[0]
 		e.snap.Ready = e.snap.Ready[1:]
 		if f := e.snap.Frames[id]; f != nil && f.Status == FrameReady {
@@ -184,11 +204,15 @@ func (e *Execution) Advance() Progress {
 				e.fail(err)
 			}
 		}
+		if e.cut && e.snap.Status == StatusRunning {
+			e.snap.Ready = slices.Insert(e.snap.Ready, 0, id)
+		}
 	}
-	if e.snap.Status == StatusRunning && len(e.snap.Calls) == 0 && e.pendingInterrupt() != nil {
+	more := e.snap.Status == StatusRunning && len(e.snap.Ready) > 0
+	if e.snap.Status == StatusRunning && !more && len(e.snap.Calls) == 0 && e.pendingInterrupt() != nil {
 		e.snap.Status = StatusInterrupted
 	}
-	p := Progress{Trace: e.trace, Calls: e.calls}
+	p := Progress{Trace: e.trace, Calls: e.calls, More: more}
 	e.trace, e.calls = nil, nil
 	return p
 }
@@ -324,6 +348,10 @@ func (e *Execution) run(f *Frame) error {
 	for f.Status == FrameReady {
 		if e.snap.Steps >= e.opts.MaxSteps {
 			return fmt.Errorf("%w: %d steps executed, the next would be %q", ErrStepBudget, e.snap.Steps, f.Node)
+		}
+		if e.sliceEnd > 0 && e.snap.Steps >= e.sliceEnd {
+			e.cut = true // the slice is used up: f stays ready
+			return nil
 		}
 		node := e.node(f)
 		if node == nil {
