@@ -6,7 +6,7 @@
 // once the checkpoint that lists it is committed. Nothing waits on I/O
 // inside its inbox; store writes and tool calls finish as messages. A new
 // run is created in the store, and its start acknowledged, before any of
-// its steps runs; steps then run in slices of at most SliceSteps, each
+// its steps runs; steps then run in slices (SliceSteps, SliceTime), each
 // committed before the next begins, so that a cancel, the run deadline
 // and a Halt are taken between two slices of pure steps (which never wait
 // on a call) and what the actor holds unsaved is one slice's trace.
@@ -137,10 +137,14 @@ const (
 // again because its session died under it.
 const sessionLostRetries = 8
 
-// SliceSteps is how many steps a run executes at most between two
-// commits: the inbox (a cancel, the deadline, a Halt) is read between two
-// slices, and the trace a run holds unsaved is at most one slice's.
-const SliceSteps = 1000
+// A run executes at most SliceSteps steps, for at most SliceTime (once
+// it has run one), between two commits: the inbox (a cancel, the
+// deadline, a Halt) is read between two slices, and the trace a run
+// holds unsaved is at most one slice's.
+const (
+	SliceSteps = 1000
+	SliceTime  = 50 * time.Millisecond
+)
 
 // inflight is a call out to a session actor (or waiting for its retry).
 type inflight struct {
@@ -309,7 +313,8 @@ func (a *Actor) advance() {
 // slice runs at most one slice of steps and holds what it did for the
 // next commit.
 func (a *Actor) slice() workflow.Progress {
-	p := a.exec.AdvanceSteps(SliceSteps)
+	began := time.Now()
+	p := a.exec.AdvanceSteps(SliceSteps, func() bool { return time.Since(began) >= SliceTime })
 	a.unsaved = append(a.unsaved, p.Trace...)
 	a.ready = append(a.ready, p.Calls...)
 	return p

@@ -109,11 +109,13 @@ type Execution struct {
 	// trace and calls collect what Advance returns.
 	trace []TraceEntry
 	calls []Call
-	// sliceEnd is the step count at which the Advance in progress stops
-	// (0: none); cut is set when it stopped there with a frame still
-	// ready.
-	sliceEnd int
-	cut      bool
+	// sliceStart and sliceEnd are the step counts at which the Advance
+	// in progress began and stops (sliceEnd 0: none), and enough is asked
+	// after each of its steps whether to stop (nil: never); cut is set
+	// when it stopped early with a frame still ready.
+	sliceStart, sliceEnd int
+	enough               func() bool
+	cut                  bool
 }
 
 // NewExecution checks the program and its input, and queues the root
@@ -184,15 +186,19 @@ type Progress struct {
 }
 
 // Advance runs every ready frame as far as it goes.
-func (e *Execution) Advance() Progress { return e.AdvanceSteps(0) }
+func (e *Execution) Advance() Progress { return e.AdvanceSteps(0, nil) }
 
 // AdvanceSteps is Advance in a slice of at most n steps (unbounded when
-// n <= 0). A frame cut short stays first in the ready queue, so that
-// slices run the steps in the order one Advance would: pure steps that
-// never wait on a call (a step routing back to itself) run in bounded
-// slices, and the driver can take other work between them.
-func (e *Execution) AdvanceSteps(n int) Progress {
-	e.sliceEnd, e.cut = 0, false
+// n <= 0) that also ends once enough, asked after each step (nil:
+// never), says so: the driver's bound on the slice's time, say. A slice
+// runs at least one step. A frame cut short stays first in the ready
+// queue, so that slices run the steps in the order one Advance would:
+// pure steps that never wait on a call (a step routing back to itself)
+// run in bounded slices, and the driver can take other work between
+// them.
+func (e *Execution) AdvanceSteps(n int, enough func() bool) Progress {
+	e.sliceStart, e.sliceEnd, e.enough, e.cut = e.snap.Steps, 0, enough, false
+	defer func() { e.enough = nil }()
 	if n > 0 {
 		e.sliceEnd = e.snap.Steps + n
 	}
@@ -349,8 +355,8 @@ func (e *Execution) run(f *Frame) error {
 		if e.snap.Steps >= e.opts.MaxSteps {
 			return fmt.Errorf("%w: %d steps executed, the next would be %q", ErrStepBudget, e.snap.Steps, f.Node)
 		}
-		if e.sliceEnd > 0 && e.snap.Steps >= e.sliceEnd {
-			e.cut = true // the slice is used up: f stays ready
+		if e.sliceUsed() {
+			e.cut = true // f stays ready
 			return nil
 		}
 		node := e.node(f)
@@ -390,6 +396,13 @@ func (e *Execution) run(f *Frame) error {
 		}
 	}
 	return nil
+}
+
+// sliceUsed reports whether the Advance in progress has run its steps,
+// or long enough, once it has run one.
+func (e *Execution) sliceUsed() bool {
+	ran := e.snap.Steps - e.sliceStart
+	return ran > 0 && (e.sliceEnd > 0 && e.snap.Steps >= e.sliceEnd || e.enough != nil && e.enough())
 }
 
 // record appends a trace entry for f's node and returns it for amending.

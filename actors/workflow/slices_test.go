@@ -23,7 +23,7 @@ func driveSliced(t *testing.T, prog workflow.Program, e *workflow.Execution, n i
 	var trace []workflow.TraceEntry
 	for slices := 1; slices <= 10000; slices++ {
 		before := e.Steps()
-		p := e.AdvanceSteps(n)
+		p := e.AdvanceSteps(n, nil)
 		is.New(t).True(e.Steps()-before <= n) // no slice runs more steps than asked
 		trace = append(trace, p.Trace...)
 		if len(p.Calls) == 0 && !p.More {
@@ -43,18 +43,18 @@ func TestASelfLoopingStepRunsInSlicesUntilItsBudgetEndsIt(t *testing.T) {
 	e, err := workflow.NewExecution(workflow.Program{Root: planOf(t, spin)}, nil, workflow.Options{MaxSteps: 25})
 	is.NoErr(err)
 
-	p := e.AdvanceSteps(10)
+	p := e.AdvanceSteps(10, nil)
 	is.Equal(len(p.Trace), 10)                     // the slice ran the steps it was given
 	is.True(p.More)                                // and says there is more to run
 	is.Equal(e.Status(), workflow.StatusRunning)   // the run goes on
 	is.Equal(e.Snapshot().Ready, []string{"root"}) // with its frame still first in the queue
 	is.Equal(e.Steps(), 10)
 
-	p = e.AdvanceSteps(10)
+	p = e.AdvanceSteps(10, nil)
 	is.Equal(len(p.Trace), 10)
 	is.True(p.More)
 
-	p = e.AdvanceSteps(10)
+	p = e.AdvanceSteps(10, nil)
 	is.Equal(len(p.Trace), 5) // the budget ends the third slice
 	is.True(!p.More)
 	errHas(t, e, "step budget exhausted: 25 steps executed")
@@ -91,4 +91,23 @@ func TestSlicesRunTheStepsOneAdvanceWould(t *testing.T) {
 		is.Equal(snapshotJSON(t, e), snapshotJSON(t, whole)) // to the same end
 		is.True(slices >= whole.Steps()/n)                   // in as many slices as the steps need
 	}
+}
+
+func TestASliceEndsOnceItsDriverSaysEnoughAfterAtLeastOneStep(t *testing.T) {
+	is := is.New(t)
+	e, err := workflow.NewExecution(workflow.Program{Root: planOf(t, spin)}, nil, workflow.Options{MaxSteps: 100})
+	is.NoErr(err)
+
+	p := e.AdvanceSteps(0, func() bool { return true })
+	is.Equal(len(p.Trace), 1) // one step runs, however soon the driver has had enough
+	is.True(p.More)
+
+	asked := 0
+	p = e.AdvanceSteps(50, func() bool { asked++; return asked == 7 })
+	is.Equal(len(p.Trace), 7) // the driver's enough ends it
+	is.True(p.More)
+
+	p = e.AdvanceSteps(10, func() bool { return false })
+	is.Equal(len(p.Trace), 10) // else its steps do
+	is.Equal(e.Steps(), 18)
 }
