@@ -73,6 +73,18 @@ func (s spinning) acknowledged(t *testing.T) {
 	is.Equal(ack.Run.TraceCount, 0)            // before any step ran
 }
 
+// heldSpin spawns, in a new world, a new spin run id of maxSteps and
+// deadline (none when zero), whose progress commits held holds until the
+// test opens it, and checks that it is acknowledged before any step.
+func heldSpin(t *testing.T, id string, maxSteps int, deadline time.Time) (*world, spinning, *fakes.HeldRuns) {
+	t.Helper()
+	w := newWorld(t)
+	held := fakes.NewHeldRuns(w.store)
+	s := w.spin(t, newSpinRecord(id), maxSteps, deadline, held)
+	s.acknowledged(t)
+	return w, s, held
+}
+
 // firstSlice waits for the first commit of a run's steps, which held
 // holds, and checks that it holds one slice of them.
 func firstSlice(t *testing.T, held *fakes.HeldRuns) store.Run {
@@ -97,10 +109,7 @@ func (s spinning) stopped(t *testing.T) store.Run {
 
 func TestANewRunIsCreatedAndAcknowledgedBeforeAnyOfItsStepsRuns(t *testing.T) {
 	is := is.New(t)
-	w := newWorld(t)
-	held := fakes.NewHeldRuns(w.store)
-	s := w.spin(t, newSpinRecord("run-early"), 5000, time.Time{}, held)
-	s.acknowledged(t)
+	w, s, held := heldSpin(t, "run-early", 5000, time.Time{})
 	created, err := w.store.GetRun(wait(t), "run-early")
 	is.NoErr(err)                              // the run is stored once acknowledged
 	is.Equal(created.Status, store.RunRunning) // running
@@ -114,10 +123,7 @@ func TestANewRunIsCreatedAndAcknowledgedBeforeAnyOfItsStepsRuns(t *testing.T) {
 
 func TestACancelIsTakenBetweenTwoSlicesOfPureSteps(t *testing.T) {
 	is := is.New(t)
-	w := newWorld(t)
-	held := fakes.NewHeldRuns(w.store)
-	s := w.spin(t, newSpinRecord("run-cancel"), 100_000, time.Time{}, held)
-	s.acknowledged(t)
+	w, s, held := heldSpin(t, "run-cancel", 100_000, time.Time{})
 	first := firstSlice(t, held)
 	cancelled := reply.Expect[run.Stopped](w.replies)
 	w.engine.Send(s.pid, run.Cancel{Reason: "enough", Reply: cancelled.To()})
@@ -135,11 +141,8 @@ func TestACancelIsTakenBetweenTwoSlicesOfPureSteps(t *testing.T) {
 func TestTheRunDeadlineIsTakenBetweenTwoSlicesOfPureSteps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		is := is.New(t)
-		w := newWorld(t)
-		held := fakes.NewHeldRuns(w.store)
 		deadline := time.Now().Add(time.Second)
-		s := w.spin(t, newSpinRecord("run-late"), 100_000, deadline, held)
-		s.acknowledged(t)
+		_, s, held := heldSpin(t, "run-late", 100_000, deadline)
 		first := firstSlice(t, held)
 		// The bubble's clock moves to the deadline while the commit is
 		// held; synctest.Wait returns once the run has taken it.
@@ -155,10 +158,7 @@ func TestTheRunDeadlineIsTakenBetweenTwoSlicesOfPureSteps(t *testing.T) {
 
 func TestAHaltIsTakenBetweenTwoSlicesAndTheRecoveredRunGoesOn(t *testing.T) {
 	is := is.New(t)
-	w := newWorld(t)
-	held := fakes.NewHeldRuns(w.store)
-	s := w.spin(t, newSpinRecord("run-halt"), 2500, time.Time{}, held)
-	s.acknowledged(t)
+	w, s, held := heldSpin(t, "run-halt", 2500, time.Time{})
 	first := firstSlice(t, held)
 	w.engine.Send(s.pid, run.Halt{})
 	held.Open()
