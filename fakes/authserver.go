@@ -23,6 +23,10 @@ type AuthOptions struct {
 	// Header, when set, is the header that must carry an accepted token
 	// (its whole value), instead of "Authorization: Bearer <token>".
 	Header string
+	// Query, when set, are URL query parameters every MCP request must
+	// carry too, with these values (an API key in the URL); a request
+	// without them is refused as one without an accepted token.
+	Query map[string]string
 	// The OAuth client the token endpoint knows: a refresh_token grant
 	// with these values mints a new accepted access token. ClientSecret ""
 	// is a public client (none expected).
@@ -41,7 +45,7 @@ type AuthOptions struct {
 
 // AuthServer is a streamable HTTP MCP server (NewServer's tools, a fresh
 // server per session) at URL that answers 401 to any request without an
-// accepted token, and an OAuth token endpoint at TokenURL. Close it when
+// accepted token (and the Query it must carry), and an OAuth token endpoint at TokenURL. Close it when
 // done.
 type AuthServer struct {
 	*httptest.Server
@@ -122,12 +126,23 @@ func (s *AuthServer) presented(r *http.Request) string {
 	return tok
 }
 
+// queried reports whether r's URL carries every parameter of Query.
+func (s *AuthServer) queried(r *http.Request) bool {
+	q := r.URL.Query()
+	for k, v := range s.opts.Query {
+		if q.Get(k) != v {
+			return false
+		}
+	}
+	return true
+}
+
 // guard answers 401 unless r carries an accepted token.
 func (s *AuthServer) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tok := s.presented(r)
 		s.mu.Lock()
-		ok := tok != "" && s.accepted[tok]
+		ok := tok != "" && s.accepted[tok] && s.queried(r)
 		if !ok {
 			s.rejections++
 		}

@@ -167,3 +167,62 @@ func TestAnOAuthSourceNeedsALoginThenRefreshesAndRotates(t *testing.T) {
 	is.True(strings.Contains(logs, "oauth auth record saved"))
 	t.Logf("grepped %d answers, %d CLI outputs, %d bytes of log and %d bytes of store for %d tokens", len(tr.entries), len(outputs), len(logs), len(stored), len(tokens))
 }
+
+// TestAnOAuthSourceDiagnosesItsLoginAndItsStatusForgetsTheLoginError
+// runs the real binary against the fake OAuth-protected MCP server: a
+// source with auth kind oauth diagnoses needs_login, naming the login
+// command, before its first use and after its discovery; once `mcpflow
+// sources login` logged it in it diagnoses ok, and its status, in the API
+// and in `mcpflow status`, no longer shows the needs_login error the
+// login answered.
+func TestAnOAuthSourceDiagnosesItsLoginAndItsStatusForgetsTheLoginError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("oauth: starts the real binary")
+	}
+	is := is.New(t)
+	up := fakes.NewOAuthServer(fakes.OAuthOptions{Scopes: []string{"mcp:tools"}})
+	t.Cleanup(up.Close)
+	const id = "remote.default"
+	cfgPath := writeConfig(t, t.TempDir(), config.Connection{Kind: "mcp", ID: id, Auth: &config.SourceAuth{Kind: config.AuthOAuth},
+		Transport: config.Transport{Kind: config.TransportHTTP, URL: up.URL}})
+	proc := startProcess(t, cfgPath, "mcpflow.log")
+	c := dialURL(t, proc.url)
+	diagnose := func() p.SourceDiagnosis {
+		t.Helper()
+		var d p.SourceDiagnosis
+		is.NoErr(c.Call(testContext(t), p.MethodSourcesDiagnose, p.InspectSourceParams{SourceID: id}, &d))
+		return d
+	}
+	needsLogin := func(d p.SourceDiagnosis) {
+		t.Helper()
+		is.Equal(d.Status, "error")
+		is.Equal(len(d.Diagnostics), 1)
+		is.Equal(d.Diagnostics[0].Code, "needs_login")
+		is.True(strings.Contains(fmt.Sprint(deref(d.Diagnostics[0].RepairHint)), "mcpflow sources login "+id)) // the repair: the login
+	}
+
+	needsLogin(diagnose()) // before its first use: no auth record yet
+	_, err := c.RefreshConnectionCatalog(testContext(t), id)
+	is.True(err != nil) // the first use meets the 401: discovery, needs_login
+	d := diagnose()
+	needsLogin(d) // an oauth record, without tokens
+	is.Equal(deref(d.Auth.Scheme), any("oauth"))
+	is.True(d.Auth.TransportSupported) // http takes oauth
+
+	done := cliJSON[p.LoginCompleteResult](t, cliTool{t: t, url: proc.url}.want(0, "sources", "login", id, "--browser", "get", "-o", "json"))
+	is.Equal(done.State, "open")
+	d = diagnose()
+	is.Equal(d.Status, "ok") // logged in and serving
+	is.Equal(len(d.Diagnostics), 0)
+
+	var res p.ListConnectionStatusesResult
+	is.NoErr(c.Call(testContext(t), p.MethodConnectionStatusesList, nil, &res))
+	is.Equal(len(res.Statuses), 1)
+	st := res.Statuses[0].Session
+	is.Equal(st.State, "open")
+	is.Equal(deref(st.LastError), nil) // the needs_login error is the login's past
+	is.Equal(deref(st.LoginHost), nil)
+	out := cliTool{t: t, url: proc.url}.want(0, "status").stdout
+	is.True(strings.Contains(out, id))
+	is.True(!strings.Contains(out, "needs_login")) // under SESSION or LAST ERROR
+}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +19,12 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/secrets"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/store/sqlite"
+	"github.com/mcpflow/mcpflow/api/client"
+	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
+	"github.com/mcpflow/mcpflow/fakes"
 )
 
 // TestSecretsSealedRotatedAndRefusedThroughTheBinary runs `mcpflow serve`
@@ -165,4 +172,92 @@ func failedStart(t *testing.T, cfgPath string) string {
 	is.True(errors.As(err, &exit)) // the start fails
 	is.True(ctx.Err() == nil)      // by itself, not at the deadline
 	return string(out)
+}
+
+// TestRegistrySecretsAreSealedAtRestAndStillReachTheUpstream adds two
+// sources through the source registry of the real binary, one over HTTP
+// with a header and a URL query secret and one over stdio with an env
+// secret: none of the three is in the store's files (the database, its
+// WAL and its index) as soon as the add answers, nor after `mcpflow
+// secrets rotate`, nor once the process stopped and its WAL was
+// checkpointed, while both sources connect with their secrets. An entry
+// an older release kept in clear is sealed at the next start, and
+// connects too.
+func TestRegistrySecretsAreSealedAtRestAndStillReachTheUpstream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and restarts the real binary")
+	}
+	is := is.New(t)
+	header, query, env, old := unique("header-secret"), unique("query-secret"), unique("env-secret"), unique("old-secret")
+	upstream := fakes.NewAuthServer(fakes.AuthOptions{Tokens: []string{header}, Header: "X-Api-Key", Query: map[string]string{"api_key": query}})
+	t.Cleanup(upstream.Close)
+	dir := t.TempDir()
+	cfgPath, root := writeConfig(t, dir), filepath.Join(dir, "store")
+	sealedNow := func(when string, secrets ...string) {
+		t.Helper()
+		for _, s := range secrets {
+			if storeHolds(t, root, s) {
+				t.Fatalf("%s: a secret of the source registry is in the store's files in clear", when)
+			}
+		}
+	}
+
+	first := startProcess(t, cfgPath, "first.log")
+	c := dialURL(t, first.url)
+	for _, entry := range []p.Object{
+		{"id": "reg.http", "transport": p.Object{"kind": "http", "url": upstream.URL + "?api_key=" + query, "headers": p.Object{"X-Api-Key": header}}},
+		{"id": "reg.stdio", "transport": p.Object{"kind": "stdio", "command": fakeMCP, "env": p.Object{"API_KEY": env}}},
+	} {
+		var added p.RegistryEntryMutationResult
+		is.NoErr(c.Call(testContext(t), p.MethodRegistryAdd, p.AddRegistryEntryParams{Entry: entry}, &added))
+		sealedNow("after the add, before a checkpoint", header, query, env)
+	}
+	apply(t, c)
+	connects(t, c, first, "reg.http", "reg.stdio", "API_KEY="+env)
+
+	out := mcpflowCLI(t, "secrets", "rotate", "--url", first.url, "-o", "json")
+	var rot struct {
+		Resealed int `json:"resealed"`
+	}
+	is.NoErr(json.Unmarshal(out, &rot))
+	is.Equal(rot.Resealed, 2) // both entries, re-sealed under the new key
+	sealedNow("after secrets rotate", header, query, env)
+	first.stop(t)
+	sealedNow("after the stop's checkpoint", header, query, env)
+
+	// An entry as a release before sealing kept it: in clear.
+	st, err := sqlite.Open(testContext(t), filepath.Join(root, app.DatabaseFile))
+	is.NoErr(err)
+	is.NoErr(st.PutRegistryEntry(testContext(t), store.RegistryEntry{ID: "reg.old", Kind: "mcp", Enabled: true, Provider: "reg", Account: "old",
+		Transport: map[string]any{"kind": "stdio", "command": fakeMCP, "env": map[string]any{"API_KEY": old}}, Metadata: map[string]any{}}))
+	is.NoErr(st.Close())
+	is.True(storeHolds(t, root, old)) // in clear: the search finds what is there
+
+	second := startProcess(t, cfgPath, "second.log")
+	sealedNow("after the next start", header, query, env, old)
+	c = dialURL(t, second.url)
+	connects(t, c, second, "reg.http", "reg.old", "API_KEY="+old) // live without an apply
+	var list p.ListRegistryEntriesResult
+	is.NoErr(c.Call(testContext(t), p.MethodRegistryList, p.ListRegistryParams{}, &list))
+	is.Equal(list.Total, 3)
+	second.stop(t)
+	sealedNow("after the second stop", header, query, env, old)
+}
+
+// connects checks that the sources httpID and stdioID of pr list their
+// catalogs, and that a stdio server (fakemcp) of pr's was started with
+// the environment variable env ("NAME=value").
+func connects(t *testing.T, c *client.Client, pr *process, httpID, stdioID, env string) {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	for _, id := range []string{httpID, stdioID} {
+		refreshed, err := c.RefreshConnectionCatalog(testContext(t), id)
+		is.NoErr(err) // the upstream took the source's secrets
+		is.True(refreshed.NodeCount >= 1)
+	}
+	is.True(slices.ContainsFunc(upstreams(t, pr.cmd.Process.Pid), func(pid int) bool {
+		environ, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+		return err == nil && slices.Contains(strings.Split(string(environ), "\x00"), env)
+	})) // the env value reached the server
 }

@@ -46,6 +46,10 @@ const (
 	ArtifactDeleted       = "workflow_artifact_deleted"
 	DeploymentSaved       = "workflow_deployment_saved"
 	DeploymentDeleted     = "workflow_deployment_deleted"
+	// StoreWritableAgain records that the store took a write again after
+	// writes had failed for lack of disk space (nothing can record the
+	// moment it filled: the log is in the store).
+	StoreWritableAgain = "store_writable_again"
 )
 
 // Timeout bounds each append.

@@ -142,6 +142,10 @@ type Connection struct {
 	// Nodes are the cluster nodes the source may run on, such as those
 	// where its command exists; empty, any node.
 	Nodes []string `json:"nodes,omitempty"`
+	// MaxResultBytes bounds one answer of the source (a tool's result,
+	// a resource's contents), in bytes of the JSON-RPC message as it
+	// comes; absent or 0, server.limits.max_result_bytes holds.
+	MaxResultBytes int64 `json:"max_result_bytes,omitempty"`
 }
 
 // Transport says how to reach an MCP server: a stdio subprocess or a
@@ -246,6 +250,9 @@ func (c Connection) Validate() error {
 	}
 	if err := validateNodes(c.Nodes); err != nil {
 		return fmt.Errorf("source %q: nodes: %w", c.ID, err)
+	}
+	if c.MaxResultBytes < 0 {
+		return fmt.Errorf("source %q: max_result_bytes must not be negative (0 or absent keeps server.limits.max_result_bytes)", c.ID)
 	}
 	return nil
 }

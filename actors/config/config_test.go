@@ -201,3 +201,13 @@ func TestASourceMayAskForAProtocolVersion(t *testing.T) {
 	is.True(err != nil) // an unknown version is refused
 	is.True(strings.Contains(err.Error(), "1999-01-01"))
 }
+
+func TestASourceMayBoundItsAnswersButNotBelowZero(t *testing.T) {
+	is := is.New(t)
+	f, err := config.Parse([]byte(withSource(`{"kind":"mcp","id":"a.b","max_result_bytes":1048576,"transport":{"kind":"stdio","command":"x"}}`)))
+	is.NoErr(err)
+	is.Equal(f.Connections()[0].MaxResultBytes, int64(1<<20))
+	_, err = config.Parse([]byte(withSource(`{"kind":"mcp","id":"a.b","max_result_bytes":-1,"transport":{"kind":"stdio","command":"x"}}`)))
+	is.True(err != nil) // a negative bound is refused
+	is.Equal(err.Error(), `invalid config: source "a.b": max_result_bytes must not be negative (0 or absent keeps server.limits.max_result_bytes)`)
+}

@@ -70,24 +70,36 @@ func (b *Binder) Check(ctx context.Context, conn config.Connection) error {
 	return supports(conn, c)
 }
 
-// supports reports whether conn's transport takes c's scheme.
+// supports reports whether conn's transport takes c's scheme (see
+// SchemeSupported).
 func supports(conn config.Connection, c Credential) error {
+	if SchemeSupported(conn.Transport.Kind, c.Scheme) {
+		return nil
+	}
 	switch conn.Transport.Kind {
-	case config.TransportHTTP:
-		switch c.Scheme {
-		case SchemeBearer, SchemeHeaders, SchemeOAuthRefreshToken, SchemeOAuth:
-			return nil
-		}
-		return fmt.Errorf("connection %q: auth record %q has scheme %q; an http transport takes bearer, headers, oauth_refresh_token or oauth: %w",
-			conn.ID, c.ID, c.Scheme, ErrNotSupported)
+	case config.TransportHTTP, config.TransportSSE:
+		return fmt.Errorf("connection %q: auth record %q has scheme %q; an %s transport takes bearer, headers, oauth_refresh_token or oauth: %w",
+			conn.ID, c.ID, c.Scheme, conn.Transport.Kind, ErrNotSupported)
 	case config.TransportStdio:
-		if c.Scheme == SchemeEnv {
-			return nil
-		}
 		return fmt.Errorf("connection %q: auth record %q has scheme %q; a stdio transport takes env only: %w",
 			conn.ID, c.ID, c.Scheme, ErrNotSupported)
 	}
 	return fmt.Errorf("connection %q: auth record %q: transport kind %q takes no credentials: %w", conn.ID, c.ID, conn.Transport.Kind, ErrNotSupported)
+}
+
+// SchemeSupported reports whether a transport takes an auth scheme: env
+// for stdio; bearer, headers, oauth_refresh_token and oauth for http and
+// sse (the legacy HTTP transport, whose requests go through the same
+// round tripper). It is the one rule: binding and a source's diagnosis
+// both follow it.
+func SchemeSupported(transport, scheme string) bool {
+	switch transport {
+	case config.TransportStdio:
+		return scheme == SchemeEnv
+	case config.TransportHTTP, config.TransportSSE:
+		return scheme == SchemeBearer || scheme == SchemeHeaders || scheme == SchemeOAuthRefreshToken || scheme == SchemeOAuth
+	}
+	return false
 }
 
 // HTTP returns the round tripper that authorizes conn's requests over

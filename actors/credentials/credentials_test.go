@@ -151,6 +151,27 @@ func TestHeadersAreSentOnlyToTheConnectionsOrigin(t *testing.T) {
 	is.Equal((*otherLast.Load()).Get("X-Api-Key"), "") // another origin gets no credentials
 }
 
+func TestAnSSESourceTakesTheSchemesOfAnHTTPOne(t *testing.T) {
+	is := is.New(t)
+	srv, last := headerServer(t)
+	b, _ := binderOver(t, store.AuthRecord{ID: "api.main", Scheme: "bearer", Payload: map[string]any{"token": bearerSecret}})
+	conn := httpConn("api.main", srv.URL+"/sse", nil)
+	conn.Transport.Kind = config.TransportSSE
+	is.NoErr(b.Check(t.Context(), conn)) // the legacy HTTP transport takes a bearer record
+	rt, err := b.HTTP(t.Context(), conn, http.DefaultTransport)
+	is.NoErr(err)
+	resp, err := get(t, rt, srv.URL+"/sse")
+	is.NoErr(err)
+	resp.Body.Close()
+	is.Equal((*last.Load()).Get("Authorization"), "Bearer "+bearerSecret)
+	for _, scheme := range []string{"bearer", "headers", "oauth_refresh_token", "oauth"} {
+		is.True(credentials.SchemeSupported(config.TransportSSE, scheme))  // as over http
+		is.True(credentials.SchemeSupported(config.TransportHTTP, scheme)) // oauth included
+		is.True(!credentials.SchemeSupported(config.TransportStdio, scheme))
+	}
+	is.True(credentials.SchemeSupported(config.TransportStdio, "env"))
+}
+
 func TestEnvIsBoundForStdioOnly(t *testing.T) {
 	is := is.New(t)
 	b, _ := binderOver(t, store.AuthRecord{ID: "tool.main", Scheme: "env", Payload: map[string]any{"env": map[string]any{"API_KEY": envSecret}}})

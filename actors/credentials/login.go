@@ -137,6 +137,27 @@ func needsLogin(conn config.Connection, c Credential) error {
 	return &LoginError{Connection: conn.ID, Host: c.login.host(), Why: why}
 }
 
+// LoginNeeded is the *LoginError of conn when it logs in with OAuth and
+// the store holds no login of it: conn has auth kind oauth and no auth
+// record yet (its session has not met the server's 401), or its record is
+// an oauth one without tokens (never logged in, or a login that is needed
+// again); nil otherwise. rec is conn's auth record, nil when it has none.
+// It reads the store only: a refresh refused for good is saved as a login
+// needed again, so it shows here too.
+func LoginNeeded(conn config.Connection, rec *store.AuthRecord) error {
+	if rec == nil {
+		if conn.IsOAuth() {
+			return &LoginError{Connection: conn.ID, Why: "no login yet"}
+		}
+		return nil
+	}
+	c, err := Parse(*rec)
+	if err != nil || c.Scheme != SchemeOAuth || c.login.loggedIn(c.oauth) {
+		return nil // an invalid record is a finding of its own
+	}
+	return needsLogin(conn, c)
+}
+
 // LoginFields are the payload keys a login sets and a login that is
 // needed again clears; the rest of an oauth record is its client.
 var LoginFields = []string{"refresh_token", "access_token", "expires_at_epoch_ms", "login_id", "login_error"}

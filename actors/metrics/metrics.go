@@ -73,6 +73,8 @@ type Metrics struct {
 	requests        *prometheus.CounterVec
 	subscriptionLag *prometheus.CounterVec
 	storeCommits    *prometheus.HistogramVec
+	commitFailures  prometheus.Counter
+	storeFull       prometheus.Gauge
 
 	cluster   clusterCollectors
 	retention retentionCollectors
@@ -124,6 +126,10 @@ func New() *Metrics {
 		storeCommits: histogram("store_commit_duration_seconds",
 			"Time of the store writes live events follow, by operation (create_run, record_progress, append_event).",
 			commitBuckets, "operation"),
+		commitFailures: prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "run_commit_failures_total",
+			Help: "Commits of a run the store refused after the run was acknowledged (each is retried until one lands)."}),
+		storeFull: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: Namespace, Name: "store_full",
+			Help: "1 while the store's disk is full (its last write failed for lack of space, or it started read-only), else 0."}),
 
 		cluster:   newClusterCollectors(),
 		retention: newRetentionCollectors(),
@@ -133,7 +139,7 @@ func New() *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.runsStarted, m.runsEnded, m.steps, m.toolCalls,
 		m.sessionsOpen, m.connectFailures, m.reconnects, m.restarts, m.callsQueued, m.callsInFlight,
-		m.websockets, m.requests, m.subscriptionLag, m.storeCommits,
+		m.websockets, m.requests, m.subscriptionLag, m.storeCommits, m.commitFailures, m.storeFull,
 	)
 	reg.MustRegister(m.cluster.collectors()...)
 	reg.MustRegister(m.retention.collectors()...)
@@ -247,6 +253,26 @@ func (m *Metrics) StoreCommit(operation string) (done func()) {
 	start := time.Now()
 	h := m.storeCommits.WithLabelValues(operation)
 	return func() { h.Observe(time.Since(start).Seconds()) }
+}
+
+// RunCommitFailed counts a run's commit that the store refused and that
+// the run retries.
+func (m *Metrics) RunCommitFailed() {
+	if m != nil {
+		m.commitFailures.Inc()
+	}
+}
+
+// StoreFull sets whether the store's disk is full.
+func (m *Metrics) StoreFull(full bool) {
+	if m == nil {
+		return
+	}
+	v := 0.0
+	if full {
+		v = 1
+	}
+	m.storeFull.Set(v)
 }
 
 // OutcomeOf is the outcome label of a call's result: OutcomeFailed when

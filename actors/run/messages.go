@@ -7,15 +7,18 @@ import (
 )
 
 // Failure codes of what Started may tell: a resume the run refused
-// (workflow.ErrResume), a run whose id was taken (store.ErrExists).
+// (workflow.ErrResume), a run whose id was taken (store.ErrExists); and
+// what Stopped.Unwritten may: a store whose disk is full (store.ErrFull).
 const (
 	CodeResumeRefused = "resume_refused"
 	CodeRunExists     = "run_exists"
+	CodeStoreFull     = "store_full"
 )
 
 func init() {
 	reply.Register(CodeResumeRefused, workflow.ErrResume)
 	reply.Register(CodeRunExists, store.ErrExists)
+	reply.Register(CodeStoreFull, store.ErrFull)
 }
 
 // Started answers Spec.Started: whether the run's first record was
@@ -34,9 +37,15 @@ func (m Started) Correlation() uint64 { return m.CorrelationID }
 
 // Stopped answers Spec.Done and Cancel with the record the run stopped
 // with, once committed: terminal, interrupted, or (after a Halt) running.
+//
+// A Cancel taken while the run's commit is being retried (commit.go) is
+// answered at once with Unwritten set: why the store has not taken the
+// run's later state; Run is then the record as last committed (running),
+// and the run is written cancelled once a retry lands.
 type Stopped struct {
 	CorrelationID uint64
 	Run           store.Run
+	Unwritten     *reply.Failure
 }
 
 // Correlation implements reply.Answer.

@@ -9,7 +9,10 @@
 // its steps runs; steps then run in slices (SliceSteps, SliceTime), each
 // committed before the next begins, so that a cancel, the run deadline
 // and a Halt are taken between two slices of pure steps (which never wait
-// on a call) and what the actor holds unsaved is one slice's trace.
+// on a call) and what the actor holds unsaved is one slice's trace. A
+// commit the store refuses once the run is acknowledged (a full disk) is
+// retried with backoff until it lands (commit.go): meanwhile the run is
+// what it last committed, to everyone who asks.
 package run
 
 import (
@@ -116,9 +119,13 @@ type (
 		node       string
 		epoch      int64
 	}
+	// persisted reports a commit: rec and entries are what it wrote,
+	// or would have.
 	persisted struct {
-		err   error
-		final bool
+		err     error
+		final   bool
+		rec     store.Run
+		entries []workflow.TraceEntry
 	}
 	// retryDue re-sends a call after its backoff.
 	retryDue struct{ call string }
@@ -183,7 +190,17 @@ type Actor struct {
 	// cancelled holds who asked to cancel, answered once committed.
 	cancelled    []reply.Address
 	acknowledged bool
-	timers       []*time.Timer
+	// committed is the record as the store last accepted it; unwritten,
+	// when set, is why the commit of a later state failed, which is then
+	// retried (commit.go).
+	committed store.Run
+	unwritten error
+	// commitFailures counts the failed commits in a row; retryTimer
+	// schedules the next retry, which is pending until it is written.
+	commitFailures int
+	retryTimer     *time.Timer
+	retryPending   bool
+	timers         []*time.Timer
 	// trace holds the spans of this incarnation; nil with tracing off.
 	trace *tracing.Run
 }
@@ -191,7 +208,7 @@ type Actor struct {
 // New returns a producer of the run actor for spec.
 func New(spec Spec) actor.Producer {
 	return func() actor.Receiver {
-		return &Actor{spec: spec, record: spec.Record, calls: map[string]*inflight{}, byCorr: map[uint64]string{}}
+		return &Actor{spec: spec, record: spec.Record, committed: spec.Record, calls: map[string]*inflight{}, byCorr: map[uint64]string{}}
 	}
 }
 
@@ -211,6 +228,8 @@ func (a *Actor) Receive(c *actor.Context) {
 		if f := a.calls[m.call]; f != nil && !a.stopping && !a.halting {
 			a.send(f)
 		}
+	case commitDue:
+		a.retryCommit()
 	case deadlinePassed:
 		a.stopExecution(fmt.Errorf("run deadline %s passed", a.spec.Deadline.UTC().Format(time.RFC3339)), "")
 	case Cancel:
@@ -218,8 +237,10 @@ func (a *Actor) Receive(c *actor.Context) {
 	case Halt:
 		a.halt()
 	case actor.Stopped:
-		for _, t := range a.timers {
-			t.Stop()
+		for _, t := range append(a.timers, a.retryTimer) {
+			if t != nil {
+				t.Stop()
+			}
 		}
 		a.trace.End(a.record) // stopped from outside: no span stays open
 	case guard.Panic:
@@ -361,22 +382,27 @@ func (a *Actor) commit(final, create bool) {
 	if create {
 		write = a.spec.Store.CreateRun
 	}
-	a.persist(func(ctx context.Context) error { return write(ctx, rec, entries) }, final)
+	a.persist(func(ctx context.Context) error { return write(ctx, rec, entries) }, persisted{final: final, rec: rec, entries: entries})
 }
 
-// persist runs write off the inbox and reports back.
-func (a *Actor) persist(write func(context.Context) error, final bool) {
+// persist runs write off the inbox and reports back, with done's fields.
+func (a *Actor) persist(write func(context.Context) error, done persisted) {
 	a.writing = true
 	engine, self, timeout := a.engine, a.self, a.spec.StoreTimeout
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		engine.Send(self, persisted{err: write(ctx), final: final})
+		done.err = write(ctx)
+		engine.Send(self, done)
 	}()
 }
 
 func (a *Actor) onPersisted(m persisted) {
 	a.writing = false
+	if m.err != nil && a.acknowledged && !errors.Is(m.err, store.ErrFenced) {
+		a.commitFailed(m)
+		return
+	}
 	if m.err != nil {
 		if errors.Is(m.err, store.ErrFenced) {
 			// Another node claimed the run while this one was paused or
@@ -391,6 +417,10 @@ func (a *Actor) onPersisted(m persisted) {
 		a.stop()
 		return
 	}
+	if a.unwritten != nil {
+		a.committedAgain()
+	}
+	a.committed = m.rec
 	a.acknowledge(nil)
 	if m.final {
 		a.stop()
@@ -442,6 +472,9 @@ func (a *Actor) send(f *inflight) {
 	}
 	if target.Builtin != nil {
 		outcome, output, err := target.Builtin(f.call.Input)
+		if err == nil {
+			err = workflow.CheckOutputSize(f.call.Capability, output, a.spec.Options.MaxOutputBytes)
+		}
 		a.engine.Send(a.self, answered{corr: f.corr, outcome: outcome, output: output, err: err})
 		return
 	}
@@ -529,7 +562,7 @@ func (a *Actor) onToolResult(m answered) {
 	case lost:
 		// Not safe to repeat (it may have run): the step's own retry does
 		// not apply; the workflow routes session_lost, or the step fails.
-	case m.err != nil && f.call.Retry != nil && f.attempts <= *f.call.Retry && !errors.Is(m.err, session.ErrCancelled):
+	case m.err != nil && f.call.Retry != nil && f.attempts <= *f.call.Retry && retryable(m.err):
 		backoff := min(retryBase<<(f.attempts-1), retryMax)
 		slog.Info("step retry", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.err, "backoff", backoff)
 		a.after(backoff, retryDue{call: id})
@@ -554,6 +587,14 @@ func (a *Actor) onToolResult(m answered) {
 	_ = a.exec.Complete(id, r)
 }
 
+// retryable reports whether a failed attempt may be retried under its
+// step's retry: not one its owner cancelled, nor one whose answer or
+// output was too large (it would most likely be as large again, and
+// cost the upstream as much).
+func retryable(err error) bool {
+	return !errors.Is(err, session.ErrCancelled) && !errors.Is(err, session.ErrResultTooLarge) && !errors.Is(err, workflow.ErrOutputTooLarge)
+}
+
 // safeToRepeat reports whether call may be sent again after an attempt
 // whose outcome is unknown: a built-in, a resource read, or a tool
 // annotated readOnlyHint or idempotentHint.
@@ -570,6 +611,11 @@ func (a *Actor) safeToRepeat(call workflow.Call) bool {
 
 // cancel ends the run as cancelled: calls in flight are cancelled
 // upstream, queued ones withdrawn, and the trace keeps where it stopped.
+//
+// While a commit is being retried, the cancel is taken (nothing more goes
+// out, and the retry writes the run cancelled) but the run stays what it
+// last committed until that lands: Reply is answered at once with that
+// record and why it is not written yet (Stopped.Unwritten).
 func (a *Actor) cancel(m Cancel) {
 	if !m.Reply.IsZero() {
 		a.cancelled = append(a.cancelled, m.Reply)
@@ -579,11 +625,21 @@ func (a *Actor) cancel(m Cancel) {
 		reason = "cancelled: " + m.Reason
 	}
 	a.stopExecution(nil, reason)
+	a.answerUnwritten()
 }
 
 // halt starts a Halt: at once when no commit is in progress, else once
 // it is done (onPersisted). A run already stopping finishes as it was.
 func (a *Actor) halt() {
+	if a.unwritten != nil && !a.halting {
+		// The store keeps the run as last committed; the next start
+		// recovers it from there. A retry under way reports first.
+		a.halting = true
+		if a.retryPending {
+			a.stop()
+		}
+		return
+	}
 	if a.exec == nil || a.stopping || a.halting {
 		return
 	}
@@ -683,10 +739,14 @@ func (a *Actor) after(d time.Duration, msg any) {
 	a.timers = append(a.timers, time.AfterFunc(d, func() { engine.Send(self, msg) }))
 }
 
-// stop answers and ends the actor.
+// stop answers and ends the actor. A run whose last commit failed ends
+// as the store has it: its state since is lost with the actor.
 func (a *Actor) stop() {
 	if !a.stopping {
 		a.withdraw()
+	}
+	if a.unwritten != nil {
+		a.record = a.committed
 	}
 	a.releaseScopes()
 	a.spec.Metrics.RunEnded(a.record.DeploymentID, a.record.Status)

@@ -51,6 +51,8 @@ type world struct {
 	rec    *fakes.Recording
 	mem    *fakes.InMemory
 	writes *progressLog
+	// runs, when set, is the store runs commit to instead of writes.
+	runs store.Runs
 	// metrics are what every run of the world records.
 	metrics *metrics.Metrics
 	// replies delivers the runs' answers to the tests.
@@ -136,6 +138,10 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 	now := time.Now().UTC()
 	started, done := reply.Expect[run.Started](w.replies), reply.Expect[run.Stopped](w.replies)
 	engine := w.engine
+	var runs store.Runs = w.writes
+	if w.runs != nil {
+		runs = w.runs
+	}
 	w.engine.Spawn(run.New(run.Spec{
 		Record: store.Run{
 			ID: id, DeploymentID: "dep-1", ArtifactID: "art-1", ArtifactVersion: 1,
@@ -143,7 +149,7 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 			CreatedAt: now, UpdatedAt: now,
 		},
 		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts,
-		Supervisor: w.sup.PID(), Store: w.writes,
+		Supervisor: w.sup.PID(), Store: runs,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second,
 		Started: started.To(), Done: done.To(), Metrics: w.metrics,
 	}), "run", actor.WithID(incarnation(id)), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
@@ -303,13 +309,19 @@ func TestDuplicateRunIDIsNotAcknowledged(t *testing.T) {
 // record.
 func (w *world) spawnPlan(t *testing.T, id string, plan workflow.Plan, targets map[string]run.Target, input workflow.Object, deadline time.Time) store.Run {
 	t.Helper()
+	return w.spawnPlanWith(t, id, plan, targets, input, deadline, workflow.Options{})
+}
+
+// spawnPlanWith is spawnPlan with execution options.
+func (w *world) spawnPlanWith(t *testing.T, id string, plan workflow.Plan, targets map[string]run.Target, input workflow.Object, deadline time.Time, opts workflow.Options) store.Run {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	done := reply.Expect[run.Stopped](w.replies)
 	now := time.Now().UTC()
 	w.engine.Spawn(run.New(run.Spec{
 		Record:  store.Run{ID: id, Status: store.RunRunning, Input: input, CreatedAt: now, UpdatedAt: now},
-		Program: workflow.Program{Root: plan}, Targets: targets, Deadline: deadline,
+		Program: workflow.Program{Root: plan}, Targets: targets, Deadline: deadline, Options: opts,
 		Supervisor: w.sup.PID(), Store: w.store,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID(id))
@@ -317,6 +329,23 @@ func (w *world) spawnPlan(t *testing.T, id string, plan workflow.Plan, targets m
 	final := stopped.Run
 	is.NoErr(err) // the run ends
 	return final
+}
+
+func TestABuiltinCallWhoseOutputPassesTheBoundFailsAsTooLargeWithoutARetry(t *testing.T) {
+	is := is.New(t)
+	w := newWorld(t)
+	plan := w.plan(t, "echo")
+	two := 2
+	plan.Nodes[0].Retry = &two
+	// The step is called as a built-in (as one in flight at a crash is
+	// after recovery) whose output is larger than the bound.
+	big := func(workflow.Object) (string, workflow.Object, error) {
+		return workflow.OutcomeOK, workflow.Object{"message": strings.Repeat("x", 2000)}, nil
+	}
+	targets := map[string]run.Target{"fake.one.echo": {Builtin: big}}
+	final := w.spawnPlanWith(t, "run-big", plan, targets, workflow.Object{"message": "hi"}, time.Time{}, workflow.Options{MaxOutputBytes: 1024})
+	is.Equal(final.Status, store.RunFailed)
+	is.Equal(*final.Error, `step "call": result_too_large: the output of fake.one.echo is larger than 1024 bytes (server.limits.max_result_bytes); have the workflow pass on less, or raise the limit`) // once, not retried
 }
 
 func TestAFailingStepIsRetriedAsOftenAsItSays(t *testing.T) {

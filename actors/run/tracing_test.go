@@ -218,6 +218,13 @@ func TestTracingACallThatFailsRecordsItsErrorAndAttempts(t *testing.T) {
 // is out upstream.
 func (w *world) startSleeping(t *testing.T, id string) (*actor.PID, *reply.Expected[run.Stopped]) {
 	t.Helper()
+	return w.startSleepingOn(t, id, w.store)
+}
+
+// startSleepingOn is startSleeping with the run committing to st: its
+// call is out once its first record is committed there.
+func (w *world) startSleepingOn(t *testing.T, id string, st store.Runs) (*actor.PID, *reply.Expected[run.Stopped]) {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	plan := w.plan(t, "sleep")
@@ -229,7 +236,7 @@ func (w *world) startSleeping(t *testing.T, id string) (*actor.PID, *reply.Expec
 	pid := w.engine.Spawn(run.New(run.Spec{
 		Record:  store.Run{ID: id, Status: store.RunRunning, Input: workflow.Object{"ms": 60_000}, CreatedAt: now, UpdatedAt: now},
 		Program: workflow.Program{Root: plan}, Targets: targets,
-		Supervisor: w.sup.PID(), Store: w.store,
+		Supervisor: w.sup.PID(), Store: st,
 		CallTimeout: 2 * time.Minute, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID(id))
 	is.True(w.rec.WaitForToolCalls(calls+1, patience)) // the call is out

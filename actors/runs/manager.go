@@ -55,6 +55,10 @@ type Config struct {
 	// deployment saved with a larger limits.max_steps before the ceiling
 	// was is held to it, and Dependencies warns of it.
 	StepCeiling int
+	// MaxOutputBytes bounds the output of a run's built-in steps
+	// (server.limits.max_result_bytes; workflow.DefaultMaxOutputBytes
+	// when 0).
+	MaxOutputBytes int64
 	// Metrics counts runs and times their steps; nil records nothing.
 	Metrics *metrics.Metrics
 	// Nodes are the other nodes of the cluster, whose desks a cancel asks

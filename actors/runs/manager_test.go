@@ -132,3 +132,22 @@ func TestTheManagersFailuresAreTyped(t *testing.T) {
 	is.NoErr(err)                         // nothing was live
 	is.Equal(stopped, runs.RunsStopped{}) // so nothing finished or halted
 }
+
+// TestACancelOfARunningRunThatNoActorRunsDoesNotContradictItself: a run
+// the store has running but no live actor answers for (its node died
+// before another claimed it, say) is refused saying so, and how it ends;
+// it was refused as "is running; only a running or interrupted run can
+// be cancelled".
+func TestACancelOfARunningRunThatNoActorRunsDoesNotContradictItself(t *testing.T) {
+	is := is.New(t)
+	n := newNode(t)
+	ctx := bounded(t)
+	now := time.Now().UTC()
+	is.NoErr(n.store.CreateRun(ctx, store.Run{ID: "run_orphan", DeploymentID: "count", Status: store.RunRunning, CreatedAt: now, UpdatedAt: now}, nil))
+
+	_, err := n.manager.Cancel(ctx, "run_orphan", "")
+	var refused *runs.Error
+	is.True(errors.As(err, &refused)) // refused
+	is.Equal(refused.Kind, runs.Invalid)
+	is.Equal(refused.Message, `workflow run "run_orphan" is running, but no live run answered its cancel within 10s; retry, or it is recovered at the next start of its node`)
+}

@@ -131,7 +131,7 @@ func (m *Manager) Setup(ctx context.Context, d store.Deployment, a store.Artifac
 	}
 	setup := &Setup{
 		program: prog, targets: targets, sources: sources, sessions: sessions, timeout: m.cfg.RunDeadline,
-		options: workflow.Options{MaxSteps: m.stepBudget(d), Capability: contracts, Validate: schema.Default.Validate},
+		options: workflow.Options{MaxSteps: m.stepBudget(d), Capability: contracts, Validate: schema.Default.Validate, MaxOutputBytes: m.cfg.MaxOutputBytes},
 	}
 	if l := d.Limits; l != nil && l.RunTimeoutSeconds != nil {
 		setup.timeout = time.Duration(*l.RunTimeoutSeconds) * time.Second

@@ -146,6 +146,8 @@ func (m *Manager) acknowledged(ctx context.Context, rec store.Run, started *repl
 	}
 	if err := ack.Error.Err(); errors.Is(err, workflow.ErrResume) {
 		return store.Run{}, invalidParams("invalid params: %v", err)
+	} else if errors.Is(err, store.ErrFull) {
+		return store.Run{}, storeErr(err, fmt.Sprintf("workflow run %s not started", rec.ID))
 	} else if err != nil {
 		return store.Run{}, failure(Upstream, "%v", err)
 	}

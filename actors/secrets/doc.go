@@ -11,7 +11,7 @@
 // older keys from the file.
 //
 // Nothing here knows what is sealed: the store (actors/store) seals auth
-// record payloads through the store.Sealer interface a Keyring
-// implements. No key, and nothing opened, ever reaches an error or a log
+// record payloads and the secret transport values of source registry
+// entries through the store.Sealer interface a Keyring implements. No key, and nothing opened, ever reaches an error or a log
 // line: errors name key ids and files only.
 package secrets

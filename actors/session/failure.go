@@ -36,6 +36,11 @@ var (
 	// error: the session works, the request failed. The error is also the
 	// server's *jsonrpc.Error (errors.As) where it was made.
 	ErrProtocol = reply.Register("protocol", errors.New("upstream protocol error"))
+	// ErrResultTooLarge means the server's answer to the call (a tool's
+	// result, a resource's contents) passed the connection's bound on
+	// one answer (max_result_bytes): it was not read past the bound, and
+	// the session goes on. Its text, "result_too_large", starts the error.
+	ErrResultTooLarge = reply.Register("result_too_large", errors.New("result_too_large"))
 )
 
 // protocolError is a JSON-RPC error the server answered with: it is

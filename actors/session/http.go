@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"sync/atomic"
@@ -33,6 +34,10 @@ type HTTP struct {
 	// connections instead of opening new ones (http.DefaultTransport
 	// keeps 2).
 	IdleConnsPerHost int
+	// MaxResultBytes bounds one answer of a connection that sets no
+	// max_result_bytes (0: config.DefaultMaxResultBytes); see
+	// resultBound.
+	MaxResultBytes int64
 }
 
 // pool returns the connection pool of one session: a clone of
@@ -82,14 +87,23 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connection %q: url %s: %w", conn.ID, config.ShowURL(conn.Transport.URL), err)
 	}
+	limit := resultLimit(conn, h.MaxResultBytes)
 	client := &http.Client{
-		Transport:     expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers, origin: origin}, expired: watch.expired, peer: watch.peer},
+		Transport: resultBound{
+			base:  expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers, origin: origin}, expired: watch.expired, peer: watch.peer},
+			limit: limit,
+			log:   slog.With("connection", conn.ID),
+		},
 		CheckRedirect: withoutReferer,
 	}
+	// go-sdk's own bound on an event fails the whole session; ours holds
+	// first, and go-sdk's only lets the answer that replaces an oversize
+	// event through.
+	maxEvent := int(limit + limitSlack)
 	if conn.Transport.Kind == config.TransportSSE {
-		return &sseTransport{SSEClientTransport: &mcp.SSEClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client}, watch: watch}, nil
+		return &sseTransport{SSEClientTransport: &mcp.SSEClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client, MaxEventSize: maxEvent}, watch: watch}, nil
 	}
-	return &httpTransport{StreamableClientTransport: &mcp.StreamableClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client}, watch: watch}, nil
+	return &httpTransport{StreamableClientTransport: &mcp.StreamableClientTransport{Endpoint: conn.Transport.URL, HTTPClient: client, MaxEventSize: maxEvent}, watch: watch}, nil
 }
 
 // maxRedirects bounds the redirects one request follows.

@@ -50,7 +50,8 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool) (r Tool
 	}
 	res, rpcErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.Tool, Arguments: args, Meta: tracing.Meta(call.TraceParent, call.TraceState)})
 	if rpcErr != nil {
-		return ToolResult{}, fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, rpcErr), rpcErr
+		err, rpcErr = answerTooLarge(rpcErr, call.Connection)
+		return ToolResult{}, fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err), rpcErr
 	}
 	outcome := "ok"
 	if res.IsError {
@@ -68,7 +69,9 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool) (r Tool
 func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource) (r ToolResult, err, rpcErr error) {
 	res, rpcErr := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.URI, Meta: tracing.Meta(req.TraceParent, req.TraceState)})
 	err = rpcErr
-	if rpcErr == nil {
+	if rpcErr != nil {
+		err, rpcErr = answerTooLarge(rpcErr, req.Connection)
+	} else {
 		var out map[string]any
 		if out, err = toObject(res); err == nil {
 			return ToolResult{Outcome: "ok", Output: out}, nil, nil

@@ -77,6 +77,11 @@ type Options struct {
 	// Tenure ties the session to its node's ownership of the connection
 	// in a cluster; nil on one node. See Tenure.
 	Tenure Tenure
+	// MaxResultBytes bounds one upstream answer of the stdio and HTTP
+	// transports NewStdio and the app make, for a connection that sets
+	// no max_result_bytes (server.limits.max_result_bytes; 0:
+	// config.DefaultMaxResultBytes).
+	MaxResultBytes int64
 }
 
 // The keepalive defaults: a busy upstream (or a starved mcpflow) that is

@@ -50,11 +50,15 @@ type Stdio struct {
 	// transport's own; nil adds none. Their values are redacted from the
 	// logged stderr.
 	Credentials Credentials
+	// MaxResultBytes bounds one line of a server that sets no
+	// max_result_bytes (0: config.DefaultMaxResultBytes); see
+	// messageReader.
+	MaxResultBytes int64
 }
 
 // NewStdio is the Stdio factory opts configure, binding creds.
 func NewStdio(opts Options, creds Credentials) Stdio {
-	return Stdio{CloseGrace: opts.StdioCloseGrace, TermGrace: opts.StdioTermGrace, Reaper: opts.StdioReaper, Credentials: creds}
+	return Stdio{CloseGrace: opts.StdioCloseGrace, TermGrace: opts.StdioTermGrace, Reaper: opts.StdioReaper, Credentials: creds, MaxResultBytes: opts.MaxResultBytes}
 }
 
 // inheritedEnv names the variables of mcpflow's own environment a stdio
@@ -112,6 +116,7 @@ func (s Stdio) NewTransport(conn config.Connection) (mcp.Transport, error) {
 		log:    slog.With("connection", conn.ID),
 		redact: stderrRedactor(conn, authEnv),
 		stderr: newTail(),
+		limit:  resultLimit(conn, s.MaxResultBytes),
 	}, nil
 }
 
@@ -145,6 +150,7 @@ type stdioTransport struct {
 	redact func(string) string
 	stderr *tail    // the last lines of its stderr, for a failed connect
 	peer   peerHook // told when the process exits
+	limit  int64    // the bound on one line of its stdout (max_result_bytes)
 
 	mu       sync.Mutex
 	started  bool
@@ -168,8 +174,13 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	// The connection is closed by closing stdin (Writer), never stdout:
-	// the server may still write while it exits.
-	return (&mcp.IOTransport{Reader: io.NopCloser(t.stdout), Writer: stdinWriter{t}}).Connect(ctx)
+	// the server may still write while it exits. Each line is bounded
+	// before go-sdk's decoder sees it; go-sdk's own bound, which ends the
+	// session, only lets the answer that replaces an oversize line
+	// through (and stops a message that spans lines, which MCP's stdio
+	// transport does not allow).
+	lines := newMessageReader(io.NopCloser(t.stdout), t.limit, false, false, t.log)
+	return (&mcp.IOTransport{Reader: lines, Writer: stdinWriter{t}, MaxLineLength: int(t.limit + limitSlack)}).Connect(ctx)
 }
 
 // start creates the pipes and starts the process.

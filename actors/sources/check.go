@@ -36,9 +36,12 @@ type AuthCheck struct {
 	// Scheme is the record's, when present.
 	Scheme string
 	// TransportSupported says the connection's transport can take the
-	// scheme (env for stdio; bearer, headers or oauth_refresh_token for
-	// http); true when there is no record.
+	// scheme (credentials.SchemeSupported); true when there is no record.
 	TransportSupported bool
+	// NeedsLogin says why the connection, which logs in with OAuth, has no
+	// login in the store, and how to log in (credentials.LoginNeeded);
+	// "" when it needs none.
+	NeedsLogin string
 }
 
 // CheckAuth resolves the auth record of c in the store: its auth_ref,
@@ -51,22 +54,18 @@ func (s *Sources) CheckAuth(ctx context.Context, c config.Connection) (AuthCheck
 	case errors.Is(err, store.ErrNotFound) && explicit:
 		return AuthCheck{Ref: ref, TransportSupported: true}, nil
 	case errors.Is(err, store.ErrNotFound):
-		return AuthCheck{TransportSupported: true}, nil
+		return AuthCheck{TransportSupported: true, NeedsLogin: errText(credentials.LoginNeeded(c, nil))}, nil
 	case err != nil:
 		return AuthCheck{}, fail(ErrFailed, "auth record %q of source %q: %w", ref, c.ID, err)
 	}
-	return AuthCheck{Ref: ref, Present: true, Scheme: rec.Scheme, TransportSupported: schemeSupported(c.Transport.Kind, rec.Scheme)}, nil
+	return AuthCheck{Ref: ref, Present: true, Scheme: rec.Scheme, TransportSupported: credentials.SchemeSupported(c.Transport.Kind, rec.Scheme),
+		NeedsLogin: errText(credentials.LoginNeeded(c, &rec))}, nil
 }
 
-// schemeSupported says whether an auth scheme can be bound to a
-// transport: env to stdio; bearer, headers and oauth_refresh_token to
-// http.
-func schemeSupported(transport, scheme string) bool {
-	switch transport {
-	case config.TransportStdio:
-		return scheme == "env"
-	case config.TransportHTTP, config.TransportSSE:
-		return scheme == "bearer" || scheme == "headers" || scheme == "oauth_refresh_token"
+// errText is err's message, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
 	}
-	return false
+	return err.Error()
 }

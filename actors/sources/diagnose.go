@@ -47,7 +47,11 @@ func (s *Sources) Diagnose(ctx context.Context, c config.Connection) (Diagnosis,
 	if auth.Present && !auth.TransportSupported {
 		d.Diagnostics = append(d.Diagnostics, Diagnostic{Code: "auth_scheme_not_supported", Ref: auth.Ref,
 			Message: fmt.Sprintf("source %q uses the %s transport, which cannot use auth record %q of scheme %q", id, cmp.Or(c.Transport.Kind, "unknown"), auth.Ref, auth.Scheme),
-			Hint:    "use env auth for a stdio source, or bearer, headers or oauth_refresh_token auth for an http source"})
+			Hint:    "use env auth for a stdio source, or bearer, headers, oauth_refresh_token or oauth auth for an http source"})
+	}
+	if auth.NeedsLogin != "" {
+		d.Diagnostics = append(d.Diagnostics, Diagnostic{Code: "needs_login", Ref: id, Message: auth.NeedsLogin,
+			Hint: fmt.Sprintf("log in: mcpflow sources login %s (a login replaces the source's session)", id)})
 	}
 	return d, nil
 }

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
@@ -29,28 +30,28 @@ func Metadata(c config.Connection) map[string]any {
 	return m
 }
 
-// ShownTransport is a stored transport as it may be shown: env and
-// headers become env_keys and header_keys, and the URL loses its userinfo
-// and query values, as Metadata shows them; nil stays nil.
+// ShownTransport is a stored transport as it may be shown: the values of
+// its secret keys (store.SecretTransportKey, the one rule of what is
+// secret in a transport) are shown without their secrets, env and headers
+// as env_keys and header_keys, and the URL without its userinfo and query
+// values, as Metadata shows them; nil stays nil.
 func ShownTransport(t map[string]any) map[string]any {
 	if t == nil {
 		return nil
 	}
 	out := map[string]any{}
 	for k, v := range t {
-		switch k {
-		case "env":
-			m, _ := v.(map[string]any)
-			out["env_keys"] = workflow.SortedKeys(m)
-		case "headers":
-			m, _ := v.(map[string]any)
-			out["header_keys"] = workflow.SortedKeys(m)
-		case "url":
-			raw, _ := v.(string)
-			out[k] = config.ShowURL(raw)
-		default:
+		shownAs, secret := store.SecretTransportKey(k)
+		if !secret {
 			out[k] = v
+			continue
 		}
+		switch v := v.(type) {
+		case map[string]any: // env, headers: their names only
+			out[shownAs] = workflow.SortedKeys(v)
+		case string: // the url
+			out[shownAs] = config.ShowURL(v)
+		} // a secret of any other shape is not shown at all
 	}
 	return out
 }

@@ -16,8 +16,12 @@ type Options struct {
 	// Retention is how long a finished run is kept when its deployment
 	// does not say (see RunExpiry); 0 keeps it for ever.
 	Retention time.Duration
-	// Sealer, when set, seals auth record payloads at rest (WithSealer).
+	// Sealer, when set, seals auth record payloads and the secret
+	// transport values of registry entries at rest (WithSealer).
 	Sealer Sealer
+	// Space, when set, is told whether each write found space on the
+	// store's disk (WithSpace).
+	Space *Space
 }
 
 // Option sets one of the Options.

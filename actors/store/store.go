@@ -3,7 +3,9 @@
 // auth records, the source registry and the admin event log. It defines one
 // interface for all of them and its implementations, and the decorator
 // (Observed) through which writers tell an Observer of what they commit to
-// the event logs; it knows nothing about actors, MCP sessions or JSON-RPC.
+// the event logs, and the stored form of a run's records that the durable
+// implementations share (Values.Pack, EncodeRunEvent: each large value
+// once per run); it knows nothing about actors, MCP sessions or JSON-RPC.
 //
 // The interface promises nothing that only one database gives: keys are
 // compared as byte strings, numbers in JSON objects come back as float64,
@@ -40,6 +42,11 @@ var (
 	// the survivor's now; the fenced node must stop executing it and must
 	// not retry.
 	ErrFenced = errors.New("the run is running on another node")
+	// ErrFull means the store could not write for lack of disk space (or
+	// it was opened read-only because its disk was full at start):
+	// nothing of the write was committed, and reads still work. A write
+	// may succeed again once space is freed.
+	ErrFull = errors.New("the store's disk is full")
 )
 
 // Store is every record kind mcpflow keeps. Each method is atomic.
@@ -360,6 +367,10 @@ type AuthRecords interface {
 // registry asks the broker to connect to. Kind is "mcp"; Transport is the
 // transport's configuration object; AuthRef names the auth record to use
 // (nil: the record whose id is the source id).
+//
+// The values of Transport's env, headers and url are secret (see
+// SecretTransportKey): a store opened WithSealer keeps them sealed in
+// Sealed, and returns entries opened.
 type RegistryEntry struct {
 	ID        string         `json:"id"`
 	Kind      string         `json:"kind"`
@@ -373,6 +384,10 @@ type RegistryEntry struct {
 	// none.
 	Auth     map[string]any `json:"auth,omitempty"`
 	Metadata map[string]any `json:"metadata"`
+	// Sealed is the secret values of Transport sealed, as a store that
+	// seals keeps them (see SealEntry); "" in every entry a store that
+	// seals returns.
+	Sealed string `json:"sealed,omitempty"`
 }
 
 // SourceRegistry keeps the source registry; putting an entry replaces it

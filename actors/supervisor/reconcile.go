@@ -80,15 +80,19 @@ const stopGrace = 2 * time.Second
 
 // Fingerprint digests what a connection's upstream session is made of: its
 // transport (kind, command, args, env, cwd, url, headers), its auth_ref and
-// authHash, the digest of its auth record's content. Two connections with
-// the same fingerprint can share a session; a change means a fresh one.
-// Enabled, provider, account, profile and metadata are not part of it.
+// authHash, the digest of its auth record's content, and the bound its
+// transport puts on one answer (max_result_bytes, absent when unset, so
+// that the fingerprints of connections without one did not change with
+// it). Two connections with the same fingerprint can share a session; a
+// change means a fresh one. Enabled, provider, account, profile and
+// metadata are not part of it.
 func Fingerprint(c config.Connection, authHash string) string {
 	data, err := json.Marshal(struct {
-		Transport config.Transport `json:"transport"`
-		AuthRef   *string          `json:"auth_ref"`
-		Auth      string           `json:"auth"`
-	}{c.Transport, c.AuthRef, authHash})
+		Transport      config.Transport `json:"transport"`
+		AuthRef        *string          `json:"auth_ref"`
+		Auth           string           `json:"auth"`
+		MaxResultBytes int64            `json:"max_result_bytes,omitempty"`
+	}{c.Transport, c.AuthRef, authHash, c.MaxResultBytes})
 	if err != nil { // a Transport of strings and string maps always encodes
 		panic("supervisor: fingerprint: " + err.Error())
 	}
@@ -186,6 +190,7 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 			res.Replaced = append(res.Replaced, id)
 			stop(id)
 			a.afresh(id) // a new definition starts afresh; its counters go on
+			a.forgetError(id)
 			a.setState(id, session.StateIdle)
 			if conn.IsEnabled() {
 				warm = append(warm, id)
@@ -255,6 +260,19 @@ func (a *Actor) afresh(id string) {
 	}
 	if st, ok := a.statuses[id]; ok {
 		st.RecentRestarts, st.NextAttemptAt = nil, time.Time{}
+		a.statuses[id] = st
+	}
+}
+
+// forgetError forgets the last error of id, and the login host it named,
+// when its definition changed (its transport, its auth_ref or its auth
+// record, which a login changes): the error was the old definition's,
+// and one that said to log in would still say so after the login. Within
+// one definition the last error stays after the session recovers, as the
+// record of what ended the last session or connect.
+func (a *Actor) forgetError(id string) {
+	if st, ok := a.statuses[id]; ok {
+		st.LastError, st.LastErrorAt, st.LoginHost = "", time.Time{}, ""
 		a.statuses[id] = st
 	}
 }

@@ -2,6 +2,7 @@ package supervisor_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -258,6 +259,36 @@ func TestReconcileReplacesTheSessionWhenTheAuthRecordChanges(t *testing.T) {
 	is.Equal(e.mustCall(t, "fake.one", "counter", nil)["count"], 1.0) // a fresh session
 }
 
+// refusesFirst is a transport factory whose first connect fails, as an
+// upstream that was down a moment would.
+type refusesFirst struct {
+	session.TransportFactory
+	refused atomic.Bool
+}
+
+func (r *refusesFirst) NewTransport(c config.Connection) (mcp.Transport, error) {
+	if r.refused.CompareAndSwap(false, true) {
+		return nil, errors.New("upstream down a moment")
+	}
+	return r.TransportFactory.NewTransport(c)
+}
+
+func TestALastErrorOutlivesARecoveryAndNotAChangedDefinition(t *testing.T) {
+	is := is.New(t)
+	s := start(t, &refusesFirst{TransportFactory: fakes.NewInMemory(nil)}, testOptions())
+	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 1.0) // after a failed connect and a retry
+	st := s.status(t, "fake.one")
+	is.Equal(st.State, session.StateOpen)
+	is.True(strings.Contains(st.LastError, "upstream down a moment")) // kept: what ended the last connect
+
+	s.reconcile(t, changed(conns(), "fake.one", func(c *config.Connection) { c.Transport.Env = map[string]string{"MODE": "new"} }))
+	is.Equal(s.status(t, "fake.one").LastError, "") // the old definition's error is gone
+	is.Equal(s.mustCall(t, "fake.one", "counter", nil)["count"], 1.0)
+	st = s.status(t, "fake.one")
+	is.Equal(st.LastError, "") // and the new session does not bring it back
+	is.True(st.LastErrorAt.IsZero())
+}
+
 func TestReconcileOfARemovedIDThatComesBackSpawnsAFreshSession(t *testing.T) {
 	is := is.New(t)
 	s, _, _ := observed(t, testOptions())
@@ -277,11 +308,12 @@ func TestFingerprintCoversTheSessionAndNothingElse(t *testing.T) {
 	other.Metadata, other.Enabled, other.Provider = map[string]any{"m": 1}, enabled(false), "p"
 	is.Equal(supervisor.Fingerprint(other, ""), fp) // metadata, enabled, provider do not count
 	for name, edit := range map[string]func(*config.Connection){
-		"command": func(c *config.Connection) { c.Transport.Command = "y" },
-		"args":    func(c *config.Connection) { c.Transport.Args = []string{"-v"} },
-		"env":     func(c *config.Connection) { c.Transport.Env = map[string]string{"K": "2"} },
-		"headers": func(c *config.Connection) { c.Transport.Headers = map[string]string{"H": "v"} },
-		"auth":    func(c *config.Connection) { r := "r"; c.AuthRef = &r },
+		"command":          func(c *config.Connection) { c.Transport.Command = "y" },
+		"args":             func(c *config.Connection) { c.Transport.Args = []string{"-v"} },
+		"env":              func(c *config.Connection) { c.Transport.Env = map[string]string{"K": "2"} },
+		"headers":          func(c *config.Connection) { c.Transport.Headers = map[string]string{"H": "v"} },
+		"auth":             func(c *config.Connection) { r := "r"; c.AuthRef = &r },
+		"max_result_bytes": func(c *config.Connection) { c.MaxResultBytes = 1 << 20 },
 	} {
 		c := base
 		c.Transport.Env = map[string]string{"K": "1"}

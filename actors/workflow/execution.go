@@ -69,6 +69,10 @@ type Options struct {
 	// Inline lists capabilities the execution runs itself, without a
 	// Call: pure platform node specs. Nil runs every std node spec inline.
 	Inline func(name string) (std.Func, bool)
+	// MaxOutputBytes bounds the output of each step Inline runs, as its
+	// JSON's length (DefaultMaxOutputBytes when 0): a larger one fails
+	// the step with ErrOutputTooLarge.
+	MaxOutputBytes int64
 }
 
 // Lookup finds a capability by qualified name.
@@ -163,6 +167,9 @@ func newExecution(p Program, opts Options) (*Execution, error) {
 	}
 	if opts.Inline == nil {
 		opts.Inline = std.Runner
+	}
+	if opts.MaxOutputBytes <= 0 {
+		opts.MaxOutputBytes = DefaultMaxOutputBytes
 	}
 	plans := p.plans
 	if plans == nil {

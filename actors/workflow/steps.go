@@ -18,6 +18,9 @@ func (e *Execution) startCall(f *Frame, node *Node) error {
 	}
 	if run, ok := e.opts.Inline(node.Node); ok && run != nil {
 		outcome, output, err := run(input)
+		if err == nil {
+			err = CheckOutputSize(node.Node, output, e.opts.MaxOutputBytes)
+		}
 		if err != nil {
 			return fmt.Errorf("step %q: %w", node.ID, err)
 		}

@@ -14,6 +14,7 @@ const (
 	codeNotFound = "KeyError"     // a named record or capability does not exist
 	codeInvalid  = "ValueError"   // a value is not acceptable
 	codeUpstream = "RuntimeError" // an upstream MCP server or the store failed
+	codeFull     = "StoreFull"    // the store's disk is full: nothing was written
 )
 
 func notFound(format string, args ...any) error {
@@ -33,7 +34,8 @@ func invalidParams(format string, args ...any) error {
 }
 
 // storeErr maps a store error: a missing record is a not-found domain
-// error, anything else an upstream failure. what names the record.
+// error, a full disk StoreFull, anything else an upstream failure. what
+// names the record.
 func storeErr(err error, what string) error {
 	switch {
 	case errors.Is(err, store.ErrPruned):
@@ -42,6 +44,8 @@ func storeErr(err error, what string) error {
 		return notFound("unknown %s", what)
 	case errors.Is(err, store.ErrConflict):
 		return invalid("%s: %v", what, err)
+	case errors.Is(err, store.ErrFull):
+		return jsonrpc.Failed(codeFull, fmt.Sprintf("%s: %v; free space on the store's disk (reads are still served)", what, err))
 	default:
 		return upstream("%s: %v", what, err)
 	}

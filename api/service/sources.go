@@ -148,8 +148,9 @@ func (s *Service) diagnoseSource(ctx context.Context, p protocol.InspectSourcePa
 
 // diagnosis checks a source as the reference's diagnostics provider does:
 // whether its transport is configured (source_transport_missing), which
-// auth record it uses, whether that record exists (auth_not_found) and
+// auth record it uses, whether that record exists (auth_not_found),
 // whether its scheme suits the transport (auth_scheme_not_supported),
+// whether an OAuth source has a login in the store (needs_login),
 // and what its catalog holds. Status is "error" when any diagnostic is
 // found. Unlike the reference (Appendix C.7) the transport kind is read
 // from the typed transport, so every configured source reports its real

@@ -182,7 +182,7 @@ func (c copier) run(r store.Run) (int, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	seqs, records, err := eventArgs(events)
+	seqs, records, err := eventArgs(events, row.values)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -191,14 +191,15 @@ func (c copier) run(r store.Run) (int, int, error) {
 	if _, err := c.tx.Exec(c.ctx, insertRun, append(row.args(last, ""), seqs, records)...); err != nil {
 		return 0, 0, err
 	}
-	if len(trace) > 0 {
-		positions, entries, err := traceArgs(0, trace)
-		if err != nil {
-			return 0, 0, err
-		}
-		if _, err := c.tx.Exec(c.ctx, insertTrace, r.ID, positions, entries); err != nil {
-			return 0, 0, err
-		}
+	b := &pgx.Batch{}
+	if err := queueTrace(b, r.ID, 0, trace, row.values); err != nil {
+		return 0, 0, err
+	}
+	if err := queueValues(c.ctx, c.tx, b, r.ID, row.values); err != nil {
+		return 0, 0, err
+	}
+	if err := c.tx.SendBatch(c.ctx, b).Close(); err != nil {
+		return 0, 0, err
 	}
 	return len(trace), len(events), nil
 }

@@ -13,10 +13,11 @@ import (
 
 // runRow is a run as its row in runs keeps it.
 type runRow struct {
-	run         store.Run // in UTC, as stored
-	record      string
-	updatedAt   time.Time // run.UpdatedAt to the microsecond
-	updatedNs   int       // and the nanoseconds below it
+	run         store.Run    // in UTC, as stored
+	record      string       // its JSON, packed (store.Values.Pack)
+	values      store.Values // the values record refers to, and those of the commit's entries and events
+	updatedAt   time.Time    // run.UpdatedAt to the microsecond
+	updatedNs   int          // and the nanoseconds below it
 	interruptID *string
 	calls       []string   // the ids of the calls in flight, sorted
 	expiresAt   *time.Time // when retention may prune it (store.RunExpiry)
@@ -28,13 +29,14 @@ type runRow struct {
 func newRunRow(r store.Run, retention time.Duration) (runRow, error) {
 	r.CreatedAt = r.CreatedAt.UTC()
 	r.UpdatedAt = r.UpdatedAt.UTC()
-	record, err := encode(r)
+	values := store.Values{}
+	record, err := values.Pack(r.ID, r)
 	if err != nil {
 		return runRow{}, err
 	}
 	head := store.HeadOf(r)
 	return runRow{
-		run: r, record: record,
+		run: r, record: record, values: values,
 		updatedAt: r.UpdatedAt.Truncate(time.Microsecond), updatedNs: r.UpdatedAt.Nanosecond() % 1000,
 		interruptID: head.InterruptID, calls: head.Calls, expiresAt: store.RunExpiry(r, retention),
 	}, nil
@@ -86,13 +88,14 @@ func lockRun(ctx context.Context, tx pgx.Tx, id string) (lockedRun, error) {
 	return l, err
 }
 
-// eventArgs are the sequence numbers and the records of events, as the
-// arrays that insertRun and insertRunEvents take.
-func eventArgs(events []store.RunEvent) ([]int64, []string, error) {
+// eventArgs are the sequence numbers and the records of events, as
+// store.EncodeRunEvent keeps them with values, as the arrays that
+// insertRun and insertRunEvents take.
+func eventArgs(events []store.RunEvent, values store.Values) ([]int64, []string, error) {
 	seqs := make([]int64, len(events))
 	records := make([]string, len(events))
 	for i, e := range events {
-		record, err := encode(e)
+		record, err := store.EncodeRunEvent(e, values)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -109,13 +112,14 @@ const insertRunEvents = `INSERT INTO run_events (run_id, seq, record) SELECT $1,
 // positions, $3 their JSON.
 const insertTrace = `INSERT INTO run_trace (run_id, seq, entry) SELECT $1, * FROM unnest($2::integer[], $3::text[])`
 
-// traceArgs are the positions and the JSON of entries appended after the
-// first `first`, as the arrays that insertTrace takes.
-func traceArgs(first int, entries []workflow.TraceEntry) ([]int, []string, error) {
+// traceArgs are the positions and the JSON of entries of run id appended
+// after the first `first`, packed with values, as the arrays that
+// insertTrace takes.
+func traceArgs(id string, first int, entries []workflow.TraceEntry, values store.Values) ([]int, []string, error) {
 	seqs := make([]int, len(entries))
 	records := make([]string, len(entries))
 	for i, e := range entries {
-		record, err := encode(e)
+		record, err := values.Pack(id, e)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -125,12 +129,12 @@ func traceArgs(first int, entries []workflow.TraceEntry) ([]int, []string, error
 }
 
 // queueTrace queues in b the append of entries to run id's trace after
-// the first `first`.
-func queueTrace(b *pgx.Batch, id string, first int, entries []workflow.TraceEntry) error {
+// the first `first`, packed with values.
+func queueTrace(b *pgx.Batch, id string, first int, entries []workflow.TraceEntry, values store.Values) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	seqs, records, err := traceArgs(first, entries)
+	seqs, records, err := traceArgs(id, first, entries, values)
 	if err != nil {
 		return err
 	}
@@ -140,9 +144,10 @@ func queueTrace(b *pgx.Batch, id string, first int, entries []workflow.TraceEntr
 
 // queueCommit queues in b what one commit of a run by node writes: its
 // entries appended to its trace after the first `first`, its row replaced
-// by row, and its events appended.
-func queueCommit(b *pgx.Batch, row runRow, node string, first int, entries []workflow.TraceEntry, events []store.RunEvent, lastEvent int64) error {
-	if err := queueTrace(b, row.run.ID, first, entries); err != nil {
+// by row, its events appended, and the values they refer to that q (the
+// commit's transaction) does not hold yet.
+func queueCommit(ctx context.Context, q querier, b *pgx.Batch, row runRow, node string, first int, entries []workflow.TraceEntry, events []store.RunEvent, lastEvent int64) error {
+	if err := queueTrace(b, row.run.ID, first, entries, row.values); err != nil {
 		return err
 	}
 	if len(events) > 0 {
@@ -150,11 +155,11 @@ func queueCommit(b *pgx.Batch, row runRow, node string, first int, entries []wor
 	}
 	b.Queue(updateRun, row.args(lastEvent, node)...)
 	if len(events) > 0 {
-		seqs, records, err := eventArgs(events)
+		seqs, records, err := eventArgs(events, row.values)
 		if err != nil {
 			return err
 		}
 		b.Queue(insertRunEvents, row.run.ID, seqs, records)
 	}
-	return nil
+	return queueValues(ctx, q, b, row.run.ID, row.values)
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -28,7 +27,7 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 		return err
 	}
 	events := store.NewRunEvents(nil, row.run, entries, 0)
-	seqs, records, err := eventArgs(events)
+	seqs, records, err := eventArgs(events, row.values)
 	if err != nil {
 		return err
 	}
@@ -36,7 +35,10 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 		if err := insertNew(ctx, tx, insertRun, append(row.args(int64(len(events)), s.node), seqs, records)...); err != nil {
 			return nil, err
 		}
-		if err := queueTrace(b, r.ID, 0, entries); err != nil {
+		if err := queueTrace(b, r.ID, 0, entries, row.values); err != nil {
+			return nil, err
+		}
+		if err := queueValues(ctx, tx, b, r.ID, row.values); err != nil {
 			return nil, err
 		}
 		return store.RunAdminEvents(nil, row.run), nil
@@ -87,7 +89,7 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 				prev.head.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
 		}
 		events = store.NewRunEvents(&prev.head, row.run, entries, prev.lastEvent)
-		if err := queueCommit(b, row, s.node, prev.head.TraceCount, entries, events, prev.lastEvent); err != nil {
+		if err := queueCommit(ctx, tx, b, row, s.node, prev.head.TraceCount, entries, events, prev.lastEvent); err != nil {
 			return nil, err
 		}
 		return store.RunAdminEvents(&prev.head, row.run), nil
@@ -119,9 +121,7 @@ func (s *Store) ListRuns(ctx context.Context, q store.RunQuery) (_ []store.Run, 
 // look whether the run exists.
 func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (_ []workflow.TraceEntry, err error) {
 	defer wrap(&err, "read trace of run %q", runID)
-	entries, err := getAll[workflow.TraceEntry](ctx, s.pool,
-		`SELECT entry FROM run_trace WHERE run_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
-		runID, max(start, 0), limitArg(limit))
+	entries, err := readTrace(ctx, s.pool, runID, start, limit)
 	if err != nil || len(entries) > 0 {
 		return entries, err
 	}
@@ -133,6 +133,14 @@ func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (
 		return nil, s.missing(ctx, runID, store.ErrNotFound)
 	}
 	return entries, nil
+}
+
+// readTrace reads entries [start, start+limit) of a run's trace through
+// q; limit <= 0 reads to the end.
+func readTrace(ctx context.Context, q querier, runID string, start, limit int) ([]workflow.TraceEntry, error) {
+	return getAll[workflow.TraceEntry](ctx, q,
+		`SELECT entry FROM run_trace WHERE run_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
+		runID, max(start, 0), limitArg(limit))
 }
 
 // RecoverRunning implements store.Runs for the store's node: it recovers
@@ -157,16 +165,21 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 			run       store.Run
 			lastEvent int64
 		}
+		var records [][]byte
 		list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (running, error) {
 			var record []byte
 			var r running
-			if err := row.Scan(&record, &r.lastEvent); err != nil {
-				return r, err
-			}
-			return r, json.Unmarshal(record, &r.run)
+			err := row.Scan(&record, &r.lastEvent)
+			records = append(records, record)
+			return r, err
 		})
 		if err != nil {
 			return nil, err
+		}
+		for i, record := range records {
+			if list[i].run, err = store.Decoded[store.Run](record, valuesOf(ctx, tx)); err != nil {
+				return nil, err
+			}
 		}
 		var admin []store.Event
 		recovered = make([]store.Run, 0, len(list))
@@ -176,7 +189,7 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 				return nil, err
 			}
 			events := store.NewRunEvents(&r.run, row.run, nil, r.lastEvent)
-			if err := queueCommit(b, row, s.node, r.run.TraceCount, nil, events, r.lastEvent); err != nil {
+			if err := queueCommit(ctx, tx, b, row, s.node, r.run.TraceCount, nil, events, r.lastEvent); err != nil {
 				return nil, err
 			}
 			admin = append(admin, store.RunAdminEvents(&r.run, row.run)...)

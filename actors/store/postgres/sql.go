@@ -58,18 +58,9 @@ func encode(v any) (string, error) {
 	return string(b), err
 }
 
-// decodeRow decodes the JSON record in a row's one column.
-func decodeRow[T any](row pgx.CollectableRow) (T, error) {
-	var v T
-	var record []byte
-	if err := row.Scan(&record); err != nil {
-		return v, err
-	}
-	return v, json.Unmarshal(record, &v)
-}
-
 // getOne decodes the JSON record that query selects; no row is
-// store.ErrNotFound.
+// store.ErrNotFound. A packed record (store.Packed) is unpacked with the
+// values q reads.
 func getOne[T any](ctx context.Context, q querier, query string, args ...any) (T, error) {
 	var v T
 	var record []byte
@@ -80,17 +71,28 @@ func getOne[T any](ctx context.Context, q querier, query string, args ...any) (T
 	if err != nil {
 		return v, err
 	}
-	return v, json.Unmarshal(record, &v)
+	return store.Decoded[T](record, valuesOf(ctx, q))
 }
 
 // getAll decodes the JSON records in the one column that query selects;
-// none is an empty slice.
+// none is an empty slice. It reads them all before it unpacks the packed
+// ones with the values q reads.
 func getAll[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
 	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, decodeRow[T])
+	records, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		return nil, err
+	}
+	list := make([]T, len(records))
+	for i, record := range records {
+		if list[i], err = store.Decoded[T](record, valuesOf(ctx, q)); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
 }
 
 // insertNew runs an INSERT ... ON CONFLICT DO NOTHING; no row inserted is

@@ -1,6 +1,8 @@
 // Package postgres implements store.Store on PostgreSQL (jackc/pgx v5 and
-// its pool). Each record is kept as the JSON text encoding/json wrote,
-// beside the columns its keys, filters and orderings need; compare-and-set,
+// its pool). Each record is kept as the JSON text encoding/json wrote
+// (a run's, its trace entries' and its events' packed: store.Values.Pack,
+// store.EncodeRunEvent), beside the columns its keys, filters and
+// orderings need; compare-and-set,
 // filters and paging run in SQL; a run's steps commit in one transaction
 // with its trace and events. Open migrates the schema (embedded, versioned
 // SQL files) under an advisory lock, so nodes that start at once on one
@@ -31,26 +33,26 @@ type Store struct {
 	maxEvents int           // see store.Options
 	retention time.Duration // see store.Options
 	node      string        // see WithNode
-	sealer    store.Sealer  // seals auth payloads; nil keeps them as given
+	sealer    store.Sealer  // seals auth payloads and registry secrets; nil keeps them as given
 	// announce tells the other nodes of each commit; nil for a store of
 	// one node alone.
 	announce *announcer
 }
 
 var (
-	_ store.Store        = (*Store)(nil)
-	_ store.RunClaimer   = (*Store)(nil)
-	_ store.AuthResealer = (*Store)(nil)
+	_ store.Store      = (*Store)(nil)
+	_ store.RunClaimer = (*Store)(nil)
+	_ store.Resealer   = (*Store)(nil)
 )
 
 // Open connects to the database that dsn names (a postgres:// URL or
 // key=value pairs, as libpq takes them; pool_max_conns and the other
 // pgxpool settings may be added) and migrates its schema to the current
 // version. The database must be UTF-8: records are text. With a sealer
-// (store.WithSealer), every auth record kept in clear or under an older
-// key is sealed under the current key before Open returns; a record that
-// does not open (its key is missing or wrong) fails Open and changes no
-// record.
+// (store.WithSealer), every auth record and registry entry kept in clear
+// or under an older key is sealed under the current key before Open
+// returns; one that does not open (its key is missing or wrong) fails
+// Open and changes no record.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	o := newOptions(opts...)
 	cfg, err := parseDSN(dsn)
@@ -82,7 +84,7 @@ func open(ctx context.Context, cfg *pgxpool.Config, o options) (*Store, error) {
 		return nil, err
 	}
 	if s.sealer != nil {
-		if _, err := s.ResealAuth(ctx); err != nil {
+		if _, err := s.Reseal(ctx); err != nil {
 			pool.Close()
 			return nil, err
 		}

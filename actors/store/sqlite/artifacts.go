@@ -68,7 +68,7 @@ func (s *Store) ListArtifacts(ctx context.Context, q store.ArtifactQuery) (_ []s
 		pq.where = append(pq.where, "("+strings.Join(matches, " OR ")+")")
 		pq.args = append(pq.args, sql.Named("needle", strings.ToLower(q.Query)))
 	}
-	return listPage[store.Artifact](ctx, s.read, pq, q.Offset, q.Limit)
+	return listPage[store.Artifact](ctx, s.read, s.reads, pq, q.Offset, q.Limit)
 }
 
 // DeleteArtifact implements store.Artifacts.

@@ -136,6 +136,19 @@ INSERT INTO events_numbered (seq, record) SELECT seq, record FROM events;
 DROP TABLE events;
 ALTER TABLE events_numbered RENAME TO events;
 `,
+	`
+-- The large values of each run's records (store.Values): a value of
+-- store.ValueMin bytes or more is kept here once per run, and the run's
+-- record, trace entries and events that hold it refer to it by key
+-- (store.Packed). The rows written before this version are plain JSON,
+-- which is read as it is.
+CREATE TABLE run_values (
+	run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	key    TEXT NOT NULL, -- store.ValueKey of value
+	value  TEXT NOT NULL,
+	PRIMARY KEY (run_id, key)
+) STRICT;
+`,
 }
 
 // retentionVersion is the schema version that adds runs.expires_at.

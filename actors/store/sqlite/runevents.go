@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
 // The queries of run events.
@@ -40,11 +41,12 @@ func runHead(ctx context.Context, tx writeTx, id string) (store.RunHead, int64, 
 	return head, lastSeq, nil
 }
 
-// appendRunEvents inserts events in tx.
-func appendRunEvents(ctx context.Context, tx writeTx, events []store.RunEvent) error {
+// appendRunEvents inserts events in tx, as store.EncodeRunEvent keeps
+// them, with values.
+func appendRunEvents(ctx context.Context, tx writeTx, events []store.RunEvent, values store.Values) error {
 	args := make([]any, 0, 3*len(events))
 	for _, e := range events {
-		record, err := encode(e)
+		record, err := store.EncodeRunEvent(e, values)
 		if err != nil {
 			return err
 		}
@@ -68,7 +70,17 @@ func (s *Store) ReadRunEvents(ctx context.Context, runID string, afterSeq int64,
 		if err != nil {
 			return err
 		}
-		events, err = getAll[store.RunEvent](ctx, reads, readRunEvents, runID, afterSeq, limit)
+		texts, err := scanAll(reads.rows(ctx, readRunEvents, runID, afterSeq, limit))
+		if err != nil {
+			return err
+		}
+		events, err = store.DecodeRunEvents(runID, texts,
+			func(text []byte) (store.RunEvent, error) {
+				return store.Decoded[store.RunEvent](text, valuesOf(ctx, reads))
+			},
+			func(start, limit int) ([]workflow.TraceEntry, error) {
+				return getAll[workflow.TraceEntry](ctx, reads, readTraceEntries, runID, start, limit)
+			})
 		return err
 	})
 	return events, last, s.missing(ctx, runID, err)

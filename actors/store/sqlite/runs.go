@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -39,7 +40,7 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 	if err != nil {
 		return err
 	}
-	encoded, err := encodeEntries(entries)
+	encoded, err := encodeEntries(r.ID, entries, row.values)
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 		if err := insertNew(ctx, tx, insertRun, row.args(events, 0)...); err != nil {
 			return err
 		}
-		return s.appendProgress(ctx, tx, nil, row.run, encoded, events)
+		return s.appendProgress(ctx, tx, nil, row, encoded, events)
 	})
 }
 
@@ -63,7 +64,7 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 	if err != nil {
 		return err
 	}
-	encoded, err := encodeEntries(entries)
+	encoded, err := encodeEntries(r.ID, entries, row.values)
 	if err != nil {
 		return err
 	}
@@ -89,13 +90,15 @@ func (s *Store) commitRun(ctx context.Context, tx writeTx, prev *store.Run, row 
 	if _, err := tx.exec(ctx, updateRun, row.args(events, lastSeq)...); err != nil {
 		return err
 	}
-	return s.appendProgress(ctx, tx, prev, row.run, encoded, events)
+	return s.appendProgress(ctx, tx, prev, row, encoded, events)
 }
 
 // appendProgress inserts in tx what a commit taking a run from prev (nil
-// for its creation) to r adds: the trace entries (encoded) after the
-// stored ones, the run's events, and the admin events.
-func (s *Store) appendProgress(ctx context.Context, tx writeTx, prev *store.Run, r store.Run, encoded []string, events []store.RunEvent) error {
+// for its creation) to row adds: the trace entries (encoded) after the
+// stored ones, the run's events, the values the row, its entries and its
+// events refer to that are not stored yet, and the admin events.
+func (s *Store) appendProgress(ctx context.Context, tx writeTx, prev *store.Run, row runRow, encoded []string, events []store.RunEvent) error {
+	r := row.run
 	first := r.TraceCount - len(encoded)
 	args := make([]any, 0, 3*len(encoded))
 	for i, entry := range encoded {
@@ -104,7 +107,10 @@ func (s *Store) appendProgress(ctx context.Context, tx writeTx, prev *store.Run,
 	if err := insertTraceEntries.exec(ctx, tx, args); err != nil {
 		return err
 	}
-	if err := appendRunEvents(ctx, tx, events); err != nil {
+	if err := appendRunEvents(ctx, tx, events, row.values); err != nil {
+		return err
+	}
+	if err := insertValues(ctx, tx, r.ID, row.values); err != nil {
 		return err
 	}
 	for _, e := range store.RunAdminEvents(prev, r) {
@@ -115,12 +121,13 @@ func (s *Store) appendProgress(ctx context.Context, tx writeTx, prev *store.Run,
 	return nil
 }
 
-// encodeEntries returns each trace entry as JSON text.
-func encodeEntries(entries []workflow.TraceEntry) ([]string, error) {
+// encodeEntries returns each trace entry of run id as the text stored,
+// packed with values.
+func encodeEntries(id string, entries []workflow.TraceEntry, values store.Values) ([]string, error) {
 	encoded := make([]string, len(entries))
 	for i, e := range entries {
 		var err error
-		if encoded[i], err = encode(e); err != nil {
+		if encoded[i], err = values.Pack(id, e); err != nil {
 			return nil, err
 		}
 	}
@@ -142,7 +149,7 @@ func (s *Store) ListRuns(ctx context.Context, q store.RunQuery) (_ []store.Run, 
 		pq.where = append(pq.where, "status = @status")
 		pq.args = append(pq.args, sql.Named("status", q.Status))
 	}
-	return listPage[store.Run](ctx, s.read, pq, q.Offset, q.Limit)
+	return listPage[store.Run](ctx, s.read, s.reads, pq, q.Offset, q.Limit)
 }
 
 // ReadTrace implements store.Runs. Only when it finds no entries does it
@@ -198,29 +205,35 @@ func runningRuns(ctx context.Context, tx writeTx) (runs []store.Run, lastSeqs []
 		return nil, nil, err
 	}
 	defer rows.Close()
-	runs = []store.Run{}
+	var records [][]byte
 	for rows.Next() {
 		var (
 			record  []byte
 			lastSeq int64
-			r       store.Run
 		)
 		if err := rows.Scan(&record, &lastSeq); err != nil {
 			return nil, nil, err
 		}
-		if err := json.Unmarshal(record, &r); err != nil {
+		records, lastSeqs = append(records, record), append(lastSeqs, lastSeq)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, nil, err
+	}
+	runs = make([]store.Run, len(records))
+	for i, record := range records {
+		if runs[i], err = store.Decoded[store.Run](record, valuesOf(ctx, tx)); err != nil {
 			return nil, nil, err
 		}
-		runs, lastSeqs = append(runs, r), append(lastSeqs, lastSeq)
 	}
-	return runs, lastSeqs, rows.Err()
+	return runs, lastSeqs, nil
 }
 
 // runRow is a run as its row in runs keeps it.
 type runRow struct {
-	run         store.Run // in UTC, as stored
-	record      string    // its JSON
-	expiresAt   *string   // see expiry
+	run         store.Run    // in UTC, as stored
+	record      string       // its JSON, packed (store.Values.Pack)
+	values      store.Values // the values record refers to, and those of the commit's entries and events
+	expiresAt   *string      // see expiry
 	interruptID *string
 	calls       string // the ids of its calls in flight, a JSON array
 }
@@ -230,7 +243,8 @@ type runRow struct {
 func (s *Store) newRunRow(r store.Run) (runRow, error) {
 	r.CreatedAt = r.CreatedAt.UTC()
 	r.UpdatedAt = r.UpdatedAt.UTC()
-	record, err := encode(r)
+	values := store.Values{}
+	record, err := values.Pack(r.ID, r)
 	if err != nil {
 		return runRow{}, err
 	}
@@ -239,7 +253,7 @@ func (s *Store) newRunRow(r store.Run) (runRow, error) {
 	if err != nil {
 		return runRow{}, err
 	}
-	return runRow{run: r, record: record, expiresAt: s.expiry(r), interruptID: head.InterruptID, calls: calls}, nil
+	return runRow{run: r, record: record, values: values, expiresAt: s.expiry(r), interruptID: head.InterruptID, calls: calls}, nil
 }
 
 // noCalls is the calls_in_flight of a run with none: most commits'.

@@ -45,7 +45,8 @@ func encode(v any) (string, error) {
 }
 
 // getOne decodes the JSON record that query selects; no row is
-// store.ErrNotFound.
+// store.ErrNotFound. A packed record (store.Packed) is unpacked with the
+// values q reads.
 func getOne[T any, Q readQuery | writeQuery](ctx context.Context, q querier[Q], query Q, args ...any) (T, error) {
 	var v T
 	var record []byte
@@ -56,34 +57,48 @@ func getOne[T any, Q readQuery | writeQuery](ctx context.Context, q querier[Q], 
 	if err != nil {
 		return v, err
 	}
-	return v, json.Unmarshal(record, &v)
+	return store.Decoded[T](record, valuesOf(ctx, q))
 }
 
 // getAll decodes the JSON records in the one column that query selects.
 func getAll[T any, Q readQuery | writeQuery](ctx context.Context, q querier[Q], query Q, args ...any) ([]T, error) {
-	return decodeAll[T](q.rows(ctx, query, args...))
+	return decodeAll[T](valuesOf(ctx, q))(q.rows(ctx, query, args...))
 }
 
-// decodeAll decodes the JSON records in the one column of rows, and closes
-// them.
-func decodeAll[T any](rows *sql.Rows, err error) ([]T, error) {
+// decodeAll returns the decoder of the JSON records in the one column of
+// rows, which reads them all (scanAll) and then decodes each, unpacking a
+// packed one with values.
+func decodeAll[T any](values store.ValueLookup) func(*sql.Rows, error) ([]T, error) {
+	return func(rows *sql.Rows, err error) ([]T, error) {
+		records, err := scanAll(rows, err)
+		if err != nil {
+			return nil, err
+		}
+		list := make([]T, len(records))
+		for i, record := range records {
+			if list[i], err = store.Decoded[T](record, values); err != nil {
+				return nil, err
+			}
+		}
+		return list, nil
+	}
+}
+
+// scanAll reads the one column of rows and closes them.
+func scanAll(rows *sql.Rows, err error) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	list := []T{}
+	var records [][]byte
 	for rows.Next() {
 		var record []byte
 		if err := rows.Scan(&record); err != nil {
+			rows.Close()
 			return nil, err
 		}
-		var v T
-		if err := json.Unmarshal(record, &v); err != nil {
-			return nil, err
-		}
-		list = append(list, v)
+		records = append(records, record)
 	}
-	return list, rows.Err()
+	return records, errors.Join(rows.Err(), rows.Close())
 }
 
 // rowsAffected returns how many rows the statement that gave res changed.
@@ -139,7 +154,7 @@ type pageQuery struct {
 // for no limit) and the count of all records that pass its filter, both
 // from one snapshot. Its queries depend on the filter and are not
 // prepared: listing is not on a run's path.
-func listPage[T any](ctx context.Context, db *sql.DB, q pageQuery, offset, limit int) (page []T, total int, err error) {
+func listPage[T any](ctx context.Context, db *sql.DB, reads reader, q pageQuery, offset, limit int) (page []T, total int, err error) {
 	filter := ""
 	if len(q.where) > 0 {
 		filter = " WHERE " + strings.Join(q.where, " AND ")
@@ -152,7 +167,7 @@ func listPage[T any](ctx context.Context, db *sql.DB, q pageQuery, offset, limit
 		if err != nil {
 			return err
 		}
-		page, err = decodeAll[T](tx.QueryContext(ctx,
+		page, err = decodeAll[T](valuesOf(ctx, reads.in(tx)))(tx.QueryContext(ctx,
 			"SELECT record FROM "+q.table+filter+" ORDER BY "+q.orderBy+" LIMIT @limit OFFSET @offset",
 			slices.Concat(q.args, []any{sql.Named("limit", limit), sql.Named("offset", max(offset, 0))})...))
 		return err

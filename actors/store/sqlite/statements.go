@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 )
 
 // A readQuery or a writeQuery is one of the store's fixed SQL statements,
@@ -69,6 +70,9 @@ func closeAll(stmts []*sql.Stmt) error {
 type querier[Q readQuery | writeQuery] struct {
 	stmts []*sql.Stmt // by query number
 	tx    *sql.Tx     // nil: where the statements were prepared
+	// written, when set, counts the bytes of the text and blob values
+	// that exec binds (the writer's: see Store.BytesWritten).
+	written *atomic.Uint64
 }
 
 type (
@@ -97,7 +101,28 @@ func (q querier[Q]) stmt(ctx context.Context, query Q) *sql.Stmt {
 
 // exec runs query and returns its result.
 func (q querier[Q]) exec(ctx context.Context, query Q, args ...any) (sql.Result, error) {
+	if q.written != nil {
+		q.written.Add(valueBytes(args))
+	}
 	return q.stmt(ctx, query).ExecContext(ctx, args...)
+}
+
+// valueBytes is the length of the text and blob values among args.
+func valueBytes(args []any) uint64 {
+	var n int
+	for _, a := range args {
+		switch v := a.(type) {
+		case string:
+			n += len(v)
+		case *string:
+			if v != nil {
+				n += len(*v)
+			}
+		case []byte:
+			n += len(v)
+		}
+	}
+	return uint64(n)
 }
 
 // rows runs query and returns the rows it selects.

@@ -1,6 +1,8 @@
 // Package sqlite implements store.Store on an embedded SQLite database
 // (modernc.org/sqlite: pure Go, no cgo). Each record is kept as a JSON
-// column beside the indexed columns its queries need; the schema is migrated
+// column (a run's, its trace entries' and its events' packed:
+// store.Values.Pack, store.EncodeRunEvent) beside the indexed columns its
+// queries need; the schema is migrated
 // at Open; a write is acknowledged only once committed, at the sync level
 // Open was given (WAL, synchronous=FULL by default).
 package sqlite
@@ -11,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -69,25 +72,29 @@ type Store struct {
 	maxEvents  int           // see store.Options
 	retention  time.Duration // see store.Options
 	path       string        // the database file's, absolute
-	sealer     store.Sealer  // seals auth payloads; nil keeps them as given
+	sealer     store.Sealer  // seals auth payloads and registry secrets; nil keeps them as given
+	space      *store.Space  // told whether each write found space; nil: nobody
+	full       atomic.Bool   // the last write that succeeded or failed for space failed
 	// secureDelete is the writer connection's secure_delete setting,
 	// which reseal restores once it has zeroed what it freed.
 	secureDelete int
 }
 
 var (
-	_ store.Store        = (*Store)(nil)
-	_ store.AuthResealer = (*Store)(nil)
+	_ store.Store    = (*Store)(nil)
+	_ store.Resealer = (*Store)(nil)
 )
 
 // Open opens the database at path, creating the file (mode 0600) and its
 // directory (mode 0700) when missing, migrates its schema to the current
 // version and starts its writer. Every record is kept in that one file,
-// auth records with their secret payloads included: sealed, when opts
-// give a sealer (store.WithSealer), and then every record kept in clear
-// or under an older key is sealed under the current key before Open
-// returns; a record that does not open (its key is missing or wrong)
-// fails Open and changes nothing.
+// auth records with their secret payloads and registry entries with
+// their secret transport values included: sealed, when opts give a
+// sealer (store.WithSealer), and then every record and entry kept in
+// clear or under an older key is sealed under the current key before
+// Open returns; one that does not open (its key is missing or wrong)
+// fails Open and changes nothing. An Open that fails for lack of disk
+// space wraps store.ErrFull: OpenReadOnly may then still open it.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	o := newOptions(opts...)
 	path, err := filepath.Abs(path)
@@ -96,7 +103,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	s, err := open(ctx, path, o)
 	if err != nil {
-		return nil, fmt.Errorf("open store %q: %w", path, err)
+		return nil, fmt.Errorf("open store %q: %w", path, classify(filepath.Dir(path), err))
 	}
 	return s, nil
 }
@@ -110,7 +117,7 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 	if err := createFile(path); err != nil {
 		return nil, err
 	}
-	s := &Store{maxEvents: o.store.MaxEvents, retention: o.store.Retention, path: path, sealer: o.store.Sealer}
+	s := &Store{maxEvents: o.store.MaxEvents, retention: o.store.Retention, path: path, sealer: o.store.Sealer, space: o.store.Space}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, s.closeDatabase())
@@ -153,7 +160,9 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 // Close commits the writes already queued, stops the writer and closes
 // the database. Writes made after it fail with ErrClosed.
 func (s *Store) Close() error {
-	s.writer.close()
+	if s.writer != nil { // nil when opened read-only
+		s.writer.close()
+	}
 	return errors.Join(s.checkpoint.close(), s.closeDatabase())
 }
 
@@ -172,7 +181,16 @@ func (s *Store) closeDatabase() error {
 	return errors.Join(errs...)
 }
 
-// update runs fn as one write through the writer (see Store).
+// update runs fn as one write through the writer (see Store). A write
+// that fails for lack of disk space wraps store.ErrFull, and s.space is
+// told how each write went.
 func (s *Store) update(ctx context.Context, fn writeFn) error {
-	return s.writer.do(ctx, fn)
+	if s.writer == nil {
+		return errReadOnly
+	}
+	err := s.writer.do(ctx, fn)
+	if err != nil || s.full.Load() { // a write that succeeds on a disk with room takes no other step
+		err = s.observe(err)
+	}
+	return err
 }

@@ -73,18 +73,19 @@ type writer struct {
 	closeOnce sync.Once
 
 	writes, commits atomic.Uint64 // see WriteStats
+	written         atomic.Uint64 // see Store.BytesWritten
 }
 
 // startWriter starts the writer whose write queries are stmts, prepared
 // on the connection it owns.
 func startWriter(stmts []*sql.Stmt, limits batchLimits) *writer {
 	w := &writer{
-		tx:      writeTx{stmts: stmts},
 		limits:  limits,
 		queue:   make(chan *write, queueSize),
 		closing: make(chan struct{}),
 		stopped: make(chan struct{}),
 	}
+	w.tx = writeTx{stmts: stmts, written: &w.written}
 	go w.run()
 	return w
 }
@@ -311,5 +312,14 @@ type WriteStats struct {
 
 // WriteStats reports the writer's counts, for tests and metrics.
 func (s *Store) WriteStats() WriteStats {
+	if s.writer == nil { // opened read-only
+		return WriteStats{}
+	}
 	return WriteStats{Writes: s.writer.writes.Load(), Commits: s.writer.commits.Load()}
 }
+
+// BytesWritten is how many bytes of text and blob values the writer has
+// handed to SQLite since Open, in the rows its statements wrote (records,
+// trace entries, events): what a write costs the store before SQLite's
+// own pages and log. For tests and benchmarks of what a commit writes.
+func (s *Store) BytesWritten() uint64 { return s.writer.written.Load() }

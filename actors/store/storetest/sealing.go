@@ -25,7 +25,26 @@ const (
 	sealedRefreshToken = "refresh-5ea1ed-9d02"
 	sealedClientSecret = "client-5ea1ed-e3b8"
 	sealedLater        = "later-5ea1ed-11fa"
+	sealedEnv          = "env-5ea1ed-40c7"
+	sealedHeader       = "header-5ea1ed-a81e"
+	sealedQuery        = "query-5ea1ed-6b3d"
+	sealedLaterHeader  = "header-5ea1ed-f092"
 )
+
+// sealedEntries are source registry entries: an http source with a
+// header and a URL query secret, a stdio source with an env secret, and
+// one with no secret at all.
+func sealedEntries() []store.RegistryEntry {
+	entry := func(id string, transport map[string]any) store.RegistryEntry {
+		return store.RegistryEntry{ID: id, Kind: "mcp", Enabled: true, Provider: id, Account: "default", Transport: transport, Metadata: map[string]any{}}
+	}
+	return []store.RegistryEntry{
+		entry("api", map[string]any{"kind": "http", "url": "https://mcp.example.com/mcp?api_key=" + sealedQuery,
+			"headers": map[string]any{"X-Api-Key": sealedHeader}}),
+		entry("plain", map[string]any{"kind": "stdio", "command": "plain-mcp"}),
+		entry("tool", map[string]any{"kind": "stdio", "command": "tool-mcp", "args": []any{"--stdio"}, "env": map[string]any{"API_KEY": sealedEnv}}),
+	}
+}
 
 // sealedRecords are a bearer token and an OAuth refresh token with its
 // client secret.
@@ -56,16 +75,20 @@ func Sealing(t *testing.T, open Opener, atRest func(t *testing.T) []byte) {
 	ctx := t.Context()
 	dir := t.TempDir()
 	keyPath := filepath.Join(dir, "secrets.key")
-	want := sealedRecords()
-	secretsOf := []string{sealedBearer, sealedRefreshToken, sealedClientSecret}
+	want, wantEntries := sealedRecords(), sealedEntries()
+	secretsOf := []string{sealedBearer, sealedRefreshToken, sealedClientSecret, sealedEnv, sealedHeader, sealedQuery, sealedLaterHeader}
 
 	// A release before sealing kept the payloads in clear.
 	s := mustOpen(t, open)
 	for _, a := range want {
 		is.NoErr(s.SaveAuth(ctx, a))
 	}
+	for _, e := range wantEntries {
+		is.NoErr(s.PutRegistryEntry(ctx, e))
+	}
 	is.NoErr(s.Close())
 	is.True(bytes.Contains(atRest(t), []byte(sealedRefreshToken))) // in clear before: the search finds what is there
+	is.True(bytes.Contains(atRest(t), []byte(sealedEnv)))
 
 	// The first open with a key seals them.
 	keys, created, err := secrets.LoadOrCreateFile(keyPath)
@@ -73,11 +96,19 @@ func Sealing(t *testing.T, open Opener, atRest func(t *testing.T) []byte) {
 	is.True(created)
 	first := keys.Current()
 	s = mustOpen(t, open, store.WithSealer(keys))
-	is.Equal(listAuth(t, s), want) // every record reads back as it was saved
+	is.Equal(listAuth(t, s), want)           // every record reads back as it was saved
+	is.Equal(listEntries(t, s), wantEntries) // every entry too
 	later := store.AuthRecord{ID: "later", Scheme: "headers", Payload: map[string]any{"headers": map[string]any{"X-Api-Key": sealedLater}}, Metadata: map[string]any{}}
 	is.NoErr(s.SaveAuth(ctx, later))
 	want = []store.AuthRecord{want[0], later, want[1]}
 	is.Equal(listAuth(t, s), want)
+	laterEntry := sealedEntries()[0]
+	laterEntry.ID, laterEntry.Transport["headers"] = "later", map[string]any{"Authorization": sealedLaterHeader}
+	is.NoErr(s.PutRegistryEntry(ctx, laterEntry))
+	wantEntries = []store.RegistryEntry{wantEntries[0], laterEntry, wantEntries[1], wantEntries[2]}
+	got, err := s.GetRegistryEntry(ctx, "later")
+	is.NoErr(err)
+	is.Equal(got, laterEntry)                                 // reads back as it was put
 	noSecretAtRest(t, atRest, append(secretsOf, sealedLater)) // while open...
 	is.NoErr(s.Close())
 	noSecretAtRest(t, atRest, append(secretsOf, sealedLater)) // ...and closed
@@ -89,6 +120,19 @@ func Sealing(t *testing.T, open Opener, atRest func(t *testing.T) []byte) {
 		is.True(ok)         // sealed
 		is.Equal(id, first) // under the key
 		is.Equal(a.Payload, nil)
+	}
+	for _, e := range keptEntries(t, open) {
+		if e.ID == "plain" {
+			is.Equal(e, wantEntries[2]) // nothing secret: kept as it is
+			continue
+		}
+		id, ok := secrets.KeyOf(e.Sealed)
+		is.True(ok)         // sealed
+		is.Equal(id, first) // under the key
+		for _, k := range []string{"env", "headers", "url"} {
+			is.Equal(e.Transport[k], nil) // and not in clear
+		}
+		is.True(e.Transport["kind"] != nil) // what is not secret is
 	}
 
 	// A payload moved to another record does not open there.
@@ -127,23 +171,31 @@ func Sealing(t *testing.T, open Opener, atRest func(t *testing.T) []byte) {
 	// A rotation seals every record under a new key; the old key is no
 	// longer needed.
 	s = mustOpen(t, open, store.WithSealer(keys))
-	rot, err := keys.Rotate(ctx, s.(store.AuthResealer).ResealAuth)
+	rot, err := keys.Rotate(ctx, s.(store.Resealer).Reseal)
 	is.NoErr(err)
 	is.True(rot.KeyID != first)
 	is.Equal(rot.Retired, []string{first})
-	is.Equal(rot.Resealed, len(want))
+	is.Equal(rot.Resealed, len(want)+len(wantEntries)-1) // every record and entry but the one with no secret
 	is.Equal(keys.IDs(), []string{rot.KeyID})
-	is.Equal(listAuth(t, s), want) // readable at once
+	is.Equal(listAuth(t, s), want)           // readable at once
+	is.Equal(listEntries(t, s), wantEntries) // and so is every entry
 	is.NoErr(s.Close())
 	for _, a := range keptAuth(t, open) {
 		id, _ := secrets.KeyOf(a.Sealed)
 		is.Equal(id, rot.KeyID) // every record under the new key
 	}
+	for _, e := range keptEntries(t, open) {
+		if id, ok := secrets.KeyOf(e.Sealed); ok {
+			is.Equal(id, rot.KeyID) // every sealed entry too
+		}
+	}
 	reread, err := secrets.LoadFile(keyPath)
 	is.NoErr(err)
 	is.Equal(reread.IDs(), []string{rot.KeyID}) // the file holds the new key alone
 	s = mustOpen(t, open, store.WithSealer(reread))
-	is.Equal(listAuth(t, s), want) // which opens every record
+	is.Equal(listAuth(t, s), want)           // which opens every record
+	is.Equal(listEntries(t, s), wantEntries) // and every entry
+	noSecretAtRest(t, atRest, secretsOf)
 
 	// Online: records saved before, while and after a rotation all open
 	// under the new key alone.
@@ -173,7 +225,7 @@ func Sealing(t *testing.T, open Opener, atRest func(t *testing.T) []byte) {
 	}
 	_, err = final.Rotate(ctx, func(ctx context.Context) (int, error) {
 		close(gated.gate) // the save goes on as the re-seal begins
-		return s.(store.AuthResealer).ResealAuth(ctx)
+		return s.(store.Resealer).Reseal(ctx)
 	})
 	is.NoErr(err)
 	is.NoErr(<-done)
@@ -246,7 +298,7 @@ func rotateWhileSaving(t *testing.T, s store.Store, keys *secrets.Keyring) int {
 			t.Fatalf("save before the rotation: %v", err)
 		}
 	}
-	_, err := keys.Rotate(t.Context(), s.(store.AuthResealer).ResealAuth)
+	_, err := keys.Rotate(t.Context(), s.(store.Resealer).Reseal)
 	close(rotated)
 	is.NoErr(err)
 	total := 0
@@ -273,19 +325,39 @@ func mustOpen(t *testing.T, open Opener, opts ...store.Option) store.Store {
 
 // listAuth lists s's auth records or fails t.
 func listAuth(t *testing.T, s store.Store) []store.AuthRecord {
-	t.Helper()
-	list, err := s.ListAuth(t.Context())
-	is.New(t).NoErr(err)
-	return list
+	return listed(t, s, store.Store.ListAuth)
 }
 
-// keptAuth lists the auth records as the store keeps them, opening it
-// without a sealer.
+// keptAuth lists the auth records as the store keeps them.
 func keptAuth(t *testing.T, open Opener) []store.AuthRecord {
+	return kept(t, open, store.Store.ListAuth)
+}
+
+// listEntries lists s's source registry entries or fails t.
+func listEntries(t *testing.T, s store.Store) []store.RegistryEntry {
+	return listed(t, s, store.Store.ListRegistryEntries)
+}
+
+// keptEntries lists the source registry entries as the store keeps them.
+func keptEntries(t *testing.T, open Opener) []store.RegistryEntry {
+	return kept(t, open, store.Store.ListRegistryEntries)
+}
+
+// listed is what list lists of s, or fails t.
+func listed[T any](t *testing.T, s store.Store, list func(store.Store, context.Context) ([]T, error)) []T {
+	t.Helper()
+	out, err := list(s, t.Context())
+	is.New(t).NoErr(err)
+	return out
+}
+
+// kept is what list lists of the store as it keeps it, opening it
+// without a sealer.
+func kept[T any](t *testing.T, open Opener, list func(store.Store, context.Context) ([]T, error)) []T {
 	t.Helper()
 	s := mustOpen(t, open)
 	defer s.Close()
-	return listAuth(t, s)
+	return listed(t, s, list)
 }
 
 // noSecretAtRest fails t if any of values is in what the store keeps.

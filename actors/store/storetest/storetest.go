@@ -32,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store
 		{"ListRuns", testListRuns, nil},
 		{"RecoverRunning", testRecoverRunning, nil},
 		{"Checkpoint", testCheckpoint, nil},
+		{"LargeValues", testLargeValues, nil},
 		{"RunEvents", testRunEvents, nil},
 		{"RunEventsAtomic", testRunEventsAtomic, nil},
 		{"CreateRunWithTrace", testCreateRunWithTrace, nil},

@@ -103,6 +103,15 @@ func DefaultOptions(cfg *config.File) Options {
 		RefreshAtStart: true, WarmUp: warmUp, Retention: retention.OptionsFor(ret, nil)}
 }
 
+// resultBytes is the server's bound on one upstream answer and on what a
+// built-in step hands to the next: server.limits.max_result_bytes.
+func (o Options) resultBytes() int64 {
+	if o.Config == nil {
+		return config.DefaultMaxResultBytes
+	}
+	return o.Config.Server.Limits.ResultBytes()
+}
+
 // App is a running mcpflow, before or while it serves HTTP.
 type App struct {
 	store      store.Store
@@ -121,6 +130,7 @@ type App struct {
 	edge       *edge.Server
 	http       *http.Server
 	life       *lifecycle // /readyz and the service manager's notifications
+	disk       *diskSpace // whether the store's disk is full, or was at start
 	tracer     *tracer    // OpenTelemetry tracing; nil when off
 	member     *member    // the App's part in a cluster; nil on one node
 	face       *face      // /mcp; nil when server.mcp.disabled
@@ -131,12 +141,14 @@ type App struct {
 
 // DefaultTransports reach stdio subprocesses (stopped and reaped as sess
 // says) and streamable HTTP servers, whose sessions share the connections
-// of pool, with the credentials creds binds (nil: none).
+// of pool, with the credentials creds binds (nil: none), each answer
+// bounded by its source's max_result_bytes or sess.MaxResultBytes.
 func DefaultTransports(creds session.Credentials, sess session.Options, pool *session.Pool) session.TransportFactory {
+	web := session.HTTP{Credentials: creds, Pool: pool, MaxResultBytes: sess.MaxResultBytes}
 	return session.Factories{
 		config.TransportStdio: session.NewStdio(sess, creds),
-		config.TransportHTTP:  session.HTTP{Credentials: creds, Pool: pool},
-		config.TransportSSE:   session.HTTP{Credentials: creds, Pool: pool},
+		config.TransportHTTP:  web,
+		config.TransportSSE:   web,
 	}
 }
 
@@ -149,7 +161,7 @@ func DefaultTransports(creds session.Credentials, sess session.Options, pool *se
 // and when a stage fails, every part built before it is undone, the last
 // first.
 func Start(ctx context.Context, opts Options) (_ *App, err error) {
-	if err := checkStepBudget(opts); err != nil {
+	if err := opts.checkStepBudget(); err != nil {
 		return nil, err
 	}
 	if err := withAccess(&opts); err != nil {
@@ -158,6 +170,8 @@ func Start(ctx context.Context, opts Options) (_ *App, err error) {
 	m := withMetrics(&opts)
 	a := &App{store: opts.Store, closeTimeout: opts.Supervisor.Session.CloseTimeout}
 	a.life = newLifecycle(os.Getenv, a.healthy)
+	a.disk = newDiskSpace(m)
+	a.life.store = a.disk.status
 	var undo undoStack
 	defer func() {
 		if err != nil {
@@ -336,10 +350,11 @@ func (a *App) stopRefresher(ctx context.Context) error {
 // by keys: the PostgreSQL database of its dsn for kind postgres (whose
 // errors name the database, never the dsn), opened for the server's
 // cluster node if it is one, else the SQLite database under root.
-func openStore(ctx context.Context, server config.Server, root string, keys *secrets.Keyring) (store.Store, error) {
+func openStore(ctx context.Context, server config.Server, root string, keys *secrets.Keyring, disk *diskSpace) (store.Store, error) {
 	cfg := server.Store
 	kept := store.WithRetention(server.Retention.Finished())
 	sealed := store.WithSealer(keys)
+	space := store.WithSpace(disk.space)
 	if cfg.Kind == config.StorePostgres {
 		opts := []postgres.Option{postgres.WithStoreOptions(kept, sealed)}
 		if server.Cluster != nil {
@@ -351,7 +366,20 @@ func openStore(ctx context.Context, server config.Server, root string, keys *sec
 		}
 		return s, nil
 	}
-	s, err := sqlite.Open(ctx, filepath.Join(root, DatabaseFile), sqlite.WithSync(sqlite.Sync(cfg.Sync)), sqlite.WithStoreOptions(kept, sealed))
+	path := filepath.Join(root, DatabaseFile)
+	s, err := sqlite.Open(ctx, path, sqlite.WithSync(sqlite.Sync(cfg.Sync)), sqlite.WithStoreOptions(kept, sealed, space))
+	if errors.Is(err, store.ErrFull) {
+		// Serve what is stored rather than exit: reads work, every
+		// write is refused as the disk being full.
+		disk.readOnly = true
+		ro, roErr := sqlite.OpenReadOnly(ctx, path, sqlite.WithStoreOptions(kept, sealed, space))
+		if roErr != nil {
+			return nil, errors.Join(err, roErr)
+		}
+		slog.Error("the store's disk is full: mcpflow serves read-only (reads are served, every write is refused with StoreFull, no run starts and runs cut off are not recovered); free space under the store root and restart it",
+			"root", root, "err", err)
+		return ro, nil
+	}
 	if err != nil {
 		return nil, err
 	}

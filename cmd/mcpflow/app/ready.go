@@ -40,6 +40,9 @@ type lifecycle struct {
 	watchdog time.Duration // how often WATCHDOG=1 is due; 0: no watchdog
 	check    func(context.Context) error
 	clock    clock.Clock // what the checks are paced by: the system's, a manual one in tests
+	// store, when set, says why the store cannot write ("read_only",
+	// "store_full"), or "" when it can: /readyz answers 503 with it.
+	store func() string
 
 	phase     atomic.Int32
 	unhealthy atomic.Bool
@@ -167,8 +170,9 @@ func (l *lifecycle) tell(states ...string) {
 }
 
 // serveReadyz answers /readyz: 200 {"status":"ready"} between the end of
-// Start and the beginning of Shutdown while the health check passes, else
-// 503 with status starting, stopping or unhealthy.
+// Start and the beginning of Shutdown while the health check passes and
+// the store can write, else 503 with status starting, stopping,
+// unhealthy, or what the store says (read_only, store_full).
 func (l *lifecycle) serveReadyz(w http.ResponseWriter, _ *http.Request) {
 	status, code := "ready", http.StatusOK
 	switch l.phase.Load() {
@@ -179,12 +183,22 @@ func (l *lifecycle) serveReadyz(w http.ResponseWriter, _ *http.Request) {
 	default:
 		if l.unhealthy.Load() {
 			status, code = "unhealthy", http.StatusServiceUnavailable
+		} else if why := l.storeStatus(); why != "" {
+			status, code = why, http.StatusServiceUnavailable
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
 	_, _ = fmt.Fprintf(w, `{"status":%q}`, status)
+}
+
+// storeStatus is what l.store says, "" without one.
+func (l *lifecycle) storeStatus() string {
+	if l.store == nil {
+		return ""
+	}
+	return l.store()
 }
 
 // healthy is the App's health check: the supervisor answers a status

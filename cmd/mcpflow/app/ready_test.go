@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -166,4 +167,32 @@ func TestWatchdogIsWithheldWhileUnhealthy(t *testing.T) {
 	is.Equal(receive(t, conn), notifyWatchdog)   // then the ping
 	code, _ = get(http.HandlerFunc(l.serveReadyz), "/readyz")
 	is.Equal(code, http.StatusOK)
+}
+
+// TestReadyzSaysWhyTheStoreCannotWrite: a store whose disk is full, or
+// that was opened read-only for it, makes /readyz answer 503 with that
+// status; one that writes again makes it ready.
+func TestReadyzSaysWhyTheStoreCannotWrite(t *testing.T) {
+	is := is.New(t)
+	d := newDiskSpace(nil)
+	l := newLifecycle(env(nil), func(context.Context) error { return nil })
+	l.store = d.status
+	l.ready()
+	code, body := get(http.HandlerFunc(l.serveReadyz), "/readyz")
+	is.Equal(code, http.StatusOK)
+	is.Equal(body, `{"status":"ready"}`)
+
+	is.True(d.space.Observe(fmt.Errorf("write: %w", store.ErrFull)) != nil)
+	code, body = get(http.HandlerFunc(l.serveReadyz), "/readyz")
+	is.Equal(code, http.StatusServiceUnavailable)
+	is.Equal(body, `{"status":"store_full"}`)
+
+	is.NoErr(d.space.Observe(nil)) // a write succeeds: space is back
+	code, _ = get(http.HandlerFunc(l.serveReadyz), "/readyz")
+	is.Equal(code, http.StatusOK)
+
+	d.readOnly = true
+	code, body = get(http.HandlerFunc(l.serveReadyz), "/readyz")
+	is.Equal(code, http.StatusServiceUnavailable)
+	is.Equal(body, `{"status":"read_only"}`)
 }

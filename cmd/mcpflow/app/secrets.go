@@ -14,7 +14,7 @@ import (
 )
 
 // EnvSecretsKey is the environment variable that may hold the key that
-// seals auth records: the base64 of 32 random bytes.
+// seals auth records and the source registry's secrets: the base64 of 32 random bytes.
 const EnvSecretsKey = "MCPFLOW_SECRETS_KEY"
 
 // KeyFile is the key file's name under the store root when the config
@@ -58,7 +58,7 @@ func openKeys(cfg *config.File, root string, getenv func(string) string) (storeK
 	k := storeKeys{keys: keys}
 	if created {
 		k.created = path
-		slog.Info("created the key that seals the auth records: keep it, and back it up apart from the store", "key_file", path, "key_id", keys.Current())
+		slog.Info("created the key that seals the auth records and the source registry's secrets: keep it, and back it up apart from the store", "key_file", path, "key_id", keys.Current())
 	}
 	return k, nil
 }
@@ -81,14 +81,14 @@ func (k storeKeys) forget(openErr error) error {
 
 // rotator rotates the keys of st: see secrets.Keyring.Rotate.
 func rotator(keys *secrets.Keyring, st store.Store) func(ctx context.Context) (secrets.Rotation, error) {
-	resealer, ok := st.(store.AuthResealer)
+	resealer, ok := st.(store.Resealer)
 	if keys == nil || !ok {
 		return nil
 	}
 	return func(ctx context.Context) (secrets.Rotation, error) {
-		rot, err := keys.Rotate(ctx, resealer.ResealAuth)
+		rot, err := keys.Rotate(ctx, resealer.Reseal)
 		if err == nil {
-			slog.Info("rotated the key that seals the auth records", "key_id", rot.KeyID, "retired", rot.Retired, "resealed", rot.Resealed)
+			slog.Info("rotated the key that seals the auth records and the source registry's secrets", "key_id", rot.KeyID, "retired", rot.Retired, "resealed", rot.Resealed)
 		}
 		return rot, err
 	}

@@ -61,7 +61,7 @@ func (a *App) openOwnStore(ctx context.Context, cfg *config.File, undo *undoStac
 	if err != nil {
 		return errors.Join(fmt.Errorf("open the store's keys: %w", err), lock.Release())
 	}
-	s, err := openStore(ctx, cfg.Server, root, keys.keys)
+	s, err := openStore(ctx, cfg.Server, root, keys.keys, a.disk)
 	if err != nil {
 		return errors.Join(fmt.Errorf("open store under %s: %w", root, err), keys.forget(err), lock.Release())
 	}
@@ -107,7 +107,9 @@ func (a *App) transports(opts Options, undo *undoStack) session.TransportFactory
 	undo.push(func(context.Context) error { a.pool.Close(); return nil })
 	binder := credentials.NewBinder(credentials.FromStore(a.store))
 	binder.Records = a.store // rotated tokens and discovered clients, sealed
-	return DefaultTransports(binder, opts.Supervisor.Session, a.pool)
+	sess := opts.Supervisor.Session
+	sess.MaxResultBytes = opts.resultBytes()
+	return DefaultTransports(binder, sess, a.pool)
 }
 
 // startHub starts the live event hub and returns the store as the hub
@@ -122,7 +124,9 @@ func (a *App) startHub(opts live.Options, maxSubscriptions int, m *metrics.Metri
 		a.member.follow(a.hub)
 		undo.push(a.member.quiet)
 	}
-	return store.Observed(a.store, a.hub, m)
+	observed := store.Observed(a.store, a.hub, m)
+	a.disk.events.Store(observed)
+	return observed
 }
 
 // startReplies starts the router of the answers the service's handlers
@@ -185,7 +189,8 @@ func (a *App) startRuns(opts Options, m *metrics.Metrics, observed store.Store, 
 	}
 	a.runs = runs.New(runs.Config{
 		Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Store: observed, Catalogs: registry, Connections: view,
-		CallTimeout: opts.Supervisor.Session.CallTimeout, MaxSteps: opts.MaxSteps, StepCeiling: stepCeiling(opts.Config), RunDeadline: opts.RunTimeout, Metrics: m, Nodes: nodes,
+		CallTimeout: opts.Supervisor.Session.CallTimeout, MaxSteps: opts.MaxSteps, StepCeiling: opts.stepCeiling(), RunDeadline: opts.RunTimeout, Metrics: m, Nodes: nodes,
+		MaxOutputBytes: opts.resultBytes(),
 	})
 }
 
@@ -214,6 +219,10 @@ func (a *App) startTracer(ctx context.Context, undo *undoStack) {
 // served: in a cluster, those this node had (other nodes' are theirs),
 // and from then on those of nodes that die.
 func (a *App) recoverCutOff(ctx context.Context) error {
+	if a.disk.readOnly {
+		slog.Warn("runs cut off by the last stop are not recovered while the store is read-only; they are at the next start that can write")
+		return nil
+	}
 	recovered, err := a.recoverRuns(ctx)
 	if err != nil {
 		return fmt.Errorf("recover runs: %w", err)

@@ -11,7 +11,7 @@ import (
 // newSecretsCommand holds the commands on the key that seals the auth
 // records.
 func newSecretsCommand(r *remote) *cobra.Command {
-	return newGroup("secrets", "Work with the key that seals the auth records at rest", newSecretsRotateCommand(r))
+	return newGroup("secrets", "Work with the key that seals the auth records and the source registry's secrets at rest", newSecretsRotateCommand(r))
 }
 
 // newSecretsRotateCommand is `mcpflow secrets rotate`.

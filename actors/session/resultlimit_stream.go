@@ -1,0 +1,185 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+)
+
+// messageReader hands out a stream of JSON-RPC messages, each whole once
+// it has come, and only when it is at most limit bytes as it came: the
+// lines of a stdio server's stdout, or the events of an event stream
+// (sse: each ends at a blank line, its lines counted with their field
+// names). A message of more than limit bytes is read to its end without
+// being kept, scanned for the id of the call it answers; in its place
+// comes tooLargeAnswer to that call, or nothing when it answers none.
+// With endAfterAnswer (the event stream a POST opened, which ends with
+// its call's answer) the stream ends after that answer, unread further.
+type messageReader struct {
+	src            io.Closer
+	in             *bufio.Reader
+	limit          int64
+	sse            bool
+	endAfterAnswer bool
+	log            *slog.Logger
+
+	msg []byte // the message being read, then handed out
+	off int    // how much of msg was handed out
+	err error  // the source's error, handed out after the last message
+}
+
+// newMessageReader reads the messages of src.
+func newMessageReader(src io.ReadCloser, limit int64, sse, endAfterAnswer bool, log *slog.Logger) *messageReader {
+	return &messageReader{src: src, in: bufio.NewReaderSize(src, 64<<10), limit: limit, sse: sse, endAfterAnswer: endAfterAnswer, log: log}
+}
+
+func (m *messageReader) Read(p []byte) (int, error) {
+	for m.off >= len(m.msg) {
+		if m.err != nil {
+			return 0, m.err
+		}
+		m.next()
+	}
+	n := copy(p, m.msg[m.off:])
+	m.off += n
+	return n, nil
+}
+
+func (m *messageReader) Close() error { return m.src.Close() }
+
+// keptBuffer is the largest buffer a messageReader keeps between
+// messages.
+const keptBuffer = 1 << 20
+
+// next reads the next message into m.msg, or the error that ends the
+// stream into m.err.
+func (m *messageReader) next() {
+	if cap(m.msg) > keptBuffer {
+		m.msg = nil // a large message's buffer is not kept for the stream's life
+	}
+	m.msg, m.off = m.msg[:0], 0
+	inLine := false // the last line read is not whole yet
+	for {
+		line, err := m.in.ReadSlice('\n')
+		if int64(len(m.msg)+len(line)) > m.limit {
+			m.oversize(line, err, inLine)
+			return
+		}
+		m.msg = append(m.msg, line...)
+		inLine = errors.Is(err, bufio.ErrBufferFull)
+		switch {
+		case inLine:
+			continue // the rest of a long line
+		case err != nil:
+			m.err = err
+			return
+		case !m.sse || len(bytes.TrimRight(line, "\r\n")) == 0:
+			return // a line, or an event's blank line
+		}
+	}
+}
+
+// oversize reads the rest of a message that passed the limit (line,
+// read with err, is the part that did; inLine, it continues a line begun
+// before it), scanning it, and puts the answer that replaces it into
+// m.msg.
+func (m *messageReader) oversize(line []byte, err error, inLine bool) {
+	var scan interface {
+		feed([]byte)
+		answerID() (json.RawMessage, bool)
+	} = &idScan{}
+	if m.sse {
+		scan = &sseData{}
+	}
+	scan.feed(m.msg)
+	scan.feed(line)
+	lineLen := len(bytes.TrimRight(line, "\r\n"))
+	if inLine {
+		lineLen++ // not a blank line, whatever this part holds
+	}
+	// The message goes on to the end of a line (stdio), or of an event
+	// (to a blank line).
+	for errors.Is(err, bufio.ErrBufferFull) || m.sse && err == nil && lineLen > 0 {
+		if err == nil {
+			lineLen = 0 // a new line starts
+		}
+		line, err = m.in.ReadSlice('\n')
+		scan.feed(line)
+		lineLen += len(bytes.TrimRight(line, "\r\n"))
+	}
+	m.msg = m.msg[:0]
+	if err != nil {
+		m.err = err
+	}
+	id, ok := scan.answerID()
+	if !ok {
+		m.log.Warn("dropped an upstream message of more than max_result_bytes that answers no call", "limit", m.limit)
+		return
+	}
+	if m.sse {
+		m.msg = append(m.msg, "data: "...)
+	}
+	m.msg = append(m.msg, tooLargeAnswer(id, m.limit)...)
+	m.msg = append(m.msg, '\n')
+	if m.sse {
+		m.msg = append(m.msg, '\n')
+	}
+	if m.endAfterAnswer {
+		_ = m.src.Close() // read no further
+		m.err = io.EOF
+	}
+}
+
+// sseData feeds the data fields of an event's lines, fed to it as they
+// come, to an idScan, as an event stream's reader joins them: each data
+// line's value after "data:" and one space, a newline between two.
+type sseData struct {
+	scan  idScan
+	head  []byte // the start of the current line, until its field is known
+	field int    // 0: not known yet; 1: data; 2: another field
+	lead  bool   // the space after "data:" may follow
+}
+
+func (d *sseData) feed(p []byte) {
+	for len(p) > 0 {
+		if d.field == 0 {
+			c := p[0]
+			p = p[1:]
+			switch {
+			case c == '\n':
+				d.head = d.head[:0]
+			case c == ':':
+				d.field, d.lead = 2, false
+				if string(d.head) == "data" {
+					d.field, d.lead = 1, true
+				}
+				d.head = d.head[:0]
+			case len(d.head) < len("data"):
+				d.head = append(d.head, c)
+			default:
+				d.field, d.head = 2, d.head[:0]
+			}
+			continue
+		}
+		seg, rest, ended := bytes.Cut(p, []byte{'\n'})
+		if d.field == 1 {
+			if d.lead && len(seg) > 0 {
+				seg, d.lead = bytes.TrimPrefix(seg, []byte{' '}), false
+			}
+			d.scan.feed(seg)
+			if ended {
+				d.scan.feed([]byte{'\n'})
+			}
+		}
+		if !ended {
+			return
+		}
+		d.field, p = 0, rest
+	}
+}
+
+// answerID is the id of the call the event's data answers.
+func (d *sseData) answerID() (json.RawMessage, bool) { return d.scan.answerID() }
