@@ -87,7 +87,7 @@ func TestSaveDeploymentNeedsItsArtifactAndSaysWhenItRebindsScopedSessions(t *tes
 		return map[string]any{"id": "d", "artifact_id": "a", "artifact_version": 1, "bindings": []any{
 			map[string]any{"logical_source": "x", "concrete_source": concrete, "session": session}}}
 	}
-	saved, err := SaveDeployment(ctx, st, doc("c", store.SessionDeployment))
+	saved, err := SaveDeployment(ctx, st, doc("c", store.SessionDeployment), 100_000)
 	is.True(errors.Is(err, store.ErrNotFound)) // no artifact a@1
 	is.True(!saved.Written)
 	is.NoErr(Save(ctx, st, artifactA))
@@ -104,11 +104,37 @@ func TestSaveDeploymentNeedsItsArtifactAndSaysWhenItRebindsScopedSessions(t *tes
 	} {
 		t.Run(step.name, func(t *testing.T) {
 			is := is.New(t)
-			saved, err := SaveDeployment(ctx, st, doc(step.concrete, step.session))
+			saved, err := SaveDeployment(ctx, st, doc(step.concrete, step.session), 100_000)
 			is.NoErr(err)
 			is.True(saved.Written)
 			is.Equal(saved.Rebound, step.rebound)
 			is.Equal(saved.Deployment.Bindings[0].ConcreteSource, step.concrete)
 		})
 	}
+}
+
+// TestADeploymentAskingForMoreStepsThanTheCeilingIsRefusedNamingIt: a
+// limits.max_steps above the server's ceiling is malformed, its message
+// naming the ceiling and the config key that sets it, and nothing is
+// written; the ceiling itself is accepted.
+func TestADeploymentAskingForMoreStepsThanTheCeilingIsRefusedNamingIt(t *testing.T) {
+	is := is.New(t)
+	ctx := bounded(t)
+	st := store.NewMemory()
+	is.NoErr(Save(ctx, st, artifactA))
+	doc := func(steps int) map[string]any {
+		return map[string]any{"id": "d", "artifact_id": "a", "artifact_version": 1, "limits": map[string]any{"max_steps": steps}}
+	}
+	saved, err := SaveDeployment(ctx, st, doc(1_000_000_000), 100_000)
+	var refusal *Error
+	is.True(errors.As(err, &refusal))
+	is.True(refusal.Malformed) // the params ask for too much
+	is.Equal(refusal.Message, "deployment limits: max_steps 1000000000 is above this server's ceiling of 100000 steps (server.limits.max_steps); ask for at most 100000, or raise server.limits.max_steps in the server's config")
+	is.True(!saved.Written)
+	_, err = st.GetDeployment(ctx, "d")
+	is.True(errors.Is(err, store.ErrNotFound)) // nothing saved
+
+	saved, err = SaveDeployment(ctx, st, doc(100_000), 100_000)
+	is.NoErr(err) // the ceiling itself is allowed
+	is.True(saved.Written)
 }

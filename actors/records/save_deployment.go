@@ -22,11 +22,17 @@ type SavedDeployment struct {
 
 // SaveDeployment saves a deployment document (ParseDeployment) once the
 // artifact version it deploys exists, replacing the deployment under its
-// id. An unknown artifact version, or a failed save, is a *StoreError.
-func SaveDeployment(ctx context.Context, st store.Store, doc map[string]any) (SavedDeployment, error) {
+// id. A limits.max_steps above stepCeiling (the server's
+// server.limits.max_steps) is malformed. An unknown artifact version, or
+// a failed save, is a *StoreError.
+func SaveDeployment(ctx context.Context, st store.Store, doc map[string]any, stepCeiling int) (SavedDeployment, error) {
 	d, err := ParseDeployment(doc)
 	if err != nil {
 		return SavedDeployment{}, err
+	}
+	if l := d.Limits; l != nil && l.MaxSteps != nil && *l.MaxSteps > stepCeiling {
+		return SavedDeployment{}, malformed("deployment limits: max_steps %d is above this server's ceiling of %d steps (server.limits.max_steps); ask for at most %d, or raise server.limits.max_steps in the server's config",
+			*l.MaxSteps, stepCeiling, stepCeiling)
 	}
 	if _, err := st.GetArtifact(ctx, d.ArtifactID, d.ArtifactVersion); err != nil {
 		return SavedDeployment{}, &StoreError{What: fmt.Sprintf("artifact %q version %d", d.ArtifactID, d.ArtifactVersion), Err: err}

@@ -22,8 +22,10 @@ func init() {
 }
 
 // Started answers Spec.Started: whether the run's first record was
-// committed. Error is set when it was not, or when the resume was refused
-// (errors.Is workflow.ErrResume); the run then changed nothing.
+// committed (for a new run, before any of its steps ran). Error is set
+// when it was not, or when the resume was refused (errors.Is
+// workflow.ErrResume); the run then changed nothing. Run is that record
+// without its checkpoint and state.
 type Started struct {
 	CorrelationID uint64
 	Run           store.Run

@@ -4,7 +4,12 @@
 // keeps its own timers for retries, step timeouts and the run deadline, and
 // commits every step to the store before it goes on: a call goes out only
 // once the checkpoint that lists it is committed. Nothing waits on I/O
-// inside its inbox; store writes and tool calls finish as messages. A
+// inside its inbox; store writes and tool calls finish as messages. A new
+// run is created in the store, and its start acknowledged, before any of
+// its steps runs; steps then run in slices (SliceSteps, SliceTime), each
+// committed before the next begins, so that a cancel, the run deadline
+// and a Halt are taken between two slices of pure steps (which never wait
+// on a call) and what the actor holds unsaved is one slice's trace. A
 // commit the store refuses once the run is acknowledged (a full disk) is
 // retried with backoff until it lands (commit.go): meanwhile the run is
 // what it last committed, to everyone who asks.
@@ -76,7 +81,8 @@ type Spec struct {
 	StoreTimeout time.Duration
 	// Started is answered (Started) once the run's first record is
 	// committed, or could not be: from then on the run survives a crash,
-	// so the start may be acknowledged to the client. The zero Address
+	// so the start may be acknowledged to the client. A new run's first
+	// record is committed before any of its steps runs. The zero Address
 	// asks for no answer.
 	Started reply.Address
 	// Done is answered (Stopped) with the record the run stopped with:
@@ -137,6 +143,15 @@ const (
 // sessionLostRetries bounds how many times a call safe to repeat is sent
 // again because its session died under it.
 const sessionLostRetries = 8
+
+// A run executes at most SliceSteps steps, for at most SliceTime (once
+// it has run one), between two commits: the inbox (a cancel, the
+// deadline, a Halt) is read between two slices, and the trace a run
+// holds unsaved is at most one slice's.
+const (
+	SliceSteps = 1000
+	SliceTime  = 50 * time.Millisecond
+)
 
 // inflight is a call out to a session actor (or waiting for its retry).
 type inflight struct {
@@ -273,11 +288,10 @@ func (a *Actor) start() {
 		a.record.Status, a.record.Error = store.RunFailed, ptr(fmt.Sprintf("run %s cannot execute: %v", a.record.ID, err))
 		a.commit(true, fresh)
 	case fresh:
-		// The run is created with what its first advance did, in one
-		// commit: its first calls go out once it is done.
-		p := a.exec.Advance()
-		a.unsaved, a.ready = p.Trace, p.Calls
-		a.commit(a.exec.Status() != workflow.StatusRunning, true)
+		// The run is created before any step runs: its start is
+		// acknowledged once it is (onPersisted), and its first slice of
+		// steps follows.
+		a.commit(false, true)
 	default:
 		a.ready = a.exec.Outstanding()
 		a.advance()
@@ -302,19 +316,29 @@ func statusOf(e *workflow.Execution) string {
 	return store.RunRunning
 }
 
-// advance runs the execution as far as it goes and commits what it did;
-// the calls it now waits on go out once that commit is done.
+// advance runs one slice of the execution and commits what it did; the
+// calls it now waits on go out once that commit is done, and the next
+// slice, if steps are still ready, runs then (onPersisted), after the
+// messages that came meanwhile.
 func (a *Actor) advance() {
 	if a.exec == nil || a.writing {
 		return
 	}
-	p := a.exec.Advance()
-	a.unsaved = append(a.unsaved, p.Trace...)
-	a.ready = append(a.ready, p.Calls...)
-	if len(p.Trace) == 0 && len(a.ready) == 0 && a.exec.Status() == workflow.StatusRunning {
+	p := a.slice()
+	if len(p.Trace) == 0 && len(a.ready) == 0 && !p.More && a.exec.Status() == workflow.StatusRunning {
 		return // waiting on calls already out
 	}
 	a.commit(a.exec.Status() != workflow.StatusRunning, false)
+}
+
+// slice runs at most one slice of steps and holds what it did for the
+// next commit.
+func (a *Actor) slice() workflow.Progress {
+	began := time.Now()
+	p := a.exec.AdvanceSteps(SliceSteps, func() bool { return time.Since(began) >= SliceTime })
+	a.unsaved = append(a.unsaved, p.Trace...)
+	a.ready = append(a.ready, p.Calls...)
+	return p
 }
 
 // checkpoint brings the record up to date with the execution.
@@ -419,14 +443,18 @@ func (a *Actor) onPersisted(m persisted) {
 	a.advance()
 }
 
-// acknowledge tells Started, once, how the run's first commit went.
+// acknowledge tells Started, once, how the run's first commit went. Its
+// record leaves out the checkpoint and the state, which share memory
+// with the execution the actor goes on advancing.
 func (a *Actor) acknowledge(err error) {
 	if a.acknowledged {
 		return
 	}
 	a.acknowledged = true
 	to := a.spec.Started
-	reply.Send(a.engine, to, Started{CorrelationID: to.Correlation, Run: a.record, Error: reply.Fail(err)})
+	r := a.record
+	r.Checkpoint, r.State = nil, nil
+	reply.Send(a.engine, to, Started{CorrelationID: to.Correlation, Run: r, Error: reply.Fail(err)})
 }
 
 // send sends one attempt of a call: to its built-in in place, or to the
@@ -641,9 +669,7 @@ func (a *Actor) finishHalt() {
 		a.stop()
 		return
 	}
-	p := a.exec.Advance()
-	a.unsaved = append(a.unsaved, p.Trace...)
-	a.ready = append(a.ready, p.Calls...)
+	a.slice()
 	a.commit(true, false)
 }
 

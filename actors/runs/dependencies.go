@@ -36,11 +36,16 @@ func FirstError(diags []Diagnostic) (Diagnostic, bool) {
 }
 
 // Dependencies validates an artifact's requirements against the
-// deployment's bindings and the live catalogs. Unlike the reference system,
-// only error diagnostics make a deployment unrunnable; warnings inform.
+// deployment's bindings and the live catalogs, and warns of a
+// limits.max_steps above the step ceiling (stepsClamped). Unlike the
+// reference system, only error diagnostics make a deployment unrunnable;
+// warnings inform.
 func (m *Manager) Dependencies(d store.Deployment, a store.Artifact) []Diagnostic {
 	bound := map[string]string{}
 	diags := []Diagnostic{}
+	if clamped := m.stepsClamped(d); clamped != nil {
+		diags = append(diags, *clamped)
+	}
 	for _, b := range d.Bindings {
 		bound[b.LogicalSource] = b.ConcreteSource
 		if b.LogicalSource == workflow.PlatformSource && b.ConcreteSource != b.LogicalSource {

@@ -50,6 +50,11 @@ type Config struct {
 	// 0), and RunDeadline how long a run may take overall (none when 0).
 	MaxSteps    int
 	RunDeadline time.Duration
+	// StepCeiling is the most steps any run takes
+	// (server.limits.max_steps; config.DefaultMaxSteps when 0): a
+	// deployment saved with a larger limits.max_steps before the ceiling
+	// was is held to it, and Dependencies warns of it.
+	StepCeiling int
 	// MaxOutputBytes bounds the output of a run's built-in steps
 	// (server.limits.max_result_bytes; workflow.DefaultMaxOutputBytes
 	// when 0).

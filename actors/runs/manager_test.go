@@ -34,6 +34,13 @@ type node struct {
 
 func newNode(t *testing.T, extra ...config.Connection) *node {
 	t.Helper()
+	return newNodeTuned(t, nil, extra...)
+}
+
+// newNodeTuned is newNode with its manager's config as tune changes it
+// (nil: as it is).
+func newNodeTuned(t *testing.T, tune func(*runs.Config), extra ...config.Connection) *node {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
@@ -65,11 +72,14 @@ func newNode(t *testing.T, extra ...config.Connection) *node {
 	is.NoErr(err) // the artifact is saved
 	is.NoErr(st.SaveDeployment(ctx, store.Deployment{ID: "count", ArtifactID: "count", ArtifactVersion: 1, DriftPolicy: "block",
 		Bindings: []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}}})) // the deployment is saved
-	m := runs.New(runs.Config{
+	cfg := runs.Config{
 		Engine: e, Supervisor: sup, Replies: replytest.Router(t, e, "runs"), Store: st,
 		Catalogs: catalog.NewRegistry([]catalog.Snapshot{snap}), Connections: config.NewView(append(conns, extra...)), CallTimeout: 2 * time.Second,
-	})
-	return &node{store: st, manager: m}
+	}
+	if tune != nil {
+		tune(&cfg)
+	}
+	return &node{store: st, manager: runs.New(cfg)}
 }
 
 func bounded(t *testing.T) context.Context {

@@ -131,15 +131,10 @@ func (m *Manager) Setup(ctx context.Context, d store.Deployment, a store.Artifac
 	}
 	setup := &Setup{
 		program: prog, targets: targets, sources: sources, sessions: sessions, timeout: m.cfg.RunDeadline,
-		options: workflow.Options{MaxSteps: m.cfg.MaxSteps, Capability: contracts, Validate: schema.Default.Validate, MaxOutputBytes: m.cfg.MaxOutputBytes},
+		options: workflow.Options{MaxSteps: m.stepBudget(d), Capability: contracts, Validate: schema.Default.Validate, MaxOutputBytes: m.cfg.MaxOutputBytes},
 	}
-	if l := d.Limits; l != nil {
-		if l.MaxSteps != nil {
-			setup.options.MaxSteps = *l.MaxSteps
-		}
-		if l.RunTimeoutSeconds != nil {
-			setup.timeout = time.Duration(*l.RunTimeoutSeconds) * time.Second
-		}
+	if l := d.Limits; l != nil && l.RunTimeoutSeconds != nil {
+		setup.timeout = time.Duration(*l.RunTimeoutSeconds) * time.Second
 	}
 	return setup, nil
 }

@@ -3,6 +3,7 @@ package workflow
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -112,6 +113,13 @@ type Execution struct {
 	// trace and calls collect what Advance returns.
 	trace []TraceEntry
 	calls []Call
+	// sliceStart and sliceEnd are the step counts at which the Advance
+	// in progress began and stops (sliceEnd 0: none), and enough is asked
+	// after each of its steps whether to stop (nil: never); cut is set
+	// when it stopped early with a frame still ready.
+	sliceStart, sliceEnd int
+	enough               func() bool
+	cut                  bool
 }
 
 // NewExecution checks the program and its input, and queues the root
@@ -179,11 +187,29 @@ func newExecution(p Program, opts Options) (*Execution, error) {
 type Progress struct {
 	Trace []TraceEntry
 	Calls []Call
+	// More is set when a slice (AdvanceSteps) ended with frames still
+	// ready: the next Advance goes on with them.
+	More bool
 }
 
 // Advance runs every ready frame as far as it goes.
-func (e *Execution) Advance() Progress {
-	for len(e.snap.Ready) > 0 && e.snap.Status == StatusRunning {
+func (e *Execution) Advance() Progress { return e.AdvanceSteps(0, nil) }
+
+// AdvanceSteps is Advance in a slice of at most n steps (unbounded when
+// n <= 0) that also ends once enough, asked after each step (nil:
+// never), says so: the driver's bound on the slice's time, say. A slice
+// runs at least one step. A frame cut short stays first in the ready
+// queue, so that slices run the steps in the order one Advance would:
+// pure steps that never wait on a call (a step routing back to itself)
+// run in bounded slices, and the driver can take other work between
+// them.
+func (e *Execution) AdvanceSteps(n int, enough func() bool) Progress {
+	e.sliceStart, e.sliceEnd, e.enough, e.cut = e.snap.Steps, 0, enough, false
+	defer func() { e.enough = nil }()
+	if n > 0 {
+		e.sliceEnd = e.snap.Steps + n
+	}
+	for len(e.snap.Ready) > 0 && e.snap.Status == StatusRunning && !e.cut {
 		id := e.snap.Ready[0]
 		e.snap.Ready = e.snap.Ready[1:]
 		if f := e.snap.Frames[id]; f != nil && f.Status == FrameReady {
@@ -191,11 +217,15 @@ func (e *Execution) Advance() Progress {
 				e.fail(err)
 			}
 		}
+		if e.cut && e.snap.Status == StatusRunning {
+			e.snap.Ready = slices.Insert(e.snap.Ready, 0, id)
+		}
 	}
-	if e.snap.Status == StatusRunning && len(e.snap.Calls) == 0 && e.pendingInterrupt() != nil {
+	more := e.snap.Status == StatusRunning && len(e.snap.Ready) > 0
+	if e.snap.Status == StatusRunning && !more && len(e.snap.Calls) == 0 && e.pendingInterrupt() != nil {
 		e.snap.Status = StatusInterrupted
 	}
-	p := Progress{Trace: e.trace, Calls: e.calls}
+	p := Progress{Trace: e.trace, Calls: e.calls, More: more}
 	e.trace, e.calls = nil, nil
 	return p
 }
@@ -332,6 +362,10 @@ func (e *Execution) run(f *Frame) error {
 		if e.snap.Steps >= e.opts.MaxSteps {
 			return fmt.Errorf("%w: %d steps executed, the next would be %q", ErrStepBudget, e.snap.Steps, f.Node)
 		}
+		if e.sliceUsed() {
+			e.cut = true // f stays ready
+			return nil
+		}
 		node := e.node(f)
 		if node == nil {
 			return fmt.Errorf("frame %s: node %q does not exist", f.ID, f.Node)
@@ -369,6 +403,13 @@ func (e *Execution) run(f *Frame) error {
 		}
 	}
 	return nil
+}
+
+// sliceUsed reports whether the Advance in progress has run its steps,
+// or long enough, once it has run one.
+func (e *Execution) sliceUsed() bool {
+	ran := e.snap.Steps - e.sliceStart
+	return ran > 0 && (e.sliceEnd > 0 && e.snap.Steps >= e.sliceEnd || e.enough != nil && e.enough())
 }
 
 // record appends a trace entry for f's node and returns it for amending.

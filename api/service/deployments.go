@@ -25,7 +25,7 @@ func (s *Service) deploymentMethods() map[string]rpc.Method {
 }
 
 func (s *Service) saveDeployment(ctx context.Context, p protocol.SaveDeploymentParams) (protocol.SaveDeploymentResult, error) {
-	saved, err := records.SaveDeployment(ctx, s.Store, p.Deployment)
+	saved, err := records.SaveDeployment(ctx, s.Store, p.Deployment, s.Runs.StepCeiling())
 	if saved.Written {
 		defer s.recordsChanged() // after the write, whatever its outcome
 	}

@@ -58,7 +58,9 @@ type Options struct {
 	// service.DefaultMaxConcurrentRuns).
 	MaxConcurrentRuns int
 	// MaxSteps is each run's step budget and RunTimeout its overall
-	// deadline (none when 0), unless its deployment sets its own.
+	// deadline (none when 0), unless its deployment sets its own. No run
+	// takes more steps than the config's server.limits.max_steps, and
+	// Start refuses a MaxSteps above it.
 	MaxSteps   int
 	RunTimeout time.Duration
 	// RefreshAtStart lists, in the background, the catalogs that are
@@ -159,6 +161,9 @@ func DefaultTransports(creds session.Credentials, sess session.Options, pool *se
 // and when a stage fails, every part built before it is undone, the last
 // first.
 func Start(ctx context.Context, opts Options) (_ *App, err error) {
+	if err := opts.checkStepBudget(); err != nil {
+		return nil, err
+	}
 	if err := withAccess(&opts); err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ command does.`,
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	fs.DurationVar(&f.runWait, "run-wait", 2*time.Minute, "how long workflow.runs.start waits for a run to finish before answering with its running state")
-	fs.IntVar(&f.maxSteps, "max-steps", workflow.DefaultMaxSteps, "step budget of each run, unless its deployment sets limits.max_steps")
+	fs.IntVar(&f.maxSteps, "max-steps", workflow.DefaultMaxSteps, "step budget of each run, unless its deployment sets limits.max_steps; at most server.limits.max_steps")
 	fs.DurationVar(&f.runTimeout, "run-timeout", time.Hour, "overall deadline of each run from its start or resume (0: none), unless its deployment sets limits.run_timeout_seconds")
 	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", app.DefaultShutdownTimeout, "how long a stop on SIGTERM or SIGINT may take; steps in flight get most of it to finish (a second signal stops at once)")
 	fs.StringArrayVar(&f.origins, "allow-origin", nil, "a browser origin (scheme://host[:port]) allowed besides loopback ones; repeat for more")
