@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -87,9 +88,10 @@ func planStop(now, deadline time.Time, closeTimeout time.Duration) stopPlan {
 // Nothing acknowledged is lost when a stage other than the store's close
 // overruns or fails: every run's progress was committed before it was
 // acknowledged, and the next start recovers what was cut off. Such a
-// stage is logged as a warning and Shutdown goes on; it returns an error
-// only when the store could not be closed (and its lock released), and
-// `mcpflow serve` then exits 1.
+// stage is logged as a warning and Shutdown goes on; its error then wraps
+// ErrStopCutShort, on which `mcpflow serve` still exits 0. When the store
+// could not be closed (or its lock released), the error does not wrap it,
+// and serve exits 1.
 func (a *App) Shutdown(ctx context.Context) error {
 	start := time.Now()
 	if _, ok := ctx.Deadline(); !ok {
@@ -102,28 +104,36 @@ func (a *App) Shutdown(ctx context.Context) error {
 	a.life.stopping() // /readyz 503, STOPPING=1
 	a.runs.StopAccepting()
 
-	stage(ctx, "drain", plan.drained, a.stopEdgeAndRuns(plan))
-	stage(ctx, "sessions", plan.sessions, func(ctx context.Context) error {
+	cut := []error{stage(ctx, "drain", plan.drained, a.stopEdgeAndRuns(plan))}
+	cut = append(cut, stage(ctx, "sessions", plan.sessions, func(ctx context.Context) error {
 		// Every connection is closed: so is every subscription. The
 		// supervisor releases the connections it owned as their sessions
 		// close.
 		return errors.Join(a.member.quiet(ctx), a.hub.Close(ctx), a.stopRefresher(ctx), a.supervisor.Stop(ctx))
-	})
+	}))
 	var closed error
-	stage(ctx, "finish", plan.finished, func(ctx context.Context) error {
+	cut = append(cut, stage(ctx, "finish", plan.finished, func(ctx context.Context) error {
 		// Leaving the cluster gives every other lease up.
 		err := errors.Join(a.replies.Stop(ctx), a.member.stop(ctx), a.pruner.Stop(ctx))
 		closed = a.closeStore()
 		return err
-	})
+	}))
 	a.pool.Close()         // no session is left to use its connections
 	a.tracer.shutdown(ctx) // the runs' spans, flushed within what is left of the budget
 	if closed != nil {
-		return closed
+		return errors.Join(append([]error{closed}, cut...)...)
+	}
+	if err := errors.Join(cut...); err != nil {
+		return fmt.Errorf("%w: %w", ErrStopCutShort, err)
 	}
 	slog.Info("mcpflow stopped", "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }
+
+// ErrStopCutShort is wrapped by Shutdown's error when a stage of the stop
+// failed or was cut short at its deadline and the store still closed:
+// nothing acknowledged was lost.
+var ErrStopCutShort = errors.New("the stop was cut short, nothing acknowledged lost")
 
 // stopEdgeAndRuns is the stop's first stages: the edge closes, then the
 // runs drain until plan.drainUntil and the rest halt.
@@ -159,12 +169,16 @@ func (a *App) stopEdgeAndRuns(plan stopPlan) func(context.Context) error {
 }
 
 // stage runs one stage of a stop under a context that ends at its
-// deadline (or with parent), and logs a warning if it fails or overruns.
-func stage(parent context.Context, name string, deadline time.Time, run func(context.Context) error) {
+// deadline (or with parent); if the stage fails or overruns, it logs a
+// warning and returns the stage's error, naming it.
+func stage(parent context.Context, name string, deadline time.Time, run func(context.Context) error) error {
 	ctx, cancel := context.WithDeadline(parent, deadline)
 	defer cancel()
-	if err := run(ctx); err != nil {
-		slog.Warn("stop: a stage failed or was cut short at its deadline; what it cut off, the next start recovers",
-			"stage", name, "err", err)
+	err := run(ctx)
+	if err == nil {
+		return nil
 	}
+	slog.Warn("stop: a stage failed or was cut short at its deadline; what it cut off, the next start recovers",
+		"stage", name, "err", err)
+	return fmt.Errorf("stop %s: %w", name, err)
 }

@@ -131,7 +131,11 @@ func serve(ctx context.Context, f serveFlags) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
 	defer cancel()
-	return errors.Join(err, a.Shutdown(sctx))
+	stopped := a.Shutdown(sctx)
+	if errors.Is(stopped, app.ErrStopCutShort) {
+		stopped = nil // each stage cut short was logged; nothing acknowledged was lost: exit 0
+	}
+	return errors.Join(err, stopped)
 }
 
 // newLogger is the slog logger of --log-level and --log-format, writing
