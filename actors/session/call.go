@@ -18,9 +18,6 @@ type inflight struct {
 	gen       int64
 	transport mcp.Transport
 	started   time.Time // when it was sent
-	// ended is closed once go-sdk's call has returned: a cancelled call
-	// is then retired, and its notifications/cancelled is on its way.
-	ended chan struct{}
 }
 
 // start runs w on the open session in a goroutine.
@@ -36,22 +33,19 @@ func (a *Actor) start(w work) {
 		deadline = time.Now().Add(a.opts.CallTimeout)
 	}
 	ctx, cancel := context.WithDeadline(a.ctx, deadline)
-	ended := make(chan struct{})
-	a.running[run] = &inflight{w: w, cancel: cancel, attempt: a.attempt, gen: a.generation, transport: a.transport, started: time.Now(), ended: ended}
+	a.running[run] = &inflight{w: w, cancel: cancel, attempt: a.attempt, gen: a.generation, transport: a.transport, started: time.Now()}
 	engine, self, cs, connID := a.engine, a.self, a.session, a.conn.ID
 	if w.list != nil {
 		a.refresh.running = true
 		go func() {
 			defer cancel()
 			snap, err := listCatalog(ctx, cs, connID)
-			close(ended)
 			engine.Send(self, listDone{run: run, result: CatalogListed{Snapshot: snap, Error: reply.Fail(err)}, rpcErr: err})
 		}()
 		return
 	}
 	go func() {
 		defer cancel()
-		defer close(ended)
 		var (
 			result      ToolResult
 			err, rpcErr error

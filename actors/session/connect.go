@@ -371,24 +371,12 @@ func (a *Actor) dropSession(cause error, answerNow bool) {
 	a.failed(cause)
 }
 
-// CancelGrace bounds how long a stopping session actor waits for the
-// calls it cancelled to return before it closes their session.
-const CancelGrace = 500 * time.Millisecond
-
-// shutdown cancels every call and connect, fails running and queued work,
-// waits up to CancelGrace for the cancelled calls to return, and then
-// closes the session within CloseTimeout, killing the peer if it overruns.
-// A connect in progress is cancelled and waited for (within CloseTimeout),
-// so that whatever it started is ended before the actor is gone. Running
-// work is answered here: its own completion message would reach a stopped
-// actor and be dropped.
-//
-// The calls are cancelled before the close, and the close waits for them
-// to return: go-sdk's Close waits for the calls in flight, and once it has
-// begun it sends no notifications/cancelled for a call it has retired, so
-// a server whose handler never heard of the cancel would hold the close
-// (an HTTP server's answer to the session's DELETE) until that handler
-// ends by itself.
+// shutdown cancels every call and connect, fails running and queued work
+// and closes the session within CloseTimeout, killing the peer if it
+// overruns. A connect in progress is cancelled and waited for (within
+// CloseTimeout), so that whatever it started is ended before the actor is
+// gone. Running work is answered here: its own completion message would
+// reach a stopped actor and be dropped.
 func (a *Actor) shutdown() {
 	if a.cancel == nil {
 		return // never started
@@ -401,14 +389,11 @@ func (a *Actor) shutdown() {
 	}
 	a.lease.Release()
 	err := fmt.Errorf("connection %q: %w: shutting down", a.conn.ID, ErrUnavailable)
-	calls := make([]<-chan struct{}, 0, len(a.running))
 	for _, f := range a.running {
 		a.fail(f.w, err)
-		calls = append(calls, f.ended)
 	}
 	a.running = nil
 	a.failQueue(err)
-	awaitEnded(calls, CancelGrace)
 	if a.session != nil {
 		closeSession(a.session, a.transport, a.end, a.opts.CloseTimeout)
 		a.session = nil
@@ -429,23 +414,6 @@ func (a *Actor) shutdown() {
 		h.mu.Unlock()
 		if cs != nil {
 			closeSession(cs, t, end, a.opts.CloseTimeout)
-		}
-	}
-}
-
-// awaitEnded waits until every channel of ended is closed, for at most
-// limit in all.
-func awaitEnded(ended []<-chan struct{}, limit time.Duration) {
-	if len(ended) == 0 {
-		return
-	}
-	timer := time.NewTimer(limit)
-	defer timer.Stop()
-	for _, e := range ended {
-		select {
-		case <-e:
-		case <-timer.C:
-			return
 		}
 	}
 }
