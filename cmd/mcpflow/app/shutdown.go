@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 )
 
@@ -18,17 +17,13 @@ const DefaultShutdownTimeout = 10 * time.Second
 // Shares of the shutdown budget. Requests in flight get up to edgeGrace to
 // be answered. The last finishReserve of the budget is the finish's (the
 // store closes); before it, the sessions' stage has each session's
-// CloseTimeout plus sessionSlack; the runs' drain has what comes before,
-// of which haltReserve is kept for halted runs to end the commit in
-// progress.
+// CloseTimeout plus supervisor.KillGrace; the runs' drain has what comes
+// before, of which haltReserve is kept for halted runs to end the commit
+// in progress.
 const (
 	edgeGrace     = time.Second
 	haltReserve   = time.Second
 	finishReserve = time.Second
-	// sessionSlack is what a stopping session actor waits for its
-	// cancelled calls to return before its close begins, and what the
-	// supervisor keeps after the closes to kill what overran and answer.
-	sessionSlack = session.CancelGrace + supervisor.KillGrace
 )
 
 // stopPlan is when each stage of a stop must be done: each stage ends by
@@ -52,7 +47,7 @@ func planStop(now, deadline time.Time, closeTimeout time.Duration) stopPlan {
 		return t
 	}
 	finishing := at(deadline.Add(-finishReserve))
-	closing := at(finishing.Add(-(closeTimeout + sessionSlack)))
+	closing := at(finishing.Add(-(closeTimeout + supervisor.KillGrace)))
 	return stopPlan{drainUntil: at(closing.Add(-haltReserve)), drained: closing, sessions: finishing, finished: deadline}
 }
 
@@ -74,11 +69,9 @@ func planStop(now, deadline time.Time, closeTimeout time.Duration) stopPlan {
 //     they had out is not safe to repeat). Nothing committed is lost.
 //  4. The sessions: the background catalog listing stops, then the
 //     supervisor stops every session actor at once: each cancels its calls
-//     in flight, waits up to session.CancelGrace for them to return, and
-//     closes its upstream within its CloseTimeout, or has its peer killed
-//     (a stdio server's process group, an HTTP session's requests); what
-//     is still closing supervisor.KillGrace before the stage's deadline
-//     is killed then.
+//     in flight and closes its upstream within its CloseTimeout, or has
+//     its stdio server's process group killed; what is still closing
+//     supervisor.KillGrace before the stage's deadline is killed then.
 //  5. The finish: the reply routers and the pruning of finished runs stop
 //     (a batch in progress commits or fails whole), then the store closes,
 //     once no actor can write it, and its lock is released.

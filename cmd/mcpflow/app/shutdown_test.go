@@ -5,10 +5,12 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/supervisor"
 )
 
 // The default budget leaves the finish its second, the sessions their
-// CloseTimeout and slack before it, and the drain the rest, halting a
+// CloseTimeout and KillGrace before it, and the drain the rest, halting a
 // second before the sessions' stage.
 func TestAStopPlanGivesEachStageItsOwnShareOfTheBudget(t *testing.T) {
 	is := is.New(t)
@@ -17,9 +19,9 @@ func TestAStopPlanGivesEachStageItsOwnShareOfTheBudget(t *testing.T) {
 	plan := planStop(now, now.Add(DefaultShutdownTimeout), closeTimeout)
 	is.Equal(plan.finished, now.Add(DefaultShutdownTimeout))
 	is.Equal(plan.sessions, plan.finished.Add(-finishReserve))
-	is.Equal(plan.drained, plan.sessions.Add(-(closeTimeout + sessionSlack)))
+	is.Equal(plan.drained, plan.sessions.Add(-(closeTimeout + supervisor.KillGrace)))
 	is.Equal(plan.drainUntil, plan.drained.Add(-haltReserve))
-	is.Equal(plan.drainUntil.Sub(now), 3500*time.Millisecond) // 10 s - 1 s - (3 s + 0.5 s + 1 s) - 1 s
+	is.Equal(plan.drainUntil.Sub(now), 4*time.Second) // 10 s - 1 s - (3 s + 1 s) - 1 s
 }
 
 // A budget shorter than the shares gives the last stages theirs first;
