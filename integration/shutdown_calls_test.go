@@ -35,7 +35,7 @@ const (
 // that carried the source's marker in its environment. Each start
 // recovers the runs the last stop cut off, each with the steps it had
 // committed: the sleep, not safe to repeat, failed because the outcome of
-// its call is unknown; the operation (read-only) resumed, and is
+// its call is unknown; the operation (safe to repeat) resumed, and is
 // cancelled so that every stop meets the same two calls.
 func TestSIGTERMDuringLongUpstreamCallsExitsZeroEveryTime(t *testing.T) {
 	if testing.Short() {
