@@ -43,7 +43,8 @@ func Spawn(engine *actor.Engine, conns []config.Connection, factory session.Tran
 func (h *Handle) Reconcile(ctx context.Context, conns []config.Connection) (Reconciled, error) {
 	fps := fingerprints(ctx, conns, h.authHash)
 	w := reply.Expect[Reconciled](h.replies)
-	h.engine.Send(h.pid, Reconcile{Connections: conns, Fingerprints: fps, Reply: w.To()})
+	deadline, _ := ctx.Deadline()
+	h.engine.Send(h.pid, Reconcile{Connections: conns, Fingerprints: fps, Deadline: deadline, Reply: w.To()})
 	r, err := w.Wait(ctx)
 	if err != nil {
 		return Reconciled{}, fmt.Errorf("reconcile connections: %w", err)

@@ -297,7 +297,7 @@ func (a *Actor) endTenure(id string, epoch int64) {
 	delete(a.tenures, id)
 	slog.Warn("connection no longer owned here: its session stops", "connection", id, "epoch", epoch)
 	if s, ok := a.stopChild(id); ok {
-		a.awaitStops([]stopping{s}, nil)
+		a.awaitStops([]stopping{s}, nil, time.Time{})
 	}
 }
 

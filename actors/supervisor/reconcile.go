@@ -34,6 +34,11 @@ type Reconcile struct {
 	// Fingerprint); a connection missing here is fingerprinted without
 	// its auth record. Handle.Reconcile fills them.
 	Fingerprints map[string]string
+	// Deadline, when set, is when the answer is due: the session actors
+	// the reconcile stops that are still closing KillGrace before it have
+	// their peers killed then (see awaitStops). Handle.Reconcile sets it
+	// from its context.
+	Deadline time.Time
 	// Reply is answered with Reconciled.
 	Reply reply.Address
 }
@@ -77,6 +82,10 @@ const authHashTimeout = 10 * time.Second
 // waits for a stopped session actor before it kills the process groups
 // anyway and answers.
 const stopGrace = 2 * time.Second
+
+// KillGrace is what a reconcile with a deadline keeps of it for killing
+// the peers of the session actors still closing, and answering.
+const KillGrace = time.Second
 
 // Fingerprint digests what a connection's upstream session is made of: its
 // transport (kind, command, args, env, cwd, url, headers), its auth_ref and
@@ -232,7 +241,7 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 		a.finishReconcile(c, done)
 		return
 	}
-	a.awaitStops(stops, done)
+	a.awaitStops(stops, done, m.Deadline)
 }
 
 // stopChild stops the live session actor of id, if any: it closes its
@@ -288,11 +297,15 @@ func (a *Actor) setState(id string, s session.State) {
 }
 
 // awaitStops waits, in a goroutine bounded by CloseTimeout plus stopGrace,
-// until the stopped session actors are gone, kills the process groups of
-// what they started, and then sends then (if any) to the supervisor.
-func (a *Actor) awaitStops(stops []stopping, then any) {
+// and by KillGrace before deadline when one is set, until the stopped
+// session actors are gone, kills the process groups of what they started,
+// and then sends then (if any) to the supervisor.
+func (a *Actor) awaitStops(stops []stopping, then any, deadline time.Time) {
 	engine, self := a.engine, a.self
 	limit := a.opts.Session.CloseTimeout + stopGrace
+	if !deadline.IsZero() {
+		limit = max(0, min(limit, time.Until(deadline)-KillGrace))
+	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), limit)
 		defer cancel()

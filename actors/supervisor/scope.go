@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/anthdm/hollywood/actor"
 
@@ -157,7 +158,7 @@ func (a *Actor) stopScoped(match func(scopeKey) bool) []stopping {
 // releaseScope stops every session of m.Scope.
 func (a *Actor) releaseScope(m ReleaseScope) {
 	if stops := a.stopScoped(func(k scopeKey) bool { return k.scope == m.Scope }); len(stops) > 0 {
-		a.awaitStops(stops, nil)
+		a.awaitStops(stops, nil, time.Time{})
 	}
 }
 
@@ -183,6 +184,6 @@ func (a *Actor) onScopedPanic(p guard.Panic) bool {
 	}
 	slog.Warn("scoped session actor panicked; stopped", "connection", k.connection, "scope", k.scope, "err", p.Error())
 	a.opts.Session.Metrics.Restart(k.connection)
-	a.awaitStops(a.stopScoped(func(o scopeKey) bool { return o == k }), nil)
+	a.awaitStops(a.stopScoped(func(o scopeKey) bool { return o == k }), nil, time.Time{})
 	return true
 }

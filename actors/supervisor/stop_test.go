@@ -90,3 +90,28 @@ func TestStopClosesHungSessionsInParallel(t *testing.T) {
 		is.Equal(took, opts.Session.CloseTimeout) // they hung for CloseTimeout, all at once: one after the other takes 5 × CloseTimeout
 	})
 }
+
+// TestStopWithADeadlineKillsWhatIsStillClosingInTime: a Stop whose
+// context leaves less than CloseTimeout for a hung session to close kills
+// its peer KillGrace before the deadline, and returns within it, so that
+// the stop's next stages keep their own time. In a synctest bubble, as
+// above.
+func TestStopWithADeadlineKillsWhatIsStillClosingInTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		opts := testOptions()
+		conns := []config.Connection{{Kind: "mcp", ID: "hung.0", Transport: config.Transport{Kind: "inmemory"}}}
+		e, err := actor.NewEngine(actor.NewEngineConfig())
+		is.NoErr(err)
+		s := &sup{engine: e, handle: supervisor.Spawn(e, conns, hungCloses{fakes.NewInMemory(nil)}, store.NewMemory(), opts), replies: newRouter(t, e)}
+		s.mustCall(t, "hung.0", "echo", map[string]any{"message": "hi"}) // opens the session
+		budget := supervisor.KillGrace + opts.Session.CloseTimeout/2
+		ctx, cancel := context.WithTimeout(context.Background(), budget)
+		defer cancel()
+		start := time.Now()
+		is.NoErr(s.handle.Stop(ctx)) // within its deadline
+		took := time.Since(start)
+		t.Logf("stopped a hung session in %s of a %s budget (CloseTimeout %s)", took.Round(time.Millisecond), budget, opts.Session.CloseTimeout)
+		is.Equal(took, budget-supervisor.KillGrace) // killed KillGrace before the deadline, not at CloseTimeout
+	})
+}

@@ -550,7 +550,7 @@ func (a *Actor) onPanic(c *actor.Context, p guard.Panic) {
 			ch.panics = session.NewIntensity(session.Policy{MaxRestarts: panicLimit(policy), RestartWindow: policy.RestartWindow}, nil)
 		}
 		if s, ok := a.stopChild(id); ok {
-			a.awaitStops([]stopping{s}, nil)
+			a.awaitStops([]stopping{s}, nil, time.Time{})
 		}
 		cause := "session actor panicked: " + p.Error()
 		a.opts.Session.Metrics.Restart(id)

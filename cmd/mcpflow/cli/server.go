@@ -71,7 +71,7 @@ command does.`,
 	fs.DurationVar(&f.runWait, "run-wait", 2*time.Minute, "how long workflow.runs.start waits for a run to finish before answering with its running state")
 	fs.IntVar(&f.maxSteps, "max-steps", workflow.DefaultMaxSteps, "step budget of each run, unless its deployment sets limits.max_steps; at most server.limits.max_steps")
 	fs.DurationVar(&f.runTimeout, "run-timeout", time.Hour, "overall deadline of each run from its start or resume (0: none), unless its deployment sets limits.run_timeout_seconds")
-	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", app.DefaultShutdownTimeout, "how long a stop on SIGTERM or SIGINT may take; steps in flight get most of it to finish (a second signal stops at once)")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", app.DefaultShutdownTimeout, "how long a stop on SIGTERM or SIGINT may take; steps in flight get what the sessions' and the store's shares (5 s) leave of it to finish (a second signal stops at once)")
 	fs.StringArrayVar(&f.origins, "allow-origin", nil, "a browser origin (scheme://host[:port]) allowed besides loopback ones; repeat for more")
 	fs.BoolVar(&f.insecure, "insecure-no-auth", false, "serve a non-loopback address without access tokens: anyone who can connect may deploy and run any tool")
 	_ = cmd.RegisterFlagCompletionFunc("log-level", fixedCompletion("debug", "info", "warn", "error"))
@@ -131,7 +131,11 @@ func serve(ctx context.Context, f serveFlags) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownTimeout)
 	defer cancel()
-	return errors.Join(err, a.Shutdown(sctx))
+	stopped := a.Shutdown(sctx)
+	if errors.Is(stopped, app.ErrStopCutShort) {
+		stopped = nil // each stage cut short was logged; nothing acknowledged was lost: exit 0
+	}
+	return errors.Join(err, stopped)
 }
 
 // newLogger is the slog logger of --log-level and --log-format, writing
