@@ -69,7 +69,7 @@ func (s *Server) permit(caller access.Principal, name string) (served, *jsonrpc.
 	if !ok {
 		return served{}, jsonrpc.Errorf(jsonrpc.MethodNotFound, "unknown method %q", name)
 	}
-	if !method.Permits(caller) {
+	if !caller.Allows(method.Scope) {
 		return served{}, access.Forbidden(caller, name, method.Scope)
 	}
 	return method, nil

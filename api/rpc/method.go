@@ -36,9 +36,3 @@ type Method struct {
 	// Every other method runs without one, at no cost per request.
 	Pushes bool
 }
-
-// Permits reports whether p may call the method: p holds its scope. It is
-// the one access rule of the table, asked by the edge before every call
-// and by whatever says what a principal may call (workflow.access.whoami,
-// the MCP face's listing).
-func (m Method) Permits(p access.Principal) bool { return p.Allows(m.Scope) }
