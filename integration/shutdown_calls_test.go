@@ -18,13 +18,23 @@ import (
 
 // Issue 27 item 8: a SIGTERM while long upstream calls are in flight.
 const (
-	stopTries      = 20               // stops in a row, each of which must be clean
 	stopWithin     = 12 * time.Second // the issue's bound on one stop
 	slowCallMS     = 40_000           // the HTTP call, far longer than any stop
 	operationSecs  = 10               // server-everything's operation
 	everythingConn = "everything.default"
 	slowConn       = "slow.default"
 )
+
+// stopTries is how many stops in a row must each be clean: the issue's
+// 20 in the README's go test ./..., which .ci/run runs too. Under the race
+// detector, which looks for data races rather than for a rate of unclean
+// stops, 4: its 20 took some 180 s of CI's longest pass.
+func stopTries() int {
+	if raceDetector {
+		return 4
+	}
+	return 20
+}
 
 // TestSIGTERMDuringLongUpstreamCallsExitsZeroEveryTime stops the real
 // binary 20 times on one store, each time while a run waits on a 40 s
@@ -57,7 +67,8 @@ func TestSIGTERMDuringLongUpstreamCallsExitsZeroEveryTime(t *testing.T) {
 
 	var slowDeployment, opDeployment string
 	var cut []cutOff // the runs the last stop cut off
-	for try := range stopTries + 1 {
+	tries := stopTries()
+	for try := range tries + 1 {
 		pr := startProcess(t, cfgPath, fmt.Sprintf("serve%02d.log", try))
 		c := dialURL(t, pr.url)
 		if try == 0 {
@@ -67,7 +78,7 @@ func TestSIGTERMDuringLongUpstreamCallsExitsZeroEveryTime(t *testing.T) {
 		for _, run := range cut {
 			run.check(t, pr, c)
 		}
-		if try == stopTries {
+		if try == tries {
 			break // this start only checked the last stop's runs
 		}
 		ctx := testContext(t)
