@@ -12,11 +12,13 @@ import (
 
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // startInFlight starts n runs of deployment through each of clients,
-// without waiting for them to end (wait false: answered once committed),
-// each waiting ms in its tool, and returns their ids.
+// without waiting for them to end (wait false: answered once created,
+// before the first step runs), each waiting ms in its tool, and returns
+// their ids.
 func startInFlight(t *testing.T, clients []*client.Client, deployment string, n, ms int) []string {
 	t.Helper()
 	is := is.New(t)
@@ -206,6 +208,12 @@ func TestClusterPartitionedOwnerIsFencedWhenItComesBack(t *testing.T) {
 	// its call ends upstream meanwhile, and the owner would commit it
 	// when it wakes.
 	stale := startInFlight(t, []*client.Client{ownerClient}, sleeper, 1, 2*int(clusterTTL/time.Millisecond))[0]
+	// A start is acknowledged once the run is created, before its first
+	// step (issue 27): its call is in flight, and so committed as such,
+	// once the owner's session counts it.
+	poll.For(t, "the stale run's call in flight on the owner", 10*time.Second, func() bool {
+		return callsInFlight(t, ownerClient)["counter.default"] == 1
+	})
 	pr := c.nodes[owner]
 	is.NoErr(pr.cmd.Process.Signal(syscall.SIGSTOP))
 	stopped := time.Now()
