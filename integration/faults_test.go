@@ -289,8 +289,19 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 	is.NoErr(json.Unmarshal(raw, &statuses))
 	st := statuses.Statuses[0].Session
 	t.Logf("status: %s, generation %d, %d sessions, %d restarts, last error %v", st.State, st.Generation, st.SessionsOpened, st.Restarts, deref(st.LastError))
-	is.True(st.Generation > int64(kills)/2) // many sessions; each kill of an open one made a new one
-	is.True(st.Restarts >= kills)           // every kill was a restart (a kill mid-initialize too)
+	// Every restart is a failed connect or the death of an open session,
+	// and each death made a new session (the status is open again), so
+	// the generation counts the deaths exactly. The connect failures are
+	// counted by the metric: the log says a repeated cause at debug only.
+	// How many kills find a session open is the machine's: on a loaded
+	// one a process 30 ms old may still be initializing, and a kill meant
+	// for an open session ends a connect (24 open of 50 under CI's load).
+	failures, found := scrapeMetrics(t, proc.url).Value("mcpflow_session_connect_failures_total", "connection", statuses.Statuses[0].ConnectionID)
+	is.True(found)
+	t.Logf("sessions that died: %d; connects that failed: %d", st.Restarts-int(failures), int(failures))
+	is.Equal(st.Generation, int64(1+st.Restarts-int(failures))) // each death of an open session made a new one
+	is.True(st.Generation > 1)                                  // and kills found open sessions
+	is.True(st.Restarts >= kills)                               // every kill was a restart (a kill mid-initialize too)
 	is.True(!strings.Contains(string(raw), value))
 
 	// A graceful stop leaves no upstream behind.
