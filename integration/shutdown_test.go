@@ -316,6 +316,9 @@ func TestShutdownSecondSignalStopsAtOnce(t *testing.T) {
 	res, err := c.RunDeployment(testContext(t), p.StartRunParams{DeploymentID: deployment, WorkflowInput: p.Object{"ms": 60_000}})
 	is.NoErr(err)
 	is.Equal(res.Status, "running")
+	// The start is answered once the run is created, before its step
+	// (issue 27): the call is committed in flight once the session has it.
+	poll.For(t, "the run's call in flight", 10*time.Second, func() bool { return callsInFlight(t, c)["slow.default"] == 1 })
 
 	is.NoErr(pr.cmd.Process.Signal(syscall.SIGTERM)) // the first signal begins the stop
 	poll.For(t, "the stop begins", 10*time.Second, func() bool {
