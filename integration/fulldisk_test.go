@@ -82,23 +82,29 @@ func storeFull(err error) bool {
 }
 
 // writeUntilFull saves draft workspaces, each some pages of SQLite's
-// log, until one is refused as StoreFull: the log has then used the room
-// it had in its file, so the next commit needs disk space too. It fails
-// on any other error, or if 500 fit.
+// log, until one is refused as StoreFull, then smaller ones, of a page or
+// so, until one of those is refused too: the log has then used the room
+// it had in its file, down to what a small commit (a run's cancel) would
+// need, so the next commit needs disk space too. It fails on any other
+// error, or if 500 of either size fit.
 func writeUntilFull(t *testing.T, c *client.Client) {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	title := strings.Repeat("full disk ", 1_000)
-	for i := range 500 {
-		err := c.Call(testContext(t), p.MethodWorkspaceCreateEmpty, p.Object{"workspace_id": fmt.Sprintf("filler_%d", i), "name": "filler", "title": title}, nil)
-		if err != nil {
-			t.Logf("write %d refused: %v", i, err)
-			is.True(storeFull(err)) // refused for the full disk, saying so
-			return
+	for _, size := range []int{1_000, 1} {
+		title := strings.Repeat("full disk ", size)
+		refused := false
+		for i := 0; i < 500 && !refused; i++ {
+			id := fmt.Sprintf("filler_%d_%d_%d", size, time.Now().UnixNano(), i)
+			err := c.Call(testContext(t), p.MethodWorkspaceCreateEmpty, p.Object{"workspace_id": id, "name": "filler", "title": title}, nil)
+			if err != nil {
+				t.Logf("write %d of %d bytes refused: %v", i, len(title), err)
+				is.True(storeFull(err)) // refused for the full disk, saying so
+				refused = true
+			}
 		}
+		is.True(refused) // the disk is full within 500 writes
 	}
-	is.Fail() // the disk is full within 500 writes
 }
 
 // statuses is run id's status as runs.inspect and as runs.list show it.
@@ -215,6 +221,9 @@ func TestARunThatCannotCommitOnAFullDiskAgreesEverywhereAndIsCancellable(t *test
 	is.Equal(statusEverywhere(t, c, ending), "running")    // as last committed, not failed
 	is.Equal(statusEverywhere(t, c, cancelled), "running") // likewise
 
+	// A checkpoint may have given the log its room back meanwhile: fill
+	// it again, so that the cancel's commit needs disk space too.
+	writeUntilFull(t, c)
 	_, err := c.CancelRun(ctx, p.CancelRunParams{RunID: cancelled})
 	t.Logf("cancel on a full disk: %v", err)
 	is.True(storeFull(err))                                                    // the cancel is answered: the disk is full
