@@ -7,18 +7,21 @@ import (
 )
 
 // Failure codes of what Started may tell: a resume the run refused
-// (workflow.ErrResume), a run whose id was taken (store.ErrExists); and
-// what Stopped.Unwritten may: a store whose disk is full (store.ErrFull).
+// (workflow.ErrResume), a run whose id was taken (store.ErrExists), a
+// node whose cluster membership lapsed (store.ErrNotMember); and what
+// Stopped.Unwritten may: a store whose disk is full (store.ErrFull).
 const (
 	CodeResumeRefused = "resume_refused"
 	CodeRunExists     = "run_exists"
 	CodeStoreFull     = "store_full"
+	CodeNotMember     = "not_member"
 )
 
 func init() {
 	reply.Register(CodeResumeRefused, workflow.ErrResume)
 	reply.Register(CodeRunExists, store.ErrExists)
 	reply.Register(CodeStoreFull, store.ErrFull)
+	reply.Register(CodeNotMember, store.ErrNotMember)
 }
 
 // Started answers Spec.Started: whether the run's first record was

@@ -408,6 +408,10 @@ func (a *Actor) onPersisted(m persisted) {
 			// Another node claimed the run while this one was paused or
 			// cut off: it is that node's to finish.
 			slog.Warn("run claimed by another node; this node stops executing it", "run", a.record.ID)
+		} else if errors.Is(m.err, store.ErrNotMember) {
+			// Its start or resume may be tried again once the node
+			// has rejoined its cluster (the run manager's).
+			slog.Warn("run not started: this node's cluster membership lapsed", "run", a.record.ID)
 		} else {
 			slog.Error("run not persisted", "run", a.record.ID, "err", m.err)
 		}

@@ -9,6 +9,13 @@ import (
 // accepting runs (StopAccepting).
 var ErrShuttingDown = errors.New("mcpflow is shutting down; retry once it is back")
 
+// ErrNotMember refuses a start or a resume on a node of a cluster whose
+// membership lapsed (it was paused, or cut off from the database, past
+// its lease's ttl) and which did not rejoin within the wait (asMember):
+// nothing was created or resumed, and the request may be retried.
+var ErrNotMember = errors.New("this node's cluster membership lapsed and it has not rejoined the cluster yet: " +
+	"no run was started or resumed; retry, on this node or another")
+
 // Kind is what an Error says of a request.
 type Kind int
 

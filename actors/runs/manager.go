@@ -64,6 +64,12 @@ type Config struct {
 	// Nodes are the other nodes of the cluster, whose desks a cancel asks
 	// about a run running elsewhere; nil on a node alone.
 	Nodes Nodes
+	// Member is the node's cluster membership: a start or a resume that
+	// the store refused because it had lapsed (store.ErrNotMember) waits
+	// for the node to rejoin, up to MemberWait (defaultMemberWait when
+	// 0), and is tried once more. nil on a node alone.
+	Member     Member
+	MemberWait time.Duration
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }

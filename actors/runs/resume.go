@@ -46,7 +46,7 @@ func (m *Manager) Resume(ctx context.Context, req ResumeRequest) (store.Run, err
 	if err := tryResume(setup, *r.Checkpoint, resume); err != nil {
 		return store.Run{}, err
 	}
-	return m.execute(ctx, r, setup, resume, req.Wait)
+	return m.asMember(ctx, r.ID, func() (store.Run, error) { return m.execute(ctx, r, setup, resume, req.Wait) })
 }
 
 // tryResume checks a resume against a copy of the checkpoint, so that a

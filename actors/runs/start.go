@@ -67,7 +67,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, err
 		return StartResult{}, err
 	}
 	rec.StartedBy = req.StartedBy
-	r, err := m.execute(ctx, rec, pr.setup, nil, req.Wait)
+	r, err := m.asMember(ctx, rec.ID, func() (store.Run, error) { return m.execute(ctx, rec, pr.setup, nil, req.Wait) })
 	return StartResult{Run: r}, err
 }
 
@@ -94,7 +94,7 @@ func (m *Manager) Run(ctx context.Context, req RunRequest) (store.Run, error) {
 	if err != nil {
 		return store.Run{}, err
 	}
-	return m.execute(ctx, rec, req.Setup, nil, req.Wait)
+	return m.asMember(ctx, rec.ID, func() (store.Run, error) { return m.execute(ctx, rec, req.Setup, nil, req.Wait) })
 }
 
 // execute spawns the run actor of rec and answers once its first record
@@ -148,6 +148,8 @@ func (m *Manager) acknowledged(ctx context.Context, rec store.Run, started *repl
 		return store.Run{}, invalidParams("invalid params: %v", err)
 	} else if errors.Is(err, store.ErrFull) {
 		return store.Run{}, storeErr(err, fmt.Sprintf("workflow run %s not started", rec.ID))
+	} else if errors.Is(err, store.ErrNotMember) {
+		return store.Run{}, fmt.Errorf("run %s: %w", rec.ID, err) // see asMember
 	} else if err != nil {
 		return store.Run{}, failure(Upstream, "%v", err)
 	}

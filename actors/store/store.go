@@ -42,6 +42,13 @@ var (
 	// the survivor's now; the fenced node must stop executing it and must
 	// not retry.
 	ErrFenced = errors.New("the run is running on another node")
+	// ErrNotMember means a store of a cluster node refused to give its
+	// node new work (create a run, or take an interrupted run to run)
+	// because the node's cluster membership has lapsed: it does not hold
+	// its membership lease, which another node may have taken to claim
+	// its runs. Nothing was written. It may succeed once the node has
+	// rejoined the cluster.
+	ErrNotMember = errors.New("this node's cluster membership has lapsed")
 	// ErrFull means the store could not write for lack of disk space (or
 	// it was opened read-only because its disk was full at start):
 	// nothing of the write was committed, and reads still work. A write
@@ -271,11 +278,15 @@ type Runs interface {
 	// CreateRun stores a new run with the first entries of its trace
 	// (r.TraceCount is len(entries)), and the events of its creation;
 	// ErrExists if the id is taken. A run can so start and commit its
-	// first steps in one transaction.
+	// first steps in one transaction. A store of a cluster node whose
+	// membership has lapsed refuses it with ErrNotMember.
 	CreateRun(ctx context.Context, r Run, entries []workflow.TraceEntry) error
 	// RecordProgress atomically replaces the run record and appends trace
 	// entries and the events of the change; r.TraceCount must equal the
-	// stored count plus len(entries).
+	// stored count plus len(entries). A store of a cluster node whose
+	// membership has lapsed refuses with ErrNotMember a commit that would
+	// make a run running on the node that was not (an interrupted run
+	// resumed).
 	RecordProgress(ctx context.Context, r Run, entries []workflow.TraceEntry) error
 	// GetRun returns a run, or ErrNotFound (ErrPruned for one that
 	// retention pruned).

@@ -9,7 +9,7 @@ import (
 )
 
 // runsErr maps a run manager's failure to the API's error: ErrShuttingDown
-// is -32000, a runs.Error its kind's code, a runs.StoreError what storeErr
+// and ErrNotMember (retry later, or elsewhere) are -32000, a runs.Error its kind's code, a runs.StoreError what storeErr
 // makes of its store error; anything else passes as it is.
 func runsErr(err error) error {
 	var failed *runs.Error
@@ -17,6 +17,8 @@ func runsErr(err error) error {
 	switch {
 	case errors.Is(err, runs.ErrShuttingDown):
 		return errShuttingDown()
+	case errors.Is(err, runs.ErrNotMember):
+		return jsonrpc.Errorf(jsonrpc.Overloaded, "%s", runs.ErrNotMember.Error())
 	case errors.As(err, &failed):
 		switch failed.Kind {
 		case runs.InvalidParams:

@@ -64,8 +64,11 @@ type Node struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu      sync.Mutex
-	self    membership.Member
+	mu   sync.Mutex
+	self membership.Member
+	// joined is closed, and replaced, each time the node takes its node
+	// lease (join): WaitMember waits on it.
+	joined  chan struct{}
 	reaped  map[string]time.Time // dead nodes recovered, by the start of the incarnation that died
 	watcher *actor.PID           // set by Attach
 }
@@ -102,7 +105,7 @@ func Start(ctx context.Context, opts Options) (*Node, error) {
 	n := &Node{
 		id: cfg.NodeID, ttl: ttl, engine: opts.Engine, table: table, keeper: keeper,
 		registry: membership.NewRegistry(opts.Pool), metrics: opts.Metrics, log: log,
-		ctx: run, cancel: cancel, reaped: map[string]time.Time{},
+		ctx: run, cancel: cancel, reaped: map[string]time.Time{}, joined: make(chan struct{}),
 		self: membership.Member{NodeID: cfg.NodeID, ClusterAddress: cfg.AdvertiseAddress()},
 	}
 	n.wg.Add(1)
@@ -180,11 +183,43 @@ func (n *Node) join(ctx context.Context) error {
 		return fmt.Errorf("cluster node %q: %w", n.id, err)
 	}
 	n.log.Info("node lease taken", "epoch", l.Epoch)
+	n.mu.Lock()
+	close(n.joined)
+	n.joined = make(chan struct{})
+	n.mu.Unlock()
 	return nil
+}
+
+// WaitMember returns nil once the node holds its node lease, live by the
+// database's clock, or ctx's error: at once while it is a member; after
+// its lease lapsed, once it has rejoined (dispatchLosses). The run
+// manager waits so before it tries again a run that the store refused
+// while the node was not a member (store.ErrNotMember). It reads the
+// lease each time the node joins, and every third of the ttl besides.
+func (n *Node) WaitMember(ctx context.Context) error {
+	key := membership.NodeKey(n.id)
+	for {
+		n.mu.Lock()
+		joined := n.joined
+		n.mu.Unlock()
+		st, err := n.table.Get(ctx, key)
+		if err == nil && st.Live && st.Owner == n.id {
+			return nil
+		}
+		select {
+		case <-joined:
+		case <-time.After(n.ttl / 3):
+		case <-ctx.Done():
+			return fmt.Errorf("cluster node %q: wait to be a member again: %w", n.id, errors.Join(ctx.Err(), err))
+		}
+	}
 }
 
 // ID is the node's id.
 func (n *Node) ID() string { return n.id }
+
+// TTL is the ttl of the node's leases.
+func (n *Node) TTL() time.Duration { return n.ttl }
 
 // Placement places the supervisor's connections (supervisor.Options).
 func (n *Node) Placement() supervisor.Placement { return n.place }

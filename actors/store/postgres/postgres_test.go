@@ -61,6 +61,7 @@ func TestStore(t *testing.T) {
 		{"Copy", testCopy},
 		{"CopyIntoNonEmpty", testCopyIntoNonEmpty},
 		{"Fence", testFence},
+		{"MembershipFence", testMembershipFence},
 		{"ClaimRuns", testClaimRuns},
 		{"ClaimRunsRace", testClaimRunsRace},
 		{"RecoverRunningOfItsNode", testRecoverRunningOfItsNode},

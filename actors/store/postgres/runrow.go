@@ -42,15 +42,23 @@ func newRunRow(r store.Run, retention time.Duration) (runRow, error) {
 	}, nil
 }
 
-// insertRun is the INSERT of a run's row, with the run's events ($12 their
-// sequence numbers, $13 their records) in the same statement: it inserts
-// both, or, when the id is taken, neither.
+// runColumns are the columns of a run's row that insertRun and
+// updateRun write, $1 to $11 (runRow.args).
+const runColumns = `id, status, updated_at, updated_at_ns, trace_count, interrupt_id, calls_in_flight, last_event, record, node, expires_at`
+
+// insertFirstEvents, after a WITH query run of the id of the run a
+// statement inserted, inserts its events ($12 their sequence numbers, $13
+// their records): none when run is empty.
+const insertFirstEvents = `INSERT INTO run_events (run_id, seq, record)
+SELECT run.id, e.seq, e.record FROM run, unnest($12::bigint[], $13::text[]) AS e (seq, record)`
+
+// insertRun is the INSERT of a run's row, with the run's events in the
+// same statement: it inserts both, or, when the id is taken, neither.
 const insertRun = `WITH run AS (
-	INSERT INTO runs (id, status, updated_at, updated_at_ns, trace_count, interrupt_id, calls_in_flight, last_event, record, node, expires_at)
+	INSERT INTO runs (` + runColumns + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING RETURNING id
 )
-INSERT INTO run_events (run_id, seq, record)
-SELECT run.id, e.seq, e.record FROM run, unnest($12::bigint[], $13::text[]) AS e (seq, record)`
+` + insertFirstEvents
 
 // updateRun is the UPDATE of a run's row.
 const updateRun = `UPDATE runs SET status = $2, updated_at = $3, updated_at_ns = $4, trace_count = $5,

@@ -16,7 +16,10 @@ import (
 // always has an event, its status, so no event inserted means the id was
 // taken), then its first trace entries and its admin events follow in one
 // round trip. The admin events are numbered once it has committed (see
-// commit).
+// commit). A store fenced on its node's membership (WithMembership)
+// inserts in that statement only while the node holds its lease, which
+// the statement keeps until the transaction ends (store.ErrNotMember
+// otherwise).
 func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "create run %q", r.ID)
 	if r.TraceCount != len(entries) {
@@ -32,7 +35,7 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 		return err
 	}
 	err = s.commit(ctx, func(tx pgx.Tx, b *pgx.Batch) ([]store.Event, error) {
-		if err := insertNew(ctx, tx, insertRun, append(row.args(int64(len(events)), s.node), seqs, records)...); err != nil {
+		if err := s.member.insert(ctx, tx, s.node, append(row.args(int64(len(events)), s.node), seqs, records)); err != nil {
 			return nil, err
 		}
 		if err := queueTrace(b, r.ID, 0, entries, row.values); err != nil {
@@ -68,7 +71,13 @@ func (s *Store) announceRun(id string, events []store.RunEvent) {
 // that wakes up after its run was claimed must not overwrite what the
 // survivor recorded), and a stored trace count other than
 // r.TraceCount-len(entries) is store.ErrConflict. An interrupted run may
-// be resumed or cancelled by any node, which it then belongs to.
+// be resumed or cancelled by any node, which it then belongs to; a store
+// fenced on its node's membership (WithMembership) makes a run running
+// that was not (a resume) only while the node holds its lease, read in
+// the transaction (store.ErrNotMember otherwise). A run the node is
+// running already it commits without looking at the lease: the row's
+// node is its fence (docs/decisions.md, "Cluster: a node whose membership
+// lapsed creates no run").
 func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "record progress of run %q", r.ID)
 	row, err := newRunRow(r, s.retention)
@@ -83,6 +92,11 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 		}
 		if prev.node != s.node && prev.head.Status != store.RunInterrupted {
 			return nil, fmt.Errorf("node %q has it (%s), not node %q: %w", prev.node, prev.head.Status, s.node, store.ErrFenced)
+		}
+		if r.Status == store.RunRunning && prev.head.Status != store.RunRunning {
+			if err := s.member.check(ctx, tx, s.node); err != nil {
+				return nil, err
+			}
 		}
 		if prev.head.TraceCount != r.TraceCount-len(entries) {
 			return nil, fmt.Errorf("%d entries stored, %d appended, but trace_count is %d: %w",

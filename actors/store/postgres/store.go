@@ -33,6 +33,7 @@ type Store struct {
 	maxEvents int           // see store.Options
 	retention time.Duration // see store.Options
 	node      string        // see WithNode
+	member    *memberFence  // see WithMembership; nil for none
 	sealer    store.Sealer  // seals auth payloads and registry secrets; nil keeps them as given
 	// announce tells the other nodes of each commit; nil for a store of
 	// one node alone.
@@ -74,7 +75,12 @@ func open(ctx context.Context, cfg *pgxpool.Config, o options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{pool: pool, maxEvents: o.store.MaxEvents, retention: o.store.Retention, node: o.node, sealer: o.store.Sealer}
+	member, err := newMemberFence(o.member, o.node)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s := &Store{pool: pool, maxEvents: o.store.MaxEvents, retention: o.store.Retention, node: o.node, member: member, sealer: o.store.Sealer}
 	if err := s.checkEncoding(ctx); err != nil {
 		pool.Close()
 		return nil, err

@@ -17,6 +17,8 @@ import (
 
 	"github.com/anthdm/hollywood/actor"
 
+	"github.com/mcpflow/mcpflow/actors/cluster/lease"
+	"github.com/mcpflow/mcpflow/actors/cluster/membership"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/retention"
@@ -266,7 +268,10 @@ func openStore(ctx context.Context, server config.Server, root string, keys *sec
 	if cfg.Kind == config.StorePostgres {
 		opts := []postgres.Option{postgres.WithStoreOptions(kept, sealed)}
 		if server.Cluster != nil {
-			opts = append(opts, postgres.WithNode(server.Cluster.NodeID))
+			id := server.Cluster.NodeID
+			opts = append(opts, postgres.WithNode(id), postgres.WithMembership(postgres.Membership{
+				Key: membership.NodeKey(id), Held: lease.HeldQuery, // a node whose membership lapsed creates no run
+			}))
 		}
 		s, err := postgres.Open(ctx, cfg.DSN, opts...)
 		if err != nil {

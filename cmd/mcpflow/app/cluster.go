@@ -193,6 +193,13 @@ func (c *member) stop(ctx context.Context) error {
 	return err
 }
 
+// rejoinWait bounds how long a start or resume the store refused, the
+// node's membership having lapsed, waits for the node to rejoin
+// (runs.Config.MemberWait): the node sees its loss at its next renewal (a
+// third of the ttl), and a node that took its lease to claim its runs
+// gives it back within a ttl.
+func (c *member) rejoinWait() time.Duration { return 2 * c.node.TTL() }
+
 // joinTimeout bounds registering the node's edge address.
 const joinTimeout = 10 * time.Second
 

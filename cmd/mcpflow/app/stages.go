@@ -183,15 +183,15 @@ func (a *App) startSupervisor(ctx context.Context, opts Options, transports sess
 // the supervisor's sessions and commit through the observed store; in a
 // cluster it reaches the other nodes' desks.
 func (a *App) startRuns(opts Options, m *metrics.Metrics, observed store.Store, registry *catalog.Registry, view *config.View) {
-	var nodes runs.Nodes
-	if a.member != nil {
-		nodes = peers{a.member.node}
-	}
-	a.runs = runs.New(runs.Config{
+	cfg := runs.Config{
 		Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Store: observed, Catalogs: registry, Connections: view,
-		CallTimeout: opts.Supervisor.Session.CallTimeout, MaxSteps: opts.MaxSteps, StepCeiling: opts.stepCeiling(), RunDeadline: opts.RunTimeout, Metrics: m, Nodes: nodes,
+		CallTimeout: opts.Supervisor.Session.CallTimeout, MaxSteps: opts.MaxSteps, StepCeiling: opts.stepCeiling(), RunDeadline: opts.RunTimeout, Metrics: m,
 		MaxOutputBytes: opts.resultBytes(),
-	})
+	}
+	if a.member != nil {
+		cfg.Nodes, cfg.Member, cfg.MemberWait = peers{a.member.node}, a.member.node, a.member.rejoinWait()
+	}
+	a.runs = runs.New(cfg)
 }
 
 // newService builds the service the method table serves and, in a
