@@ -151,3 +151,60 @@ func TestACancelOfARunningRunThatNoActorRunsDoesNotContradictItself(t *testing.T
 	is.Equal(refused.Kind, runs.Invalid)
 	is.Equal(refused.Message, `workflow run "run_orphan" is running, but no live run answered its cancel within 10s; retry, or it is recovered at the next start of its node`)
 }
+
+// A start that the store refuses because the node's cluster membership
+// lapsed waits for the node to rejoin and is tried once more: the run is
+// created then, under the same id, and runs to its end.
+func TestAStartOnANodeWhoseMembershipLapsedWaitsForItToRejoin(t *testing.T) {
+	is := is.New(t)
+	var lapsed *fakes.Lapsed
+	n := newNodeTuned(t, func(cfg *runs.Config) {
+		lapsed = fakes.NewLapsed(cfg.Store)
+		cfg.Store, cfg.Member, cfg.MemberWait = lapsed, lapsed, patience
+	})
+	ctx := bounded(t)
+	type started struct {
+		res runs.StartResult
+		err error
+	}
+	answered := make(chan started, 1)
+	go func() {
+		res, err := n.manager.Start(ctx, runs.StartRequest{DeploymentID: "count", Wait: patience})
+		answered <- started{res, err}
+	}()
+	select {
+	case <-lapsed.Waiting(): // the start waits for the node to rejoin
+	case <-ctx.Done():
+		t.Fatal("the start did not wait for the node to rejoin")
+	}
+	is.Equal(lapsed.Refused(), 1) // its create was refused once
+	runsNow, _, err := n.store.ListRuns(ctx, store.RunQuery{})
+	is.NoErr(err)
+	is.Equal(len(runsNow), 0) // and wrote nothing
+	lapsed.Rejoin()
+	got := <-answered
+	is.NoErr(got.err)                                // the start is answered
+	is.Equal(got.res.Run.Status, store.RunCompleted) // with its run, which ran once created
+	stored, err := n.store.GetRun(ctx, got.res.Run.ID)
+	is.NoErr(err)
+	is.Equal(stored.Status, store.RunCompleted)
+	is.Equal(lapsed.Refused(), 1) // the second try was not refused
+}
+
+// A node that does not rejoin within the wait answers runs.ErrNotMember:
+// nothing was created, and the client may retry.
+func TestAStartOnANodeThatDoesNotRejoinIsRefusedAsRetryable(t *testing.T) {
+	is := is.New(t)
+	var lapsed *fakes.Lapsed
+	n := newNodeTuned(t, func(cfg *runs.Config) {
+		lapsed = fakes.NewLapsed(cfg.Store)
+		cfg.Store, cfg.Member, cfg.MemberWait = lapsed, lapsed, time.Millisecond
+	})
+	ctx := bounded(t)
+	_, err := n.manager.Start(ctx, runs.StartRequest{DeploymentID: "count", Wait: patience})
+	is.True(errors.Is(err, runs.ErrNotMember)) // refused, as retryable
+	is.Equal(lapsed.Refused(), 1)              // after one try: the wait ended first
+	list, _, err := n.store.ListRuns(ctx, store.RunQuery{})
+	is.NoErr(err)
+	is.Equal(len(list), 0) // nothing created
+}

@@ -35,6 +35,8 @@ func TestTable(t *testing.T) {
 		{"ListInKeyOrder", testListInKeyOrder},
 		{"RefusesEmptyKeysAndTTLs", testRefusesEmptyKeysAndTTLs},
 		{"NewRefusesAsynchronousCommits", testNewRefusesAsynchronousCommits},
+		{"HeldQueryFindsALiveLeaseOfItsOwner", testHeldQueryFindsALiveLeaseOfItsOwner},
+		{"HeldQueryKeepsTheKeyUntilCommit", testHeldQueryKeepsTheKeyUntilCommit},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
