@@ -54,6 +54,9 @@ var kinds = []Kind{
 
 	crossing[run.Cancel]("run.Cancel"),
 	crossing[run.CancelByID]("run.CancelByID"),
+	crossing[run.AnswerInterrupt]("run.AnswerInterrupt"),
+	crossing[run.AnswerByID]("run.AnswerByID"),
+	crossing[run.Resumed]("run.Resumed"),
 	crossing[run.Halt]("run.Halt"),
 	crossing[run.Started]("run.Started"),
 	crossing[run.Stopped]("run.Stopped"),
