@@ -146,6 +146,11 @@ type Connection struct {
 	// a resource's contents), in bytes of the JSON-RPC message as it
 	// comes; absent or 0, server.limits.max_result_bytes holds.
 	MaxResultBytes int64 `json:"max_result_bytes,omitempty"`
+	// Client is what mcpflow answers the source's server as an MCP
+	// client (elicitation, sampling, roots, log level); nil keeps the
+	// defaults. A change applies at the source's next session, but for
+	// its roots, which the open session is told of.
+	Client *Client `json:"client,omitempty"`
 }
 
 // Transport says how to reach an MCP server: a stdio subprocess or a
@@ -253,6 +258,9 @@ func (c Connection) Validate() error {
 	}
 	if c.MaxResultBytes < 0 {
 		return fmt.Errorf("source %q: max_result_bytes must not be negative (0 or absent keeps server.limits.max_result_bytes)", c.ID)
+	}
+	if err := c.Client.Validate(); err != nil {
+		return fmt.Errorf("source %q: %w", c.ID, err)
 	}
 	return nil
 }

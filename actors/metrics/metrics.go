@@ -78,6 +78,7 @@ type Metrics struct {
 
 	cluster   clusterCollectors
 	retention retentionCollectors
+	upstream  upstreamCollectors
 	mcpFace   mcpFaceCollectors
 }
 
@@ -134,6 +135,7 @@ func New() *Metrics {
 
 		cluster:   newClusterCollectors(),
 		retention: newRetentionCollectors(),
+		upstream:  newUpstreamCollectors(),
 		mcpFace:   newMCPFaceCollectors(),
 	}
 	reg.MustRegister(
@@ -145,6 +147,7 @@ func New() *Metrics {
 	)
 	reg.MustRegister(m.cluster.collectors()...)
 	reg.MustRegister(m.retention.collectors()...)
+	reg.MustRegister(m.upstream.collectors()...)
 	reg.MustRegister(m.mcpFace.collectors()...)
 	return m
 }

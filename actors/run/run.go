@@ -203,12 +203,27 @@ type Actor struct {
 	timers         []*time.Timer
 	// trace holds the spans of this incarnation; nil with tracing off.
 	trace *tracing.Run
+	// asks are the requests upstream servers sent during the run's calls,
+	// oldest first: the run is interrupted with the first while its call
+	// waits. upstream records each call's requests and their answers for
+	// its trace entry. dirty asks for a commit of a changed interrupt.
+	asks     []*upstreamAsk
+	upstream map[string][]workflow.Object
+	dirty    bool
+	// waiters are answered (Stopped) when the run next pauses in an
+	// upstream interrupt, or stops; resumers (Resumed) once the answer
+	// they sent is committed.
+	waiters, resumers []reply.Address
 }
 
 // New returns a producer of the run actor for spec.
 func New(spec Spec) actor.Producer {
 	return func() actor.Receiver {
-		return &Actor{spec: spec, record: spec.Record, committed: spec.Record, calls: map[string]*inflight{}, byCorr: map[uint64]string{}}
+		a := &Actor{spec: spec, record: spec.Record, committed: spec.Record, calls: map[string]*inflight{}, byCorr: map[uint64]string{}, upstream: map[string][]workflow.Object{}}
+		if !spec.Done.IsZero() {
+			a.waiters = []reply.Address{spec.Done}
+		}
+		return a
 	}
 }
 
@@ -224,6 +239,12 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.onAnswer(answerOf(m))
 	case answered:
 		a.onAnswer(m)
+	case session.UpstreamRequest:
+		a.onUpstreamRequest(m)
+	case session.UpstreamWithdrawn:
+		a.onUpstreamWithdrawn(m)
+	case AnswerInterrupt:
+		a.onAnswerInterrupt(m)
 	case retryDue:
 		if f := a.calls[m.call]; f != nil && !a.stopping && !a.halting {
 			a.send(f)
@@ -325,7 +346,7 @@ func (a *Actor) advance() {
 		return
 	}
 	p := a.slice()
-	if len(p.Trace) == 0 && len(a.ready) == 0 && !p.More && a.exec.Status() == workflow.StatusRunning {
+	if len(p.Trace) == 0 && len(a.ready) == 0 && !p.More && a.exec.Status() == workflow.StatusRunning && !a.dirty {
 		return // waiting on calls already out
 	}
 	a.commit(a.exec.Status() != workflow.StatusRunning, false)
@@ -367,6 +388,7 @@ func (a *Actor) checkpoint() store.Run {
 	case store.RunInterrupted:
 		r.ResumeReadiness = "ready"
 	}
+	a.upstreamStatus(r)
 	return *r
 }
 
@@ -374,6 +396,7 @@ func (a *Actor) checkpoint() store.Run {
 // transaction, creating the run when create is set. final is set when the
 // run stops with this commit.
 func (a *Actor) commit(final, create bool) {
+	a.dirty = false
 	rec := a.checkpoint()
 	entries := a.unsaved
 	a.unsaved = nil
@@ -430,6 +453,7 @@ func (a *Actor) onPersisted(m persisted) {
 		a.stop()
 		return
 	}
+	a.answerWaiters(m.rec)
 	if a.halting {
 		a.finishHalt()
 		return
@@ -576,7 +600,7 @@ func (a *Actor) onToolResult(m answered) {
 	if m.err == nil && a.spec.Targets[f.call.Capability].Resource {
 		m.output, m.err = ResourceOutput(f.call.Input, m.output)
 	}
-	r := workflow.Result{Outcome: m.outcome, Output: m.output, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch}
+	r := workflow.Result{Outcome: m.outcome, Output: m.output, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch, Upstream: a.dropAsks(id)}
 	switch {
 	case lost && a.exec.Routes(id, workflow.OutcomeSessionLost):
 		r.Outcome, r.Output, r.Err = workflow.OutcomeSessionLost, workflow.Object{"error": m.err.Error()}, nil
@@ -758,8 +782,11 @@ func (a *Actor) stop() {
 	if a.spec.Release != nil {
 		a.spec.Release()
 	}
-	for _, to := range append(a.cancelled, a.spec.Done) {
+	for _, to := range append(a.cancelled, a.waiters...) {
 		reply.Send(a.engine, to, Stopped{CorrelationID: to.Correlation, Run: a.record})
+	}
+	for _, to := range a.resumers {
+		reply.Send(a.engine, to, Resumed{CorrelationID: to.Correlation, Run: a.record})
 	}
 	a.engine.Poison(a.self)
 }

@@ -83,7 +83,7 @@ func (m *Manager) cancelLive(ctx context.Context, id, reason string) (final run.
 		return run.Stopped{}, false, nil
 	}
 	r, err := m.cfg.Store.GetRun(ctx, id)
-	if err != nil || r.Status != store.RunRunning {
+	if err != nil || (r.Status != store.RunRunning && !waitsUpstream(r)) {
 		return run.Stopped{}, false, nil // the store path answers for it
 	}
 	return m.awaitCancel(ctx, id, func(to reply.Address) {

@@ -62,12 +62,17 @@ func (d *Desk) Stop(ctx context.Context) error {
 // desk is the run desk's actor.
 type desk struct{ m *Manager }
 
-// Receive forwards each cancel to the run's actor, if the run is live here.
+// Receive forwards each cancel, and each answer to an upstream interrupt,
+// to the run's actor, if the run is live here.
 func (d desk) Receive(c *actor.Context) {
 	switch m := c.Message().(type) {
 	case run.CancelByID:
 		if pid := d.m.liveRun(m.RunID); pid != nil {
 			c.Send(pid, run.Cancel{Reason: m.Reason, Reply: m.Reply})
+		}
+	case run.AnswerByID:
+		if pid := d.m.liveRun(m.RunID); pid != nil {
+			c.Send(pid, m.Answer)
 		}
 	}
 }

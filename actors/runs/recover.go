@@ -28,6 +28,17 @@ func (m *Manager) Recover(ctx context.Context) (Recovered, error) {
 	if err != nil {
 		return Recovered{}, fmt.Errorf("list running runs: %w", err)
 	}
+	interrupted, _, err := m.cfg.Store.ListRuns(ctx, store.RunQuery{Status: store.RunInterrupted})
+	if err != nil {
+		return Recovered{}, fmt.Errorf("list interrupted runs: %w", err)
+	}
+	for _, r := range interrupted {
+		if waitsUpstream(r) {
+			// Its call died with the process, and the upstream request
+			// with the call's session: it is recovered as a running run.
+			running = append(running, r)
+		}
+	}
 	return m.RecoverClaimed(ctx, running)
 }
 
@@ -37,6 +48,11 @@ func (m *Manager) Recover(ctx context.Context) (Recovered, error) {
 func (m *Manager) RecoverClaimed(ctx context.Context, running []store.Run) (Recovered, error) {
 	var got Recovered
 	for _, r := range running {
+		var lost *workflow.Interrupt
+		if waitsUpstream(r) {
+			lost = r.Interrupt
+			r.Status, r.Interrupt, r.ResumeReadiness = store.RunRunning, nil, "not_applicable"
+		}
 		setup, why := m.resumable(ctx, r)
 		if why == "" {
 			if err := m.launch(r, setup); err != nil {
@@ -47,6 +63,10 @@ func (m *Manager) RecoverClaimed(ctx context.Context, running []store.Run) (Reco
 			continue
 		}
 		failed := store.RecoveredRun(r, m.now())
+		if lost != nil {
+			msg := fmt.Sprintf("%s: mcpflow stopped while step %q waited on an upstream %s request, which died with its session; the step is not safe to repeat", CodeElicitationLost, r.CurrentStep, lost.Kind)
+			failed.Error = &msg
+		}
 		if err := m.cfg.Store.RecordProgress(ctx, failed, nil); err != nil {
 			return got, fmt.Errorf("recover run %s: %w", r.ID, err)
 		}
@@ -55,6 +75,11 @@ func (m *Manager) RecoverClaimed(ctx context.Context, running []store.Run) (Reco
 	}
 	return got, nil
 }
+
+// CodeElicitationLost starts the error of a run whose step waited on an
+// upstream request (elicitation, sampling) when mcpflow stopped, and that
+// could not be repeated.
+const CodeElicitationLost = "elicitation_lost"
 
 // resumable says whether run r can resume, with what; or why not.
 func (m *Manager) resumable(ctx context.Context, r store.Run) (*Setup, string) {

@@ -33,6 +33,9 @@ func (m *Manager) Resume(ctx context.Context, req ResumeRequest) (store.Run, err
 	if r.Status != store.RunInterrupted || r.Checkpoint == nil {
 		return store.Run{}, invalid("workflow run %q is not interrupted", req.RunID)
 	}
+	if waitsUpstream(r) {
+		return m.resumeUpstream(ctx, r, req)
+	}
 	a, err := m.Artifact(ctx, r.ArtifactID, r.ArtifactVersion)
 	if err != nil {
 		return store.Run{}, storeErr(err, fmt.Sprintf("artifact %s v%d of run %q", r.ArtifactID, r.ArtifactVersion, r.ID))

@@ -31,13 +31,18 @@ type Actor struct {
 	state     State
 	attempt   int // increments per connect attempt; stale replies are ignored
 	session   *mcp.ClientSession
+	client    *mcp.Client // the open session's: its roots are the configured ones
 	transport mcp.Transport
 	end       context.CancelFunc // ends the session's transport context
 	lease     *Lease             // the connect slot held or waited for
 	handoffs  map[int]*handoff
 
-	running  map[uint64]*inflight // work in flight by run id
-	nextRun  uint64
+	running map[uint64]*inflight // work in flight by run id
+	nextRun uint64
+	// asks are the requests the server sent during a call, handed to the
+	// run that made it and waiting for its answer, by request id.
+	asks     map[string]*ask
+	nextAsk  uint64
 	queue    []work
 	refresh  struct{ running, due, debouncing bool }
 	listedAt time.Time // when the catalog was last listed; zero before
@@ -114,6 +119,14 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.admit(work{read: &m})
 	case CancelCalls:
 		a.cancelCalls(m.Owner)
+	case AnswerUpstream:
+		a.onAnswerUpstream(m)
+	case SetClient:
+		a.setClient(m)
+	case asked:
+		a.onAsked(m)
+	case askGone:
+		a.onAskGone(m)
 	case GetStatus:
 		reply.Send(a.engine, m.Reply, CurrentStatus{CorrelationID: m.Reply.Correlation, Status: a.status()})
 	case SetPolicy:
@@ -165,6 +178,7 @@ func (a *Actor) begin(c *actor.Context) {
 	a.clock = clockOrSystem(a.opts.Clock)
 	a.handoffs = map[int]*handoff{}
 	a.running = map[uint64]*inflight{}
+	a.asks = map[string]*ask{}
 	a.backoff = Backoff{Policy: a.opts.Policy}
 	prev := a.inc.Previous
 	a.generation, a.opened, a.restarts = prev.Generation, prev.SessionsOpened, prev.Restarts

@@ -65,6 +65,7 @@ func (a *Actor) onCallDone(m callDone) {
 		return // answered already: its session was lost
 	}
 	delete(a.running, m.run)
+	a.withdrawAsks(m.run, "answered first")
 	a.observeCall(f, m.result.Outcome, m.err)
 	r := m.result
 	r.Generation = f.gen

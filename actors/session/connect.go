@@ -19,6 +19,7 @@ import (
 type handoff struct {
 	mu        sync.Mutex
 	session   *mcp.ClientSession
+	client    *mcp.Client
 	transport mcp.Transport
 	end       context.CancelFunc
 	claimed   bool
@@ -49,10 +50,11 @@ func (a *Actor) connect() {
 // the goroutine then ends what it started (the transport's process).
 func (a *Actor) startConnect() {
 	attempt, conn, opts, factory := a.attempt, a.conn, a.opts, a.factory
+	level := conn.Client.Level()
 	engine, self, lease := a.engine, a.self, a.lease
-	h := &handoff{done: make(chan struct{})}
-	a.handoffs[attempt] = h
 	client := a.newClient(attempt)
+	h := &handoff{done: make(chan struct{}), client: client}
+	a.handoffs[attempt] = h
 	// live bounds the session's transport (an HTTP+SSE stream lives in
 	// its connect context): it ends when the session is let go or the
 	// actor stops, or when the connect overruns ConnectTimeout.
@@ -105,6 +107,7 @@ func (a *Actor) startConnect() {
 			engine.Send(self, connected{attempt: attempt, err: fmt.Errorf("connect: %w", err)})
 			return
 		}
+		setLogLevel(live, cs, conn, level, opts.ConnectTimeout)
 		h.mu.Lock()
 		if h.stopped { // the actor stopped meanwhile: end what this connect started
 			h.mu.Unlock()
@@ -117,19 +120,29 @@ func (a *Actor) startConnect() {
 	}()
 }
 
-// newClient builds the go-sdk client of one connect attempt. It advertises
-// no client capabilities (mcpflow serves no roots, sampling or
-// elicitation), and forwards the tools, resources and prompts list_changed
-// notifications to the actor (none with NoListen). Keepalive
-// is the actor's own (see ping), not go-sdk's: go-sdk closes a session
-// whose ping failed gracefully, which waits for the calls in flight.
+// newClient builds the go-sdk client of one connect attempt. It declares
+// what the connection's client block answers (answerAsClient: roots,
+// elicitation, sampling) with its roots, and forwards the tools, resources
+// and prompts list_changed notifications to the actor (none with
+// NoListen). Keepalive is the actor's own (see ping), not go-sdk's: go-sdk
+// closes a session whose ping failed gracefully, which waits for the calls
+// in flight.
 func (a *Actor) newClient(attempt int) *mcp.Client {
 	engine, self := a.engine, a.self
-	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
+	opts := &mcp.ClientOptions{}
+	refuser := a.answerAsClient(attempt, opts)
+	build := func() *mcp.Client {
+		c := mcp.NewClient(clientInfo, opts)
+		c.AddReceivingMiddleware(refuser)
+		for _, r := range a.conn.Client.RootList() {
+			c.AddRoots(&mcp.Root{URI: r.URI, Name: r.Name})
+		}
+		return c
+	}
 	if a.opts.NoListen {
-		// Without handlers, go-sdk opens no subscriptions/listen stream
-		// (the stateless era).
-		return mcp.NewClient(clientInfo, opts)
+		// Without list_changed handlers, go-sdk opens no
+		// subscriptions/listen stream (the stateless era).
+		return build()
 	}
 	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) {
 		engine.Send(self, listChanged{attempt: attempt, list: "tools"})
@@ -140,7 +153,7 @@ func (a *Actor) newClient(attempt int) *mcp.Client {
 	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) {
 		engine.Send(self, listChanged{attempt: attempt, list: "prompts"})
 	}
-	return mcp.NewClient(clientInfo, opts)
+	return build()
 }
 
 // clientInfo is how mcpflow names itself to the servers.
@@ -156,11 +169,12 @@ func (a *Actor) onConnected(m connected) {
 	h := a.handoffs[m.attempt]
 	delete(a.handoffs, m.attempt)
 	var cs *mcp.ClientSession
+	var client *mcp.Client
 	var t mcp.Transport
 	var end context.CancelFunc
 	if h != nil {
 		h.mu.Lock()
-		cs, t, end, h.claimed = h.session, h.transport, h.end, true
+		cs, client, t, end, h.claimed = h.session, h.client, h.transport, h.end, true
 		h.mu.Unlock()
 	}
 	if m.attempt != a.attempt {
@@ -187,7 +201,7 @@ func (a *Actor) onConnected(m connected) {
 		a.backoff.Reset()
 	}
 	a.answered = false
-	a.session, a.transport, a.end = cs, t, end
+	a.session, a.client, a.transport, a.end = cs, client, t, end
 	a.reportedCause = "" // the next failure is news again
 	a.generation++
 	if m.generation != 0 { // claimed from the tenure: the cluster's count
@@ -354,12 +368,13 @@ func (a *Actor) dropSession(cause error, answerNow bool) {
 				continue
 			}
 			delete(a.running, run)
+			a.withdrawAsks(run, "lost with its session")
 			f.cancel()
 			a.answerLost(f, cause)
 		}
 	}
 	go closeSession(a.session, a.transport, a.end, a.opts.CloseTimeout)
-	a.session, a.transport, a.end = nil, nil, nil
+	a.session, a.client, a.transport, a.end = nil, nil, nil, nil
 	if a.keepTimer != nil {
 		a.keepTimer.Stop()
 	}

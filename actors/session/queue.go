@@ -129,8 +129,9 @@ func (a *Actor) cancelCalls(owner string) {
 	}
 	clear(a.queue[len(kept):])
 	a.queue = kept
-	for _, f := range a.running {
+	for run, f := range a.running {
 		if f.w.owner() == owner {
+			a.withdrawAsks(run, "cancelled")
 			f.cancel()
 		}
 	}

@@ -27,10 +27,16 @@ func connectionOf(e store.RegistryEntry) (config.Connection, error) {
 			return config.Connection{}, fmt.Errorf("registry entry %q: auth: %w", e.ID, err)
 		}
 	}
+	var client *config.Client
+	if e.Client != nil {
+		if err := jsonconv.Strict(e.Client, &client); err != nil {
+			return config.Connection{}, fmt.Errorf("registry entry %q: client: %w", e.ID, err)
+		}
+	}
 	enabled := e.Enabled
 	c := config.Connection{
 		Kind: KindMCP, ID: e.ID, Enabled: &enabled, Provider: e.Provider, Account: e.Account,
-		Profile: e.Profile, Transport: t, AuthRef: e.AuthRef, Auth: auth, Metadata: e.Metadata,
+		Profile: e.Profile, Transport: t, AuthRef: e.AuthRef, Auth: auth, Client: client, Metadata: e.Metadata,
 	}
 	if err := c.Validate(); err != nil {
 		return config.Connection{}, fmt.Errorf("registry entry: %w", err)
@@ -46,8 +52,21 @@ func entryOf(c config.Connection) store.RegistryEntry {
 	}
 	return store.RegistryEntry{
 		ID: c.ID, Kind: KindMCP, Enabled: c.IsEnabled(), Provider: c.Server(), Account: c.AccountName(),
-		Profile: c.Profile, Transport: transportObject(c.Transport), AuthRef: c.AuthRef, Auth: AuthObject(c.Auth), Metadata: metadata,
+		Profile: c.Profile, Transport: transportObject(c.Transport), AuthRef: c.AuthRef, Auth: AuthObject(c.Auth), Client: ClientObject(c.Client), Metadata: metadata,
 	}
+}
+
+// ClientObject is a source's client block as stored: its JSON object, nil
+// for none.
+func ClientObject(c *config.Client) map[string]any {
+	if c == nil {
+		return nil
+	}
+	var out map[string]any
+	if err := jsonconv.Strict(c, &out); err != nil { // strings and string lists always encode
+		panic("sources: client as an object: " + err.Error())
+	}
+	return out
 }
 
 // AuthObject is a source's auth as stored: its JSON object, nil for none.
@@ -89,6 +108,7 @@ type entryDoc struct {
 	Transport *config.Transport  `json:"transport"`
 	AuthRef   *string            `json:"auth_ref"`
 	Auth      *config.SourceAuth `json:"auth"`
+	Client    *config.Client     `json:"client"`
 	Metadata  map[string]any     `json:"metadata"`
 }
 
@@ -115,7 +135,7 @@ func parseEntry(doc map[string]any) (store.RegistryEntry, error) {
 	if kind, ok := transportAliases[strings.ToLower(t.Kind)]; ok {
 		t.Kind = kind
 	}
-	c := config.Connection{Kind: KindMCP, ID: in.ID, Enabled: in.Enabled, Profile: in.Profile, Transport: t, AuthRef: in.AuthRef, Auth: in.Auth, Metadata: in.Metadata}
+	c := config.Connection{Kind: KindMCP, ID: in.ID, Enabled: in.Enabled, Profile: in.Profile, Transport: t, AuthRef: in.AuthRef, Auth: in.Auth, Client: in.Client, Metadata: in.Metadata}
 	for _, part := range []*string{in.Provider, in.Account, in.AuthRef} {
 		if part != nil && *part == "" {
 			return store.RegistryEntry{}, fail(ErrMalformed, "entry %q: provider, account and auth_ref are null or not empty", in.ID)

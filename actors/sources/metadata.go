@@ -27,6 +27,9 @@ func Metadata(c config.Connection) map[string]any {
 	if c.Auth != nil {
 		m["auth"] = AuthObject(c.Auth) // kind, client id, scopes, redirect port: no secret
 	}
+	if c.Client != nil {
+		m["client"] = ClientObject(c.Client)
+	}
 	return m
 }
 

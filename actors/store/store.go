@@ -393,7 +393,11 @@ type RegistryEntry struct {
 	AuthRef   *string        `json:"auth_ref"`
 	// Auth is how the source logs in ({"kind": "oauth", ...}); nil for
 	// none.
-	Auth     map[string]any `json:"auth,omitempty"`
+	Auth map[string]any `json:"auth,omitempty"`
+	// Client is what mcpflow answers the source as an MCP client
+	// (config.Client: elicitation, sampling, roots, log_level); nil for
+	// the defaults.
+	Client   map[string]any `json:"client,omitempty"`
 	Metadata map[string]any `json:"metadata"`
 	// Sealed is the secret values of Transport sealed, as a store that
 	// seals keeps them (see SealEntry); "" in every entry a store that

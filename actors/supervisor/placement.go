@@ -136,7 +136,8 @@ func (a *Actor) routed(c *actor.Context, id string, msg any) bool {
 		a.forward(c, o, msg)
 		return true
 	}
-	if _, cancel := msg.(session.CancelCalls); cancel {
+	switch msg.(type) {
+	case session.CancelCalls, session.AnswerUpstream:
 		return true // calls can only be in flight where an owner was known
 	}
 	p := a.placing[id]
@@ -339,6 +340,8 @@ func hopsOf(msg any) int {
 		return m.Hops
 	case session.CancelCalls:
 		return m.Hops
+	case session.AnswerUpstream:
+		return m.Hops
 	case RefreshCatalog:
 		return m.Hops
 	}
@@ -355,6 +358,9 @@ func withHops(msg any, hops int) any {
 		m.Hops = hops
 		return m
 	case session.CancelCalls:
+		m.Hops = hops
+		return m
+	case session.AnswerUpstream:
 		m.Hops = hops
 		return m
 	case RefreshCatalog:

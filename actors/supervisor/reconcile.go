@@ -217,15 +217,12 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 			case !old.IsEnabled() && conn.IsEnabled():
 				a.setState(id, session.StateIdle)
 				warm = append(warm, id)
-			case !reflect.DeepEqual(old.Supervision, conn.Supervision):
-				set := session.SetPolicy{Policy: a.sessionOptions(conn).Policy}
-				if ch := a.children[id]; ch != nil && ch.pid != nil {
-					c.Send(ch.pid, set)
+			default:
+				if !reflect.DeepEqual(old.Supervision, conn.Supervision) {
+					a.tellSessions(c, id, session.SetPolicy{Policy: a.sessionOptions(conn).Policy})
 				}
-				for k, ch := range a.scoped {
-					if k.connection == id {
-						c.Send(ch.pid, set)
-					}
+				if !reflect.DeepEqual(old.Client, conn.Client) {
+					a.tellSessions(c, id, session.SetClient{Client: conn.Client})
 				}
 			}
 		}
@@ -242,6 +239,19 @@ func (a *Actor) reconcile(c *actor.Context, m Reconcile) {
 		return
 	}
 	a.awaitStops(stops, done, m.Deadline)
+}
+
+// tellSessions sends msg to every live session actor of connection id:
+// its shared session's and its scoped ones'.
+func (a *Actor) tellSessions(c *actor.Context, id string, msg any) {
+	if ch := a.children[id]; ch != nil && ch.pid != nil {
+		c.Send(ch.pid, msg)
+	}
+	for k, ch := range a.scoped {
+		if k.connection == id {
+			c.Send(ch.pid, msg)
+		}
+	}
 }
 
 // stopChild stops the live session actor of id, if any: it closes its

@@ -265,6 +265,18 @@ func (a *Actor) handle(c *actor.Context, msg any) {
 		} else if ch := a.children[m.Connection]; ch != nil && ch.pid != nil {
 			c.Send(ch.pid, m)
 		}
+	case session.AnswerUpstream:
+		// Goes where the request came from, as a cancel does: only a
+		// live session waits for it.
+		if m.Scope != "" {
+			if pid := a.scopedFor(m.Connection, m.Scope); pid != nil {
+				c.Send(pid, m)
+			}
+		} else if a.routed(c, m.Connection, m) {
+			return
+		} else if ch := a.children[m.Connection]; ch != nil && ch.pid != nil {
+			c.Send(ch.pid, m)
+		}
 	case ReleaseScope:
 		a.releaseScope(m)
 	case RefreshCatalog:

@@ -163,6 +163,9 @@ type Result struct {
 	Generation int64
 	Node       string
 	Epoch      int64
+	// Upstream are the requests the server sent during the call, with
+	// their answers, for the trace entry.
+	Upstream []Object
 }
 
 // rootScope and rootFrame name the top-level workflow's scope and frame.

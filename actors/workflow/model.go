@@ -236,4 +236,7 @@ type TraceEntry struct {
 	Node  string `json:"session_node,omitempty"`
 	Epoch int64  `json:"lease_epoch,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Upstream are the requests the server sent during the step's call
+	// (elicitation, sampling), each with its answer.
+	Upstream []Object `json:"upstream_requests,omitempty"`
 }

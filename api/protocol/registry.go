@@ -55,7 +55,10 @@ type RegistryEntry struct {
 	AuthRef   *string `json:"auth_ref"`
 	// Auth is how the source logs in ({"kind": "oauth", ...}), when set
 	// (it holds no secret).
-	Auth     Object `json:"auth,omitempty"`
+	Auth Object `json:"auth,omitempty"`
+	// Client is the source's client block (elicitation, sampling, roots,
+	// log_level), when set: an mcpflow extension.
+	Client   Object `json:"client,omitempty"`
 	Metadata Object `json:"metadata"`
 }
 
