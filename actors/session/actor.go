@@ -85,6 +85,9 @@ type Actor struct {
 	reportedCause string
 	// gauges are the actor's share of its connection's gauges.
 	gauges *metrics.SessionGauges
+	// taskOrigin is the open session's part of the TaskRef of each task
+	// created on it (noteTaskOrigin).
+	taskOrigin TaskRef
 }
 
 // New returns a producer of the session actor for conn.
@@ -113,7 +116,7 @@ func (a *Actor) Receive(c *actor.Context) {
 	case ReadResource:
 		a.admit(work{read: &m})
 	case CancelCalls:
-		a.cancelCalls(m.Owner)
+		a.cancelCalls(m.Owner, m.KeepTasks)
 	case GetStatus:
 		reply.Send(a.engine, m.Reply, CurrentStatus{CorrelationID: m.Reply.Correlation, Status: a.status()})
 	case SetPolicy:
