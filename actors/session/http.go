@@ -156,10 +156,10 @@ type watch struct {
 	expired *atomic.Bool
 	// keep, once set, keeps the upstream session when the session
 	// closes (see keepSession).
-	keep *atomic.Bool
-	pool    *http.Transport
-	peer    *peerHook
-	login   loginHolder // the credentials' round tripper, when it can need a login
+	keep  *atomic.Bool
+	pool  *http.Transport
+	peer  *peerHook
+	login loginHolder // the credentials' round tripper, when it can need a login
 }
 
 // loginHolder is a credentials round tripper that can find that its
