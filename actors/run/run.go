@@ -46,6 +46,9 @@ type Target struct {
 	Tool       string
 	Builtin    workflow.BuiltinFunc
 	Resource   bool
+	// Task is the task option of the binding that resolved the tool
+	// (store.TaskAuto, store.TaskAlways; "" is auto): see asTask.
+	Task string
 }
 
 // Spec is everything a run actor needs.
@@ -118,6 +121,7 @@ type (
 		generation int64
 		node       string
 		epoch      int64
+		taskID     string
 	}
 	// persisted reports a commit: rec and entries are what it wrote,
 	// or would have.
@@ -203,6 +207,9 @@ type Actor struct {
 	timers         []*time.Timer
 	// trace holds the spans of this incarnation; nil with tracing off.
 	trace *tracing.Run
+	// taskUnsaved is set when a call's upstream task is recorded in the
+	// execution and not committed yet (tasks.go).
+	taskUnsaved bool
 }
 
 // New returns a producer of the run actor for spec.
@@ -222,6 +229,8 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.onPersisted(m)
 	case session.ToolResult:
 		a.onAnswer(answerOf(m))
+	case session.TaskCreated:
+		a.onTaskCreated(m)
 	case answered:
 		a.onAnswer(m)
 	case retryDue:
@@ -377,6 +386,7 @@ func (a *Actor) commit(final, create bool) {
 	rec := a.checkpoint()
 	entries := a.unsaved
 	a.unsaved = nil
+	a.taskUnsaved = false
 	a.trace.Steps(entries)
 	write := a.spec.Store.RecordProgress
 	if create {
@@ -441,6 +451,9 @@ func (a *Actor) onPersisted(m persisted) {
 	}
 	a.results = nil
 	a.advance()
+	if a.taskUnsaved && !a.writing {
+		a.commit(false, false) // a task created during the commit
+	}
 }
 
 // acknowledge tells Started, once, how the run's first commit went. Its
@@ -497,6 +510,7 @@ func (a *Actor) send(f *inflight) {
 		Reply:       reply.At(a.self, f.corr),
 		TraceParent: tc.TraceParent,
 		TraceState:  tc.TraceState,
+		Task:        a.taskCall(f, target),
 	})
 }
 
@@ -505,7 +519,7 @@ func (a *Actor) send(f *inflight) {
 // hands to the execution as it is: nothing encodes it again until the
 // commit that stores it.
 func answerOf(m session.ToolResult) answered {
-	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation, node: m.Node, epoch: m.Epoch}
+	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation, node: m.Node, epoch: m.Epoch, taskID: m.TaskID}
 	if r.err == nil {
 		r.output = m.Output
 	}
@@ -557,6 +571,7 @@ func (a *Actor) onToolResult(m answered) {
 			return // stays outstanding: a restart repeats it
 		}
 		slog.Info("call sent again on a new session", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.err)
+		a.forgetTask(f)
 		a.send(f)
 		return
 	case lost:
@@ -572,7 +587,7 @@ func (a *Actor) onToolResult(m answered) {
 	if m.err == nil && a.spec.Targets[f.call.Capability].Resource {
 		m.output, m.err = ResourceOutput(f.call.Input, m.output)
 	}
-	r := workflow.Result{Outcome: m.outcome, Output: m.output, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch}
+	r := workflow.Result{Outcome: m.outcome, Output: m.output, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch, TaskID: m.taskID}
 	switch {
 	case lost && a.exec.Routes(id, workflow.OutcomeSessionLost):
 		r.Outcome, r.Output, r.Err = workflow.OutcomeSessionLost, workflow.Object{"error": m.err.Error()}, nil
@@ -665,7 +680,7 @@ func (a *Actor) finishHalt() {
 		}
 	}
 	a.results = nil
-	if known == 0 {
+	if known == 0 && !a.taskUnsaved {
 		a.stop()
 		return
 	}
@@ -726,7 +741,9 @@ func (a *Actor) withdraw() {
 		t := a.spec.Targets[f.call.Capability]
 		if t.Connection != "" && !seen[t.Connection] {
 			seen[t.Connection] = true
-			a.engine.Send(a.spec.Supervisor, session.CancelCalls{Connection: t.Connection, Owner: a.record.ID, Scope: a.spec.Scopes[t.Connection]})
+			// A halt leaves the calls' upstream tasks running: the next
+			// start polls them again (tasks.go).
+			a.engine.Send(a.spec.Supervisor, session.CancelCalls{Connection: t.Connection, Owner: a.record.ID, Scope: a.spec.Scopes[t.Connection], KeepTasks: a.halting})
 		}
 	}
 	clear(a.calls)

@@ -47,6 +47,8 @@ type CallTool struct {
 // CancelCalls of its owner, cancel the task upstream (tasks/cancel); the
 // session actor's stop does not: the task outlives it.
 type TaskCall struct {
+	// Tell asks for TaskCreated, to Reply, once the task is created.
+	Tell bool `json:",omitempty"`
 	// Resume, when set, continues a task an earlier attempt created
 	// (after a restart, the run's checkpoint keeps it) instead of calling
 	// the tool again.

@@ -66,7 +66,9 @@ func (a *Actor) taskRun(call CallTool, keep *atomic.Bool) (taskRun, error) {
 	return taskRun{
 		link: link, call: call, origin: a.taskOrigin, stopping: a.ctx, keep: keep,
 		created: func(ref TaskRef) {
-			reply.Send(engine, to, TaskCreated{CorrelationID: to.Correlation, Task: ref})
+			if call.Task.Tell {
+				reply.Send(engine, to, TaskCreated{CorrelationID: to.Correlation, Task: ref})
+			}
 		},
 		leave: func() { keepUpstream(t) },
 	}, nil

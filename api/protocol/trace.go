@@ -19,4 +19,7 @@ type TraceEntry struct {
 	Node       string `json:"session_node,omitempty"`
 	Epoch      int64  `json:"lease_epoch,omitempty"`
 	Error      string `json:"error,omitempty"`
+	// TaskID is the upstream MCP task the step's call ran as (an
+	// extension).
+	TaskID string `json:"task_id,omitempty"`
 }
