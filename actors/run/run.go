@@ -130,6 +130,7 @@ type (
 		final   bool
 		rec     store.Run
 		entries []workflow.TraceEntry
+		tasks   []createdTask
 	}
 	// retryDue re-sends a call after its backoff.
 	retryDue struct{ call string }
@@ -207,9 +208,9 @@ type Actor struct {
 	timers         []*time.Timer
 	// trace holds the spans of this incarnation; nil with tracing off.
 	trace *tracing.Run
-	// taskUnsaved is set when a call's upstream task is recorded in the
+	// taskUnsaved are the calls' upstream tasks recorded in the
 	// execution and not committed yet (tasks.go).
-	taskUnsaved bool
+	taskUnsaved []createdTask
 }
 
 // New returns a producer of the run actor for spec.
@@ -386,13 +387,14 @@ func (a *Actor) commit(final, create bool) {
 	rec := a.checkpoint()
 	entries := a.unsaved
 	a.unsaved = nil
-	a.taskUnsaved = false
+	tasks := a.taskUnsaved
+	a.taskUnsaved = nil
 	a.trace.Steps(entries)
 	write := a.spec.Store.RecordProgress
 	if create {
 		write = a.spec.Store.CreateRun
 	}
-	a.persist(func(ctx context.Context) error { return write(ctx, rec, entries) }, persisted{final: final, rec: rec, entries: entries})
+	a.persist(func(ctx context.Context) error { return write(ctx, rec, entries) }, persisted{final: final, rec: rec, entries: entries, tasks: tasks})
 }
 
 // persist runs write off the inbox and reports back, with done's fields.
@@ -431,6 +433,7 @@ func (a *Actor) onPersisted(m persisted) {
 		a.committedAgain()
 	}
 	a.committed = m.rec
+	a.tasksCommitted(m.tasks)
 	a.acknowledge(nil)
 	if m.final {
 		a.stop()
@@ -451,7 +454,7 @@ func (a *Actor) onPersisted(m persisted) {
 	}
 	a.results = nil
 	a.advance()
-	if a.taskUnsaved && !a.writing {
+	if len(a.taskUnsaved) > 0 && !a.writing {
 		a.commit(false, false) // a task created during the commit
 	}
 }
@@ -680,7 +683,7 @@ func (a *Actor) finishHalt() {
 		}
 	}
 	a.results = nil
-	if known == 0 && !a.taskUnsaved {
+	if known == 0 && len(a.taskUnsaved) == 0 {
 		a.stop()
 		return
 	}

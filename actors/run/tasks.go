@@ -53,6 +53,16 @@ func (a *Actor) taskCall(f *inflight, target Target) *session.TaskCall {
 	return &session.TaskCall{Tell: true, Resume: &session.TaskRef{ID: t.ID, Generation: t.Generation, Session: t.Session, Upstream: t.Upstream, ProtocolVersion: t.ProtocolVersion}}
 }
 
+// createdTask is a task recorded in the execution, logged once committed.
+type createdTask struct{ step, task string }
+
+// tasksCommitted logs the tasks a commit wrote.
+func (a *Actor) tasksCommitted(tasks []createdTask) {
+	for _, t := range tasks {
+		slog.Info("step runs as an upstream task, recorded in the run's checkpoint", "run", a.record.ID, "step", t.step, "task", t.task)
+	}
+}
+
 // forgetTask drops the task of f's call: its next attempt makes another.
 func (a *Actor) forgetTask(f *inflight) {
 	f.call.Task = nil
@@ -74,8 +84,7 @@ func (a *Actor) onTaskCreated(m session.TaskCreated) {
 	if err := a.exec.SetTask(id, f.call.Task); err != nil {
 		return
 	}
-	slog.Info("step runs as an upstream task", "run", a.record.ID, "step", f.call.NodeID, "task", t.ID)
-	a.taskUnsaved = true
+	a.taskUnsaved = append(a.taskUnsaved, createdTask{step: f.call.NodeID, task: t.ID})
 	if !a.writing && !a.halting {
 		a.commit(false, false)
 	}
