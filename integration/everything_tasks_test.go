@@ -111,7 +111,7 @@ func TestServerEverythingTaskSurvivesARestart(t *testing.T) {
 			}
 			is.Equal(run.Status, "completed") // the recovered run completes
 			entry := researchEntry(t, c2, runID)
-			is.Equal(entry.TaskID, taskID) // on the same task
+			is.Equal(entry.TaskID, taskID)                                                 // on the same task
 			is.True(strings.Contains(reportText(run.Output), "# Research Report: "+topic)) // with the server's report
 		})
 	}
