@@ -33,6 +33,9 @@ type Capability struct {
 	SafeToRepeat bool
 	// Hints are the tool's annotations, MCP's defaults filled in.
 	Hints Hints
+	// TaskSupport is the tool's execution.taskSupport (Tool.TaskSupport);
+	// "" for a built-in.
+	TaskSupport string
 }
 
 // Hints are what a capability's tool says of its effects, as MCP's tool
@@ -77,6 +80,7 @@ func (t Tool) Capability(connID string) Capability {
 		OutputSchema: out,
 		SafeToRepeat: t.ReadOnly || t.Idempotent,
 		Hints:        t.hints(),
+		TaskSupport:  t.TaskSupport,
 	}
 }
 

@@ -35,7 +35,18 @@ type Tool struct {
 	// nil when the tool does not say (MCP then assumes true).
 	Destructive *bool `json:"destructive_hint,omitempty"`
 	OpenWorld   *bool `json:"open_world_hint,omitempty"`
+	// TaskSupport is the tool's execution.taskSupport (MCP tasks):
+	// TaskForbidden ("" too, when the tool does not say), TaskOptional or
+	// TaskRequired.
+	TaskSupport string `json:"task_support,omitempty"`
 }
+
+// The values of a tool's execution.taskSupport.
+const (
+	TaskForbidden = "forbidden"
+	TaskOptional  = "optional"
+	TaskRequired  = "required"
+)
 
 // Resource is one upstream MCP resource.
 type Resource struct {

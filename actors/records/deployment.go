@@ -104,6 +104,11 @@ func parseBindings(raw json.RawMessage) ([]store.Binding, error) {
 		default:
 			return nil, malformed("binding of logical source %q: session must be shared, deployment or run, got %q", b.LogicalSource, b.Session)
 		}
+		switch b.Task {
+		case "", store.TaskAuto, store.TaskAlways:
+		default:
+			return nil, malformed("binding of logical source %q: task must be auto or always, got %q", b.LogicalSource, b.Task)
+		}
 		if other, ok := sessions[b.ConcreteSource]; ok && other != session {
 			return nil, malformed("connection %q is bound with session %q and %q; the bindings of one connection must ask for the same session", b.ConcreteSource, other, session)
 		}

@@ -46,7 +46,7 @@ func resolveTool(name string, bindings []store.Binding, isConnection func(string
 	}
 	if best >= 0 {
 		b := bindings[best]
-		return Target{Connection: b.ConcreteSource, Tool: strings.TrimPrefix(name, b.LogicalSource+".")}, nil
+		return Target{Connection: b.ConcreteSource, Tool: strings.TrimPrefix(name, b.LogicalSource+"."), Task: b.Task}, nil
 	}
 	if conn, tool, ok := catalog.SplitName(name, isConnection); ok {
 		return Target{Connection: conn, Tool: tool}, nil

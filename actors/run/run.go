@@ -46,6 +46,9 @@ type Target struct {
 	Tool       string
 	Builtin    workflow.BuiltinFunc
 	Resource   bool
+	// Task is the task option of the binding that resolved the tool
+	// (store.TaskAuto, store.TaskAlways; "" is auto): see asTask.
+	Task string
 }
 
 // Spec is everything a run actor needs.
@@ -118,6 +121,7 @@ type (
 		generation int64
 		node       string
 		epoch      int64
+		taskID     string
 	}
 	// persisted reports a commit: rec and entries are what it wrote,
 	// or would have.
@@ -126,6 +130,7 @@ type (
 		final   bool
 		rec     store.Run
 		entries []workflow.TraceEntry
+		tasks   []createdTask
 	}
 	// retryDue re-sends a call after its backoff.
 	retryDue struct{ call string }
@@ -214,6 +219,9 @@ type Actor struct {
 	// upstream interrupt, or stops; resumers (Resumed) once the answer
 	// they sent is committed.
 	waiters, resumers []reply.Address
+	// taskUnsaved are the calls' upstream tasks recorded in the
+	// execution and not committed yet (tasks.go).
+	taskUnsaved []createdTask
 }
 
 // New returns a producer of the run actor for spec.
@@ -237,6 +245,8 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.onPersisted(m)
 	case session.ToolResult:
 		a.onAnswer(answerOf(m))
+	case session.TaskCreated:
+		a.onTaskCreated(m)
 	case answered:
 		a.onAnswer(m)
 	case session.UpstreamRequest:
@@ -400,12 +410,14 @@ func (a *Actor) commit(final, create bool) {
 	rec := a.checkpoint()
 	entries := a.unsaved
 	a.unsaved = nil
+	tasks := a.taskUnsaved
+	a.taskUnsaved = nil
 	a.trace.Steps(entries)
 	write := a.spec.Store.RecordProgress
 	if create {
 		write = a.spec.Store.CreateRun
 	}
-	a.persist(func(ctx context.Context) error { return write(ctx, rec, entries) }, persisted{final: final, rec: rec, entries: entries})
+	a.persist(func(ctx context.Context) error { return write(ctx, rec, entries) }, persisted{final: final, rec: rec, entries: entries, tasks: tasks})
 }
 
 // persist runs write off the inbox and reports back, with done's fields.
@@ -448,6 +460,7 @@ func (a *Actor) onPersisted(m persisted) {
 		a.committedAgain()
 	}
 	a.committed = m.rec
+	a.tasksCommitted(m.tasks)
 	a.acknowledge(nil)
 	if m.final {
 		a.stop()
@@ -469,6 +482,9 @@ func (a *Actor) onPersisted(m persisted) {
 	}
 	a.results = nil
 	a.advance()
+	if len(a.taskUnsaved) > 0 && !a.writing {
+		a.commit(false, false) // a task created during the commit
+	}
 }
 
 // acknowledge tells Started, once, how the run's first commit went. Its
@@ -525,6 +541,7 @@ func (a *Actor) send(f *inflight) {
 		Reply:       reply.At(a.self, f.corr),
 		TraceParent: tc.TraceParent,
 		TraceState:  tc.TraceState,
+		Task:        a.taskCall(f, target),
 	})
 }
 
@@ -533,7 +550,7 @@ func (a *Actor) send(f *inflight) {
 // hands to the execution as it is: nothing encodes it again until the
 // commit that stores it.
 func answerOf(m session.ToolResult) answered {
-	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation, node: m.Node, epoch: m.Epoch}
+	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation, node: m.Node, epoch: m.Epoch, taskID: m.TaskID}
 	if r.err == nil {
 		r.output = m.Output
 	}
@@ -585,6 +602,7 @@ func (a *Actor) onToolResult(m answered) {
 			return // stays outstanding: a restart repeats it
 		}
 		slog.Info("call sent again on a new session", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.err)
+		a.forgetTask(f)
 		a.send(f)
 		return
 	case lost:
@@ -600,7 +618,7 @@ func (a *Actor) onToolResult(m answered) {
 	if m.err == nil && a.spec.Targets[f.call.Capability].Resource {
 		m.output, m.err = ResourceOutput(f.call.Input, m.output)
 	}
-	r := workflow.Result{Outcome: m.outcome, Output: m.output, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch, Upstream: a.dropAsks(id)}
+	r := workflow.Result{Outcome: m.outcome, Output: m.output, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch, Upstream: a.dropAsks(id), TaskID: m.taskID}
 	switch {
 	case lost && a.exec.Routes(id, workflow.OutcomeSessionLost):
 		r.Outcome, r.Output, r.Err = workflow.OutcomeSessionLost, workflow.Object{"error": m.err.Error()}, nil
@@ -693,7 +711,7 @@ func (a *Actor) finishHalt() {
 		}
 	}
 	a.results = nil
-	if known == 0 {
+	if known == 0 && len(a.taskUnsaved) == 0 {
 		a.stop()
 		return
 	}
@@ -754,7 +772,9 @@ func (a *Actor) withdraw() {
 		t := a.spec.Targets[f.call.Capability]
 		if t.Connection != "" && !seen[t.Connection] {
 			seen[t.Connection] = true
-			a.engine.Send(a.spec.Supervisor, session.CancelCalls{Connection: t.Connection, Owner: a.record.ID, Scope: a.spec.Scopes[t.Connection]})
+			// A halt leaves the calls' upstream tasks running: the next
+			// start polls them again (tasks.go).
+			a.engine.Send(a.spec.Supervisor, session.CancelCalls{Connection: t.Connection, Owner: a.record.ID, Scope: a.spec.Scopes[t.Connection], KeepTasks: a.halting})
 		}
 	}
 	clear(a.calls)

@@ -89,7 +89,11 @@ func (m *Manager) callTool(ctx context.Context, c catalog.Capability, payload wo
 	}
 	deadline := time.Now().Add(m.directCallTimeout())
 	w := reply.Expect[session.ToolResult](m.cfg.Replies)
-	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), session.CallTool{Connection: c.SourceID, Tool: c.LocalName, Arguments: args, Deadline: deadline, Reply: w.To()})
+	call := session.CallTool{Connection: c.SourceID, Tool: c.LocalName, Arguments: args, Deadline: deadline, Reply: w.To()}
+	if c.TaskSupport == catalog.TaskRequired {
+		call.Task = &session.TaskCall{} // polled to its end within the deadline
+	}
+	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), call)
 	r, output, err := waitSession(ctx, w, deadline)
 	completed := map[string]any{"tool": c.LocalName, "outcome": cmp.Or(r.Outcome, OutcomeRuntimeError), "direct": true}
 	m.record(ctx, audit.Event{Kind: audit.ToolCallCompleted, ConnectionID: c.SourceID, CapabilityID: c.Name, Payload: completed})

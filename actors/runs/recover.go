@@ -19,8 +19,9 @@ type Recovered struct {
 
 // Recover is called once at start, before serving: every run still
 // "running" was cut off by a stop. A run whose calls in flight are all safe
-// to repeat (none, built-ins, or tools annotated readOnlyHint or
-// idempotentHint) resumes from its last committed step in the background;
+// to repeat (none, built-ins, tools annotated readOnlyHint or
+// idempotentHint, or calls whose upstream MCP task the checkpoint names,
+// which the run polls again) resumes from its last committed step in the background;
 // any other ends failed, its error saying that the outcome of the step in
 // flight is unknown. Interrupted runs are not running and stay as they are.
 func (m *Manager) Recover(ctx context.Context) (Recovered, error) {
@@ -95,7 +96,9 @@ func (m *Manager) resumable(ctx context.Context, r store.Run) (*Setup, string) {
 		return nil, fmt.Sprintf("setup: %v", err)
 	}
 	for _, c := range r.Checkpoint.Calls {
-		if !safeToRepeat(setup, c) {
+		// A call whose upstream task the checkpoint names is not made
+		// again: the run polls that task (actors/run/tasks.go).
+		if c.Task == nil && !safeToRepeat(setup, c) {
 			return nil, fmt.Sprintf("step %q was calling %s, which is not safe to repeat", c.NodeID, c.Capability)
 		}
 	}

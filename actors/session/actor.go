@@ -90,6 +90,9 @@ type Actor struct {
 	reportedCause string
 	// gauges are the actor's share of its connection's gauges.
 	gauges *metrics.SessionGauges
+	// taskOrigin is the open session's part of the TaskRef of each task
+	// created on it (noteTaskOrigin).
+	taskOrigin TaskRef
 }
 
 // New returns a producer of the session actor for conn.
@@ -118,7 +121,7 @@ func (a *Actor) Receive(c *actor.Context) {
 	case ReadResource:
 		a.admit(work{read: &m})
 	case CancelCalls:
-		a.cancelCalls(m.Owner)
+		a.cancelCalls(m.Owner, m.KeepTasks)
 	case AnswerUpstream:
 		a.onAnswerUpstream(m)
 	case SetClient:

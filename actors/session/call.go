@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,6 +20,9 @@ type inflight struct {
 	gen       int64
 	transport mcp.Transport
 	started   time.Time // when it was sent
+	// keepTask is set for a task call (nil otherwise): once stored true,
+	// the call's end leaves its task running upstream.
+	keepTask *atomic.Bool
 }
 
 // start runs w on the open session in a goroutine.
@@ -26,6 +31,17 @@ func (a *Actor) start(w work) {
 		a.fail(w, err)
 		return
 	}
+	var task *taskRun
+	var keep *atomic.Bool
+	if w.call != nil && w.call.Task != nil {
+		keep = &atomic.Bool{}
+		t, err := a.taskRun(*w.call, keep)
+		if err != nil {
+			a.fail(w, err)
+			return
+		}
+		task = &t
+	}
 	run := a.nextRun
 	a.nextRun++
 	deadline := w.deadline()
@@ -33,14 +49,28 @@ func (a *Actor) start(w work) {
 		deadline = time.Now().Add(a.opts.CallTimeout)
 	}
 	ctx, cancel := context.WithDeadline(a.ctx, deadline)
-	a.running[run] = &inflight{w: w, cancel: cancel, attempt: a.attempt, gen: a.generation, transport: a.transport, started: time.Now()}
+	a.running[run] = &inflight{w: w, cancel: cancel, attempt: a.attempt, gen: a.generation, transport: a.transport, started: time.Now(), keepTask: keep}
 	engine, self, cs, connID := a.engine, a.self, a.session, a.conn.ID
 	if w.list != nil {
 		a.refresh.running = true
+		link := a.catalogLink()
 		go func() {
 			defer cancel()
 			snap, err := listCatalog(ctx, cs, connID)
+			if err == nil && link != nil {
+				if terr := listTaskSupport(ctx, link, &snap); terr != nil {
+					slog.Warn("the tools' task support could not be listed; their calls are not made as tasks", "connection", connID, "err", terr)
+				}
+			}
 			engine.Send(self, listDone{run: run, result: CatalogListed{Snapshot: snap, Error: reply.Fail(err)}, rpcErr: err})
+		}()
+		return
+	}
+	if task != nil {
+		go func() {
+			defer cancel()
+			result, err, rpcErr := task.run(ctx)
+			engine.Send(self, callDone{run: run, result: result, err: err, rpcErr: rpcErr})
 		}()
 		return
 	}

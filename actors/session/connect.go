@@ -208,6 +208,7 @@ func (a *Actor) onConnected(m connected) {
 		a.generation = m.generation
 	}
 	a.opened++
+	a.noteTaskOrigin()
 	a.openedAt, a.lastSuccess, a.nextTry = now, now, time.Time{}
 	a.setState(StateOpen)
 	slog.Info("mcp session open", "connection", a.conn.ID, "generation", a.generation)
@@ -405,6 +406,9 @@ func (a *Actor) shutdown() {
 	a.lease.Release()
 	err := fmt.Errorf("connection %q: %w: shutting down", a.conn.ID, ErrUnavailable)
 	for _, f := range a.running {
+		if f.keepTask != nil {
+			keepUpstream(f.transport) // its task outlives this process
+		}
 		a.fail(f.w, err)
 	}
 	a.running = nil

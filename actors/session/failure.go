@@ -41,6 +41,21 @@ var (
 	// one answer (max_result_bytes): it was not read past the bound, and
 	// the session goes on. Its text, "result_too_large", starts the error.
 	ErrResultTooLarge = reply.Register("result_too_large", errors.New("result_too_large"))
+	// ErrTaskFailed means the upstream task the call ran as ended
+	// failed; the error carries the task's status message.
+	ErrTaskFailed = reply.Register("task_failed", errors.New("task_failed"))
+	// ErrTaskCancelled means the upstream task ended cancelled, by
+	// someone other than the call's owner (its own cancel fails the call
+	// with ErrCancelled).
+	ErrTaskCancelled = reply.Register("task_cancelled", errors.New("task_cancelled"))
+	// ErrTaskLost means the upstream task can no longer be reached: the
+	// session it was created on ended with it (a stdio server's process,
+	// an HTTP session the server forgot), or the server no longer knows
+	// the task. Whether it ran is unknown, so it is also ErrSessionLost:
+	// a step safe to repeat is called again (as a new task), another
+	// routes session_lost or fails. Its text, "task_lost", starts the
+	// error.
+	ErrTaskLost = reply.Register("task_lost", &childError{msg: "task_lost", parent: ErrSessionLost})
 )
 
 // protocolError is a JSON-RPC error the server answered with: it is

@@ -82,7 +82,7 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 		login, _ = authorized.(loginHolder)
 	}
 	// The configured headers are set first, the credentials after them.
-	watch := watch{expired: &atomic.Bool{}, pool: pool, peer: &peerHook{}, login: login}
+	watch := watch{expired: &atomic.Bool{}, keep: &atomic.Bool{}, pool: pool, peer: &peerHook{}, login: login}
 	origin, err := url.Parse(conn.Transport.URL)
 	if err != nil {
 		return nil, fmt.Errorf("connection %q: url %s: %w", conn.ID, config.ShowURL(conn.Transport.URL), err)
@@ -90,7 +90,7 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 	limit := resultLimit(conn, h.MaxResultBytes)
 	client := &http.Client{
 		Transport: resultBound{
-			base:  expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers, origin: origin}, expired: watch.expired, peer: watch.peer},
+			base:  keepSession{base: expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers, origin: origin}, expired: watch.expired, peer: watch.peer}, keep: watch.keep},
 			limit: limit,
 			log:   slog.With("connection", conn.ID),
 		},
@@ -154,9 +154,12 @@ type sseTransport struct {
 // where the end of its event stream is reported (see peerWatcher).
 type watch struct {
 	expired *atomic.Bool
-	pool    *http.Transport
-	peer    *peerHook
-	login   loginHolder // the credentials' round tripper, when it can need a login
+	// keep, once set, keeps the upstream session when the session
+	// closes (see keepSession).
+	keep  *atomic.Bool
+	pool  *http.Transport
+	peer  *peerHook
+	login loginHolder // the credentials' round tripper, when it can need a login
 }
 
 // loginHolder is a credentials round tripper that can find that its
@@ -224,6 +227,28 @@ func (w expiryWatch) RoundTrip(r *http.Request) (*http.Response, error) {
 		watchStream(r, resp, w.peer)
 	}
 	return resp, err
+}
+
+// keepSession keeps the upstream session of a streamable HTTP session
+// that left an MCP task running on it (keepUpstream): go-sdk ends a
+// session it closes with a DELETE, which would end the task with it (a
+// server keeps a session's tasks with the session), so that DELETE is
+// answered here, 204, and never sent. The session is then the server's
+// to expire; a restarted mcpflow polls the task under its id.
+type keepSession struct {
+	base http.RoundTripper
+	keep *atomic.Bool
+}
+
+func (k keepSession) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodDelete && k.keep.Load() {
+		if r.Body != nil {
+			_ = r.Body.Close()
+		}
+		return &http.Response{StatusCode: http.StatusNoContent, Status: "204 No Content", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+	}
+	return k.base.RoundTrip(r)
 }
 
 // headerTransport adds fixed headers to every request to the configured

@@ -33,7 +33,58 @@ type CallTool struct {
 	// Hops counts the supervisors of other nodes that passed the message
 	// on to the node that owns the connection (a cluster's).
 	Hops int
+	// Task, when set, makes the call an MCP task (see TaskCall); nil
+	// calls the tool as an ordinary request.
+	Task *TaskCall
 }
+
+// TaskCall makes a CallTool an MCP task: the tool is called with a task
+// param, the session polls the task it creates (tasks/get at the
+// server's pollInterval, bounded by MinTaskPoll and MaxTaskPoll) and
+// fetches its result (tasks/result), which answers the call as an
+// ordinary tool result would. Reply is told the task as soon as it is
+// created (TaskCreated), before the answer. The call's deadline, and a
+// CancelCalls of its owner, cancel the task upstream (tasks/cancel); the
+// session actor's stop does not: the task outlives it.
+type TaskCall struct {
+	// Tell asks for TaskCreated, to Reply, once the task is created.
+	Tell bool `json:",omitempty"`
+	// Resume, when set, continues a task an earlier attempt created
+	// (after a restart, the run's checkpoint keeps it) instead of calling
+	// the tool again.
+	Resume *TaskRef
+}
+
+// TaskRef names an upstream task: its id, and the session it was
+// created on. It is what a run keeps in its checkpoint: it holds no
+// secret (the upstream session id is sealed).
+type TaskRef struct {
+	// ID is the server's taskId.
+	ID string `json:"id"`
+	// Generation is the generation of the session that created it.
+	Generation int64 `json:"session_generation,omitempty"`
+	// Session names that session among every session of every mcpflow
+	// process (a random key): a task of the session open now is polled
+	// on it.
+	Session string `json:"session,omitempty"`
+	// Upstream is the streamable HTTP session id of that session, sealed
+	// (Options.Sealer): a task of an HTTP session that mcpflow no longer
+	// holds (it restarted) is polled under it. "" over stdio, whose tasks
+	// end with the server's process.
+	Upstream string `json:"upstream,omitempty"`
+	// ProtocolVersion is the version that session negotiated.
+	ProtocolVersion string `json:"protocol_version,omitempty"`
+}
+
+// TaskCreated tells a CallTool's Reply the task its call created, before
+// the call is answered (a ToolResult, with the same CorrelationID).
+type TaskCreated struct {
+	CorrelationID uint64
+	Task          TaskRef
+}
+
+// Correlation implements reply.Answer.
+func (m TaskCreated) Correlation() uint64 { return m.CorrelationID }
 
 // ReadResource asks the session actor of Connection to read one resource.
 // Reply is answered with a ToolResult whose Output is the MCP
@@ -60,6 +111,10 @@ type ReadResource struct {
 type CancelCalls struct {
 	Connection string
 	Owner      string
+	// KeepTasks leaves the upstream tasks of the calls running (their
+	// owner halts for a shutdown, and a restart polls them again): the
+	// calls end, their tasks are not cancelled.
+	KeepTasks bool `json:",omitempty"`
 	// Scope is the session the calls were made on, as CallTool's.
 	Scope string
 	// Hops counts the nodes that passed the message on, as CallTool's.
@@ -89,6 +144,9 @@ type ToolResult struct {
 	// node, or when the call was never sent).
 	Node  string
 	Epoch int64
+	// TaskID is the upstream task the call ran as; "" for an ordinary
+	// call.
+	TaskID string `json:",omitempty"`
 }
 
 // Correlation implements reply.Answer.

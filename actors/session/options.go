@@ -82,6 +82,11 @@ type Options struct {
 	// no max_result_bytes (server.limits.max_result_bytes; 0:
 	// config.DefaultMaxResultBytes).
 	MaxResultBytes int64
+	// Sealer seals the streamable HTTP session id a task's TaskRef keeps
+	// (a run's checkpoint holds it), so that a restarted mcpflow polls
+	// the task on the session that created it; nil keeps none, and such
+	// a task is lost with the process.
+	Sealer Sealer
 }
 
 // The keepalive defaults: a busy upstream (or a starved mcpflow) that is

@@ -114,8 +114,9 @@ func (a *Actor) drain() {
 }
 
 // cancelCalls withdraws owner's queued calls and cancels its calls in
-// flight (their goroutines answer when the upstream call returns).
-func (a *Actor) cancelCalls(owner string) {
+// flight (their goroutines answer when the upstream call returns); a
+// task call's task is cancelled upstream too, unless keepTasks.
+func (a *Actor) cancelCalls(owner string, keepTasks bool) {
 	if owner == "" {
 		return
 	}
@@ -132,6 +133,9 @@ func (a *Actor) cancelCalls(owner string) {
 	for run, f := range a.running {
 		if f.w.owner() == owner {
 			a.withdrawAsks(run, "cancelled")
+			if keepTasks && f.keepTask != nil {
+				f.keepTask.Store(true)
+			}
 			f.cancel()
 		}
 	}

@@ -162,6 +162,9 @@ type stdioTransport struct {
 
 	inputOnce, stopOnce, killOnce sync.Once
 	stopErr, killErr              error
+	// side is the connection Connect made, with its side channel for
+	// MCP tasks (see sideConn); set once Connect returns.
+	side *sideConn
 }
 
 // watchPeer implements peerWatcher: gone hears of the process's exit.
@@ -180,7 +183,12 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	// through (and stops a message that spans lines, which MCP's stdio
 	// transport does not allow).
 	lines := newMessageReader(io.NopCloser(t.stdout), t.limit, false, false, t.log)
-	return (&mcp.IOTransport{Reader: lines, Writer: stdinWriter{t}, MaxLineLength: int(t.limit + limitSlack)}).Connect(ctx)
+	conn, err := (&mcp.IOTransport{Reader: lines, Writer: stdinWriter{t}, MaxLineLength: int(t.limit + limitSlack)}).Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.side = newSideConn(conn, &taskWake{})
+	return t.side, nil
 }
 
 // start creates the pipes and starts the process.

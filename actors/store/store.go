@@ -167,7 +167,18 @@ type Binding struct {
 	// every run of every deployment shares; SessionDeployment, one per
 	// deployment; SessionRun, one per run, closed when the run ends.
 	Session string `json:"session,omitempty"`
+	// Task is when the connection's tools are called as MCP tasks (an
+	// mcpflow extension): TaskAuto ("" too), a tool whose
+	// execution.taskSupport is "required"; TaskAlways, also one whose
+	// taskSupport is "optional".
+	Task string `json:"task,omitempty"`
 }
+
+// The task options of a binding.
+const (
+	TaskAuto   = "auto"
+	TaskAlways = "always"
+)
 
 // Session scopes a binding may ask for.
 const (

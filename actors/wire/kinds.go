@@ -28,6 +28,7 @@ var kinds = []Kind{
 	crossing[session.ReadResource]("session.ReadResource"),
 	crossing[session.CancelCalls]("session.CancelCalls"),
 	crossing[session.ToolResult]("session.ToolResult"),
+	crossing[session.TaskCreated]("session.TaskCreated"),
 	crossing[session.SetPolicy]("session.SetPolicy"),
 	crossing[session.SetClient]("session.SetClient"),
 	crossing[session.UpstreamRequest]("session.UpstreamRequest"),

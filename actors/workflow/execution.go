@@ -253,6 +253,18 @@ func (e *Execution) Complete(callID string, r Result) error {
 	return nil
 }
 
+// SetTask records, in the snapshot, the upstream task outstanding call
+// callID runs as (nil: none, as for an attempt that makes a new one).
+func (e *Execution) SetTask(callID string, t *Task) error {
+	call, ok := e.snap.Calls[callID]
+	if !ok {
+		return fmt.Errorf("call %q is not outstanding", callID)
+	}
+	call.Task = t
+	e.snap.Calls[callID] = call
+	return nil
+}
+
 // Routes reports whether the step that made outstanding call callID
 // routes outcome: a driver asks it before it completes a call with an
 // outcome the step may not route, such as OutcomeSessionLost.

@@ -148,6 +148,21 @@ type Call struct {
 	// bounds each attempt. Both are the step's own, when it declares them.
 	Retry          *int `json:"retry,omitempty"`
 	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+	// Task is the upstream MCP task the call runs as, once its session
+	// created it (SetTask): a run recovered after a restart polls it
+	// rather than call the tool again.
+	Task *Task `json:"task,omitempty"`
+}
+
+// Task names an upstream MCP task as the session that created it
+// describes it (session.TaskRef): its id, and that session, whose HTTP
+// session id is sealed. It holds no secret.
+type Task struct {
+	ID              string `json:"id"`
+	Generation      int64  `json:"session_generation,omitempty"`
+	Session         string `json:"session,omitempty"`
+	Upstream        string `json:"upstream,omitempty"`
+	ProtocolVersion string `json:"protocol_version,omitempty"`
 }
 
 // Result is how a call ended: an outcome and output, or an error that
@@ -166,6 +181,8 @@ type Result struct {
 	// Upstream are the requests the server sent during the call, with
 	// their answers, for the trace entry.
 	Upstream []Object
+	// TaskID is the upstream task the call ran as, "" for none.
+	TaskID string
 }
 
 // rootScope and rootFrame name the top-level workflow's scope and frame.

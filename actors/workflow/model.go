@@ -239,4 +239,6 @@ type TraceEntry struct {
 	// Upstream are the requests the server sent during the step's call
 	// (elicitation, sampling), each with its answer.
 	Upstream []Object `json:"upstream_requests,omitempty"`
+	// TaskID is the upstream MCP task the step's call ran as.
+	TaskID string `json:"task_id,omitempty"`
 }

@@ -78,7 +78,7 @@ func (e *Execution) finishCall(f *Frame, node *Node, call Call, r Result) error 
 		}
 	}
 	entry := e.record(f, node, call.Input, r.Outcome, r.Output, changes)
-	entry.Attempts, entry.Generation, entry.Node, entry.Epoch = r.Attempts, r.Generation, r.Node, r.Epoch
+	entry.Attempts, entry.Generation, entry.Node, entry.Epoch, entry.TaskID = r.Attempts, r.Generation, r.Node, r.Epoch, r.TaskID
 	entry.Upstream = r.Upstream
 	if f.Status == FrameWaiting {
 		e.enqueue(f)

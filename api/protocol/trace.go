@@ -22,4 +22,7 @@ type TraceEntry struct {
 	// Upstream are the requests the server sent during the step's call
 	// (elicitation, sampling), each with its answer: an extension.
 	Upstream []Object `json:"upstream_requests,omitempty"`
+	// TaskID is the upstream MCP task the step's call ran as (an
+	// extension).
+	TaskID string `json:"task_id,omitempty"`
 }

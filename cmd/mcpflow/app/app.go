@@ -191,6 +191,9 @@ func Start(ctx context.Context, opts Options) (_ *App, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// The same keys seal the HTTP session id an upstream task's run keeps
+	// in its checkpoint (session.TaskRef).
+	opts.Supervisor.Session.Sealer = states
 	if err := a.startEngine(ctx, opts.Config, m, &opts.Supervisor, &undo); err != nil {
 		return nil, err
 	}
