@@ -277,6 +277,7 @@ type Runs interface {
 	// entries and the events of the change; r.TraceCount must equal the
 	// stored count plus len(entries).
 	RecordProgress(ctx context.Context, r Run, entries []workflow.TraceEntry) error
+	RunLiveEvents
 	// GetRun returns a run, or ErrNotFound (ErrPruned for one that
 	// retention pruned).
 	GetRun(ctx context.Context, id string) (Run, error)
