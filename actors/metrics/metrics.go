@@ -79,6 +79,7 @@ type Metrics struct {
 	cluster   clusterCollectors
 	retention retentionCollectors
 	mcpFace   mcpFaceCollectors
+	upstream  upstreamCollectors
 }
 
 // New returns metrics on a registry of their own, with the Go runtime and
@@ -135,6 +136,7 @@ func New() *Metrics {
 		cluster:   newClusterCollectors(),
 		retention: newRetentionCollectors(),
 		mcpFace:   newMCPFaceCollectors(),
+		upstream:  newUpstreamCollectors(),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -146,6 +148,7 @@ func New() *Metrics {
 	reg.MustRegister(m.cluster.collectors()...)
 	reg.MustRegister(m.retention.collectors()...)
 	reg.MustRegister(m.mcpFace.collectors()...)
+	reg.MustRegister(m.upstream.collectors()...)
 	return m
 }
 

@@ -126,6 +126,7 @@ func (a *Actor) startConnect() {
 func (a *Actor) newClient(attempt int) *mcp.Client {
 	engine, self := a.engine, a.self
 	opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
+	a.reportHandlers(opts, attempt) // progress and log messages (notices.go)
 	if a.opts.NoListen {
 		// Without handlers, go-sdk opens no subscriptions/listen stream
 		// (the stateless era).

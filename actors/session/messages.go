@@ -33,6 +33,11 @@ type CallTool struct {
 	// Hops counts the supervisors of other nodes that passed the message
 	// on to the node that owns the connection (a cluster's).
 	Hops int
+	// Reports asks for what the upstream reports about the call while it
+	// is in flight: CallProgress and CallLog messages to Reply's actor,
+	// with Reply's correlation (reports.go). Only an actor may ask: a
+	// router waits for one answer.
+	Reports bool
 }
 
 // ReadResource asks the session actor of Connection to read one resource.
@@ -50,6 +55,8 @@ type ReadResource struct {
 	TraceParent, TraceState string
 	// Hops counts the nodes that passed the message on, as CallTool's.
 	Hops int
+	// Reports asks for the read's progress and logs, as CallTool's.
+	Reports bool
 }
 
 // CancelCalls withdraws every call (and resource read) Owner made on
@@ -189,6 +196,10 @@ type Status struct {
 	// carried to the next incarnation so the intensity limit survives a
 	// crash.
 	RecentRestarts []time.Time
+	// Logs are the newest log messages (notifications/message) the
+	// upstream sent that were no call's, oldest first: at most
+	// MaxConnectionLogs.
+	Logs []ConnectionLog
 }
 
 // Incarnation is what a session actor continues from when the supervisor

@@ -28,6 +28,8 @@ var kinds = []Kind{
 	crossing[session.ReadResource]("session.ReadResource"),
 	crossing[session.CancelCalls]("session.CancelCalls"),
 	crossing[session.ToolResult]("session.ToolResult"),
+	crossing[session.CallProgress]("session.CallProgress"),
+	crossing[session.CallLog]("session.CallLog"),
 	crossing[session.SetPolicy]("session.SetPolicy"),
 	crossing[session.GetStatus]("session.GetStatus"),
 	crossing[session.CurrentStatus]("session.CurrentStatus"),
