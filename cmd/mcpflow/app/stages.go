@@ -190,7 +190,7 @@ func (a *App) startRuns(opts Options, m *metrics.Metrics, observed store.Store, 
 	a.runs = runs.New(runs.Config{
 		Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Store: observed, Catalogs: registry, Connections: view,
 		CallTimeout: opts.Supervisor.Session.CallTimeout, MaxSteps: opts.MaxSteps, StepCeiling: opts.stepCeiling(), RunDeadline: opts.RunTimeout, Metrics: m, Nodes: nodes,
-		MaxOutputBytes: opts.resultBytes(),
+		MaxOutputBytes: opts.resultBytes(), Live: opts.liveLimits(),
 	})
 }
 
