@@ -10,7 +10,7 @@ import (
 )
 
 // FullDisk is a store whose disk fills and empties on demand: while full,
-// every run commit (CreateRun, RecordProgress) and admin event append
+// every run commit (CreateRun, RecordProgress, AppendRunEvents) and admin event append
 // fails with an error wrapping store.ErrFull and writes nothing, as a
 // SQLite store on a full disk does; reads and the other writes are the
 // wrapped store's.
@@ -53,6 +53,13 @@ func (d *FullDisk) RecordProgress(ctx context.Context, r store.Run, entries []wo
 		return err
 	}
 	return d.Store.RecordProgress(ctx, r, entries)
+}
+
+func (d *FullDisk) AppendRunEvents(ctx context.Context, runID string, events []store.RunEvent) error {
+	if err := d.refuse(); err != nil {
+		return err
+	}
+	return d.Store.AppendRunEvents(ctx, runID, events)
 }
 
 func (d *FullDisk) AppendEvent(ctx context.Context, e store.Event) (int64, error) {

@@ -22,6 +22,12 @@ type Limits struct {
 	// MaxResultBytes bounds one upstream answer, for every source that
 	// sets no max_result_bytes of its own. Absent: DefaultMaxResultBytes.
 	MaxResultBytes int64 `json:"max_result_bytes,omitempty"`
+	// StepProgressIntervalMs is the interval within which a run stores at
+	// most one step_progress per call, the latest. Absent: 500.
+	StepProgressIntervalMs int `json:"step_progress_interval_ms,omitempty"`
+	// MaxStepLogs caps the step_log events of one step; past it one more
+	// says how many were dropped. Absent: 100.
+	MaxStepLogs int `json:"max_step_logs,omitempty"`
 }
 
 // Validate checks the values a limits block sets: none may be negative.
@@ -35,6 +41,12 @@ func (l *Limits) Validate() error {
 	}
 	if l.MaxResultBytes < 0 {
 		errs = append(errs, errors.New("limits: max_result_bytes must not be negative"))
+	}
+	if l.StepProgressIntervalMs < 0 {
+		errs = append(errs, errors.New("limits: step_progress_interval_ms must not be negative"))
+	}
+	if l.MaxStepLogs < 0 {
+		errs = append(errs, errors.New("limits: max_step_logs must not be negative"))
 	}
 	return errors.Join(errs...)
 }

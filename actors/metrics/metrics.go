@@ -126,7 +126,7 @@ func New() *Metrics {
 		subscriptionLag: counter("subscription_lag_total",
 			"Live event subscriptions ended by a lag notification, by topic (run, admin).", "topic"),
 		storeCommits: histogram("store_commit_duration_seconds",
-			"Time of the store writes live events follow, by operation (create_run, record_progress, append_event).",
+			"Time of the store writes live events follow, by operation (create_run, record_progress, append_run_events, append_event).",
 			commitBuckets, "operation"),
 		commitFailures: prometheus.NewCounter(prometheus.CounterOpts{Namespace: Namespace, Name: "run_commit_failures_total",
 			Help: "Commits of a run the store refused after the run was acknowledged (each is retried until one lands)."}),

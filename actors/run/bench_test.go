@@ -297,6 +297,7 @@ func (noopRuns) CreateRun(context.Context, store.Run, []workflow.TraceEntry) err
 func (noopRuns) RecordProgress(context.Context, store.Run, []workflow.TraceEntry) error {
 	return nil
 }
+func (noopRuns) AppendRunEvents(context.Context, string, []store.RunEvent) error { return nil }
 func (noopRuns) GetRun(_ context.Context, id string) (store.Run, error) {
 	return store.Run{}, fmt.Errorf("get run %q: %w", id, store.ErrNotFound)
 }

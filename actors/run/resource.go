@@ -38,6 +38,7 @@ func (a *Actor) readResource(f *inflight, tc tracing.Carrier) {
 		Deadline: time.Now().Add(a.callTimeout(f.call)), Owner: a.record.ID, Scope: a.spec.Scopes[conn],
 		Reply:       reply.At(a.self, f.corr),
 		TraceParent: tc.TraceParent, TraceState: tc.TraceState,
+		Reports: true,
 	})
 }
 

@@ -100,6 +100,9 @@ type Spec struct {
 	Release func()
 	// Metrics counts runs and times steps; nil records nothing.
 	Metrics *metrics.Metrics
+	// Live bounds what the run stores of its calls' progress and logs
+	// (live.go); the zero value keeps the defaults.
+	Live LiveLimits
 }
 
 // Resume is a resume request.
@@ -125,12 +128,16 @@ type (
 	}
 	// persisted reports a commit: rec and entries are what it wrote,
 	// or would have.
+	// live are the live events appended before it (live.go), liveErr
+	// why they were not.
 	persisted struct {
 		err     error
 		final   bool
 		rec     store.Run
 		entries []workflow.TraceEntry
 		tasks   []createdTask
+		live    []store.RunEvent
+		liveErr error
 	}
 	// retryDue re-sends a call after its backoff.
 	retryDue struct{ call string }
@@ -222,6 +229,8 @@ type Actor struct {
 	// taskUnsaved are the calls' upstream tasks recorded in the
 	// execution and not committed yet (tasks.go).
 	taskUnsaved []createdTask
+	// live holds the progress and logs of the calls out, not stored yet.
+	live live
 }
 
 // New returns a producer of the run actor for spec.
@@ -255,6 +264,14 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.onUpstreamWithdrawn(m)
 	case AnswerInterrupt:
 		a.onAnswerInterrupt(m)
+	case session.CallProgress:
+		a.onCallProgress(m)
+	case session.CallLog:
+		a.onCallLog(m)
+	case liveDue:
+		a.onLiveDue()
+	case liveAppended:
+		a.onLiveAppended(m)
 	case retryDue:
 		if f := a.calls[m.call]; f != nil && !a.stopping && !a.halting {
 			a.send(f)
@@ -273,6 +290,7 @@ func (a *Actor) Receive(c *actor.Context) {
 				t.Stop()
 			}
 		}
+		a.stopLive()
 		a.trace.End(a.record) // stopped from outside: no span stays open
 	case guard.Panic:
 		// Our own code panicked on a message: fail the run rather than
@@ -417,16 +435,25 @@ func (a *Actor) commit(final, create bool) {
 	if create {
 		write = a.spec.Store.CreateRun
 	}
-	a.persist(func(ctx context.Context) error { return write(ctx, rec, entries) }, persisted{final: final, rec: rec, entries: entries, tasks: tasks})
+	var live []store.RunEvent
+	if !create {
+		live = a.takeLive(time.Now())
+	}
+	a.persist(func(ctx context.Context) error { return write(ctx, rec, entries) }, persisted{final: final, rec: rec, entries: entries, tasks: tasks, live: live})
 }
 
-// persist runs write off the inbox and reports back, with done's fields.
+// persist runs write off the inbox and reports back, with done's fields;
+// done's live events are appended first (their failure does not stop
+// the write).
 func (a *Actor) persist(write func(context.Context) error, done persisted) {
 	a.writing = true
-	engine, self, timeout := a.engine, a.self, a.spec.StoreTimeout
+	engine, self, timeout, st, id := a.engine, a.self, a.spec.StoreTimeout, a.spec.Store, a.record.ID
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
+		if len(done.live) > 0 {
+			done.liveErr = st.AppendRunEvents(ctx, id, done.live)
+		}
 		done.err = write(ctx)
 		engine.Send(self, done)
 	}()
@@ -434,6 +461,7 @@ func (a *Actor) persist(write func(context.Context) error, done persisted) {
 
 func (a *Actor) onPersisted(m persisted) {
 	a.writing = false
+	a.liveWritten(m.live, m.liveErr)
 	if m.err != nil && a.acknowledged && !errors.Is(m.err, store.ErrFenced) {
 		a.commitFailed(m)
 		return
@@ -485,6 +513,7 @@ func (a *Actor) onPersisted(m persisted) {
 	if len(a.taskUnsaved) > 0 && !a.writing {
 		a.commit(false, false) // a task created during the commit
 	}
+	a.afterWrite()
 }
 
 // acknowledge tells Started, once, how the run's first commit went. Its
@@ -542,6 +571,7 @@ func (a *Actor) send(f *inflight) {
 		TraceParent: tc.TraceParent,
 		TraceState:  tc.TraceState,
 		Task:        a.taskCall(f, target),
+		Reports:     true,
 	})
 }
 
@@ -615,6 +645,7 @@ func (a *Actor) onToolResult(m answered) {
 		return
 	}
 	delete(a.calls, id)
+	a.endLive(id)
 	if m.err == nil && a.spec.Targets[f.call.Capability].Resource {
 		m.output, m.err = ResourceOutput(f.call.Input, m.output)
 	}
@@ -767,6 +798,7 @@ func (a *Actor) stepsInFlight() string {
 // withdraw cancels every call out, upstream and in the session queues.
 func (a *Actor) withdraw() {
 	a.stopping = true
+	a.endAllLive()
 	seen := map[string]bool{}
 	for _, f := range a.calls {
 		t := a.spec.Targets[f.call.Capability]

@@ -1,6 +1,7 @@
 package run_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/guard"
@@ -51,6 +53,8 @@ type world struct {
 	rec    *fakes.Recording
 	mem    *fakes.InMemory
 	writes *progressLog
+	// callTimeout bounds each call (2 s when 0).
+	callTimeout time.Duration
 	// runs, when set, is the store runs commit to instead of writes.
 	runs store.Runs
 	// metrics are what every run of the world records.
@@ -81,11 +85,18 @@ func (l *progressLog) written() []store.Run {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
+	return newWorldServing(t, nil)
+}
+
+// newWorldServing is newWorld whose upstreams newServer builds (nil:
+// fakes.NewServer).
+func newWorldServing(t *testing.T, newServer func() *mcp.Server) *world {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err) // new engine
-	mem := fakes.NewInMemory(nil)
+	mem := fakes.NewInMemory(newServer)
 	w := &world{engine: e, store: store.NewMemory(), rec: fakes.NewRecording(mem), mem: mem, metrics: metrics.New()}
 	w.writes = &progressLog{Memory: w.store}
 	w.replies = newRouter(t, e)
@@ -150,7 +161,7 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 		},
 		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts,
 		Supervisor: w.sup.PID(), Store: runs,
-		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second,
+		CallTimeout: cmp.Or(w.callTimeout, 2*time.Second), StoreTimeout: 2 * time.Second,
 		Started: started.To(), Done: done.To(), Metrics: w.metrics,
 	}), "run", actor.WithID(incarnation(id)), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 	ack, err := started.Wait(wait(t))
@@ -158,7 +169,9 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 		t.Logf("run %s not acknowledged: %v", id, err)
 	}
 	is.NoErr(err) // the run acknowledged its start
-	stopped, err := done.Wait(wait(t))
+	ctx, cancel := context.WithTimeout(context.Background(), patience+w.callTimeout)
+	defer cancel()
+	stopped, err := done.Wait(ctx)
 	final := stopped.Run
 	if err != nil {
 		t.Logf("run %s not done: %v", id, err)
@@ -259,7 +272,9 @@ func TestCallThatCannotBeMadeFailsTheRun(t *testing.T) {
 		Supervisor: w.sup.PID(), Store: w.store,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID("run-gone"))
-	stopped, err := done.Wait(wait(t))
+	ctx, cancel := context.WithTimeout(context.Background(), patience+w.callTimeout)
+	defer cancel()
+	stopped, err := done.Wait(ctx)
 	final := stopped.Run
 	is.NoErr(err)
 	is.Equal(final.Status, store.RunFailed)
@@ -325,7 +340,9 @@ func (w *world) spawnPlanWith(t *testing.T, id string, plan workflow.Plan, targe
 		Supervisor: w.sup.PID(), Store: w.store,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID(id))
-	stopped, err := done.Wait(wait(t))
+	ctx, cancel := context.WithTimeout(context.Background(), patience+w.callTimeout)
+	defer cancel()
+	stopped, err := done.Wait(ctx)
 	final := stopped.Run
 	is.NoErr(err) // the run ends
 	return final

@@ -25,6 +25,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/metrics"
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/run"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/supervisor"
 )
@@ -61,6 +62,10 @@ type Config struct {
 	MaxOutputBytes int64
 	// Metrics counts runs and times their steps; nil records nothing.
 	Metrics *metrics.Metrics
+	// Live bounds what runs store of their calls' progress and logs
+	// (server.limits.step_progress_interval_ms and max_step_logs); the
+	// zero value keeps run's defaults.
+	Live run.LiveLimits
 	// Nodes are the other nodes of the cluster, whose desks a cancel asks
 	// about a run running elsewhere; nil on a node alone.
 	Nodes Nodes

@@ -180,6 +180,7 @@ func (m *Manager) spawnRun(rec store.Run, setup *Setup, resume *run.Resume, star
 		Resume: resume, Deadline: setup.deadline(m.now()),
 		Supervisor: m.cfg.Supervisor.PID(), Store: m.cfg.Store,
 		CallTimeout: m.cfg.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: done, Release: release, Metrics: m.cfg.Metrics,
+		Live: m.cfg.Live,
 	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, m.incarnations.Add(1))), actor.WithInboxSize(runInbox),
 		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 	incarnation.pid.Store(pid)

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/anthdm/hollywood/actor"
@@ -93,6 +94,11 @@ type Actor struct {
 	// taskOrigin is the open session's part of the TaskRef of each task
 	// created on it (noteTaskOrigin).
 	taskOrigin TaskRef
+	// notices holds the progress and log notifications its sessions
+	// received, until the actor takes them (notices.go); logs are the
+	// newest log messages that were no call's (MaxConnectionLogs).
+	notices *notices
+	logs    []ConnectionLog
 }
 
 // New returns a producer of the session actor for conn.
@@ -149,6 +155,8 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.onPeerGone(m)
 	case callDone:
 		a.onCallDone(m)
+	case noticed:
+		a.onNoticed()
 	case listDone:
 		a.onListDone(m)
 	case listChanged:
@@ -180,6 +188,8 @@ func (a *Actor) begin(c *actor.Context) {
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.clock = clockOrSystem(a.opts.Clock)
 	a.handoffs = map[int]*handoff{}
+	engine, self := a.engine, a.self
+	a.notices = newNotices(func() { engine.Send(self, noticed{}) })
 	a.running = map[uint64]*inflight{}
 	a.asks = map[string]*ask{}
 	a.backoff = Backoff{Policy: a.opts.Policy}
@@ -219,7 +229,7 @@ func (a *Actor) status() Status {
 		Connection: a.conn.ID, State: a.state, Generation: a.generation, SessionsOpened: a.opened, Restarts: a.restarts,
 		CallsInFlight: len(a.running), CallsQueued: len(a.queue), MissedPings: a.missed,
 		LastError: a.lastErr, LastErrorAt: a.lastErrAt, LoginHost: a.loginHost, LastSuccessAt: a.lastSuccess, ChangedAt: a.changedAt,
-		RecentRestarts: a.intensity.Recent(now),
+		RecentRestarts: a.intensity.Recent(now), Logs: slices.Clone(a.logs),
 	}
 	if a.state == StateBackoff || a.state == StateDegraded {
 		st.NextAttemptAt = a.nextTry

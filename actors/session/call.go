@@ -50,7 +50,7 @@ func (a *Actor) start(w work) {
 	}
 	ctx, cancel := context.WithDeadline(a.ctx, deadline)
 	a.running[run] = &inflight{w: w, cancel: cancel, attempt: a.attempt, gen: a.generation, transport: a.transport, started: time.Now(), keepTask: keep}
-	engine, self, cs, connID := a.engine, a.self, a.session, a.conn.ID
+	engine, self, cs, connID, token := a.engine, a.self, a.session, a.conn.ID, progressToken(run)
 	if w.list != nil {
 		a.refresh.running = true
 		link := a.catalogLink()
@@ -81,15 +81,18 @@ func (a *Actor) start(w work) {
 			err, rpcErr error
 		)
 		if w.call != nil {
-			result, err, rpcErr = callTool(ctx, cs, *w.call)
+			result, err, rpcErr = callTool(ctx, cs, *w.call, token)
 		} else {
-			result, err, rpcErr = readResource(ctx, cs, *w.read)
+			result, err, rpcErr = readResource(ctx, cs, *w.read, token)
 		}
 		engine.Send(self, callDone{run: run, result: result, err: err, rpcErr: rpcErr})
 	}()
 }
 
 func (a *Actor) onCallDone(m callDone) {
+	// What the upstream reported before it answered goes first: go-sdk
+	// hands notifications and answers over on goroutines of their own.
+	a.onNoticed()
 	f, ok := a.running[m.run]
 	if !ok {
 		return // answered already: its session was lost

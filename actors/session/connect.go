@@ -130,6 +130,7 @@ func (a *Actor) startConnect() {
 func (a *Actor) newClient(attempt int) *mcp.Client {
 	engine, self := a.engine, a.self
 	opts := &mcp.ClientOptions{}
+	a.reportHandlers(opts, attempt) // progress and log messages (notices.go)
 	refuser := a.answerAsClient(attempt, opts)
 	build := func() *mcp.Client {
 		c := mcp.NewClient(clientInfo, opts)

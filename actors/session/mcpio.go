@@ -39,16 +39,19 @@ func closeSession(cs *mcp.ClientSession, t mcp.Transport, end context.CancelFunc
 // emptyArguments are the arguments of a call that has none.
 var emptyArguments = json.RawMessage("{}")
 
-// callTool performs one call and projects its result (see projectOutput).
+// callTool performs one call, with token as its progressToken, and
+// projects its result (see projectOutput).
 // err is how the call failed, for its answer; rpcErr is the request's own
 // error, for classify: a result that cannot be projected fails the call
 // with rpcErr nil.
-func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool) (r ToolResult, err, rpcErr error) {
+func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool, token string) (r ToolResult, err, rpcErr error) {
 	args := call.Arguments
 	if len(args) == 0 {
 		args = emptyArguments
 	}
-	res, rpcErr := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.Tool, Arguments: args, Meta: tracing.Meta(call.TraceParent, call.TraceState)})
+	params := &mcp.CallToolParams{Name: call.Tool, Arguments: args, Meta: tracing.Meta(call.TraceParent, call.TraceState)}
+	params.SetProgressToken(token)
+	res, rpcErr := cs.CallTool(ctx, params)
 	if rpcErr != nil {
 		err, rpcErr = answerTooLarge(rpcErr, call.Connection)
 		return ToolResult{}, fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err), rpcErr
@@ -66,8 +69,10 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool) (r Tool
 
 // readResource reads one resource on an open session; its output is the
 // ReadResourceResult. err and rpcErr as for callTool.
-func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource) (r ToolResult, err, rpcErr error) {
-	res, rpcErr := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: req.URI, Meta: tracing.Meta(req.TraceParent, req.TraceState)})
+func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource, token string) (r ToolResult, err, rpcErr error) {
+	params := &mcp.ReadResourceParams{URI: req.URI, Meta: tracing.Meta(req.TraceParent, req.TraceState)}
+	params.SetProgressToken(token)
+	res, rpcErr := cs.ReadResource(ctx, params)
 	err = rpcErr
 	if rpcErr != nil {
 		err, rpcErr = answerTooLarge(rpcErr, req.Connection)

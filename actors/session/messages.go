@@ -36,6 +36,11 @@ type CallTool struct {
 	// Task, when set, makes the call an MCP task (see TaskCall); nil
 	// calls the tool as an ordinary request.
 	Task *TaskCall
+	// Reports asks for what the upstream reports about the call while it
+	// is in flight: CallProgress and CallLog messages to Reply's actor,
+	// with Reply's correlation (reports.go). Only an actor may ask: a
+	// router waits for one answer.
+	Reports bool
 }
 
 // TaskCall makes a CallTool an MCP task: the tool is called with a task
@@ -101,6 +106,8 @@ type ReadResource struct {
 	TraceParent, TraceState string
 	// Hops counts the nodes that passed the message on, as CallTool's.
 	Hops int
+	// Reports asks for the read's progress and logs, as CallTool's.
+	Reports bool
 }
 
 // CancelCalls withdraws every call (and resource read) Owner made on
@@ -247,6 +254,10 @@ type Status struct {
 	// carried to the next incarnation so the intensity limit survives a
 	// crash.
 	RecentRestarts []time.Time
+	// Logs are the newest log messages (notifications/message) the
+	// upstream sent that were no call's, oldest first: at most
+	// MaxConnectionLogs.
+	Logs []ConnectionLog
 }
 
 // Incarnation is what a session actor continues from when the supervisor

@@ -38,6 +38,17 @@ func (w work) owner() string {
 	return ""
 }
 
+// reports reports whether w's caller takes its progress and logs.
+func (w work) reports() bool {
+	switch {
+	case w.call != nil:
+		return w.call.Reports
+	case w.read != nil:
+		return w.read.Reports
+	}
+	return false
+}
+
 // replyTo is where w is answered.
 func (w work) replyTo() reply.Address {
 	switch {

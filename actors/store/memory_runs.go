@@ -175,3 +175,22 @@ func inUTC(r Run) Run {
 	r.UpdatedAt = r.UpdatedAt.UTC()
 	return r
 }
+
+// AppendRunEvents implements RunLiveEvents.
+func (m *Memory) AppendRunEvents(_ context.Context, runID string, events []RunEvent) error {
+	c, err := deepCopy(events)
+	if err != nil {
+		return fmt.Errorf("append events to run %q: %w", runID, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	stored, ok := m.runs[runID]
+	if !ok {
+		return fmt.Errorf("append events to run %q: %w", runID, m.missing(runID))
+	}
+	if Terminal(stored.run.Status) {
+		return fmt.Errorf("append events to run %q: it is %s: %w", runID, stored.run.Status, ErrConflict)
+	}
+	stored.events = append(stored.events, NumberRunEvents(runID, c, int64(len(stored.events)))...)
+	return nil
+}

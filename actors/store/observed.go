@@ -28,7 +28,7 @@ type Observer interface {
 
 // Observed returns st as its writers use it when something follows its
 // logs: every commit that appends to a run's event log (CreateRun,
-// RecordProgress, RecoverRunning) and every admin event appended is told
+// RecordProgress, RecoverRunning, AppendRunEvents) and every admin event appended is told
 // to o once it has committed, and timed by m (nil times nothing). A run's
 // commit is also told as an admin log's, since it may append admin
 // events (RunAdminEvents). A write that fails tells o nothing. Every
@@ -52,6 +52,15 @@ func (s observed) CreateRun(ctx context.Context, r Run, entries []workflow.Trace
 func (s observed) RecordProgress(ctx context.Context, r Run, entries []workflow.TraceEntry) error {
 	defer s.metrics.StoreCommit("record_progress")()
 	return s.runCommitted(r.ID, s.Store.RecordProgress(ctx, r, entries))
+}
+
+func (s observed) AppendRunEvents(ctx context.Context, runID string, events []RunEvent) error {
+	defer s.metrics.StoreCommit("append_run_events")()
+	err := s.Store.AppendRunEvents(ctx, runID, events)
+	if err == nil {
+		s.observer.WakeRun(runID, 0)
+	}
+	return err
 }
 
 func (s observed) RecoverRunning(ctx context.Context, now time.Time) ([]Run, error) {

@@ -24,6 +24,13 @@ const (
 	RunEventInterrupted = "interrupted"
 	// RunEventStatusChanged: the run's status changed (or it was created).
 	RunEventStatusChanged = "status"
+	// RunEventStepProgress: the upstream of a step's call in flight
+	// reported its progress (notifications/progress), coalesced: the
+	// latest of an interval (see LiveEvents).
+	RunEventStepProgress = "step_progress"
+	// RunEventStepLog: the upstream of a step's call in flight sent a log
+	// message (notifications/message), up to a cap per step.
+	RunEventStepLog = "step_log"
 )
 
 // RunEvent is one entry of a run's event log: what one commit of the run
@@ -37,12 +44,39 @@ type RunEvent struct {
 	Seq              int64  `json:"sequence"`
 	Kind             string `json:"kind"`
 	TimestampEpochMs int64  `json:"timestamp_epoch_ms"`
-	// Step is set for step_started and step_finished.
+	// Step is set for step_started, step_finished, step_progress and
+	// step_log.
 	Step *RunEventStep `json:"step,omitempty"`
 	// Interrupt is set for interrupted.
 	Interrupt *workflow.Interrupt `json:"interrupt,omitempty"`
 	// Status is set for status.
 	Status *RunEventStatus `json:"status,omitempty"`
+	// Progress is set for step_progress, with Step naming the call.
+	Progress *RunEventProgress `json:"progress,omitempty"`
+	// Log is set for step_log, with Step naming the call.
+	Log *RunEventMessage `json:"log,omitempty"`
+}
+
+// RunEventProgress is what a step_progress event reports: the
+// notifications/progress of the step's call, as the upstream sent it.
+type RunEventProgress struct {
+	Progress float64 `json:"progress"`
+	// Total is nil when the upstream did not say.
+	Total   *float64 `json:"total,omitempty"`
+	Message string   `json:"message,omitempty"`
+}
+
+// RunEventMessage is what a step_log event reports: a notifications/message
+// the upstream sent during the step's call. Data is the message's data,
+// bounded: when it was longer, it is a JSON string holding the start of
+// its JSON text, and Truncated is set. Dropped, on the one event mcpflow
+// adds once a step's cap is passed, counts the messages not kept.
+type RunEventMessage struct {
+	Level     string          `json:"level"`
+	Logger    string          `json:"logger,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"`
+	Dropped   int             `json:"dropped,omitempty"`
 }
 
 // RunEventStep is the step of a step_started or step_finished event.
@@ -82,6 +116,29 @@ type RunEventLog interface {
 	// it has none), both from one snapshot; ErrNotFound if the run does
 	// not exist.
 	ReadRunEvents(ctx context.Context, runID string, afterSeq int64, limit int) (events []RunEvent, last int64, err error)
+}
+
+// RunLiveEvents appends what a run's calls report while they run
+// (step_progress, step_log) to its event log, between the run's commits.
+type RunLiveEvents interface {
+	// AppendRunEvents appends events to the log of run runID, numbered
+	// after its last event (their RunID and Seq are set by the store), in
+	// one transaction. ErrNotFound if the run does not exist; ErrConflict
+	// if it has ended (no event follows a terminal status); a store shared
+	// by a cluster refuses a run another node runs (ErrFenced), as
+	// RecordProgress does.
+	AppendRunEvents(ctx context.Context, runID string, events []RunEvent) error
+}
+
+// NumberRunEvents returns events as the log of run id takes them after
+// its event lastSeq: each names the run and has the next sequence number.
+func NumberRunEvents(id string, events []RunEvent, lastSeq int64) []RunEvent {
+	out := make([]RunEvent, len(events))
+	for i, e := range events {
+		e.RunID, e.Seq = id, lastSeq+int64(i)+1
+		out[i] = e
+	}
+	return out
 }
 
 // Terminal reports whether a run status is final: completed, failed or

@@ -299,6 +299,7 @@ type Runs interface {
 	// make a run running on the node that was not (an interrupted run
 	// resumed).
 	RecordProgress(ctx context.Context, r Run, entries []workflow.TraceEntry) error
+	RunLiveEvents
 	// GetRun returns a run, or ErrNotFound (ErrPruned for one that
 	// retention pruned).
 	GetRun(ctx context.Context, id string) (Run, error)

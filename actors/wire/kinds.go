@@ -29,6 +29,8 @@ var kinds = []Kind{
 	crossing[session.CancelCalls]("session.CancelCalls"),
 	crossing[session.ToolResult]("session.ToolResult"),
 	crossing[session.TaskCreated]("session.TaskCreated"),
+	crossing[session.CallProgress]("session.CallProgress"),
+	crossing[session.CallLog]("session.CallLog"),
 	crossing[session.SetPolicy]("session.SetPolicy"),
 	crossing[session.SetClient]("session.SetClient"),
 	crossing[session.UpstreamRequest]("session.UpstreamRequest"),

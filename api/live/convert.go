@@ -22,6 +22,14 @@ func runEvent(e store.RunEvent) protocol.RunEvent {
 	if e.Interrupt != nil {
 		out.Interrupt = interrupt(*e.Interrupt)
 	}
+	if e.Progress != nil {
+		p := protocol.RunEventProgress(*e.Progress)
+		out.Progress = &p
+	}
+	if e.Log != nil {
+		l := protocol.RunEventLog(*e.Log)
+		out.Log = &l
+	}
 	return out
 }
 

@@ -1,5 +1,7 @@
 package protocol
 
+import "encoding/json"
+
 // RunEvent is one event of a run as a client following it sees it
 // (workflow.runs.event): what one commit of the run changed, numbered per
 // run from 1 without gaps.
@@ -8,12 +10,36 @@ type RunEvent struct {
 	Seq              int64  `json:"sequence"`
 	Kind             string `json:"kind"`
 	TimestampEpochMs int64  `json:"timestamp_epoch_ms"`
-	// Step is set for step_started and step_finished.
+	// Step is set for step_started, step_finished, step_progress and
+	// step_log.
 	Step *RunEventStep `json:"step,omitempty"`
 	// Interrupt is set for interrupted.
 	Interrupt *Interrupt `json:"interrupt,omitempty"`
 	// Status is set for status.
 	Status *RunEventStatus `json:"status,omitempty"`
+	// Progress is set for step_progress.
+	Progress *RunEventProgress `json:"progress,omitempty"`
+	// Log is set for step_log.
+	Log *RunEventLog `json:"log,omitempty"`
+}
+
+// RunEventProgress is the notifications/progress of a step's call that a
+// step_progress event reports; Total is nil when the upstream did not say.
+type RunEventProgress struct {
+	Progress float64  `json:"progress"`
+	Total    *float64 `json:"total,omitempty"`
+	Message  string   `json:"message,omitempty"`
+}
+
+// RunEventLog is the notifications/message of a step's call that a
+// step_log event reports: Data is bounded (Truncated when cut); Dropped
+// counts, on the event that ends a step's capped logs, those not kept.
+type RunEventLog struct {
+	Level     string          `json:"level"`
+	Logger    string          `json:"logger,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"`
+	Dropped   int             `json:"dropped,omitempty"`
 }
 
 // RunEventStep is the step of a step_started or step_finished event.

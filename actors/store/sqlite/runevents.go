@@ -17,6 +17,7 @@ var (
 	// readRunLastEvent is no row for a run that does not exist.
 	readRunLastEvent = newReadQuery(`SELECT last_event FROM runs WHERE id = ?`)
 	readRunEvents    = newReadQuery(`SELECT record FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
+	setRunLastEvent  = newWriteQuery(`UPDATE runs SET last_event = ? WHERE id = ?`)
 )
 
 // runHead reads, in tx, a run's head (what store.NewRunEvents compares)
@@ -53,6 +54,35 @@ func appendRunEvents(ctx context.Context, tx writeTx, events []store.RunEvent, v
 		args = append(args, e.RunID, e.Seq, record)
 	}
 	return insertRunEvents.exec(ctx, tx, args)
+}
+
+// AppendRunEvents implements store.RunLiveEvents: in one transaction it
+// reads the run's head, numbers the events after its last one, inserts
+// them and moves the row's last event. The run's record is not touched.
+func (s *Store) AppendRunEvents(ctx context.Context, runID string, events []store.RunEvent) (err error) {
+	defer wrap(&err, "append events to run %q", runID)
+	if len(events) == 0 {
+		return nil
+	}
+	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
+		head, lastSeq, err := runHead(ctx, tx, runID)
+		if err != nil {
+			return err
+		}
+		if store.Terminal(head.Status) {
+			return fmt.Errorf("it is %s: %w", head.Status, store.ErrConflict)
+		}
+		numbered := store.NumberRunEvents(runID, events, lastSeq)
+		values := store.Values{}
+		if err := appendRunEvents(ctx, tx, numbered, values); err != nil {
+			return err
+		}
+		if err := insertValues(ctx, tx, runID, values); err != nil {
+			return err
+		}
+		_, err = tx.exec(ctx, setRunLastEvent, numbered[len(numbered)-1].Seq, runID)
+		return err
+	})
 }
 
 // ReadRunEvents implements store.RunEventLog in one read transaction.

@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store
 		{"LargeValues", testLargeValues, nil},
 		{"RunEvents", testRunEvents, nil},
 		{"RunEventsAtomic", testRunEventsAtomic, nil},
+		{"LiveRunEvents", testLiveRunEvents, nil},
 		{"CreateRunWithTrace", testCreateRunWithTrace, nil},
 		{"RunAdminEvents", testRunAdminEvents, nil},
 		{"AuthRecords", testAuthRecords, nil},

@@ -2,8 +2,10 @@ package app
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/run"
 )
 
 // stepCeiling is the most steps any run takes:
@@ -13,6 +15,16 @@ func (o Options) stepCeiling() int {
 		return config.DefaultMaxSteps
 	}
 	return o.Config.Server.Limits.StepCeiling()
+}
+
+// liveLimits bound what runs store of their calls' progress and logs:
+// server.limits.step_progress_interval_ms and max_step_logs.
+func (o Options) liveLimits() run.LiveLimits {
+	if o.Config == nil || o.Config.Server.Limits == nil {
+		return run.LiveLimits{}
+	}
+	l := o.Config.Server.Limits
+	return run.LiveLimits{ProgressInterval: time.Duration(l.StepProgressIntervalMs) * time.Millisecond, StepLogs: l.MaxStepLogs}
 }
 
 // checkStepBudget refuses a default step budget (serve's --max-steps)

@@ -41,9 +41,12 @@ type render struct {
 	shown   bool // a status line is on screen
 
 	started map[stepKey]int64 // steps in flight: when they started (ms)
-	running []stepKey         // the same, in the order they started
-	loops   map[string]*loop  // foreach loops by frame id + ":" + node id
-	order   []string          // loop keys in the order they started
+	// reported is the latest progress of each step in flight, as the
+	// status line shows it ("3/5").
+	reported map[stepKey]string
+	running  []stepKey        // the same, in the order they started
+	loops    map[string]*loop // foreach loops by frame id + ":" + node id
+	order    []string         // loop keys in the order they started
 }
 
 // stepKey is one step in flight: a node in a frame.
@@ -61,7 +64,7 @@ func newRender(w io.Writer, runID string, opts Options) *render {
 	if opts.Width <= 0 {
 		opts.Width = 80
 	}
-	return &render{w: w, opts: opts, runID: runID, started: map[stepKey]int64{}, loops: map[string]*loop{}}
+	return &render{w: w, opts: opts, runID: runID, started: map[stepKey]int64{}, reported: map[stepKey]string{}, loops: map[string]*loop{}}
 }
 
 // event renders one event, received at now.
@@ -75,6 +78,12 @@ func (r *render) event(e protocol.RunEvent, now time.Time) {
 		r.stepStarted(e)
 	case e.Kind == store.RunEventStepFinished && e.Step != nil:
 		r.stepFinished(e)
+	case e.Kind == store.RunEventStepProgress && e.Step != nil && e.Progress != nil:
+		k := stepKey{e.Step.FrameID, e.Step.NodeID}
+		r.reported[k] = progressText(e.Progress)
+		r.line(fmt.Sprintf("%s: progress %s", r.stepName(k.frame, k.node), r.reported[k]), false)
+	case e.Kind == store.RunEventStepLog && e.Step != nil && e.Log != nil:
+		r.line(fmt.Sprintf("%s: log %s", r.stepName(e.Step.FrameID, e.Step.NodeID), logText(e.Log)), true)
 	case e.Kind == store.RunEventInterrupted && e.Interrupt != nil:
 		in := e.Interrupt
 		r.line(fmt.Sprintf("%s: interrupt %s (%s) waits for a resume", r.stepName(in.FrameID, in.NodeID), in.ID, in.Kind), true)
@@ -128,6 +137,7 @@ func (r *render) stepFinished(e protocol.RunEvent) {
 	if at, ok := r.started[k]; ok {
 		b.WriteString(" in " + duration(e.TimestampEpochMs-at))
 		delete(r.started, k)
+		delete(r.reported, k)
 		r.running = removeKey(r.running, k)
 	} else {
 		b.WriteString(" at " + duration(e.TimestampEpochMs-r.runAt))
@@ -302,7 +312,11 @@ func (r *render) statusLine() string {
 			parts = append(parts, fmt.Sprintf("+%d more", len(r.running)-i))
 			break
 		}
-		parts = append(parts, r.stepName(k.frame, k.node)+" "+duration(serverNow-r.started[k]))
+		part := r.stepName(k.frame, k.node) + " " + duration(serverNow-r.started[k])
+		if p := r.reported[k]; p != "" {
+			part += " " + p
+		}
+		parts = append(parts, part)
 	}
 	for _, key := range r.order {
 		if l := r.loops[key]; !l.done {
@@ -353,4 +367,34 @@ func removeKey(keys []stepKey, k stepKey) []stepKey {
 		}
 	}
 	return keys
+}
+
+// progressText is a step's progress as people read it: "3/5", "40%"
+// when the upstream counts in fractions of 1 or 100, or "3" without a
+// total; its message follows.
+func progressText(p *protocol.RunEventProgress) string {
+	text := strconv.FormatFloat(p.Progress, 'f', -1, 64)
+	if p.Total != nil {
+		text += "/" + strconv.FormatFloat(*p.Total, 'f', -1, 64)
+	}
+	if p.Message != "" {
+		text += " " + p.Message
+	}
+	return text
+}
+
+// logText is a step's log message on one line: its level, its logger
+// and its data (a string as it is, anything else as JSON), at most 200
+// runes of it.
+func logText(l *protocol.RunEventLog) string {
+	var data string
+	if err := json.Unmarshal(l.Data, &data); err != nil {
+		data = string(l.Data)
+	}
+	text := l.Level
+	if l.Logger != "" {
+		text += " " + l.Logger
+	}
+	text += ": " + strings.Join(strings.Fields(data), " ")
+	return truncate(text, 200)
 }

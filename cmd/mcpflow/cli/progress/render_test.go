@@ -274,3 +274,16 @@ func TestAWriteErrorIsKept(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, bytes.ErrTooLarge }
+
+func TestAStepsProgressAndLogsShowWhileItRuns(t *testing.T) {
+	is := is.New(t)
+	var out strings.Builder
+	r := newRender(&out, "run_1", Options{})
+	at := time.UnixMilli(1000)
+	step := &protocol.RunEventStep{FrameID: "root", NodeID: "call", CallID: "c1"}
+	total := 5.0
+	r.event(protocol.RunEvent{Kind: store.RunEventStepStarted, TimestampEpochMs: 1000, Step: &protocol.RunEventStep{FrameID: "root", NodeID: "call", Capability: "srv.long"}}, at)
+	r.event(protocol.RunEvent{Kind: store.RunEventStepProgress, TimestampEpochMs: 1500, Step: step, Progress: &protocol.RunEventProgress{Progress: 2, Total: &total, Message: "copying"}}, at)
+	r.event(protocol.RunEvent{Kind: store.RunEventStepLog, TimestampEpochMs: 1600, Step: step, Log: &protocol.RunEventLog{Level: "info", Logger: "srv", Data: []byte(`"half\nway"`)}}, at)
+	is.Equal(out.String(), "call: started (srv.long)\ncall: progress 2/5 copying\ncall: log info srv: half way\n")
+}
