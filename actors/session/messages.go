@@ -33,6 +33,11 @@ type CallTool struct {
 	// Hops counts the supervisors of other nodes that passed the message
 	// on to the node that owns the connection (a cluster's).
 	Hops int
+	// Expect, when set, is the session the call must go to: the one the
+	// caller's earlier calls went to. If another has replaced it by the
+	// time the call would be sent, the call is not sent and fails with
+	// ErrSessionReplaced (its result naming the session now open).
+	Expect *Identity
 }
 
 // ReadResource asks the session actor of Connection to read one resource.
@@ -50,6 +55,8 @@ type ReadResource struct {
 	TraceParent, TraceState string
 	// Hops counts the nodes that passed the message on, as CallTool's.
 	Hops int
+	// Expect is the session the read must go to, as CallTool's.
+	Expect *Identity
 }
 
 // CancelCalls withdraws every call (and resource read) Owner made on
@@ -84,6 +91,9 @@ type ToolResult struct {
 	// Generation is the generation of the session the call was sent on
 	// (the last one, if it was replayed); 0 when it was never sent.
 	Generation int64
+	// Instance names the mcpflow process that opened that session on a
+	// node alone ("" in a cluster): see Identity.
+	Instance string
 	// Node and Epoch name the tenure the session was opened under in a
 	// cluster: the owning node and its lease's epoch ("" and 0 on one
 	// node, or when the call was never sent).
