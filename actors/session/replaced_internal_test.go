@@ -36,6 +36,6 @@ func TestTheCauseOfAnEndedSessionSaysWhyWithoutSecrets(t *testing.T) {
 
 	c = a.causeOf(errors.New("read https://up.example/mcp?key=s3cret-value: connection reset "+strings.Repeat("x", 2000)), nil)
 	is.Equal(c.Kind, CauseTransport)
-	is.True(!strings.Contains(c.Error, "s3cret"))    // redacted
+	is.True(!strings.Contains(c.Error, "s3cret"))   // redacted
 	is.True(len(c.Error) <= maxCauseBytes+len("…")) // bounded
 }
