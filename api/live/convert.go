@@ -22,6 +22,10 @@ func runEvent(e store.RunEvent) protocol.RunEvent {
 	if e.Interrupt != nil {
 		out.Interrupt = interrupt(*e.Interrupt)
 	}
+	if e.Session != nil {
+		s := protocol.RunEventSession(*e.Session)
+		out.Session = &s
+	}
 	return out
 }
 

@@ -14,6 +14,21 @@ type RunEvent struct {
 	Interrupt *Interrupt `json:"interrupt,omitempty"`
 	// Status is set for status.
 	Status *RunEventStatus `json:"status,omitempty"`
+	// Session is set for session_replaced (an extension).
+	Session *RunEventSession `json:"session,omitempty"`
+}
+
+// RunEventSession is the replacement a session_replaced event tells of:
+// the run's calls on Connection (in Scope, "" for the shared session)
+// went to OldGeneration's session, and now go to NewGeneration's, whose
+// server kept nothing of the old one. Restarted: the new session was
+// opened by a later mcpflow process.
+type RunEventSession struct {
+	Connection    string `json:"connection"`
+	Scope         string `json:"scope,omitempty"`
+	OldGeneration int64  `json:"old_generation"`
+	NewGeneration int64  `json:"new_generation"`
+	Restarted     bool   `json:"restarted,omitempty"`
 }
 
 // RunEventStep is the step of a step_started or step_finished event.

@@ -6,7 +6,7 @@
 /** Any JSON value: what a schema that says nothing more admits. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** mcpflow extension: the params of the workflow.admin.event notification, one admin event (as workflow.admin.events.list shows it) and its sequence number in the admin event log: connection changes (connection_registered, connection_updated, connection_removed, connection_degraded, connection_recovered), catalog changes (catalog_refresh_*, tools_changed, resources_changed, prompts_changed, capability_drift), source registry and auth changes, and workflow artifacts, deployments and runs. */
+/** mcpflow extension: the params of the workflow.admin.event notification, one admin event (as workflow.admin.events.list shows it) and its sequence number in the admin event log: connection changes (connection_registered, connection_updated, connection_removed, connection_degraded, connection_recovered, session_replaced), catalog changes (catalog_refresh_*, tools_changed, resources_changed, prompts_changed, capability_drift), source registry and auth changes, and workflow artifacts, deployments and runs. */
 export type AdminEventNotification = {
   capability_id?: string | null;
   connection_id?: string | null;
@@ -772,16 +772,26 @@ export type RouteSourceParams = {
   step_id: string;
 };
 
-/** mcpflow extension: the params of the workflow.runs.event notification, one event of a run's event log. sequence numbers a run's events from 1 with no gap, durably: the same run replays the same events with the same numbers, after a reconnect or a restart. One commit of the run appends, in order: a step_finished per step that ended, a step_started per call that goes out, interrupted when the run pauses in an interrupt, and status when its status changes (a new run starts with status running). step is set for step_started and step_finished, interrupt for interrupted, status for status. */
+/** mcpflow extension: the params of the workflow.runs.event notification, one event of a run's event log. sequence numbers a run's events from 1 with no gap, durably: the same run replays the same events with the same numbers, after a reconnect or a restart. One commit of the run appends, in order: a step_finished per step that ended, a step_started per call that goes out, interrupted when the run pauses in an interrupt, and status when its status changes (a new run starts with status running); a session_replaced comes first in the commit of a step whose call went to another upstream session than the run's earlier calls on the same connection and session scope. step is set for step_started and step_finished, interrupt for interrupted, status for status, session for session_replaced. */
 export type RunEventNotification = {
   interrupt?: InterruptPayload;
-  kind: "step_started" | "step_finished" | "interrupted" | "status";
+  kind: "step_started" | "step_finished" | "interrupted" | "status" | "session_replaced";
   run_id: string;
   sequence: number;
+  session?: RunEventSessionPayload;
   status?: RunEventStatusPayload;
   step?: RunEventStepPayload;
   subscription_id: string;
   timestamp_epoch_ms: number;
+};
+
+/** mcpflow extension: the replacement a session_replaced run event tells of. The run's calls on connection (in its session scope, absent for the connection's shared session) went to the session of old_generation, and now go to the session of new_generation: whatever the server kept for the old session (a page, a login, a counter) is gone. restarted is true when the new session was opened by a later mcpflow process than the old one (on a node alone, generations count from 1 again at every start). */
+export type RunEventSessionPayload = {
+  connection: string;
+  new_generation: number;
+  old_generation: number;
+  restarted?: boolean;
+  scope?: string;
 };
 
 /** mcpflow extension: the status of a status run event. terminal is true once the run has ended (completed, failed, cancelled): no event follows it, and the subscription ends. output is a completed run's. */
@@ -911,6 +921,8 @@ export type SourceAuthDiagnosisPayload = {
 export type SourceBindingPayload = {
   concrete_source: string;
   logical_source: string;
+  /** mcpflow extension: what a run does when the upstream session its calls went to on this connection (in its session scope) is replaced by a new one between two of its calls (the server process exited, the server forgot the session, keepalive failed, mcpflow restarted): continue (the default, also when absent) goes on, on the new session, and the run gets a session_replaced run event; fail sends no call to the new session: the run fails at that call, with an error naming the connection and the generations. The bindings of one connection must ask for the same. */
+  on_session_replaced?: "continue" | "fail";
   /** mcpflow extension: which upstream session the deployment's runs use on this connection. shared (the default, also when absent): the one session every run of every deployment binding the connection shares; deployment: one session for the runs of this deployment; run: a session per run, closed when the run ends (at most the server's max_run_sessions, default 32, open at once). Sessions are never shared across connections or credentials. */
   session?: "shared" | "deployment" | "run";
 };
