@@ -125,7 +125,7 @@ func TestAKilledStatefulUpstreamIsAReplacedSessionEverywhere(t *testing.T) {
 	is.Equal(*e.ConnectionID, conn)
 	is.Equal(e.Payload["old_generation"], 1.0)
 	is.Equal(e.Payload["new_generation"], 2.0)
-	is.Equal(e.Payload["cause"], "exited")              // the process exited
+	is.Equal(e.Payload["cause"], "exited")               // the process exited
 	is.Equal(e.Payload["exit_status"], "signal: killed") // and how
 
 	// The strict run fails at its next call, which never reaches the new
