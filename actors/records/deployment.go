@@ -90,6 +90,7 @@ func parseBindings(raw json.RawMessage) ([]store.Binding, error) {
 	}
 	seen := map[string]bool{}
 	sessions := map[string]string{} // by concrete source
+	onReplaced := map[string]string{}
 	for _, b := range list {
 		if b.LogicalSource == "" || b.ConcreteSource == "" {
 			return nil, malformed("a binding needs logical_source and concrete_source")
@@ -113,11 +114,30 @@ func parseBindings(raw json.RawMessage) ([]store.Binding, error) {
 			return nil, malformed("connection %q is bound with session %q and %q; the bindings of one connection must ask for the same session", b.ConcreteSource, other, session)
 		}
 		sessions[b.ConcreteSource] = session
+		on := onReplacedOf(b)
+		switch on {
+		case store.OnReplacedContinue, store.OnReplacedFail:
+		default:
+			return nil, malformed("binding of logical source %q: on_session_replaced must be continue or fail, got %q", b.LogicalSource, b.OnSessionReplaced)
+		}
+		if other, ok := onReplaced[b.ConcreteSource]; ok && other != on {
+			return nil, malformed("connection %q is bound with on_session_replaced %q and %q; the bindings of one connection must ask for the same", b.ConcreteSource, other, on)
+		}
+		onReplaced[b.ConcreteSource] = on
 	}
 	if list == nil {
 		list = []store.Binding{}
 	}
 	return list, nil
+}
+
+// onReplacedOf is what a binding asks a run to do when its session is
+// replaced; absent is continue.
+func onReplacedOf(b store.Binding) string {
+	if b.OnSessionReplaced == "" {
+		return store.OnReplacedContinue
+	}
+	return b.OnSessionReplaced
 }
 
 // sessionOf is the session scope a binding asks for; absent is shared.

@@ -34,6 +34,7 @@ func (a *Actor) commitFailed(m persisted) {
 	// What the commit took goes back: the retry writes it with whatever
 	// came since.
 	a.unsaved = append(m.entries, a.unsaved...)
+	a.replaced = append(m.rec.Replaced, a.replaced...)
 	a.record.TraceCount -= len(m.entries)
 	a.unwritten = m.err
 	a.commitFailures++

@@ -33,8 +33,9 @@ func (a *Actor) readResource(f *inflight, tc tracing.Carrier) {
 		a.engine.Send(a.self, answered{corr: f.corr, err: fmt.Errorf("unbound logical source %q", logical)})
 		return
 	}
+	f.conn = conn
 	a.engine.Send(a.spec.Supervisor, session.ReadResource{
-		Connection: conn, URI: uri,
+		Connection: conn, URI: uri, Expect: a.expect(conn),
 		Deadline: time.Now().Add(a.callTimeout(f.call)), Owner: a.record.ID, Scope: a.spec.Scopes[conn],
 		Reply:       reply.At(a.self, f.corr),
 		TraceParent: tc.TraceParent, TraceState: tc.TraceState,

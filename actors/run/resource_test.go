@@ -63,6 +63,10 @@ func TestReadResourceReadsThroughTheBoundSourcesSession(t *testing.T) {
 			is.Equal(final.Status, store.RunCompleted)
 			is.Equal(final.Output, workflow.Object{"text": tc.want, "truncated": tc.truncated})
 			is.Equal(len(w.rec.ToolCalls()), 0) // a read, not a tool call
+			trace, err := w.store.ReadTrace(wait(t), "run-read", 0, 0)
+			is.NoErr(err)
+			is.Equal(trace[0].Generation, int64(1)) // the read's entry names its session
+			is.Equal(final.Sessions[0].Connection, "fake.one")
 		})
 	}
 }

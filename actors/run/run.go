@@ -67,6 +67,11 @@ type Spec struct {
 	// a connection missing here uses its shared session. A run that ends
 	// (completed, failed or cancelled) releases its run scopes.
 	Scopes map[string]string
+	// Strict are the connections whose binding says
+	// "on_session_replaced": "fail": a call that would go to another
+	// session than the run's earlier calls on it is not sent, and fails
+	// (sessions.go).
+	Strict map[string]bool
 	// Options tune the execution (step budget, schema checks).
 	Options workflow.Options
 	// Resume, when set, resumes the interrupted Record with this outcome
@@ -122,6 +127,7 @@ type (
 		output     workflow.Object
 		err        error
 		generation int64
+		instance   string
 		node       string
 		epoch      int64
 		taskID     string
@@ -174,6 +180,9 @@ type inflight struct {
 	lost int
 	// started is when its first attempt went out.
 	started time.Time
+	// conn is the connection its last attempt went to ("" for a
+	// built-in).
+	conn string
 }
 
 // Actor executes one run.
@@ -231,6 +240,9 @@ type Actor struct {
 	taskUnsaved []createdTask
 	// live holds the progress and logs of the calls out, not stored yet.
 	live live
+	// replaced are the session replacements seen since the last commit
+	// (sessions.go).
+	replaced []store.RunEventSession
 }
 
 // New returns a producer of the run actor for spec.
@@ -430,6 +442,7 @@ func (a *Actor) commit(final, create bool) {
 	a.unsaved = nil
 	tasks := a.taskUnsaved
 	a.taskUnsaved = nil
+	rec.Replaced, a.replaced = a.replaced, nil
 	a.trace.Steps(entries)
 	write := a.spec.Store.RecordProgress
 	if create {
@@ -555,6 +568,7 @@ func (a *Actor) send(f *inflight) {
 		a.readResource(f, tc)
 		return
 	}
+	f.conn = target.Connection
 	args, err := json.Marshal(f.call.Input)
 	if err != nil {
 		a.engine.Send(a.self, answered{corr: f.corr, err: fmt.Errorf("encode the arguments of %s: %w", target.Tool, err)})
@@ -567,6 +581,7 @@ func (a *Actor) send(f *inflight) {
 		Deadline:    time.Now().Add(a.callTimeout(f.call)),
 		Owner:       a.record.ID,
 		Scope:       a.spec.Scopes[target.Connection],
+		Expect:      a.expect(target.Connection),
 		Reply:       reply.At(a.self, f.corr),
 		TraceParent: tc.TraceParent,
 		TraceState:  tc.TraceState,
@@ -580,7 +595,7 @@ func (a *Actor) send(f *inflight) {
 // hands to the execution as it is: nothing encodes it again until the
 // commit that stores it.
 func answerOf(m session.ToolResult) answered {
-	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation, node: m.Node, epoch: m.Epoch, taskID: m.TaskID}
+	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation, instance: m.Instance, node: m.Node, epoch: m.Epoch, taskID: m.TaskID}
 	if r.err == nil {
 		r.output = m.Output
 	}
@@ -619,6 +634,7 @@ func (a *Actor) onToolResult(m answered) {
 	if f == nil || f.corr != m.corr || a.exec == nil {
 		return
 	}
+	a.sawSession(f.conn, m)
 	lost := errors.Is(m.err, session.ErrSessionLost)
 	if errors.Is(m.err, context.DeadlineExceeded) {
 		m.err = fmt.Errorf("no answer within %s (the step's timeout): %w", a.callTimeout(f.call), m.err)
@@ -667,9 +683,11 @@ func (a *Actor) onToolResult(m answered) {
 // retryable reports whether a failed attempt may be retried under its
 // step's retry: not one its owner cancelled, nor one whose answer or
 // output was too large (it would most likely be as large again, and
-// cost the upstream as much).
+// cost the upstream as much), nor one refused because the session it
+// expected was replaced (the state it counted on is gone for good).
 func retryable(err error) bool {
-	return !errors.Is(err, session.ErrCancelled) && !errors.Is(err, session.ErrResultTooLarge) && !errors.Is(err, workflow.ErrOutputTooLarge)
+	return !errors.Is(err, session.ErrCancelled) && !errors.Is(err, session.ErrResultTooLarge) && !errors.Is(err, workflow.ErrOutputTooLarge) &&
+		!errors.Is(err, session.ErrSessionReplaced)
 }
 
 // safeToRepeat reports whether call may be sent again after an attempt

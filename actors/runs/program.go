@@ -79,7 +79,10 @@ type Setup struct {
 	// (store.SessionDeployment, store.SessionRun), by connection; a
 	// connection missing here uses its shared session.
 	sessions map[string]string
-	options  workflow.Options
+	// strict are the connections whose bindings say
+	// "on_session_replaced": "fail".
+	strict  map[string]bool
+	options workflow.Options
 	// timeout is each run's overall deadline from its start, 0 for none.
 	timeout time.Duration
 }
@@ -117,10 +120,17 @@ func (m *Manager) Setup(ctx context.Context, d store.Deployment, a store.Artifac
 		return c, ok
 	}
 	bound, sessions := map[string]string{}, map[string]string{}
+	var strict map[string]bool
 	for _, b := range d.Bindings {
 		bound[b.LogicalSource] = b.ConcreteSource
 		if b.Session == store.SessionDeployment || b.Session == store.SessionRun {
 			sessions[b.ConcreteSource] = b.Session
+		}
+		if b.OnSessionReplaced == store.OnReplacedFail {
+			if strict == nil {
+				strict = map[string]bool{}
+			}
+			strict[b.ConcreteSource] = true
 		}
 	}
 	sources := func(logical string) (string, bool) {
@@ -130,7 +140,7 @@ func (m *Manager) Setup(ctx context.Context, d store.Deployment, a store.Artifac
 		return logical, m.isConnection(logical)
 	}
 	setup := &Setup{
-		program: prog, targets: targets, sources: sources, sessions: sessions, timeout: m.cfg.RunDeadline,
+		program: prog, targets: targets, sources: sources, sessions: sessions, strict: strict, timeout: m.cfg.RunDeadline,
 		options: workflow.Options{MaxSteps: m.stepBudget(d), Capability: contracts, Validate: schema.Default.Validate, MaxOutputBytes: m.cfg.MaxOutputBytes},
 	}
 	if l := d.Limits; l != nil && l.RunTimeoutSeconds != nil {

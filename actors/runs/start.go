@@ -176,7 +176,7 @@ func (m *Manager) spawnRun(rec store.Run, setup *Setup, resume *run.Resume, star
 		m.live.CompareAndDelete(rec.ID, incarnation)
 	}
 	pid := engine.Spawn(run.New(run.Spec{
-		Record: rec, Program: setup.program, Targets: setup.targets, Sources: setup.sources, Scopes: setup.scopes(rec), Options: setup.options,
+		Record: rec, Program: setup.program, Targets: setup.targets, Sources: setup.sources, Scopes: setup.scopes(rec), Strict: setup.strict, Options: setup.options,
 		Resume: resume, Deadline: setup.deadline(m.now()),
 		Supervisor: m.cfg.Supervisor.PID(), Store: m.cfg.Store,
 		CallTimeout: m.cfg.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: done, Release: release, Metrics: m.cfg.Metrics,

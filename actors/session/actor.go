@@ -86,6 +86,11 @@ type Actor struct {
 	lastSuccess time.Time
 	changedAt   time.Time
 
+	// lost is the session that ended and whose replacement is not
+	// announced yet; exitTimer bounds the wait for its exit report.
+	lost      *lost
+	exitTimer Timer
+
 	// reportedCause is the cause of the last connect failure logged at
 	// warn; "" once a session opens.
 	reportedCause string
@@ -167,6 +172,8 @@ func (a *Actor) Receive(c *actor.Context) {
 		if m.token == a.retryToken && (a.state == StateBackoff || a.state == StateDegraded) {
 			a.connect()
 		}
+	case replacedDue:
+		a.onReplacedDue(m)
 	case keepaliveDue:
 		a.ping(m.attempt)
 	case pinged:
@@ -197,6 +204,7 @@ func (a *Actor) begin(c *actor.Context) {
 	a.generation, a.opened, a.restarts = prev.Generation, prev.SessionsOpened, prev.Restarts
 	a.lastErr, a.lastErrAt, a.lastSuccess = prev.LastError, prev.LastErrorAt, prev.LastSuccessAt
 	a.intensity = NewIntensity(a.opts.Policy, prev.RecentRestarts)
+	a.inherit()
 	switch {
 	case a.inc.Probe:
 		a.degraded, a.degradedWhy = true, "its session actor crashed too often"

@@ -31,6 +31,9 @@ func (a *Actor) start(w work) {
 		a.fail(w, err)
 		return
 	}
+	if a.refuseReplaced(w) {
+		return
+	}
 	var task *taskRun
 	var keep *atomic.Bool
 	if w.call != nil && w.call.Task != nil {
@@ -101,7 +104,7 @@ func (a *Actor) onCallDone(m callDone) {
 	a.withdrawAsks(m.run, "answered first")
 	a.observeCall(f, m.result.Outcome, m.err)
 	r := m.result
-	r.Generation = f.gen
+	r.Generation, r.Instance = f.gen, a.identity().Instance
 	r.Node, r.Epoch = a.tenure()
 	current := f.attempt == a.attempt && a.session != nil
 	switch failure := classify(m.rpcErr, f.transport); failure {
@@ -171,5 +174,5 @@ func (a *Actor) answerLost(f *inflight, cause error) {
 		return
 	}
 	node, epoch := a.tenure()
-	a.answer(f.w, ToolResult{Error: reply.Fail(err), Generation: f.gen, Node: node, Epoch: epoch})
+	a.answer(f.w, ToolResult{Error: reply.Fail(err), Generation: f.gen, Instance: a.identity().Instance, Node: node, Epoch: epoch})
 }

@@ -213,6 +213,7 @@ func (a *Actor) onConnected(m connected) {
 	a.openedAt, a.lastSuccess, a.nextTry = now, now, time.Time{}
 	a.setState(StateOpen)
 	slog.Info("mcp session open", "connection", a.conn.ID, "generation", a.generation)
+	a.replacedBy()
 	if a.opts.CatalogMaxAge > 0 && now.Sub(a.listedAt) >= a.opts.CatalogMaxAge && !a.listQueued() {
 		a.relist() // never listed, or stale: list it now
 	}
@@ -242,7 +243,7 @@ func (a *Actor) pings() bool {
 // refused for an unknown session is replayed).
 func (a *Actor) sessionEnded(cause error) {
 	if cause == nil {
-		cause = errors.New("the server ended the session")
+		cause = errServerEnded
 	}
 	a.dropSession(fmt.Errorf("session ended: %w", cause), false)
 }
@@ -254,6 +255,7 @@ func (a *Actor) sessionEnded(cause error) {
 // died fails it, and the session is dropped without waiting for the next
 // keepalive).
 func (a *Actor) onPeerGone(m peerGone) {
+	a.noteExit(m)
 	if m.attempt == a.attempt && a.session == nil {
 		a.noteStderr(m.err)
 		return
@@ -375,6 +377,7 @@ func (a *Actor) dropSession(cause error, answerNow bool) {
 			a.answerLost(f, cause)
 		}
 	}
+	a.sessionLost(cause)
 	go closeSession(a.session, a.transport, a.end, a.opts.CloseTimeout)
 	a.session, a.client, a.transport, a.end = nil, nil, nil, nil
 	if a.keepTimer != nil {
@@ -399,7 +402,7 @@ func (a *Actor) shutdown() {
 		return // never started
 	}
 	a.cancel()
-	for _, t := range []Timer{a.retryTimer, a.keepTimer, a.staleTimer, a.sweepTimer, a.debounceTimer} {
+	for _, t := range []Timer{a.retryTimer, a.keepTimer, a.staleTimer, a.sweepTimer, a.debounceTimer, a.exitTimer} {
 		if t != nil {
 			t.Stop()
 		}

@@ -106,6 +106,7 @@ type harness struct {
 	statuses chan session.Status
 	catalogs chan session.CatalogListed
 	panics   chan guard.Panic
+	replaced chan session.Replaced
 }
 
 func spawnWithParent(t *testing.T, factory session.TransportFactory, opts session.Options) *harness {
@@ -123,6 +124,7 @@ func spawnConnWithParent(t *testing.T, conn config.Connection, factory session.T
 		statuses: make(chan session.Status, 1024),
 		catalogs: make(chan session.CatalogListed, 64),
 		panics:   make(chan guard.Panic, 64),
+		replaced: make(chan session.Replaced, 64),
 	}
 	children := make(chan *actor.PID, 1)
 	h.parent = h.engine.SpawnFunc(func(c *actor.Context) {
@@ -140,6 +142,8 @@ func spawnConnWithParent(t *testing.T, conn config.Connection, factory session.T
 			h.statuses <- m
 		case session.CatalogListed:
 			h.catalogs <- m
+		case session.Replaced:
+			h.replaced <- m
 		}
 	}, "parent", actor.WithID("test"))
 	select {

@@ -72,7 +72,7 @@ func (a *Actor) onPinged(m pinged) {
 			"missed", a.missed, "limit", limit, "timeout", timeout, "starved", m.starved.Round(time.Millisecond))
 		if a.missed >= limit {
 			// The session hangs: its calls would wait for their deadlines.
-			a.dropSession(fmt.Errorf("keepalive failed: %d pings in a row got no answer within %s", a.missed, timeout), true)
+			a.dropSession(fmt.Errorf("%w: %d pings in a row got no answer within %s", errKeepaliveFailed, a.missed, timeout), true)
 			return
 		}
 	case classify(m.err, a.transport) == failProtocol:
@@ -92,7 +92,7 @@ func (a *Actor) onPinged(m pinged) {
 		// are judged by their own errors, as when the session ends.
 		slog.Warn("keepalive found the session closed", "connection", a.conn.ID, "generation", a.generation,
 			"err", Redact(a.conn, m.err.Error()))
-		a.dropSession(fmt.Errorf("keepalive failed: session closed: %w", m.err), false)
+		a.dropSession(fmt.Errorf("%w: session closed: %w", errKeepaliveFailed, m.err), false)
 		return
 	}
 	a.armKeepalive(m.attempt)

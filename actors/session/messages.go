@@ -41,6 +41,11 @@ type CallTool struct {
 	// with Reply's correlation (reports.go). Only an actor may ask: a
 	// router waits for one answer.
 	Reports bool
+	// Expect, when set, is the session the call must go to: the one the
+	// caller's earlier calls went to. If another has replaced it by the
+	// time the call would be sent, the call is not sent and fails with
+	// ErrSessionReplaced (its result naming the session now open).
+	Expect *Identity
 }
 
 // TaskCall makes a CallTool an MCP task: the tool is called with a task
@@ -108,6 +113,8 @@ type ReadResource struct {
 	Hops int
 	// Reports asks for the read's progress and logs, as CallTool's.
 	Reports bool
+	// Expect is the session the read must go to, as CallTool's.
+	Expect *Identity
 }
 
 // CancelCalls withdraws every call (and resource read) Owner made on
@@ -146,6 +153,9 @@ type ToolResult struct {
 	// Generation is the generation of the session the call was sent on
 	// (the last one, if it was replayed); 0 when it was never sent.
 	Generation int64
+	// Instance names the mcpflow process that opened that session on a
+	// node alone ("" in a cluster): see Identity.
+	Instance string
 	// Node and Epoch name the tenure the session was opened under in a
 	// cluster: the owning node and its lease's epoch ("" and 0 on one
 	// node, or when the call was never sent).

@@ -77,6 +77,10 @@ type Options struct {
 	// Tenure ties the session to its node's ownership of the connection
 	// in a cluster; nil on one node. See Tenure.
 	Tenure Tenure
+	// Instance names the mcpflow process in the identities of the
+	// sessions opened without a tenure (see Identity); "" is a random
+	// name drawn once per process. Tests set it to stand for a restart.
+	Instance string
 	// MaxResultBytes bounds one upstream answer of the stdio and HTTP
 	// transports NewStdio and the app make, for a connection that sets
 	// no max_result_bytes (server.limits.max_result_bytes; 0:

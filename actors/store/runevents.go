@@ -31,6 +31,12 @@ const (
 	// RunEventStepLog: the upstream of a step's call in flight sent a log
 	// message (notifications/message), up to a cap per step.
 	RunEventStepLog = "step_log"
+	// RunEventSessionReplaced: a call of the run went to another upstream
+	// session than the run's earlier calls on the same connection (and
+	// session scope): whatever the server kept for the earlier session is
+	// gone. Appended by the commit of the step that saw the new session,
+	// before its step_finished.
+	RunEventSessionReplaced = "session_replaced"
 )
 
 // RunEvent is one entry of a run's event log: what one commit of the run
@@ -55,6 +61,8 @@ type RunEvent struct {
 	Progress *RunEventProgress `json:"progress,omitempty"`
 	// Log is set for step_log, with Step naming the call.
 	Log *RunEventMessage `json:"log,omitempty"`
+	// Session is set for session_replaced.
+	Session *RunEventSession `json:"session,omitempty"`
 }
 
 // RunEventProgress is what a step_progress event reports: the
@@ -77,6 +85,20 @@ type RunEventMessage struct {
 	Data      json.RawMessage `json:"data,omitempty"`
 	Truncated bool            `json:"truncated,omitempty"`
 	Dropped   int             `json:"dropped,omitempty"`
+}
+
+// RunEventSession is the replacement a session_replaced event tells of:
+// the connection, the session scope ("" for the shared session), the
+// generation the run's calls went to before and the one they go to now.
+// Restarted is set when the new session was opened by a later mcpflow
+// process than the old one (on a node alone, generations count from 1
+// again at every start).
+type RunEventSession struct {
+	Connection    string `json:"connection"`
+	Scope         string `json:"scope,omitempty"`
+	OldGeneration int64  `json:"old_generation"`
+	NewGeneration int64  `json:"new_generation"`
+	Restarted     bool   `json:"restarted,omitempty"`
 }
 
 // RunEventStep is the step of a step_started or step_finished event.
@@ -149,8 +171,8 @@ func Terminal(status string) bool {
 
 // NewRunEvents returns the events of one commit that takes a run from
 // prev (nil when the commit creates it) to next, appending entries to its
-// trace; they are numbered from lastSeq+1. In order: a step_finished per
-// entry, a step_started per call next lists as in flight that prev did
+// trace; they are numbered from lastSeq+1. In order: a session_replaced
+// per replacement next.Replaced tells of, a step_finished per entry, a step_started per call next lists as in flight that prev did
 // not (in the order they were issued), interrupted when the run pauses in
 // a new interrupt, and status when the status changes. A run created with
 // its first steps has a status event "running" before them. Implementations of
@@ -169,6 +191,9 @@ func NewRunEvents(prev *Run, next Run, entries []workflow.TraceEntry, lastSeq in
 		// before they started.
 		add(RunEvent{Kind: RunEventStatusChanged, Status: &RunEventStatus{Status: RunRunning, TraceCount: first}})
 		prev = &Run{Status: RunRunning}
+	}
+	for _, r := range next.Replaced {
+		add(RunEvent{Kind: RunEventSessionReplaced, Session: &r})
 	}
 	for i, entry := range entries {
 		add(RunEvent{Kind: RunEventStepFinished, Step: finishedStep(entry, first+i)})

@@ -65,3 +65,27 @@ func TestAStepFinishedEventWhoseEntryIsMissingIsAnError(t *testing.T) {
 	is.True(err != nil)
 	is.True(strings.Contains(err.Error(), "trace entry 0")) // names the entry it misses
 }
+
+func TestASessionReplacementIsAnEventBeforeTheStepThatSawIt(t *testing.T) {
+	is := is.New(t)
+	entries := []workflow.TraceEntry{{FrameID: "root", NodeID: "second", StepType: "node", Outcome: "ok", NextNodeID: workflow.End, Generation: 2}}
+	replaced := store.RunEventSession{Connection: "p.a", Scope: "run:run-1", OldGeneration: 1, NewGeneration: 2}
+	prev := store.Run{ID: "run-1", Status: store.RunRunning, TraceCount: 3}
+	next := store.Run{ID: "run-1", Status: store.RunRunning, TraceCount: 4, UpdatedAt: time.UnixMilli(1_796_611_509_378),
+		Replaced: []store.RunEventSession{replaced}}
+	events := store.NewRunEvents(&prev, next, entries, 7)
+	is.Equal(len(events), 2)
+	is.Equal(events[0].Kind, store.RunEventSessionReplaced)
+	is.Equal(events[0].Seq, int64(8))
+	is.Equal(*events[0].Session, replaced)
+	is.Equal(events[1].Kind, store.RunEventStepFinished)
+
+	texts, trace := kept(t, events, append(make([]workflow.TraceEntry, 3), entries...))
+	back, err := store.DecodeRunEvents("run-1", texts, decodeWhole, trace)
+	is.NoErr(err)
+	is.Equal(back, events) // kept whole, read back the same
+
+	data, err := json.Marshal(next)
+	is.NoErr(err)
+	is.True(!strings.Contains(string(data), "old_generation")) // not kept in the record
+}

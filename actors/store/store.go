@@ -172,6 +172,10 @@ type Binding struct {
 	// execution.taskSupport is "required"; TaskAlways, also one whose
 	// taskSupport is "optional".
 	Task string `json:"task,omitempty"`
+	// OnSessionReplaced is what a run does when the session its calls
+	// went to on the connection is replaced (an mcpflow extension):
+	// OnReplacedContinue ("" too) or OnReplacedFail.
+	OnSessionReplaced string `json:"on_session_replaced,omitempty"`
 }
 
 // The task options of a binding.
@@ -185,6 +189,17 @@ const (
 	SessionShared     = "shared"
 	SessionDeployment = "deployment"
 	SessionRun        = "run"
+)
+
+// What a run does when a connection's session is replaced between two
+// of its calls (Binding.OnSessionReplaced).
+const (
+	// OnReplacedContinue (the default, also ""): the run goes on, on the
+	// new session; a session_replaced run event says so.
+	OnReplacedContinue = "continue"
+	// OnReplacedFail: the run's next call on the new session is not sent,
+	// and the run fails, naming the connection and the generations.
+	OnReplacedFail = "fail"
 )
 
 // Deployment binds one artifact version to concrete sources. Its JSON form
@@ -272,6 +287,26 @@ type Run struct {
 	StartedBy string    `json:"started_by,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Sessions are the upstream sessions the run's calls went to, the
+	// last one per connection and session scope (an mcpflow extension):
+	// a later answer from another session tells the run that the one
+	// before was replaced.
+	Sessions []RunSession `json:"sessions,omitempty"`
+	// Replaced are the session replacements the run saw since its last
+	// commit: the commit that writes the run appends a session_replaced
+	// run event for each. They are not kept in the record.
+	Replaced []RunEventSession `json:"-"`
+}
+
+// RunSession is an upstream session a run's calls went to: its
+// connection, its session scope ("" for the connection's shared session)
+// and its identity (see session.Identity: the generation and, on a node
+// alone, the mcpflow process that opened it).
+type RunSession struct {
+	Connection string `json:"connection"`
+	Scope      string `json:"scope,omitempty"`
+	Generation int64  `json:"generation"`
+	Instance   string `json:"instance,omitempty"`
 }
 
 // RunQuery filters and pages runs (newest update first).

@@ -81,6 +81,10 @@ type (
 const (
 	EventConnectionDegraded  = "connection_degraded"
 	EventConnectionRecovered = "connection_recovered"
+	// EventSessionReplaced: a new upstream session replaced the previous
+	// one of a connection (or of a session scope on it): whatever the
+	// server kept for the previous session is gone.
+	EventSessionReplaced = "session_replaced"
 )
 
 // sessionInbox is the initial room of a session actor's inbox. An idle
@@ -302,6 +306,8 @@ func (a *Actor) handle(c *actor.Context, msg any) {
 			// Scoped sessions are not in the connection's status.
 			slog.Debug("scoped session status", "connection", k.connection, "scope", k.scope, "state", m.State, "generation", m.Generation)
 		}
+	case session.Replaced:
+		a.onReplaced(c, m)
 	case GetStatuses:
 		a.getStatuses(m)
 	case Reconcile:
@@ -348,6 +354,26 @@ func (a *Actor) setStatus(st session.Status) {
 	}
 }
 
+// onReplaced records that a session actor's new session replaced its
+// previous one: session_replaced, with the generations, the cause (its
+// kind, error, and a stdio server's exit status and stderr tail, redacted
+// and bounded by the session actor) and, for a scoped session, its scope.
+func (a *Actor) onReplaced(c *actor.Context, m session.Replaced) {
+	if a.opts.Events == nil {
+		return
+	}
+	payload := map[string]any{"old_generation": m.Previous, "new_generation": m.Generation, "cause": m.Cause.Kind}
+	for k, v := range map[string]string{"error": m.Cause.Error, "exit_status": m.Cause.ExitStatus, "stderr_tail": m.Cause.Stderr} {
+		if v != "" {
+			payload[k] = v
+		}
+	}
+	if k, ok := a.scopedOf(c.Sender()); ok {
+		payload["scope"] = k.scope
+	}
+	a.record(EventSessionReplaced, m.Connection, payload)
+}
+
 // event records an admin event about st's connection, off the inbox.
 // Whoever degraded the connection, or saw it recover, logged it: the
 // session actor, or onPanic.
@@ -362,7 +388,11 @@ func (a *Actor) event(kind string, st session.Status, extra map[string]any) {
 	for k, v := range extra {
 		payload[k] = v
 	}
-	id := st.Connection
+	a.record(kind, st.Connection, payload)
+}
+
+// record appends an admin event about connection id, off the inbox.
+func (a *Actor) record(kind, id string, payload map[string]any) {
 	ev := store.Event{Kind: kind, TimestampEpochMs: a.clock.Now().UnixMilli(), ConnectionID: &id, Payload: payload}
 	events := a.opts.Events
 	go func() {

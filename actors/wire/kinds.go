@@ -41,6 +41,8 @@ var kinds = []Kind{
 	crossing[session.Status]("session.Status"),
 	crossing[session.ListCatalog]("session.ListCatalog"),
 	crossing[session.CatalogListed]("session.CatalogListed"),
+	local[session.Replaced]("session.Replaced",
+		"a session actor's report to its parent, the supervisor of its own node"),
 
 	crossing[supervisor.RefreshCatalog]("supervisor.RefreshCatalog"),
 	crossing[supervisor.CatalogRefreshed]("supervisor.CatalogRefreshed"),

@@ -30,6 +30,10 @@ func runEvent(e store.RunEvent) protocol.RunEvent {
 		l := protocol.RunEventLog(*e.Log)
 		out.Log = &l
 	}
+	if e.Session != nil {
+		s := protocol.RunEventSession(*e.Session)
+		out.Session = &s
+	}
 	return out
 }
 

@@ -64,12 +64,15 @@ type Deployment struct {
 // Binding maps a logical source of an artifact to a concrete connection;
 // Session is which upstream session the runs use ("shared", the default,
 // "deployment" or "run"); Task when the connection's tools are called as
-// MCP tasks ("auto", the default, or "always").
+// MCP tasks ("auto", the default, or "always"); OnSessionReplaced what a
+// run does when that session is replaced between two of its calls
+// ("continue", the default, or "fail").
 type Binding struct {
-	LogicalSource  string `json:"logical_source"`
-	ConcreteSource string `json:"concrete_source"`
-	Session        string `json:"session,omitempty"`
-	Task           string `json:"task,omitempty"`
+	LogicalSource     string `json:"logical_source"`
+	ConcreteSource    string `json:"concrete_source"`
+	Session           string `json:"session,omitempty"`
+	Task              string `json:"task,omitempty"`
+	OnSessionReplaced string `json:"on_session_replaced,omitempty"`
 }
 
 // RunLimits bound each run of a deployment; nil fields keep the server's

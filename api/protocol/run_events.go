@@ -21,6 +21,8 @@ type RunEvent struct {
 	Progress *RunEventProgress `json:"progress,omitempty"`
 	// Log is set for step_log.
 	Log *RunEventLog `json:"log,omitempty"`
+	// Session is set for session_replaced (an extension).
+	Session *RunEventSession `json:"session,omitempty"`
 }
 
 // RunEventProgress is the notifications/progress of a step's call that a
@@ -40,6 +42,19 @@ type RunEventLog struct {
 	Data      json.RawMessage `json:"data,omitempty"`
 	Truncated bool            `json:"truncated,omitempty"`
 	Dropped   int             `json:"dropped,omitempty"`
+}
+
+// RunEventSession is the replacement a session_replaced event tells of:
+// the run's calls on Connection (in Scope, "" for the shared session)
+// went to OldGeneration's session, and now go to NewGeneration's, whose
+// server kept nothing of the old one. Restarted: the new session was
+// opened by a later mcpflow process.
+type RunEventSession struct {
+	Connection    string `json:"connection"`
+	Scope         string `json:"scope,omitempty"`
+	OldGeneration int64  `json:"old_generation"`
+	NewGeneration int64  `json:"new_generation"`
+	Restarted     bool   `json:"restarted,omitempty"`
 }
 
 // RunEventStep is the step of a step_started or step_finished event.

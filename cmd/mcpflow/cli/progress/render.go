@@ -87,6 +87,8 @@ func (r *render) event(e protocol.RunEvent, now time.Time) {
 	case e.Kind == store.RunEventInterrupted && e.Interrupt != nil:
 		in := e.Interrupt
 		r.line(fmt.Sprintf("%s: interrupt %s (%s) waits for a resume", r.stepName(in.FrameID, in.NodeID), in.ID, in.Kind), true)
+	case e.Kind == store.RunEventSessionReplaced && e.Session != nil:
+		r.line(sessionReplaced(*e.Session), true)
 	case e.Kind == store.RunEventStatusChanged && e.Status != nil:
 		r.final = Final{Status: e.Status.Status, Output: e.Status.Output}
 		if r.final.Status == store.RunCompleted && r.final.Output == nil {
@@ -103,6 +105,21 @@ func (r *render) event(e protocol.RunEvent, now time.Time) {
 		}
 	}
 	r.redraw()
+}
+
+// sessionReplaced says that the run's calls on a connection went to a
+// new upstream session, which kept nothing of the one before.
+func sessionReplaced(s protocol.RunEventSession) string {
+	where := s.Connection
+	if s.Scope != "" {
+		where += " (" + s.Scope + ")"
+	}
+	restarted := ""
+	if s.Restarted {
+		restarted = ", opened since mcpflow restarted"
+	}
+	return fmt.Sprintf("session of %s replaced: generation %d → %d%s; the state of the old session is gone",
+		where, s.OldGeneration, s.NewGeneration, restarted)
 }
 
 // stepStarted notes a call going out; only plain output shows it as a line.

@@ -252,6 +252,16 @@ func TestInterruptIsShownAndEndsTheView(t *testing.T) {
 		eraseLine+"run run_8: interrupted, in 10ms\n") // the status line erased at the end
 }
 
+func TestAReplacedSessionIsALine(t *testing.T) {
+	is := is.New(t)
+	s := (&stream{run: "run_9"}).status(0, "running", "", "", nil).
+		add(10, protocol.RunEvent{Kind: store.RunEventSessionReplaced, Session: &protocol.RunEventSession{Connection: "pw.default", OldGeneration: 1, NewGeneration: 2}}).
+		add(10, protocol.RunEvent{Kind: store.RunEventSessionReplaced, Session: &protocol.RunEventSession{Connection: "db.prod", Scope: "run:run_9", OldGeneration: 1, NewGeneration: 1, Restarted: true}})
+	is.Equal(s.play(Options{}), "run run_9: running\n"+
+		"session of pw.default replaced: generation 1 → 2; the state of the old session is gone\n"+
+		"session of db.prod (run:run_9) replaced: generation 1 → 1, opened since mcpflow restarted; the state of the old session is gone\n")
+}
+
 // interruptAt is an approval interrupt at the root frame's node.
 func interruptAt(node string) *protocol.Interrupt {
 	return &protocol.Interrupt{ID: "interrupt:" + node, FrameID: "root", NodeID: node, Kind: "approval"}

@@ -6,7 +6,7 @@
 /** Any JSON value: what a schema that says nothing more admits. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** mcpflow extension: the params of the workflow.admin.event notification, one admin event (as workflow.admin.events.list shows it) and its sequence number in the admin event log: connection changes (connection_registered, connection_updated, connection_removed, connection_degraded, connection_recovered), catalog changes (catalog_refresh_*, tools_changed, resources_changed, prompts_changed, capability_drift), source registry and auth changes, and workflow artifacts, deployments and runs. */
+/** mcpflow extension: the params of the workflow.admin.event notification, one admin event (as workflow.admin.events.list shows it) and its sequence number in the admin event log: connection changes (connection_registered, connection_updated, connection_removed, connection_degraded, connection_recovered, session_replaced), catalog changes (catalog_refresh_*, tools_changed, resources_changed, prompts_changed, capability_drift), source registry and auth changes, and workflow artifacts, deployments and runs. */
 export type AdminEventNotification = {
   capability_id?: string | null;
   connection_id?: string | null;
@@ -722,6 +722,16 @@ export type RegistryEntryMutationResult = {
 export type RegistryEntryPayload = {
   account?: string | null;
   auth_ref?: string | null;
+  /** mcpflow extension: what mcpflow answers the source's server as an MCP client. elicitation: interrupt (default; an elicitation/create interrupts the run that made the call, kind elicitation, and its resume answers it) or refuse; sampling: refuse (default), interrupt (kind sampling) or client (forwarded to the MCP client that started the run); roots: what roots/list answers (file:// URIs; a change sends notifications/roots/list_changed on the open session); log_level: the MCP logging level sent with logging/setLevel (default info). Any other change applies at the source's next session. */
+  client?: {
+    elicitation?: "interrupt" | "refuse";
+    log_level?: "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+    roots?: {
+      name?: string;
+      uri: string;
+    }[];
+    sampling?: "refuse" | "interrupt" | "client";
+  };
   enabled: boolean;
   id: string;
   kind: string;
@@ -772,16 +782,44 @@ export type RouteSourceParams = {
   step_id: string;
 };
 
-/** mcpflow extension: the params of the workflow.runs.event notification, one event of a run's event log. sequence numbers a run's events from 1 with no gap, durably: the same run replays the same events with the same numbers, after a reconnect or a restart. One commit of the run appends, in order: a step_finished per step that ended, a step_started per call that goes out, interrupted when the run pauses in an interrupt, and status when its status changes (a new run starts with status running). step is set for step_started and step_finished, interrupt for interrupted, status for status. */
+/** mcpflow extension (issue 28): what a step_log run event reports, a notifications/message the upstream sent while the step's call was the only call in flight on its session (step names the call). data is the message's data, at most 2048 bytes of JSON: longer data is a JSON string holding the start of its JSON text, with truncated true. A step keeps at most server.limits.max_step_logs (100) of them; one more, logger mcpflow, says in dropped how many were not kept. */
+export type RunEventLogPayload = {
+  data?: Json;
+  dropped?: number;
+  level: string;
+  logger?: string;
+  truncated?: boolean;
+};
+
+/** mcpflow extension: the params of the workflow.runs.event notification, one event of a run's event log. sequence numbers a run's events from 1 with no gap, durably: the same run replays the same events with the same numbers, after a reconnect or a restart. One commit of the run appends, in order: a step_finished per step that ended, a step_started per call that goes out, interrupted when the run pauses in an interrupt, and status when its status changes (a new run starts with status running); a session_replaced comes first in the commit of a step whose call went to another upstream session than the run's earlier calls on the same connection and session scope. Between commits, a call in flight may add step_progress and step_log events (issue 28, what its upstream reports). step is set for step_started, step_finished, step_progress and step_log, progress for step_progress, log for step_log, interrupt for interrupted, status for status, session for session_replaced. */
 export type RunEventNotification = {
   interrupt?: InterruptPayload;
-  kind: "step_started" | "step_finished" | "interrupted" | "status";
+  kind: "step_started" | "step_finished" | "interrupted" | "status" | "step_progress" | "step_log" | "session_replaced";
+  log?: RunEventLogPayload;
+  progress?: RunEventProgressPayload;
   run_id: string;
   sequence: number;
+  session?: RunEventSessionPayload;
   status?: RunEventStatusPayload;
   step?: RunEventStepPayload;
   subscription_id: string;
   timestamp_epoch_ms: number;
+};
+
+/** mcpflow extension (issue 28): what a step_progress run event reports, the notifications/progress the upstream sent about the step's call in flight (step names the call: frame_id, node_id, call_id). Coalesced: at most one per call per interval (server.limits.step_progress_interval_ms, 500 ms), the latest; the last one before the step ended comes before its step_finished. total is absent when the upstream did not say. */
+export type RunEventProgressPayload = {
+  message?: string;
+  progress: number;
+  total?: number;
+};
+
+/** mcpflow extension: the replacement a session_replaced run event tells of. The run's calls on connection (in its session scope, absent for the connection's shared session) went to the session of old_generation, and now go to the session of new_generation: whatever the server kept for the old session (a page, a login, a counter) is gone. restarted is true when the new session was opened by a later mcpflow process than the old one (on a node alone, generations count from 1 again at every start). */
+export type RunEventSessionPayload = {
+  connection: string;
+  new_generation: number;
+  old_generation: number;
+  restarted?: boolean;
+  scope?: string;
 };
 
 /** mcpflow extension: the status of a status run event. terminal is true once the run has ended (completed, failed, cancelled): no event follows it, and the subscription ends. output is a completed run's. */
@@ -911,8 +949,12 @@ export type SourceAuthDiagnosisPayload = {
 export type SourceBindingPayload = {
   concrete_source: string;
   logical_source: string;
+  /** mcpflow extension: what a run does when the upstream session its calls went to on this connection (in its session scope) is replaced by a new one between two of its calls (the server process exited, the server forgot the session, keepalive failed, mcpflow restarted): continue (the default, also when absent) goes on, on the new session, and the run gets a session_replaced run event; fail sends no call to the new session: the run fails at that call, with an error naming the connection and the generations. The bindings of one connection must ask for the same. */
+  on_session_replaced?: "continue" | "fail";
   /** mcpflow extension: which upstream session the deployment's runs use on this connection. shared (the default, also when absent): the one session every run of every deployment binding the connection shares; deployment: one session for the runs of this deployment; run: a session per run, closed when the run ends (at most the server's max_run_sessions, default 32, open at once). Sessions are never shared across connections or credentials. */
   session?: "shared" | "deployment" | "run";
+  /** mcpflow extension: when this connection's tools are called as MCP tasks. auto (the default, also when absent): a tool whose execution.taskSupport is required; always: also a tool whose taskSupport is optional. A task's run polls it (tasks/get), keeps its id in the checkpoint and goes on polling it after a restart of mcpflow. */
+  task?: "auto" | "always";
 };
 
 /** Whether each compact capability preview omitted owned names. */
@@ -1031,6 +1073,10 @@ export type TraceEntryPayload = {
   resolved_input: JsonObject;
   state_changes: JsonObject;
   step_type: string;
+  /** mcpflow extension: the upstream MCP task the step's tool call ran as (its taskId), when the tool was called as a task. */
+  task_id?: string;
+  /** mcpflow extension: the requests the server sent during the step's call (elicitation/create, sampling/createMessage), each with kind, request_id, connection, request (its params) and, once answered, outcome and answer (or error), or withdrawn when the server or the call ended it first. */
+  upstream_requests?: JsonObject[];
 };
 
 export type TraceRangeParams = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunEventNotification } from "../api/generated";
-import { applyEvent, emptyRun, fromResult, withTrace, type RunView } from "./runState";
+import { applyEvent, emptyRun, fromResult, sessionReplacedText, withTrace, type RunView } from "./runState";
 
 const ev = (sequence: number, kind: RunEventNotification["kind"], rest: Partial<RunEventNotification>, t = sequence * 10): RunEventNotification => ({
   subscription_id: "sub_1", run_id: "run_1", sequence, kind, timestamp_epoch_ms: t, ...rest,
@@ -27,6 +27,12 @@ describe("the run-event reducer", () => {
     expect(r.timeline).toHaveLength(1);
     expect(r.timeline[0]).toMatchObject({ nodeId: "call", state: "ok", outcome: "ok", capability: "demo.default.counter", traceIndex: 0, stateChanges: ["state.count"] });
     expect(fold(events.slice(0, 2)).nodes.call).toEqual({ state: "running" });
+  });
+  it("keeps the sessions replaced under the run", () => {
+    const r = fold([...events, ev(7, "session_replaced", { session: { connection: "pw.default", old_generation: 1, new_generation: 2 } })]);
+    expect(r.sessionsReplaced).toEqual([{ connection: "pw.default", old_generation: 1, new_generation: 2 }]);
+    expect(sessionReplacedText(r.sessionsReplaced![0])).toBe("session of pw.default replaced: generation 1 → 2; the state of the old session is gone");
+    expect(fold(events).sessionsReplaced).toBeUndefined();
   });
   it("holds the pending interrupt", () => {
     const r = fold(events);

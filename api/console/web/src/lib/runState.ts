@@ -1,7 +1,7 @@
 // The run-event reducer: a run's events (workflow.runs.event), folded
 // into what its page shows: each step's state and duration, the timeline,
 // the status and the pending interrupt. Pure, no React.
-import type { InterruptPayload, JsonObject, RunEventNotification, RunResult, TraceEntryPayload } from "../api/generated";
+import type { InterruptPayload, JsonObject, RunEventNotification, RunEventSessionPayload, RunResult, TraceEntryPayload } from "../api/generated";
 
 export type StepState = "running" | "ok" | "error" | "interrupted";
 
@@ -35,6 +35,8 @@ export interface RunView {
   timeline: TimelineEntry[];
   /** per node id: its latest state and the duration of its latest finished step */
   nodes: Record<string, { state: StepState; durationMs?: number }>;
+  /** the upstream sessions replaced under the run (session_replaced events), oldest first */
+  sessionsReplaced?: RunEventSessionPayload[];
 }
 
 export const terminalStatuses = ["completed", "failed", "cancelled"];
@@ -71,6 +73,9 @@ export function applyEvent(run: RunView, ev: RunEventNotification): RunView {
       next.nodes = { ...run.nodes, [s.node_id]: { state, durationMs } };
       break;
     }
+    case "session_replaced":
+      if (ev.session) next.sessionsReplaced = [...(run.sessionsReplaced ?? []), ev.session];
+      break;
     case "interrupted":
       next.interrupt = ev.interrupt ?? null;
       if (ev.interrupt) next.nodes = { ...run.nodes, [ev.interrupt.node_id]: { ...run.nodes[ev.interrupt.node_id], state: "interrupted" } };
@@ -88,6 +93,13 @@ export function applyEvent(run: RunView, ev: RunEventNotification): RunView {
     }
   }
   return next;
+}
+
+/** sessionReplacedText says, as run --follow does, that a run's session on a connection was replaced. */
+export function sessionReplacedText(s: RunEventSessionPayload): string {
+  const where = s.scope ? `${s.connection} (${s.scope})` : s.connection;
+  const restarted = s.restarted ? ", opened since mcpflow restarted" : "";
+  return `session of ${where} replaced: generation ${s.old_generation} → ${s.new_generation}${restarted}; the state of the old session is gone`;
 }
 
 function findOpen(timeline: TimelineEntry[], frameId: string, nodeId: string): number {

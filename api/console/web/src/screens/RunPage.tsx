@@ -8,7 +8,7 @@ import { ErrorBox, Json, Status } from "../components/Json";
 import { SchemaForm } from "../components/SchemaForm";
 import { errorText, useLoad } from "../hooks";
 import { projectPlan } from "../lib/graph";
-import { applyEvent, emptyRun, fromResult, withTrace, type RunView } from "../lib/runState";
+import { applyEvent, emptyRun, fromResult, sessionReplacedText, withTrace, type RunView } from "../lib/runState";
 import { buildForm, initialValue, validate } from "../lib/schemaForm";
 import { href, useSession } from "../session";
 
@@ -79,6 +79,15 @@ export function RunPage({ runId }: { runId: string }) {
         {live && <Action method="workflow.runs.cancel" params={{ run_id: runId, reason: "cancelled from the console" }} scope="run" label="Cancel run" confirm="Cancel this run?" className="danger" />}
         <CopyAs method="workflow.runs.inspect" params={{ run_id: runId }} label="inspect" />
       </div>
+      {run.sessionsReplaced && run.sessionsReplaced.length > 0 && (
+        <ul className="notices" aria-label="Sessions replaced">
+          {run.sessionsReplaced.map((s, i) => (
+            <li key={i} className="error" data-session-replaced={s.connection}>
+              {sessionReplacedText(s)}
+            </li>
+          ))}
+        </ul>
+      )}
       {run.interrupt && run.status === "interrupted" && <InterruptForm key={run.interrupt.id} runId={runId} interrupt={run.interrupt} />}
       <div className="run-body">
         <GraphView label="Run graph" graph={graph} states={run.nodes} />
