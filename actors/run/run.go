@@ -114,6 +114,7 @@ type (
 		corr       uint64
 		outcome    string
 		output     workflow.Object
+		content    []any
 		err        error
 		generation int64
 		node       string
@@ -507,7 +508,7 @@ func (a *Actor) send(f *inflight) {
 func answerOf(m session.ToolResult) answered {
 	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation, node: m.Node, epoch: m.Epoch}
 	if r.err == nil {
-		r.output = m.Output
+		r.output, r.content = m.Output, m.Content
 	}
 	return r
 }
@@ -572,7 +573,7 @@ func (a *Actor) onToolResult(m answered) {
 	if m.err == nil && a.spec.Targets[f.call.Capability].Resource {
 		m.output, m.err = ResourceOutput(f.call.Input, m.output)
 	}
-	r := workflow.Result{Outcome: m.outcome, Output: m.output, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch}
+	r := workflow.Result{Outcome: m.outcome, Output: m.output, Content: m.content, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch}
 	switch {
 	case lost && a.exec.Routes(id, workflow.OutcomeSessionLost):
 		r.Outcome, r.Output, r.Err = workflow.OutcomeSessionLost, workflow.Object{"error": m.err.Error()}, nil

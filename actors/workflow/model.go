@@ -235,5 +235,11 @@ type TraceEntry struct {
 	// and under which lease epoch (docs/cluster.md).
 	Node  string `json:"session_node,omitempty"`
 	Epoch int64  `json:"lease_epoch,omitempty"`
+	// Error is why the step's call failed when it routed a failure
+	// outcome: the text of a tool's error result (isError) or of a lost
+	// session, bounded by catalog.MaxReasonBytes.
 	Error string `json:"error,omitempty"`
+	// Content are the typed MCP content blocks of a tool's result that
+	// its structured output (Output) does not hold.
+	Content []any `json:"content,omitempty"`
 }

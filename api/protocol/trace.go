@@ -18,5 +18,10 @@ type TraceEntry struct {
 	Generation int64  `json:"session_generation,omitempty"`
 	Node       string `json:"session_node,omitempty"`
 	Epoch      int64  `json:"lease_epoch,omitempty"`
-	Error      string `json:"error,omitempty"`
+	// Error is why the step's call failed when it routed a failure
+	// outcome (a tool's error result, a lost session), bounded; Content
+	// are the typed content blocks of a tool's result that its
+	// structured output does not hold. Both extensions.
+	Error   string `json:"error,omitempty"`
+	Content []any  `json:"content,omitempty"`
 }
