@@ -125,6 +125,7 @@ type (
 		corr       uint64
 		outcome    string
 		output     workflow.Object
+		content    []any
 		err        error
 		generation int64
 		instance   string
@@ -597,7 +598,7 @@ func (a *Actor) send(f *inflight) {
 func answerOf(m session.ToolResult) answered {
 	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation, instance: m.Instance, node: m.Node, epoch: m.Epoch, taskID: m.TaskID}
 	if r.err == nil {
-		r.output = m.Output
+		r.output, r.content = m.Output, m.Content
 	}
 	return r
 }
@@ -665,7 +666,7 @@ func (a *Actor) onToolResult(m answered) {
 	if m.err == nil && a.spec.Targets[f.call.Capability].Resource {
 		m.output, m.err = ResourceOutput(f.call.Input, m.output)
 	}
-	r := workflow.Result{Outcome: m.outcome, Output: m.output, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch, Upstream: a.dropAsks(id), TaskID: m.taskID}
+	r := workflow.Result{Outcome: m.outcome, Output: m.output, Content: m.content, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch, Upstream: a.dropAsks(id), TaskID: m.taskID}
 	switch {
 	case lost && a.exec.Routes(id, workflow.OutcomeSessionLost):
 		r.Outcome, r.Output, r.Err = workflow.OutcomeSessionLost, workflow.Object{"error": m.err.Error()}, nil

@@ -241,20 +241,21 @@ func TestToolErrorRoutedToRuntimeErrorFailsTheRun(t *testing.T) {
 	ack, final := w.start(t, "run-fail", plan, workflow.Object{})
 	is.NoErr(ack.Error.Err())
 	is.Equal(final.Status, store.RunFailed)
-	is.Equal(*final.Error, `step "tool_error": Capability call failed`)
+	is.Equal(*final.Error, `step "tool_error": fail failed: fake failure`) // the tool's own words
 	is.Equal(final.Outcome, nil)
 	is.Equal(final.Output, nil)
 
 	stored, err := w.store.GetRun(wait(t), "run-fail")
 	is.NoErr(err)
 	is.Equal(stored.Status, store.RunFailed)
-	is.Equal(*stored.Error, `step "tool_error": Capability call failed`)
+	is.Equal(*stored.Error, `step "tool_error": fail failed: fake failure`)
 	trace, err := w.store.ReadTrace(wait(t), "run-fail", 0, 0)
 	is.NoErr(err)
 	is.Equal(len(trace), stored.TraceCount)
 	is.Equal(trace[0].NodeID, workflow.CallStep)
 	is.Equal(trace[0].Outcome, workflow.OutcomeError) // the tool error was routed
 	is.Equal(trace[0].NextNodeID, workflow.ErrorStep)
+	is.Equal(trace[0].Error, "fake failure") // and its reason is the step's error
 }
 
 func TestCallThatCannotBeMadeFailsTheRun(t *testing.T) {

@@ -16,9 +16,10 @@ import (
 )
 
 // countTwice counts on fake.one, waits in an interrupt, and counts again.
-const countTwice = `{"name":"twice","start":"first","outcomes":["ok"],
-	"steps":{"first":{"use":"fake.one.counter"},"ask":{"interrupt":{"kind":"input"}},"second":{"use":"fake.one.counter"}},
-	"routes":{"first":{"ok":"ask","error":"ask"},"ask":{"submitted":"second"},"second":{"ok":"__end__","error":"__end__"}}}`
+const countTwice = `{"name":"twice","start":"first","outcomes":["ok","failed"],
+	"steps":{"first":{"use":"fake.one.counter"},"ask":{"interrupt":{"kind":"input"}},"second":{"use":"fake.one.counter"},
+	  "failed":{"end":{"outcome":"failed"}}},
+	"routes":{"first":{"ok":"ask","error":"ask"},"ask":{"submitted":"second"},"second":{"ok":"__end__","error":"failed"}}}`
 
 // interruptedBetweenSessions runs countTwice as run id up to its
 // interrupt, then kills fake.one's upstream and waits for the session

@@ -151,3 +151,22 @@ func toObject(v any) (workflow.Object, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// PlanWarnings are the warnings of an artifact's own plan (structure
+// only, workflow.CheckPlan), such as an error routed straight to the end
+// or a step never reached, as deployment diagnostics whose logical_ref is
+// the step's id. They never make a deployment unrunnable.
+func PlanWarnings(a store.Artifact) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range workflow.CheckPlan(a.Plan) {
+		if d.IsError() {
+			continue
+		}
+		ref := "plan"
+		if d.StepID != nil {
+			ref = *d.StepID
+		}
+		out = append(out, Diagnostic{Severity: "warning", Code: d.Code, LogicalRef: ref, Message: d.Message, RepairHint: d.RepairHint})
+	}
+	return out
+}

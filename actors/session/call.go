@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/reply"
 )
 
@@ -118,10 +119,10 @@ func (a *Actor) onCallDone(m callDone) {
 		if failure == failProtocol {
 			m.err = protocolError{m.err}
 		}
-		r.Error = reply.Fail(m.err)
+		r.Error = a.failure(m.err)
 		a.answer(f.w, r)
 	case failDeadline:
-		r.Error = reply.Fail(m.err)
+		r.Error = a.failure(m.err)
 		a.answer(f.w, r)
 	case failUnsent:
 		if !f.w.replayed {
@@ -139,6 +140,17 @@ func (a *Actor) onCallDone(m callDone) {
 		}
 	}
 	a.drain()
+}
+
+// failure is err as a call's answer carries it: its text, which may be
+// an upstream's own words (a JSON-RPC error's message), redacted of the
+// connection's secrets and bounded (catalog.BoundReason); its code kept.
+func (a *Actor) failure(err error) *reply.Failure {
+	f := reply.Fail(err)
+	if f != nil {
+		f.Message = catalog.BoundReason(Redact(a.conn, f.Message))
+	}
+	return f
 }
 
 // replay sends work again, first in line, on a fresh session: the server

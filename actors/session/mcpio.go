@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,11 +61,11 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool, token s
 	if res.IsError {
 		outcome = "error"
 	}
-	output, err := projectOutput(res)
+	output, content, err := projectOutput(res)
 	if err != nil {
 		return ToolResult{}, fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err), nil
 	}
-	return ToolResult{Outcome: outcome, Output: output}, nil, nil
+	return ToolResult{Outcome: outcome, Output: output, Content: content}, nil, nil
 }
 
 // readResource reads one resource on an open session; its output is the
@@ -85,22 +86,75 @@ func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource, 
 	return ToolResult{}, fmt.Errorf("read %s of %s: %w", req.URI, req.Connection, err), rpcErr
 }
 
-// projectOutput returns a tool's result as the call's output:
-// structuredContent when it is an object, as go-sdk decoded it (never
-// encoded again on its way to the run's state and the store), else
-// {"content": [...]} with the MCP content blocks, which go-sdk decoded
-// into its own types and which are turned back into JSON values here.
-func projectOutput(res *mcp.CallToolResult) (map[string]any, error) {
-	if m, ok := res.StructuredContent.(map[string]any); ok {
-		return m, nil
+// projectOutput returns a tool's result as the call's output, and the
+// content blocks that output does not hold. Content blocks keep their MCP
+// type (text, image, audio, resource_link, resource), as go-sdk decoded
+// them into its own types and turned back into JSON values here.
+//
+//   - A successful result with an object as structuredContent: the output
+//     is the structured content, as go-sdk decoded it (never encoded again
+//     on its way to the run's state and the store). Its content blocks are
+//     returned beside it, except a text block that is the structured
+//     content's own JSON (MCP's backward-compatible copy): an image beside
+//     a structured output is kept, in the step's trace entry.
+//   - Any other result: {"content": [...]}, and for an error result with
+//     structured content, "structuredContent" beside it (an error's output
+//     is never checked against the tool's output schema).
+func projectOutput(res *mcp.CallToolResult) (output map[string]any, content []any, err error) {
+	blocks := res.Content
+	if blocks == nil {
+		blocks = []mcp.Content{}
 	}
-	content := res.Content
-	if content == nil {
-		content = []mcp.Content{}
+	structured, isObject := res.StructuredContent.(map[string]any)
+	if isObject && !res.IsError {
+		if content, err = extraBlocks(blocks, structured); err != nil {
+			return nil, nil, err
+		}
+		return structured, content, nil
 	}
-	return toObject(struct {
+	out, err := toObject(struct {
 		Content []mcp.Content `json:"content"`
-	}{content})
+	}{blocks})
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.StructuredContent != nil {
+		out["structuredContent"] = res.StructuredContent
+	}
+	return out, nil, nil
+}
+
+// extraBlocks are the content blocks of a result whose output is its
+// structured content, as JSON values, but for text blocks that hold the
+// structured content's JSON; nil when none is left.
+func extraBlocks(blocks []mcp.Content, structured map[string]any) ([]any, error) {
+	var extra []mcp.Content
+	for _, b := range blocks {
+		if t, ok := b.(*mcp.TextContent); ok && sameJSON(t.Text, structured) {
+			continue
+		}
+		extra = append(extra, b)
+	}
+	if len(extra) == 0 {
+		return nil, nil
+	}
+	out, err := toObject(struct {
+		Content []mcp.Content `json:"content"`
+	}{extra})
+	if err != nil {
+		return nil, err
+	}
+	content, _ := out["content"].([]any)
+	return content, nil
+}
+
+// sameJSON reports whether text is a JSON encoding of v.
+func sameJSON(text string, v map[string]any) bool {
+	var decoded any
+	if json.Unmarshal([]byte(text), &decoded) != nil {
+		return false
+	}
+	return reflect.DeepEqual(decoded, any(v))
 }
 
 // toObject normalises v to a JSON object.

@@ -149,7 +149,11 @@ type ToolResult struct {
 	// ReadResourceResult. It is the receiver's: the session keeps no
 	// reference to it. It crosses nodes as the object's JSON.
 	Output map[string]any
-	Error  *reply.Failure
+	// Content are the typed MCP content blocks of a tool's result that
+	// Output, its structured content, does not hold (see projectOutput);
+	// nil when Output holds them all.
+	Content []any
+	Error   *reply.Failure
 	// Generation is the generation of the session the call was sent on
 	// (the last one, if it was replayed); 0 when it was never sent.
 	Generation int64

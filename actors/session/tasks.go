@@ -238,11 +238,11 @@ func (r taskRun) answer(res *mcp.CallToolResult, err error) (ToolResult, error, 
 	if res.IsError {
 		outcome = "error"
 	}
-	output, err := projectOutput(res)
+	output, content, err := projectOutput(res)
 	if err != nil {
 		return ToolResult{}, fmt.Errorf("call %s: %w", what, err), nil
 	}
-	return ToolResult{Outcome: outcome, Output: output}, nil, nil
+	return ToolResult{Outcome: outcome, Output: output, Content: content}, nil, nil
 }
 
 // toolResult decodes a CallToolResult.

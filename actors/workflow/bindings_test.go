@@ -232,7 +232,7 @@ func TestLegacyUseMapsBecomeBindings(t *testing.T) {
 	is.Equal(mustJSON(t, step.Input), `[{"target":"mode","value":"fast"},{"target":"none","value":null},`+
 		`{"target":"who.name","path":"input.\"person.name\""},{"target":"a","path":"input.x"}]`)
 	is.Equal(mustJSON(t, step.Output), `[{"source":"a","target":"state.r"}]`)
-	is.Equal(workflow.ValidateDraft(d, fixtures), nil)
+	is.Equal(workflow.Blocking(workflow.ValidateDraft(d, fixtures)), nil)
 
 	p, err := workflow.Compile(d)
 	is.NoErr(err)
@@ -321,7 +321,7 @@ func TestExpressionLimits(t *testing.T) {
 				"routes":{"call":{"ok":"__end__","error":"__end__"}}}`
 			d, diags := parse(t, doc)
 			is.Equal(diags, nil)
-			diags = workflow.ValidateDraft(d, fixtures)
+			diags = workflow.Blocking(workflow.ValidateDraft(d, fixtures))
 			if tc.err != "" {
 				is.Equal(len(diags), 1)
 				is.Equal(diags[0].Code, "invalid_source_path")

@@ -439,11 +439,18 @@ func (e *Execution) record(f *Frame, node *Node, input Object, outcome string, o
 
 // follow moves f along the edge of outcome.
 func (e *Execution) follow(f *Frame, node *Node, outcome string) error {
+	return e.followWith(f, node, outcome, "")
+}
+
+// followWith moves f along the edge of outcome, which failed for reason
+// ("" when it is no failure): the next step reads it as
+// context.prior_error.
+func (e *Execution) followWith(f *Frame, node *Node, outcome, reason string) error {
 	next, ok := e.plan(f).routes[node.ID][outcome]
 	if !ok {
 		return fmt.Errorf("step %q: outcome %q has no route", node.ID, outcome)
 	}
-	f.Prior, f.Edge = outcome, node.ID
+	f.Prior, f.Edge, f.PriorError = outcome, node.ID, reason
 	// A foreach item ends where its body routes back to its foreach.
 	if f.Item != nil {
 		switch next {

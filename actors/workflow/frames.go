@@ -64,9 +64,12 @@ type Frame struct {
 	Item *ItemContext `json:"item,omitempty"`
 	// Prior is the outcome of the frame's previous step, and Edge that
 	// step's id.
-	Prior   string `json:"prior_outcome,omitempty"`
-	Edge    string `json:"activated_incoming_edge,omitempty"`
-	Attempt int    `json:"attempt,omitempty"`
+	Prior string `json:"prior_outcome,omitempty"`
+	Edge  string `json:"activated_incoming_edge,omitempty"`
+	// PriorError is why that step failed when it routed a failure
+	// outcome (a tool's error, session_lost): the step's error, bounded.
+	PriorError string `json:"prior_error,omitempty"`
+	Attempt    int    `json:"attempt,omitempty"`
 	// Overlay buffers the writes of a concurrent foreach item until the
 	// loop's barrier commits them in item order.
 	Overlay []Write `json:"overlay,omitempty"`
@@ -171,6 +174,10 @@ type Result struct {
 	Outcome string
 	Output  Object
 	Err     error
+	// Content are the result's content blocks that Output, a tool's
+	// structured content, does not hold (a tool's image beside its
+	// structured output): kept in the trace entry.
+	Content []any
 	// Attempts, Generation, Node and Epoch are recorded in the trace
 	// entry: the session's generation, and in a cluster the node that
 	// owned it and its lease's epoch.
@@ -193,12 +200,15 @@ const (
 
 // context is what "context.*" paths read in frame f.
 func (f *Frame) context(parentLineage string) Object {
-	ctx := Object{"scope_id": f.Scope, "lineage_id": f.Lineage, "parent_lineage_id": nil, "prior_outcome": nil, "activated_incoming_edge": nil}
+	ctx := Object{"scope_id": f.Scope, "lineage_id": f.Lineage, "parent_lineage_id": nil, "prior_outcome": nil, "prior_error": nil, "activated_incoming_edge": nil}
 	if parentLineage != "" {
 		ctx["parent_lineage_id"] = parentLineage
 	}
 	if f.Prior != "" {
 		ctx["prior_outcome"] = f.Prior
+	}
+	if f.PriorError != "" {
+		ctx["prior_error"] = f.PriorError
 	}
 	if f.Edge != "" {
 		ctx["activated_incoming_edge"] = f.Edge

@@ -235,10 +235,16 @@ type TraceEntry struct {
 	// and under which lease epoch (docs/cluster.md).
 	Node  string `json:"session_node,omitempty"`
 	Epoch int64  `json:"lease_epoch,omitempty"`
+	// Error is why the step's call failed when it routed a failure
+	// outcome: the text of a tool's error result (isError) or of a lost
+	// session, bounded by catalog.MaxReasonBytes.
 	Error string `json:"error,omitempty"`
 	// Upstream are the requests the server sent during the step's call
 	// (elicitation, sampling), each with its answer.
 	Upstream []Object `json:"upstream_requests,omitempty"`
 	// TaskID is the upstream MCP task the step's call ran as.
 	TaskID string `json:"task_id,omitempty"`
+	// Content are the typed MCP content blocks of a tool's result that
+	// its structured output (Output) does not hold.
+	Content []any `json:"content,omitempty"`
 }

@@ -13,6 +13,10 @@ const (
 	ErrorStep = "tool_error"
 )
 
+// ContextPriorError is the path of why the frame's previous step failed,
+// when it routed a failure outcome (Frame.PriorError).
+const ContextPriorError = RootContext + ".prior_error"
+
 // ScaffoldOptions override the defaults of Scaffold; zero values keep them.
 type ScaffoldOptions struct {
 	Name         string
@@ -130,7 +134,8 @@ func HintsFor(c catalog.Capability) Hints {
 
 // Scaffold builds the draft of a one-capability workflow: a call step routed
 // ok to the end and, when the capability declares "error", to a tool_error
-// step that fails the run.
+// step that fails the run with "<tool> failed: <what the tool said>" (the
+// message, and context.prior_error as its details).
 func Scaffold(c catalog.Capability, opts ScaffoldOptions) (Draft, Hints) {
 	h := HintsFor(c)
 	d := Draft{
@@ -166,11 +171,13 @@ func Scaffold(c catalog.Capability, opts ScaffoldOptions) (Draft, Hints) {
 		if o != OutcomeError {
 			continue
 		}
-		message := ValueBinding("message", "Capability call failed")
+		message := ValueBinding("message", c.LocalName+" failed")
 		if opts.ErrorMessageSource != "" {
 			message = PathBinding("message", opts.ErrorMessageSource)
 		}
-		d.Steps[ErrorStep] = DraftStep{Use: RuntimeError, Input: []InputBinding{message}}
+		// The tool's own words: its error result's text, bounded.
+		reason := PathBinding("details", ContextPriorError)
+		d.Steps[ErrorStep] = DraftStep{Use: RuntimeError, Input: []InputBinding{message, reason}}
 		d.Routes[CallStep][OutcomeError] = ErrorStep
 		d.Routes[ErrorStep] = map[string]string{OutcomeOK: End}
 	}

@@ -2,6 +2,8 @@ package workflow
 
 import (
 	"fmt"
+
+	"github.com/mcpflow/mcpflow/actors/catalog"
 )
 
 // startCall resolves a call node's input and either runs it in place (a
@@ -80,10 +82,25 @@ func (e *Execution) finishCall(f *Frame, node *Node, call Call, r Result) error 
 	entry := e.record(f, node, call.Input, r.Outcome, r.Output, changes)
 	entry.Attempts, entry.Generation, entry.Node, entry.Epoch, entry.TaskID = r.Attempts, r.Generation, r.Node, r.Epoch, r.TaskID
 	entry.Upstream = r.Upstream
+	entry.Content, entry.Error = r.Content, failureReason(r)
 	if f.Status == FrameWaiting {
 		e.enqueue(f)
 	}
-	return e.follow(f, node, r.Outcome)
+	return e.followWith(f, node, r.Outcome, entry.Error)
+}
+
+// failureReason is why a call that routed a failure outcome failed: the
+// text of a tool's error result, or the error of a lost session; "" for
+// any other outcome.
+func failureReason(r Result) string {
+	switch r.Outcome {
+	case OutcomeError:
+		return catalog.ToolErrorText(r.Output)
+	case OutcomeSessionLost:
+		text, _ := r.Output["error"].(string)
+		return catalog.BoundReason(text)
+	}
+	return ""
 }
 
 // runCondition evaluates a condition node and routes "true" or "false".

@@ -11,7 +11,7 @@ import (
 
 // contextFields are the context.* keys every frame has; foreach items
 // also have loop_item, loop_index and their "as" alias.
-var contextFields = []string{"prior_outcome", "activated_incoming_edge", "scope_id", "lineage_id", "parent_lineage_id", "loop_item", "loop_index"}
+var contextFields = []string{"prior_outcome", "prior_error", "activated_incoming_edge", "scope_id", "lineage_id", "parent_lineage_id", "loop_item", "loop_index"}
 
 // CheckPlan validates a plan's structure without knowing any capability:
 // node and edge shapes, routes, outcomes, reachability and exits.
@@ -247,6 +247,12 @@ func (c *checker) run() []Diagnostic {
 		}
 		if e.To == End && !slices.Contains(p.Outcomes, OutcomeOK) {
 			c.add("undeclared_workflow_outcome", path, step, fmt.Sprintf("route to %s finishes with outcome ok, which the workflow does not declare", End))
+		}
+		if e.To == End && e.Outcome == OutcomeError {
+			d := stepDiag("error_routed_to_end", path, step, fmt.Sprintf(
+				"outcome error of step %q goes to %s: a failed call would complete the run with outcome ok, and what it said only in the trace", e.From, End))
+			d.Severity = SeverityWarning
+			c.diags = append(c.diags, d)
 		}
 	}
 	reachable := c.reachable(ids)

@@ -204,7 +204,7 @@ func TestAValidDraftHasNoFindings(t *testing.T) {
 	for _, doc := range []string{useDraft, approvalDraft, parentDraft, childDraft, foreachDoc(`{"over":"input.fruits","as":"fruit"}`, "")} {
 		d, diags := parse(t, doc)
 		is.Equal(diags, nil)
-		is.Equal(workflow.ValidateDraft(d, fixtures), nil)
+		is.Equal(workflow.Blocking(workflow.ValidateDraft(d, fixtures)), nil) // useDraft routes error to the end: a warning
 	}
 }
 
@@ -263,9 +263,34 @@ func TestCheckPlanNeedsNoCapabilities(t *testing.T) {
 	is := is.New(t)
 	p := planOf(t, useDraft)
 	p.Nodes[0].Node = "gone.tool" // unknown, but CheckPlan does not look capabilities up
-	is.Equal(workflow.CheckPlan(p), nil)
-	diags := workflow.ValidatePlan(p, fixtures)
+	is.Equal(workflow.Blocking(workflow.CheckPlan(p)), nil)
+	diags := workflow.Blocking(workflow.ValidatePlan(p, fixtures))
 	is.Equal(len(diags), 1)
 	is.Equal(diags[0].Code, "unknown_node_def")
 	is.Equal(diags[0].Path, "nodes[0].node")
+}
+
+// An error routed straight to the end completes a failed call's run ok:
+// a warning, at the route, that does not block compiling; routed to a
+// step, or an end step with an outcome, it is none.
+func TestAnErrorRoutedToTheEndIsAWarning(t *testing.T) {
+	is := is.New(t)
+	d, diags := parse(t, useDraft)
+	is.Equal(diags, nil)
+	found := workflow.ValidateDraft(d, fixtures)
+	is.Equal(len(found), 1)
+	is.Equal(found[0].Code, "error_routed_to_end")
+	is.Equal(found[0].Severity, workflow.SeverityWarning)
+	is.Equal(found[0].Path, "routes.call.error")
+	is.Equal(*found[0].StepID, "call")
+	is.True(found[0].RepairHint != nil) // it says how to fix it
+	_, err := workflow.Compile(d)
+	is.NoErr(err) // a warning does not block
+
+	failing := strings.Replace(useDraft, `"error":"__end__"`, `"error":"failed"`, 1)
+	failing = strings.Replace(failing, `"steps":{`, `"steps":{"failed":{"use":"wf.std.runtime_error","input":[{"target":"message","value":"echo failed"},{"target":"details","path":"context.prior_error"}]},`, 1)
+	failing = strings.Replace(failing, `"routes":{`, `"routes":{"failed":{"ok":"__end__"},`, 1)
+	d, diags = parse(t, failing)
+	is.Equal(diags, nil)
+	is.Equal(workflow.ValidateDraft(d, fixtures), nil) // routed to a failing step, reading context.prior_error: nothing to say
 }

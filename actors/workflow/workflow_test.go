@@ -50,7 +50,7 @@ func compile(t *testing.T, doc string) workflow.Plan {
 	t.Helper()
 	is := is.New(t)
 	d := draftOf(t, doc)
-	is.Equal(workflow.ValidateDraft(d, lookup), nil)
+	is.Equal(workflow.Blocking(workflow.ValidateDraft(d, lookup)), nil) // warnings (an error routed to the end) do not block
 	p, err := workflow.Compile(d)
 	is.NoErr(err)
 	return p
@@ -108,13 +108,33 @@ func TestToolErrorRoutesToRuntimeErrorThatFailsTheRun(t *testing.T) {
 	draft, _ := workflow.Scaffold(counter, workflow.ScaffoldOptions{Name: "w"})
 	plan, err := workflow.Compile(draft)
 	is.NoErr(err)
+	is.Equal(workflow.ValidateDraft(draft, lookup), nil) // a scaffold routes error to a failing step: no warning
+	e, err := workflow.NewExecution(workflow.Program{Root: plan}, nil, options)
+	is.NoErr(err)
+	trace := drive(t, e, func(workflow.Call) workflow.Result {
+		return workflow.Result{Outcome: "error", Output: workflow.Object{"content": []any{
+			map[string]any{"type": "text", "text": "net::ERR_NAME_NOT_RESOLVED"},
+			map[string]any{"type": "image", "data": "iVBO", "mimeType": "image/png"},
+			map[string]any{"type": "text", "text": "at https://nowhere.invalid/"}}}}
+	})
+	is.Equal(e.Status(), workflow.StatusFailed)
+	is.Equal(e.Err(), "step \"tool_error\": counter failed: net::ERR_NAME_NOT_RESOLVED\nat https://nowhere.invalid/") // the tool's own words
+	is.Equal(len(trace), 1)
+	is.Equal(trace[0].Outcome, "error")
+	is.Equal(trace[0].Error, "net::ERR_NAME_NOT_RESOLVED\nat https://nowhere.invalid/") // the call step's error, in the trace
+}
+
+func TestAToolErrorWithoutTextSaysSo(t *testing.T) {
+	is := is.New(t)
+	draft, _ := workflow.Scaffold(counter, workflow.ScaffoldOptions{Name: "w"})
+	plan, err := workflow.Compile(draft)
+	is.NoErr(err)
 	e, err := workflow.NewExecution(workflow.Program{Root: plan}, nil, options)
 	is.NoErr(err)
 	drive(t, e, func(workflow.Call) workflow.Result {
 		return workflow.Result{Outcome: "error", Output: workflow.Object{"content": []any{}}}
 	})
-	is.Equal(e.Status(), workflow.StatusFailed)
-	is.Equal(e.Err(), `step "tool_error": Capability call failed`)
+	is.Equal(e.Err(), `step "tool_error": counter failed: the tool reported an error and said nothing more`)
 }
 
 func TestScaffoldKeepsOptionalInputs(t *testing.T) {

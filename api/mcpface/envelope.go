@@ -48,18 +48,48 @@ func envelopeOf(r protocol.RunResult) envelope {
 }
 
 // result is the tool result of a run: the envelope as structuredContent
-// and as a JSON text block (for clients that read only content), then
-// note, if any, for the model. Only a failed run is an error.
+// and as a JSON text block (for clients that read only content); then,
+// for a completed run whose output holds MCP content, those blocks with
+// their own types (an image stays an image for the model); for a failed
+// run, why; then note, if any, for the model. Only a failed run is an
+// error.
 func result(e envelope, note string) *mcp.CallToolResult {
 	raw, err := json.Marshal(e)
 	if err != nil { // an envelope of JSON values always encodes
 		raw = fmt.Appendf(nil, `{"run_id":%q,"status":%q}`, e.RunID, e.Status)
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: string(raw)}}
+	switch {
+	case e.Status == "completed":
+		content = append(content, outputBlocks(e.Output)...)
+	case e.Status == "failed" && e.Error != nil:
+		content = append(content, &mcp.TextContent{Text: "The run failed: " + *e.Error})
+	}
 	if note != "" {
 		content = append(content, &mcp.TextContent{Text: note})
 	}
 	return &mcp.CallToolResult{Content: content, StructuredContent: json.RawMessage(raw), IsError: e.Status == "failed"}
+}
+
+// outputBlocks are the MCP content blocks a run's output holds as its
+// "content" list (the output of a workflow that returns a tool's
+// content, as a scaffold does), decoded as MCP content of their own
+// types; none when the list is not all MCP content blocks. They are in
+// the envelope's JSON too: nothing is left out.
+func outputBlocks(output protocol.Object) []mcp.Content {
+	blocks, ok := output["content"].([]any)
+	if !ok || len(blocks) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(map[string]any{"content": blocks})
+	if err != nil {
+		return nil
+	}
+	var decoded mcp.CallToolResult
+	if err := json.Unmarshal(raw, &decoded); err != nil {
+		return nil // not MCP content: the envelope carries it as JSON
+	}
+	return decoded.Content
 }
 
 // toolError is a tool result that tells the model what to correct.

@@ -18,11 +18,17 @@ type TraceEntry struct {
 	Generation int64  `json:"session_generation,omitempty"`
 	Node       string `json:"session_node,omitempty"`
 	Epoch      int64  `json:"lease_epoch,omitempty"`
-	Error      string `json:"error,omitempty"`
+	// Error is why the step's call failed when it routed a failure
+	// outcome (a tool's error result, a lost session), bounded.
+	Error string `json:"error,omitempty"`
 	// Upstream are the requests the server sent during the step's call
-	// (elicitation, sampling), each with its answer: an extension.
+	// (elicitation, sampling), each with its answer.
 	Upstream []Object `json:"upstream_requests,omitempty"`
-	// TaskID is the upstream MCP task the step's call ran as (an
-	// extension).
+	// TaskID is the upstream MCP task the step's call ran as.
 	TaskID string `json:"task_id,omitempty"`
+	// Content are the typed content blocks of a tool's result that its
+	// structured output does not hold. The fields from Attempts on are
+	// extensions, in workflow.TraceEntry's order (api/service converts
+	// one to the other).
+	Content []any `json:"content,omitempty"`
 }

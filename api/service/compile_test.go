@@ -141,9 +141,11 @@ func TestValidateDraftKeepsWarningsButStaysValid(t *testing.T) {
 	is := is.New(t)
 	f := newFixture(t)
 	res := conforming[protocol.ValidateDraftResult](t, f, protocol.MethodDraftsValidate, `{"draft":`+jsonOf(unreachableDraft())+`}`)
-	is.Equal(res.Status, "valid")                                  // a warning does not block
-	is.Equal(codes(res.Diagnostics), []string{"unreachable_step"}) // but is reported
+	is.Equal(res.Status, "valid")                                                         // a warning does not block
+	is.Equal(codes(res.Diagnostics), []string{"error_routed_to_end", "unreachable_step"}) // but is reported
 	is.Equal(res.Diagnostics[0].Severity, "warning")
+	is.Equal(res.Diagnostics[0].Path, "routes.call.error") // the error that ends the run ok
+	is.Equal(res.Diagnostics[1].Severity, "warning")
 	is.True(res.CompiledPlan != nil)
 }
 

@@ -65,7 +65,7 @@ func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDep
 	if err != nil {
 		return protocol.ValidateDeploymentResult{}, runsErr(err)
 	}
-	diags := s.Runs.Dependencies(d, a)
+	diags := append(s.Runs.Dependencies(d, a), runs.PlanWarnings(a)...)
 	if p.LiveCheck {
 		diags = append(diags, s.Runs.LiveCheck(ctx, d, a)...)
 	}

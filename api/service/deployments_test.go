@@ -202,3 +202,25 @@ func TestDeploymentsValidateForbidsRebindingThePlatformSource(t *testing.T) {
 	is.Equal(res.Status, "unrunnable")
 	is.Equal(diagCodes(res.Diagnostics), []string{"error:platform_binding_forbidden"})
 }
+
+// deployments.validate shows the artifact's plan warnings, an error
+// routed straight to the end among them, and they do not make it
+// unrunnable; a scaffold's artifact has none.
+func TestDeploymentsValidateShowsAnErrorRoutedToTheEnd(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	echoArtifact(t, f)
+	deploy(t, f, `{"id":"scaffolded","artifact_id":"echo","artifact_version":1,"bindings":{"fake.one":"fake.one"}}`)
+	is.Equal(diagCodes(validate(t, f, "scaffolded").Diagnostics), []string{}) // the scaffold routes error to a failing step
+
+	scaffold(t, f, "ws-ended", "fake.one.echo")
+	stepEdit(t, f, protocol.MethodWorkspaceBranch, `{"workspace_id":"ws-ended","revision":1,"step_id":"call","routes":{"error":"__end__"}}`)
+	stepEdit(t, f, protocol.MethodWorkspaceRemoveStep, `{"workspace_id":"ws-ended","revision":2,"step_id":"tool_error"}`)
+	saveArtifact(t, f, "ws-ended", "ended", "")
+	deploy(t, f, `{"id":"ended","artifact_id":"ended","artifact_version":1,"bindings":{"fake.one":"fake.one"}}`)
+	res := validate(t, f, "ended")
+	is.Equal(res.Status, "runnable") // a warning informs
+	is.Equal(diagCodes(res.Diagnostics), []string{"warning:error_routed_to_end"})
+	is.Equal(res.Diagnostics[0].LogicalRef, "call") // the step whose error ends the run
+	is.True(res.Diagnostics[0].RepairHint != nil)
+}

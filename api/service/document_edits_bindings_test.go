@@ -93,15 +93,17 @@ func TestSetStepInputMapReplacesOrMergesPathBindings(t *testing.T) {
 		"input_map":{"input.message":"details"},"merge":true}`)
 	is.Equal(merged.Revision, 3)
 	is.Equal(at(draftOf(t, f, "ws"), "steps", "tool_error", "input"), []any{
-		map[string]any{"target": "message", "value": "Capability call failed"}, // the literal is kept
-		map[string]any{"target": "details", "path": "input.message"},           // the map's binding is added
+		map[string]any{"target": "message", "value": "echo failed"},        // the literal is kept
+		map[string]any{"target": "details", "path": "context.prior_error"}, // so is the path binding of another path
+		map[string]any{"target": "details", "path": "input.message"},       // the map's binding is added
 	})
 
 	retarget := stepEdit(t, f, protocol.MethodWorkspaceSetStepInputMap, `{"workspace_id":"ws","revision":3,"step_id":"tool_error",
 		"input_map":{"input.message":"message"},"merge":true}`)
 	is.Equal(retarget.Revision, 4)
 	is.Equal(at(draftOf(t, f, "ws"), "steps", "tool_error", "input"), []any{
-		map[string]any{"target": "message", "value": "Capability call failed"},
+		map[string]any{"target": "message", "value": "echo failed"},
+		map[string]any{"target": "details", "path": "context.prior_error"},
 		map[string]any{"target": "message", "path": "input.message"}, // retargeted in place
 	})
 

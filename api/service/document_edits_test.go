@@ -14,7 +14,8 @@ import (
 //	input_schema {message: string, required}; state and output {message}
 //	call:       use fake.one.echo, input message <- input.message,
 //	            output message -> state.message; ok -> end, error -> tool_error
-//	tool_error: use wf.std.runtime_error, input message = "Capability call failed"
+//	tool_error: use wf.std.runtime_error, input message = "echo failed",
+//	            details <- context.prior_error
 //	output:     message <- state.message
 func echoWorkspace(t *testing.T, f *fixture) {
 	t.Helper()
@@ -30,11 +31,11 @@ func TestPatchDraftAppliesTheJSONPatchAndValidatesTheResult(t *testing.T) {
 		{"op":"replace","path":"/name","value":"renamed"},
 		{"op":"remove","path":"/steps/orphan"}]}`)
 	is.Equal(valid.Status, "valid")
-	is.Equal(len(valid.Diagnostics), 0)                     // the unreachable step, and its warning, are gone
-	is.Equal(valid.Draft["name"], "renamed")                // the patched draft
-	is.True(valid.CompiledPlan != nil)                      // and its plan
-	is.Equal(planOf(t, valid.CompiledPlan).Name, "renamed") // compiled from the patched draft
-	is.Equal(len(planOf(t, valid.CompiledPlan).Nodes), 1)   // without the removed step
+	is.Equal(codes(valid.Diagnostics), []string{"error_routed_to_end"}) // the unreachable step, and its warning, are gone
+	is.Equal(valid.Draft["name"], "renamed")                            // the patched draft
+	is.True(valid.CompiledPlan != nil)                                  // and its plan
+	is.Equal(planOf(t, valid.CompiledPlan).Name, "renamed")             // compiled from the patched draft
+	is.Equal(len(planOf(t, valid.CompiledPlan).Nodes), 1)               // without the removed step
 	is.Equal(at(valid.Draft, "steps", "orphan"), nil)
 
 	invalid := conforming[protocol.PatchDraftResult](t, f, protocol.MethodDraftsPatch, `{"draft":`+draft+`,"patch":[

@@ -160,7 +160,7 @@ func TestRunsListFiltersByStatusAndPages(t *testing.T) {
 	}
 	failed := startRun(t, f, `{"deployment_id":"fail"}`)
 	is.Equal(failed.Status, "failed") // a tool error routes to tool_error, which fails the run
-	is.Equal(*failed.Error, `step "tool_error": Capability call failed`)
+	is.Equal(*failed.Error, `step "tool_error": fail failed: fake failure`)
 	is.Equal(*failed.NextActions.RecommendedNextTool, protocol.MethodRunsTrace)
 
 	all := mustCall[protocol.ListRunsResult](t, f, protocol.MethodRunsList, `{}`)

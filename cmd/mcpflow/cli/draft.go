@@ -170,7 +170,7 @@ func newDraftCreateCommand(r *remote) *cobra.Command {
 		Long: `Create a draft workspace: empty (workflow.draft_workspaces.create_empty),
 its name --name (default the workspace id), or scaffolded around one
 capability (workflow.draft_workspaces.create_from_capability): a call step
-whose ok ends the workflow and whose error fails it.`,
+whose ok ends the workflow and whose error fails it with the tool's error text.`,
 		Example: `  mcpflow draft create triage --name triage --title "Triage tags" --outcomes ok,rejected
   mcpflow draft create counter_ws --from-capability demo.default.counter`,
 		Args: cobra.ExactArgs(1),

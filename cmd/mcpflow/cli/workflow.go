@@ -33,9 +33,9 @@ func newWorkflowNewCommand(r *remote) *cobra.Command {
 		Use:   "new --from-capability CAP",
 		Short: "Scaffold, save and deploy a workflow that wraps one capability",
 		Long: `Scaffold a workflow that wraps one capability (a call step routed ok to
-the end, and error to a step that fails the run), save it as an artifact
-and deploy it, its sources bound as the artifact suggests. Prints the
-deployment id to run.
+the end, and error to a step that fails the run with the tool's error
+text), save it as an artifact and deploy it, its sources bound as the
+artifact suggests. Prints the deployment id to run.
 
 For the capability demo.default.counter the ids are counter_ws (workspace),
 counter_workflow (artifact, version 1) and counter_workflow.default

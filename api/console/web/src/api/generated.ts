@@ -1065,6 +1065,10 @@ export type SourceVisibilityPayload = {
 export type StepInputBinding = InputPathBinding | InputValueBinding | InputExpressionBinding;
 
 export type TraceEntryPayload = {
+  /** mcpflow extension: the typed MCP content blocks (image, audio, resource_link, resource, text) of a tool's result whose output is its structuredContent, but for the text block that is that content's JSON copy. A result without structuredContent keeps every block in output.content. */
+  content?: { [key: string]: Json }[];
+  /** mcpflow extension: why the step's call failed when it routed a failure outcome: the text of a tool's error result (isError; its text blocks, one a line) or of a lost session, at most 2 KiB, ending in '… [N more bytes cut]' when cut. The next step reads it as context.prior_error. */
+  error?: string;
   frame_id: string;
   next_node_id: string;
   node_id: string;
