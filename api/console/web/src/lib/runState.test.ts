@@ -28,6 +28,13 @@ describe("the run-event reducer", () => {
     expect(r.timeline[0]).toMatchObject({ nodeId: "call", state: "ok", outcome: "ok", capability: "demo.default.counter", traceIndex: 0, stateChanges: ["state.count"] });
     expect(fold(events.slice(0, 2)).nodes.call).toEqual({ state: "running" });
   });
+  it("keeps when the run started and when it ended", () => {
+    const r = fold(events);
+    expect(r.startedMs).toBe(10);
+    expect(r.endedMs).toBeUndefined(); // interrupted: not ended
+    const done = applyEvent(r, ev(7, "status", { status: { status: "failed", terminal: true, trace_count: 2, error: "the tool said no" } }, 990));
+    expect([done.startedMs, done.endedMs, done.error]).toEqual([10, 990, "the tool said no"]);
+  });
   it("holds the pending interrupt", () => {
     const r = fold(events);
     expect(r.status).toBe("interrupted");
