@@ -159,7 +159,7 @@ export function RunTable({ runs, compact = false }: { runs: RunSummary[]; compac
               <td className="id">
                 <a href={href("runs", r.run_id)}>{r.run_id}</a>
               </td>
-              <td className="id">{r.deployment_id}</td>
+              <td className="id dep">{r.deployment_id}</td>
               <td className="nowrap">
                 <Ago at={r.created_at} />
               </td>
