@@ -111,11 +111,14 @@ func TestConsoleInTheBrowser(t *testing.T) {
 
 	t.Run("live", func(t *testing.T) {
 		dep := deployDraft(t, admin, "nap", napWorkflow(2500), "slow.default")
+		// The page is open and signed in before the run starts: its 2.7 s
+		// are for the page to follow it, not to load and sign in too.
+		b := newTab(t, chromium, base)
+		b.open("runs")
+		b.signIn(adminToken.Token)
 		run, err := admin.RunDeployment(testContext(t), p.StartRunParams{DeploymentID: dep, Wait: ptr(false)})
 		is.New(t).NoErr(err)
-		b := newTab(t, chromium, base)
-		b.open("runs/" + *run.RunID)
-		b.signIn(adminToken.Token)
+		b.route("runs/" + *run.RunID)
 		// The first step is lit and in the timeline while the run still runs.
 		b.wait("a step before the run ends", `document.querySelector('[data-run-status]').dataset.runStatus === "running" && !!document.querySelector('.timeline li[data-node="first"][data-state="ok"]') && !!document.querySelector('[aria-label="Run graph"] [data-step="first"][data-state="ok"]')`)
 		b.wait("the second step running", `!!document.querySelector('.timeline li[data-node="second"]')`)

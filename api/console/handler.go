@@ -2,6 +2,7 @@ package console
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"strings"
@@ -20,10 +21,18 @@ const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 //go:embed all:web/dist
 var dist embed.FS
 
-// Handler serves the built console under Path: index.html at Path/ and
-// the bundle under Path/assets/. It needs no token: the assets hold no
-// data, and the page asks for the token before it calls the API.
-func Handler() http.Handler {
+// AuthPath answers whether the API needs a token: {"token_required":
+// bool}. The page reads it first, so that it connects at once to a
+// server without tokens and asks for one only where the API would answer
+// 401 (a refused upgrade or POST would show as an error in the browser's
+// console). It tells no more than that 401 would.
+const AuthPath = Path + "/auth.json"
+
+// Handler serves the built console under Path: index.html at Path/, the
+// bundle under Path/assets/ and AuthPath. It needs no token: the assets
+// hold no data, and the page asks for the token, when tokenRequired,
+// before it calls the API.
+func Handler(tokenRequired bool) http.Handler {
 	root, err := fs.Sub(dist, "web/dist")
 	if err != nil {
 		panic("console: embedded dist missing: " + err.Error()) // the embed pattern guarantees it
@@ -45,6 +54,10 @@ func Handler() http.Handler {
 		switch {
 		case rest == "":
 			http.Redirect(w, r, Path+"/", http.StatusMovedPermanently)
+			return
+		case rest == strings.TrimPrefix(AuthPath, Path):
+			h.Set("Content-Type", "application/json")
+			_, _ = fmt.Fprintf(w, "{\"token_required\":%t}\n", tokenRequired)
 			return
 		case rest == "/" || rest == "/index.html":
 			// Served directly: the file server would redirect

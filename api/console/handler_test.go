@@ -12,7 +12,7 @@ import (
 func get(t *testing.T, method, path string) *httptest.ResponseRecorder {
 	t.Helper()
 	w := httptest.NewRecorder()
-	Handler().ServeHTTP(w, httptest.NewRequest(method, path, nil))
+	Handler(true).ServeHTTP(w, httptest.NewRequest(method, path, nil))
 	return w
 }
 
@@ -49,4 +49,20 @@ func TestRedirectsAndRefuses(t *testing.T) {
 	is.Equal(get(t, http.MethodGet, "/console/package.json").Code, http.StatusNotFound)
 	is.Equal(get(t, http.MethodGet, "/console/assets/nope.js").Code, http.StatusNotFound)
 	is.Equal(get(t, http.MethodPost, "/console/").Code, http.StatusMethodNotAllowed)
+}
+
+func TestAnswersWhetherTheAPINeedsAToken(t *testing.T) {
+	is := is.New(t)
+	for _, needed := range []bool{true, false} {
+		w := httptest.NewRecorder()
+		Handler(needed).ServeHTTP(w, httptest.NewRequest(http.MethodGet, AuthPath, nil))
+		is.Equal(w.Code, http.StatusOK)
+		is.Equal(w.Header().Get("Content-Type"), "application/json")
+		is.True(w.Header().Get("Content-Security-Policy") != "")
+		want := `{"token_required":false}`
+		if needed {
+			want = `{"token_required":true}`
+		}
+		is.Equal(strings.TrimSpace(w.Body.String()), want) // what /ws would answer without a token, and nothing else
+	}
 }

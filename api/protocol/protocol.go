@@ -344,6 +344,8 @@ type RunSummary struct {
 	DiagnosticCount int    `json:"diagnostic_count"`
 	CreatedAt       string `json:"created_at"`
 	UpdatedAt       string `json:"updated_at"`
+	// StartedBy (an extension) names who started the run, as in RunResult.
+	StartedBy string `json:"started_by,omitempty"`
 }
 
 // ListRunsResult answers workflow.runs.list.

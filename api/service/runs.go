@@ -181,6 +181,7 @@ func (s *Service) listRuns(ctx context.Context, p protocol.ListRunsParams) (prot
 			RunID: r.ID, DeploymentID: r.DeploymentID, ArtifactID: r.ArtifactID, ArtifactVersion: r.ArtifactVersion,
 			Status: r.Status, ResumeReadiness: r.ResumeReadiness, DiagnosticCount: len(r.Diagnostics),
 			CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
+			StartedBy: r.StartedBy,
 		})
 	}
 	return protocol.ListRunsResult{Runs: rows, Total: total, Cursor: p.Cursor, NextCursor: paging.Next(offset+len(runs), total), Limit: limit}, nil

@@ -225,8 +225,9 @@ func (a *App) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/", a.edge.Handler())
 	mux.HandleFunc("GET /readyz", a.life.serveReadyz)
-	mux.Handle(console.Path, console.Handler())
-	mux.Handle(console.Path+"/", console.Handler())
+	page := console.Handler(a.edge.Options().Guard.Enabled())
+	mux.Handle(console.Path, page)
+	mux.Handle(console.Path+"/", page)
 	return mux
 }
 

@@ -21,10 +21,20 @@ async function connect(token: string): Promise<{ conn: Connection; me: Identity 
   }
 }
 
+/** tokenRequired asks the console's handler whether the API needs a token (no call to the API: its 401 would show as an error in the browser). */
+async function tokenRequired(): Promise<boolean> {
+  const r = await fetch(new URL("auth.json", window.location.href.split("#")[0]), { cache: "no-store" });
+  if (!r.ok) return true;
+  const body = (await r.json()) as { token_required?: unknown };
+  return body.token_required !== false;
+}
+
 export function App() {
   const [session, setSession] = useState<Session | null>(null);
   const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState(true);
+  // undefined until known: the page shows no prompt before it knows one is needed.
+  const [needsToken, setNeedsToken] = useState<boolean>();
 
   const signIn = async (token: string) => {
     setBusy(true);
@@ -36,6 +46,7 @@ export function App() {
         conn,
         scopes: me.scopes,
         name: me.anonymous ? "no token" : me.name,
+        tokenless: token === "",
         signOut: () => {
           conn.close();
           sessionStorage.removeItem(tokenKey);
@@ -51,11 +62,28 @@ export function App() {
   };
 
   useEffect(() => {
-    const saved = sessionStorage.getItem(tokenKey);
-    if (saved !== null) void signIn(saved);
+    // A server without tokens is connected to at once; one with tokens
+    // with this tab's token, or asks for it.
+    tokenRequired().then(
+      (needed) => {
+        setNeedsToken(needed);
+        const saved = sessionStorage.getItem(tokenKey);
+        if (!needed) void signIn("");
+        else if (saved !== null) void signIn(saved);
+        else setBusy(false);
+      },
+      () => {
+        setNeedsToken(true);
+        setBusy(false);
+      },
+    );
   }, []);
 
-  if (!session) return <SignIn onSubmit={signIn} error={error} busy={busy} />;
+  if (!session) {
+    if (needsToken === false && busy) return <p className="signin muted">Connecting…</p>;
+    if (needsToken === undefined) return <p className="signin muted">Connecting…</p>;
+    return <SignIn onSubmit={signIn} error={error} busy={busy} tokenless={!needsToken} />;
+  }
   return (
     <SessionContext.Provider value={session}>
       <Shell session={session} />
@@ -63,27 +91,49 @@ export function App() {
   );
 }
 
-function SignIn({ onSubmit, error, busy }: { onSubmit: (t: string) => void; error: string; busy: boolean }) {
+function SignIn({ onSubmit, error, busy, tokenless }: { onSubmit: (t: string) => void; error: string; busy: boolean; tokenless: boolean }) {
   const [token, setToken] = useState("");
   const submit = (e: FormEvent) => {
     e.preventDefault();
     onSubmit(token.trim());
   };
+  const alert = error && (
+    <p className="error" role="alert">
+      {error}
+    </p>
+  );
+  if (tokenless) {
+    return (
+      <main className="signin">
+        <h1>mcpflow console</h1>
+        <form onSubmit={submit} aria-label="Connect">
+          <p>This server needs no token, but the console could not reach it. Is it still running?</p>
+          {alert}
+          <div className="form-actions">
+            <button type="submit" disabled={busy}>
+              {busy ? "Connecting…" : "Try again"}
+            </button>
+          </div>
+        </form>
+      </main>
+    );
+  }
   return (
     <main className="signin">
       <h1>mcpflow console</h1>
       <form onSubmit={submit} aria-label="Sign in">
+        <p>This server needs an access token.</p>
         <label htmlFor="token">Access token</label>
-        <input id="token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
-        <small className="help">Leave it empty for a server with no tokens. It is kept for this tab only, and sent as a WebSocket subprotocol to this server's /ws.</small>
-        <button type="submit" disabled={busy}>
-          {busy ? "Connecting…" : "Connect"}
-        </button>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <input id="token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} aria-describedby="token-help" />
+        <p className="help" id="token-help">
+          It is kept for this tab only, and sent as a WebSocket subprotocol to this server&apos;s /ws. Ask whoever runs the server for one (docs/access.md).
+        </p>
+        {alert}
+        <div className="form-actions">
+          <button type="submit" disabled={busy || token.trim() === ""}>
+            {busy ? "Connecting…" : "Connect"}
+          </button>
+        </div>
       </form>
     </main>
   );
@@ -114,7 +164,7 @@ function Shell({ session }: { session: Session }) {
       page = <Artifacts kind={rest[0]} id={rest[1]} version={rest[2]} />;
       break;
     case "runs":
-      page = rest[0] ? <RunPage key={rest[0]} runId={rest[0]} /> : <Runs />;
+      page = rest[0] === "status" ? <Runs key={rest[1]} status={rest[1]} /> : rest[0] ? <RunPage key={rest[0]} runId={rest[0]} /> : <Runs />;
       break;
     default:
       page = <Overview />;
@@ -139,9 +189,11 @@ function Shell({ session }: { session: Session }) {
         <span className="scopes" data-scopes={granted.join(" ")}>
           {session.name} · {granted.join(", ") || "no scopes"}
         </span>
-        <button type="button" onClick={session.signOut}>
-          Sign out
-        </button>
+        {!session.tokenless && (
+          <button type="button" onClick={session.signOut}>
+            Sign out
+          </button>
+        )}
       </header>
       <main id="main" tabIndex={-1}>
         {page}

@@ -10,6 +10,8 @@ export interface Session {
   scopes: Scopes;
   /** the token's name (never the token), or "no token" */
   name: string;
+  /** connected without a token: the server needs none */
+  tokenless: boolean;
   signOut: () => void;
 }
 

@@ -880,6 +880,8 @@ export type RunSummary = {
   diagnostic_count: number;
   resume_readiness: ResumeReadiness;
   run_id: string;
+  /** mcpflow extension: who started the run, as in workflow.runs.inspect: the name of the token its start was sent with, or local on a server without tokens. Absent for runs started before it was kept. */
+  started_by?: string;
   status: RunStatus;
   updated_at: string;
 };

@@ -2,6 +2,7 @@ import { useMemo } from "react";
 import { Background, Controls, Handle, MarkerType, Position, ReactFlow, type Connection as FlowConnection, type Edge, type Node, type NodeProps } from "@xyflow/react";
 import { layout, nodeHeight, nodeWidth, type Graph as G, type GraphNode } from "../lib/graph";
 import type { StepState } from "../lib/runState";
+import { formatDuration } from "../lib/time";
 
 /** Glyphs that tell the nine kinds apart besides their colour and shape. */
 const glyph: Record<string, string> = {
@@ -42,7 +43,7 @@ function StepNode({ data }: NodeProps<Node<StepData>>) {
       {state && (
         <div className="step-state">
           {state}
-          {duration !== undefined ? ` · ${duration} ms` : ""}
+          {duration !== undefined ? ` · ${formatDuration(duration)}` : ""}
         </div>
       )}
       {problems.length > 0 && (

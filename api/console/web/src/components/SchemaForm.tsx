@@ -30,7 +30,7 @@ function FieldInput({ field, value, onChange, required, label }: Props & { requi
   const title = (
     <label htmlFor={id}>
       {label}
-      {required ? <span aria-label="required"> *</span> : null}
+      {required ? <span className="req" aria-label="required"> *</span> : null}
     </label>
   );
   if (value === null && field.nullable) {
@@ -72,7 +72,7 @@ function FieldInput({ field, value, onChange, required, label }: Props & { requi
         <div className="field">
           <label className="inline">
             <input id={id} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} /> {label}
-            {required ? <span aria-label="required"> *</span> : null}
+            {required ? <span className="req" aria-label="required"> *</span> : null}
           </label>
           {nullToggle}
           {help}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../api/generated";
-import { conditionText, layout, pinDiagnostic, projectDraft, projectPlan, stepKinds } from "./graph";
+import { conditionText, orderOutcomes, layout, pinDiagnostic, projectDraft, projectPlan, stepKinds } from "./graph";
 
 const draft = {
   name: "counter_check",
@@ -81,6 +81,13 @@ describe("projectPlan", () => {
     ]);
     expect(g.nodes[0].outcomes).toEqual(["ok", "error"]);
     expect(g.edges).toHaveLength(3);
+  });
+  it("orders outcome handles one way on every canvas: ok first, error last", () => {
+    const plan = { nodes: [{ id: "call", type: "node", node: "x.y" }], edges: [{ from: "call", outcome: "error", to: "__end__" }, { from: "call", outcome: "ok", to: "__end__" }, { from: "call", outcome: "busy", to: "__end__" }] };
+    expect(projectPlan(plan).nodes[0].outcomes).toEqual(["ok", "busy", "error"]);
+    const draft = { start: "call", steps: { call: { use: "x.y" } }, routes: { call: { error: "__end__", ok: "__end__", timeout: "__end__" } } };
+    expect(projectDraft(draft, () => ["error", "ok"]).nodes[0].outcomes).toEqual(["ok", "timeout", "error"]);
+    expect(orderOutcomes(["then", "otherwise"])).toEqual(["then", "otherwise"]);
   });
   it("writes conditions readably", () => {
     expect(conditionText({ op: "and", args: [{ op: "exists", path: "input.a" }, { op: "not", arg: { op: "eq", left: { path: "state.n" }, right: { value: 1 } } }] })).toBe("exists input.a and not (state.n eq 1)");

@@ -75,6 +75,17 @@ export function conditionText(c: JsonValue | undefined): string {
   }
 }
 
+/**
+ * orderOutcomes is the one order of a node's outcome handles, on every
+ * canvas (workbench, artifact, run): ok first, error last, the rest as
+ * the step lists them between. A plan lists its edges sorted (error
+ * before ok), a draft its capability's outcomes (ok, error).
+ */
+export function orderOutcomes(outcomes: string[]): string[] {
+  const rank = (o: string) => (o === "ok" ? 0 : o === "error" ? 2 : 1);
+  return outcomes.map((o, i) => ({ o, i })).sort((a, b) => rank(a.o) - rank(b.o) || a.i - b.i).map((x) => x.o);
+}
+
 /** Outcomes a step of each routed kind leaves by, when the draft does not say. */
 export function defaultOutcomes(kind: StepKind, payload: Obj, capabilityOutcomes?: string[]): string[] {
   switch (kind) {
@@ -163,6 +174,7 @@ export function projectDraft(draft: JsonValue | undefined, capabilityOutcomes: (
       if (n && !n.outcomes.includes(outcome)) n.outcomes.push(outcome);
     }
   }
+  for (const n of nodes) n.outcomes = orderOutcomes(n.outcomes);
   if (edges.some((e) => e.target === endId)) nodes.push({ id: endId, kind: "terminal", label: "end", detail: "", start: false, outcomes: [] });
   return { nodes, edges };
 }
@@ -178,7 +190,7 @@ export function projectPlan(plan: JsonValue | undefined): Graph {
     const id = str(n.id);
     const type = str(n.type);
     const detail = type === "node" ? str(n.node) : type === "condition" ? conditionText(n.condition) : type === "end" ? `outcome ${str(n.outcome)}` : "";
-    nodes.push({ id, kind: type, label: id, detail, start: id === first, outcomes: rawEdges.filter((e) => str(e.from) === id).map((e) => str(e.outcome)) });
+    nodes.push({ id, kind: type, label: id, detail, start: id === first, outcomes: orderOutcomes(rawEdges.filter((e) => str(e.from) === id).map((e) => str(e.outcome))) });
   }
   const edges = rawEdges.map((e) => ({ id: edgeId(str(e.from), str(e.outcome), str(e.to)), source: str(e.from), target: str(e.to), outcome: str(e.outcome) }));
   if (edges.some((e) => e.target === endId)) nodes.push({ id: endId, kind: "terminal", label: "end", detail: "", start: false, outcomes: [] });

@@ -34,6 +34,13 @@ describe("the run-event reducer", () => {
     expect(sessionReplacedText(r.sessionsReplaced![0])).toBe("session of pw.default replaced: generation 1 → 2; the state of the old session is gone");
     expect(fold(events).sessionsReplaced).toBeUndefined();
   });
+  it("keeps when the run started and when it ended", () => {
+    const r = fold(events);
+    expect(r.startedMs).toBe(10);
+    expect(r.endedMs).toBeUndefined(); // interrupted: not ended
+    const done = applyEvent(r, ev(7, "status", { status: { status: "failed", terminal: true, trace_count: 2, error: "the tool said no" } }, 990));
+    expect([done.startedMs, done.endedMs, done.error]).toEqual([10, 990, "the tool said no"]);
+  });
   it("holds the pending interrupt", () => {
     const r = fold(events);
     expect(r.status).toBe("interrupted");

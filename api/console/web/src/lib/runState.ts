@@ -30,6 +30,9 @@ export interface RunView {
   output?: JsonObject | null;
   error?: string;
   interrupt?: InterruptPayload | null;
+  /** when the run started and ended (epoch ms): its first event's time, its terminal status's */
+  startedMs?: number;
+  endedMs?: number;
   /** the sequence of the last event applied: the cursor to resubscribe after */
   cursor: number;
   timeline: TimelineEntry[];
@@ -52,7 +55,7 @@ function errorOutcome(outcome: string | undefined, error: string | undefined): b
 /** applyEvent folds one event; events at or before the cursor are ignored (a replay after a reconnect). */
 export function applyEvent(run: RunView, ev: RunEventNotification): RunView {
   if (ev.run_id !== run.runId || ev.sequence <= run.cursor) return run;
-  const next: RunView = { ...run, cursor: ev.sequence, timeline: run.timeline, nodes: run.nodes };
+  const next: RunView = { ...run, cursor: ev.sequence, timeline: run.timeline, nodes: run.nodes, startedMs: run.startedMs ?? ev.timestamp_epoch_ms };
   switch (ev.kind) {
     case "step_started": {
       const s = ev.step;
@@ -88,6 +91,7 @@ export function applyEvent(run: RunView, ev: RunEventNotification): RunView {
       next.outcome = st.outcome;
       next.output = st.output ?? next.output;
       next.error = st.error;
+      next.endedMs = st.terminal ? ev.timestamp_epoch_ms : undefined;
       if (st.status !== "interrupted") next.interrupt = null;
       break;
     }

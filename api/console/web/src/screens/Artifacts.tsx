@@ -1,5 +1,7 @@
 import { useMemo } from "react";
+import type { JsonObject } from "../api/generated";
 import { Action } from "../components/Action";
+import { InputForm, useInputForm } from "../components/InputForm";
 import { GraphView } from "../components/Graph";
 import { ErrorBox, Json, Status } from "../components/Json";
 import { useLoad } from "../hooks";
@@ -70,6 +72,7 @@ function Deployment({ id }: { id: string }) {
   const { conn } = useSession();
   const d = useLoad(() => conn.api.deploymentsInspect({ deployment_id: id }), [conn, id]);
   const v = useLoad(() => conn.api.deploymentsValidate({ deployment_id: id, live_check: true }), [conn, id]);
+  const art = useLoad(async () => (d.data ? conn.api.artifactsInspect({ artifact_id: d.data.artifact_id, version: d.data.artifact_version }) : undefined), [conn, d.data?.artifact_id, d.data?.artifact_version]);
   if (d.error) return <ErrorBox error={d.error} />;
   if (!d.data) return <p>Loading…</p>;
   return (
@@ -104,10 +107,27 @@ function Deployment({ id }: { id: string }) {
           )}
         </div>
       )}
+      {art.data && <StartRun key={`${art.data.id}@${art.data.version}`} deploymentId={id} schema={art.data.input_schema} />}
+      <ErrorBox error={art.error} />
       <div className="row">
-        <Action method="workflow.runs.start" params={{ deployment_id: id, wait: false }} scope="run" label="Start a run" onDone={(r) => r.run_id && go("runs", r.run_id)} />
         <Action method="workflow.deployments.delete" params={{ deployment_id: id }} scope="author" label="Delete deployment" confirm={`Delete ${id}?`} onDone={() => go("artifacts")} />
       </div>
     </article>
+  );
+}
+
+/** StartRun starts a run of the deployment with an input from its artifact's input schema, then follows it on its page. */
+function StartRun({ deploymentId, schema }: { deploymentId: string; schema: JsonObject }) {
+  const { scopes } = useSession();
+  const form = useInputForm(schema);
+  if (!scopes.run) return null;
+  const takesInput = form.field.kind !== "object" || form.field.fields.length > 0 || form.field.open;
+  const params = { deployment_id: deploymentId, ...(Object.keys(form.payload).length > 0 ? { workflow_input: form.payload } : {}), wait: false };
+  return (
+    <section className="start-run panel" aria-labelledby="start-h">
+      <h3 id="start-h">Start a run</h3>
+      {takesInput ? <InputForm form={form} label="input" name="run input" /> : <p className="muted">This workflow takes no input.</p>}
+      <Action method="workflow.runs.start" params={params} scope="run" label="Start a run" disabled={form.problems.length > 0} onDone={(r) => r.run_id && go("runs", r.run_id)} />
+    </section>
   );
 }

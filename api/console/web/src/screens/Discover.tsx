@@ -1,10 +1,11 @@
-import { useMemo, useState } from "react";
-import type { CapabilitiesCallReply, InspectCapabilityResult, JsonValue } from "../api/generated";
+import { useState } from "react";
+import type { CapabilitiesCallReply, InspectCapabilityResult } from "../api/generated";
 import { Action } from "../components/Action";
 import { ErrorBox, Json } from "../components/Json";
-import { FieldsView, SchemaForm } from "../components/SchemaForm";
+import { InputForm, useInputForm } from "../components/InputForm";
+import { FieldsView } from "../components/SchemaForm";
 import { useLoad } from "../hooks";
-import { buildForm, initialValue, validate } from "../lib/schemaForm";
+import { buildForm } from "../lib/schemaForm";
 import { go, href, useSession } from "../session";
 
 export function Discover({ selected }: { selected?: string }) {
@@ -83,13 +84,10 @@ function Capability({ name }: { name: string }) {
 
 function Playground({ cap }: { cap: InspectCapabilityResult }) {
   const { scopes } = useSession();
-  const field = useMemo(() => buildForm(cap.input_schema), [cap]);
+  const form = useInputForm(cap.input_schema);
   const [ack, setAck] = useState(false);
-  const [value, setValue] = useState<JsonValue | undefined>(() => initialValue(field) ?? {});
   const [result, setResult] = useState<CapabilitiesCallReply>();
   if (!scopes.run) return null;
-  const problems = validate(field, value);
-  const payload = (typeof value === "object" && value !== null && !Array.isArray(value) ? value : {}) as { [key: string]: JsonValue };
   return (
     <section className="playground" aria-labelledby="pg-h">
       <h3 id="pg-h">Try it</h3>
@@ -98,17 +96,8 @@ function Playground({ cap }: { cap: InspectCapabilityResult }) {
       </label>
       {ack && (
         <>
-          <SchemaForm field={field} value={value} onChange={setValue} label="input" />
-          {problems.length > 0 && (
-            <ul className="problems" aria-label="input problems">
-              {problems.map((p) => (
-                <li key={p.path}>
-                  {p.path} {p.message}
-                </li>
-              ))}
-            </ul>
-          )}
-          <Action method="workflow.capabilities.call" params={{ qualified_name: cap.name, payload }} scope="run" label="Call" disabled={problems.length > 0} onDone={setResult} />
+          <InputForm form={form} label="input" name="input" />
+          <Action method="workflow.capabilities.call" params={{ qualified_name: cap.name, payload: form.payload }} scope="run" label="Call" disabled={form.problems.length > 0} onDone={setResult} />
           {result && (
             <div className="result" aria-label="call result" data-outcome={result.outcome}>
               <p>

@@ -1,7 +1,9 @@
 import { useEffect, useState } from "react";
 import { followAdmin } from "../api/follow";
-import type { AdminEventNotification, AdminEventPayload, ConnectionStatusPayload, RunSummary } from "../api/generated";
+import type { AdminEventNotification, AdminEventPayload, ConnectionStatusPayload, RunSummary, RunsListParams } from "../api/generated";
 import { ErrorBox, Status } from "../components/Json";
+import { Ago, Duration } from "../components/Time";
+import { listRuns, noFilter } from "../lib/runsQuery";
 import { errorText, useLoad } from "../hooks";
 import { href, useSession } from "../session";
 
@@ -11,7 +13,7 @@ function sessionOf(s: ConnectionStatusPayload): Session {
   return (s.session ?? {}) as Session;
 }
 
-const countedStatuses = ["completed", "failed", "interrupted"] as const;
+const countedStatuses = ["running", "interrupted", "completed", "failed"] as const;
 
 export function Overview() {
   const { conn, scopes } = useSession();
@@ -23,7 +25,8 @@ export function Overview() {
   const runs = useLoad(() => conn.api.runsList({ limit: 10 }), [conn, tick]);
   const counts = useLoad(async () => {
     const out: Record<string, number> = {};
-    await Promise.all(countedStatuses.map(async (s) => (out[s] = (await conn.api.runsList({ status: s, limit: 1 })).total)));
+    const list = (p: RunsListParams) => conn.api.runsList(p);
+    await Promise.all(countedStatuses.map(async (s) => (out[s] = (await listRuns(list, { ...noFilter, status: s }, null, 1)).total)));
     return out;
   }, [conn, tick]);
   useEffect(() => {
@@ -56,7 +59,9 @@ export function Overview() {
             {countedStatuses.map((s) => (
               <div key={s}>
                 <dt>
-                  <Status status={s} />
+                  <a href={href("runs", "status", s)}>
+                    <Status status={s} />
+                  </a>
                 </dt>
                 <dd data-count={s}>{counts.data?.[s] ?? "…"}</dd>
               </div>
@@ -98,7 +103,7 @@ export function Overview() {
                     <td data-sessions-opened={ss.sessions_opened ?? 0}>{ss.sessions_opened ?? 0}</td>
                     <td>{ss.restarts ?? 0}</td>
                     <td>{ss.calls_in_flight ?? 0}</td>
-                    <td>{ss.last_error ?? ""}</td>
+                    <td className="wrap">{ss.last_error ?? ""}</td>
                   </tr>
                 );
               })}
@@ -110,7 +115,7 @@ export function Overview() {
         <div>
           <h2>Recent runs</h2>
           <ErrorBox error={runs.error} />
-          <RunTable runs={runs.data?.runs ?? []} />
+          <RunTable runs={runs.data?.runs ?? []} compact />
         </div>
         <div>
           <h2>Admin events {scopes.admin && <span className="live">live</span>}</h2>
@@ -119,7 +124,7 @@ export function Overview() {
           <ol className="events" aria-label="Admin events">
             {events.map((e, i) => (
               <li key={"sequence" in e ? `s${e.sequence}` : `l${i}`}>
-                <time>{new Date(e.timestamp_epoch_ms).toLocaleTimeString()}</time> <strong>{e.kind}</strong> {e.connection_id ?? e.workflow_name ?? ""}
+                <Ago at={e.timestamp_epoch_ms} /> <strong>{e.kind}</strong> {e.connection_id ?? e.workflow_name ?? ""}
               </li>
             ))}
           </ol>
@@ -129,30 +134,39 @@ export function Overview() {
   );
 }
 
-export function RunTable({ runs }: { runs: RunSummary[] }) {
+/** RunTable lists runs: id, deployment, status, when it started, how long it took (live while running) and who started it. */
+export function RunTable({ runs, compact = false }: { runs: RunSummary[]; compact?: boolean }) {
   if (runs.length === 0) return <p className="muted">No runs.</p>;
   return (
     <div className="table-wrap">
-      <table aria-label="Runs">
+      <table aria-label="Runs" className="runs-table">
         <thead>
           <tr>
+            <th scope="col">status</th>
             <th scope="col">run</th>
             <th scope="col">deployment</th>
-            <th scope="col">status</th>
-            <th scope="col">updated</th>
+            <th scope="col">started</th>
+            <th scope="col">duration</th>
+            {!compact && <th scope="col">started by</th>}
           </tr>
         </thead>
         <tbody>
           {runs.map((r) => (
-            <tr key={r.run_id} data-run={r.run_id}>
-              <td>
-                <a href={href("runs", r.run_id)}>{r.run_id}</a>
-              </td>
-              <td>{r.deployment_id}</td>
+            <tr key={r.run_id} data-run={r.run_id} data-status={r.status}>
               <td>
                 <Status status={r.status} />
               </td>
-              <td>{r.updated_at}</td>
+              <td className="id">
+                <a href={href("runs", r.run_id)}>{r.run_id}</a>
+              </td>
+              <td className="id dep">{r.deployment_id}</td>
+              <td className="nowrap">
+                <Ago at={r.created_at} />
+              </td>
+              <td className="nowrap">
+                <Duration from={r.created_at} to={r.updated_at} live={r.status === "running"} />
+              </td>
+              {!compact && <td>{r.started_by ?? <span className="muted">—</span>}</td>}
             </tr>
           ))}
         </tbody>

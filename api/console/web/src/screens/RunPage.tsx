@@ -5,11 +5,13 @@ import { Action } from "../components/Action";
 import { CopyAs } from "../components/Copy";
 import { GraphView } from "../components/Graph";
 import { ErrorBox, Json, Status } from "../components/Json";
+import { Ago, Duration } from "../components/Time";
 import { SchemaForm } from "../components/SchemaForm";
 import { errorText, useLoad } from "../hooks";
 import { projectPlan } from "../lib/graph";
 import { applyEvent, emptyRun, fromResult, sessionReplacedText, withTrace, type RunView } from "../lib/runState";
 import { buildForm, initialValue, validate } from "../lib/schemaForm";
+import { formatDuration } from "../lib/time";
 import { href, useSession } from "../session";
 
 type Msg = { type: "event"; ev: RunEventNotification } | { type: "result"; r: RunResult } | { type: "trace"; entries: TraceEntryPayload[]; start: number };
@@ -58,27 +60,71 @@ export function RunPage({ runId }: { runId: string }) {
   const live = !run.terminal;
   return (
     <section aria-labelledby="run-h" className="run">
-      <h1 id="run-h">
-        Run <code>{runId}</code> <span data-run-status={run.status}><Status status={run.status} /></span>
-      </h1>
-      {info.data && (
-        <p>
-          deployment <a href={href("artifacts", "deployment", info.data.deployment_id)}>{info.data.deployment_id}</a> · artifact {info.data.artifact_id} v{info.data.artifact_version}
-          {info.data.started_by ? ` · started by ${info.data.started_by}` : ""} {live && <span className="live">live</span>}
-        </p>
-      )}
+      <p className="back">
+        <a href={href("runs")}>← Runs</a>
+      </p>
+      <header className="run-head">
+        <h1 id="run-h">
+          <span className="big-status" data-run-status={run.status}>
+            <Status status={run.status} />
+          </span>{" "}
+          Run <code>{runId}</code> {live && <span className="live">live</span>}
+        </h1>
+        <div className="row run-actions">
+          {live && <Action method="workflow.runs.cancel" params={{ run_id: runId, reason: "cancelled from the console" }} scope="run" label="Cancel run" confirm="Cancel this run?" className="danger" />}
+          <CopyAs method="workflow.runs.inspect" params={{ run_id: runId }} label="inspect" />
+        </div>
+      </header>
+      <dl className="details" aria-label="Run details">
+        <div>
+          <dt>deployment</dt>
+          <dd>{info.data ? <a href={href("artifacts", "deployment", info.data.deployment_id)}>{info.data.deployment_id}</a> : "…"}</dd>
+        </div>
+        <div>
+          <dt>artifact</dt>
+          <dd>{info.data ? <a href={href("artifacts", "artifact", info.data.artifact_id, String(info.data.artifact_version))}>{info.data.artifact_id} v{info.data.artifact_version}</a> : "…"}</dd>
+        </div>
+        <div>
+          <dt>started</dt>
+          <dd data-started={run.startedMs ?? ""}>
+            <Ago at={run.startedMs} />
+          </dd>
+        </div>
+        <div>
+          <dt>ended</dt>
+          <dd>{run.terminal ? <Ago at={run.endedMs} /> : <span className="muted">{run.status === "interrupted" ? "waiting for an answer" : "still running"}</span>}</dd>
+        </div>
+        <div>
+          <dt>duration</dt>
+          <dd data-run-duration>
+            <Duration from={run.startedMs} to={run.endedMs} live={!run.terminal} />
+          </dd>
+        </div>
+        <div>
+          <dt>started by</dt>
+          <dd>{info.data?.started_by ?? <span className="muted">—</span>}</dd>
+        </div>
+        {run.outcome && (
+          <div>
+            <dt>outcome</dt>
+            <dd data-outcome={run.outcome}>
+              <strong>{run.outcome}</strong>
+            </dd>
+          </div>
+        )}
+      </dl>
       <ErrorBox error={error || info.error} />
-      {run.terminal && (
+      {run.error && (
+        <div className="failure" role="alert" aria-label="Run error">
+          <strong>{run.status === "cancelled" ? "Cancelled" : "Failed"}:</strong> <span className="failure-text">{run.error}</span>
+        </div>
+      )}
+      {run.terminal && run.output !== null && run.output !== undefined && (
         <div className="outcome" aria-label="Run outcome" data-outcome={run.outcome ?? ""}>
-          outcome <strong>{run.outcome ?? "—"}</strong>
-          {run.error && <p className="error">{run.error}</p>}
+          <h2>Output</h2>
           <Json value={run.output} label="run output" />
         </div>
       )}
-      <div className="row">
-        {live && <Action method="workflow.runs.cancel" params={{ run_id: runId, reason: "cancelled from the console" }} scope="run" label="Cancel run" confirm="Cancel this run?" className="danger" />}
-        <CopyAs method="workflow.runs.inspect" params={{ run_id: runId }} label="inspect" />
-      </div>
       {run.sessionsReplaced && run.sessionsReplaced.length > 0 && (
         <ul className="notices" aria-label="Sessions replaced">
           {run.sessionsReplaced.map((s, i) => (
@@ -99,7 +145,7 @@ export function RunPage({ runId }: { runId: string }) {
                 <details>
                   <summary>
                     <strong>{t.nodeId}</strong> <Status status={t.state} /> {t.outcome ? `→ ${t.outcome}` : ""} {t.capability ? <code>{t.capability}</code> : null}
-                    {t.startedMs !== undefined && t.finishedMs !== undefined ? ` · ${t.finishedMs - t.startedMs} ms` : ""}
+                    {t.startedMs !== undefined && t.finishedMs !== undefined ? ` · ${formatDuration(t.finishedMs - t.startedMs)}` : ""}
                     {t.frameId !== "root" ? <small> in {t.frameId}</small> : null}
                   </summary>
                   {t.error && <p className="error">{t.error}</p>}

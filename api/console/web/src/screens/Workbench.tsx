@@ -8,6 +8,7 @@ import { JsonInput } from "../components/SchemaForm";
 import { errorText, useLoad } from "../hooks";
 import { endId, kindOf, pinDiagnostic, projectDraft, stepKinds, type StepKind } from "../lib/graph";
 import { go, href, useSession } from "../session";
+import { Deploy } from "./Deploy";
 
 type Obj = { [key: string]: JsonValue };
 const asObj = (v: JsonValue | undefined): Obj => (typeof v === "object" && v !== null && !Array.isArray(v) ? v : {});
@@ -622,20 +623,30 @@ function Publish({ workspace, draft, valid }: { workspace: string; draft: Obj; v
               <>
                 <label htmlFor="d-id">Deployment id</label>
                 <input id="d-id" value={deployId} onChange={(e) => setDeployId(e.target.value)} />
-                <Action method="workflow.deployments.save" params={{ deployment: { id: deployId, artifact_id: saved.id, artifact_version: saved.version, bindings: bs } }} scope="author" label="Deploy" onDone={(r) => setDeployed(r.deployment_id)} />
+                <Deploy deploymentId={deployId} artifactId={saved.id} version={saved.version} bindings={bs} onDone={setDeployed} />
               </>
             )}
           />
           {deployed && (
             <p>
               Deployed <a href={href("artifacts", "deployment", deployed)}>{deployed}</a>.{" "}
-              <Action method="workflow.runs.start" params={{ deployment_id: deployed, wait: false }} scope="run" label="Run it" onDone={(r) => r.run_id && go("runs", r.run_id)} />
+              {needsInput(draft.input_schema) ? (
+                <a href={href("artifacts", "deployment", deployed)}>Start a run with its input</a>
+              ) : (
+                <Action method="workflow.runs.start" params={{ deployment_id: deployed, wait: false }} scope="run" label="Run it" onDone={(r) => r.run_id && go("runs", r.run_id)} />
+              )}
             </p>
           )}
         </div>
       )}
     </details>
   );
+}
+
+/** needsInput is whether a workflow's input schema requires a field: its run starts from the deployment's form. */
+function needsInput(schema: unknown): boolean {
+  const s = typeof schema === "object" && schema !== null ? (schema as { required?: unknown }) : {};
+  return Array.isArray(s.required) && s.required.length > 0;
 }
 
 function BindingsForm({ initial, render }: { initial: Record<string, string>; render: (b: SourceBindingPayload[]) => React.ReactNode }) {
