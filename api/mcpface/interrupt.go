@@ -90,10 +90,9 @@ func pendingOf(r protocol.RunResult) pending {
 			p.elicitationID, _ = in.Payload["elicitation_id"].(string)
 			return p
 		}
-		p.schema, _ = formOf(in.ResumeSchema, nil)
-		if p.schema != nil {
-			p.schema = in.ResumeSchema // the server's own, as it asked
-		}
+		// The server's own schema, as it asked it: an elicitation schema
+		// already (multi-select enums included), no form to make of it.
+		p.schema = in.ResumeSchema
 		return p
 	case session.UpstreamSampling:
 		if policy, _ := in.Payload["policy"].(string); policy == config.PolicyClient {
