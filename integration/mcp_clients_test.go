@@ -72,7 +72,11 @@ type scenario struct {
 	Token       string         `json:"token,omitempty"`
 	Elicitation bool           `json:"elicitation,omitempty"`
 	Elicit      []elicitAnswer `json:"elicit,omitempty"`
-	Steps       []step         `json:"steps"`
+	// Sampling declares sampling, and Sample answers every sampling
+	// request (ts-sdk-v1 only).
+	Sampling bool           `json:"sampling,omitempty"`
+	Sample   map[string]any `json:"sample,omitempty"`
+	Steps    []step         `json:"steps"`
 }
 
 type stdioCommand struct {
@@ -111,6 +115,7 @@ type driverResult struct {
 	ProtocolVersion string         `json:"protocol_version"`
 	Steps           []stepResult   `json:"steps"`
 	Elicitations    []elicitation  `json:"elicitations"`
+	Samplings       []sampling     `json:"samplings"`
 	ListChanged     int            `json:"list_changed"`
 	Fatal           *driverError   `json:"fatal"`
 	Server          map[string]any `json:"server"`
@@ -119,6 +124,13 @@ type driverResult struct {
 type elicitation struct {
 	Message         string         `json:"message"`
 	RequestedSchema map[string]any `json:"requestedSchema"`
+}
+
+// sampling is a sampling request the client received.
+type sampling struct {
+	Messages     []map[string]any `json:"messages"`
+	SystemPrompt string           `json:"systemPrompt"`
+	MaxTokens    int              `json:"maxTokens"`
 }
 
 type stepResult struct {

@@ -6,10 +6,14 @@ package integration
 // its answer back to the server, which the run's result shows.
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
 // faceEverything is the face's server-everything source (startFace's
@@ -53,4 +57,46 @@ func upstreamElicitation(t *testing.T, c mcpClient) {
 	declined := completed(t, got.Steps[1])
 	is.True(strings.Contains(outputText(declined.Output), `"action": "decline"`)) // the decline reached the server
 	is.Equal(len(f.runs(t)), 2)                                                   // each answer resumed its own run
+}
+
+func TestMCPFaceSamplingPolicyClientForwardsToTheClientThatStartedTheRun(t *testing.T) {
+	tsV1.require(t)
+	is := is.New(t)
+	f := startFace(t, faceOptions{everything: true, everythingClient: &config.Client{Sampling: config.PolicyClient}})
+	ctx := testContext(t)
+	_, err := f.ws.RefreshConnectionCatalog(ctx, faceEverything)
+	is.NoErr(err)
+	dep := buildToolDeployment(t, f.ws, faceEverything, "trigger-sampling-request", "face_sample")
+	f.awaitTools(t, "face_sample")
+
+	sc := f.scenario(callStep("face_sample", map[string]any{"prompt": "Name a colour", "maxTokens": 20}))
+	sc.Sampling = true
+	sc.Sample = map[string]any{"role": "assistant", "model": "test-model", "stopReason": "endTurn",
+		"content": map[string]any{"type": "text", "text": "Vermilion"}}
+	got := tsV1.run(t, sc)
+	is.Equal(len(got.Samplings), 1) // the server's request, forwarded to the client
+	s := got.Samplings[0]
+	is.Equal(s.SystemPrompt, "You are a helpful test server.")
+	is.Equal(s.MaxTokens, 20)
+	is.True(len(s.Messages) == 1 && strings.Contains(outputText(s.Messages[0]), "Name a colour")) // the server's prompt
+	env := completed(t, got.Steps[0])
+	out := outputText(env.Output)
+	is.True(strings.Contains(out, "Vermilion"))  // the client's message reached the server's result
+	is.True(strings.Contains(out, "test-model")) // as the client answered it
+
+	var trace json.RawMessage
+	is.NoErr(f.ws.Call(ctx, p.MethodRunsTrace, p.TraceParams{RunID: env.RunID, TraceRange: p.TraceRange{}}, &trace))
+	exchanges := string(trace)
+	is.True(strings.Contains(exchanges, `"upstream_requests"`)) // the exchange is in the step's trace,
+	is.True(strings.Contains(exchanges, `"outcome":"accept"`))  // answered
+
+	// A run that no MCP client that samples started: the request is
+	// refused, the step fails saying why, and the refusal is counted.
+	started, err := f.ws.RunDeployment(ctx, p.StartRunParams{DeploymentID: dep, WorkflowInput: p.Object{"prompt": "Name a colour"}})
+	is.NoErr(err)
+	done := settled(t, f.ws, *started.RunID)
+	is.Equal(done.Status, "failed")
+	is.True(done.Error != nil && strings.Contains(*done.Error, "not started by an MCP client that declared sampling"))
+	refused, _ := scrapeMetrics(t, f.pr.url).Value("mcpflow_upstream_requests_total", "connection", faceEverything, "kind", "sampling", "outcome", "refused_no_client")
+	is.Equal(refused, 1.0)
 }
