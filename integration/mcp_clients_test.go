@@ -73,7 +73,7 @@ type scenario struct {
 	Elicitation bool           `json:"elicitation,omitempty"`
 	Elicit      []elicitAnswer `json:"elicit,omitempty"`
 	// Sampling declares sampling, and Sample answers every sampling
-	// request (ts-sdk-v1 only).
+	// request (ts-sdk-v1 and go-sdk).
 	Sampling bool           `json:"sampling,omitempty"`
 	Sample   map[string]any `json:"sample,omitempty"`
 	Steps    []step         `json:"steps"`
@@ -363,6 +363,10 @@ func runGoScenario(ctx context.Context, protocol string, sc scenario, marks chan
 		opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
 		opts.ElicitationHandler = r.elicit
 	}
+	if sc.Sampling {
+		opts.Capabilities.Sampling = &mcp.SamplingCapabilities{}
+		opts.CreateMessageHandler = r.sample
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpflow-test-go", Version: "v1.8.0"}, opts)
 	transport := &mcp.StreamableClientTransport{Endpoint: sc.URL, HTTPClient: watchedClient(sc.Token, r.order), MaxRetries: -1}
 	connectCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
@@ -471,6 +475,18 @@ func (r *goRun) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitRe
 	}
 	a := r.sc.Elicit[min(len(r.out.Elicitations), len(r.sc.Elicit))-1]
 	return &mcp.ElicitResult{Action: a.Action, Content: a.Content}, nil
+}
+
+func (r *goRun) sample(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var s sampling
+	if err := remarshal(req.Params, &s); err != nil {
+		return nil, err
+	}
+	r.out.Samplings = append(r.out.Samplings, s)
+	var answer mcp.CreateMessageResult
+	return &answer, remarshal(r.sc.Sample, &answer)
 }
 
 func (r *goRun) list(ctx context.Context, cs *mcp.ClientSession) stepResult {

@@ -60,7 +60,12 @@ func upstreamElicitation(t *testing.T, c mcpClient) {
 }
 
 func TestMCPFaceSamplingPolicyClientForwardsToTheClientThatStartedTheRun(t *testing.T) {
-	tsV1.require(t)
+	// Both eras: a sampling/createMessage request (2025-11-25) and an
+	// input request (2026-07-28).
+	eachClient(t, []mcpClient{tsV1, goSDK}, func(t *testing.T, c mcpClient) { samplingClient(t, c) })
+}
+
+func samplingClient(t *testing.T, c mcpClient) {
 	is := is.New(t)
 	f := startFace(t, faceOptions{everything: true, everythingClient: &config.Client{Sampling: config.PolicyClient}})
 	ctx := testContext(t)
@@ -73,8 +78,9 @@ func TestMCPFaceSamplingPolicyClientForwardsToTheClientThatStartedTheRun(t *test
 	sc.Sampling = true
 	sc.Sample = map[string]any{"role": "assistant", "model": "test-model", "stopReason": "endTurn",
 		"content": map[string]any{"type": "text", "text": "Vermilion"}}
-	got := tsV1.run(t, sc)
-	is.Equal(len(got.Samplings), 1) // the server's request, forwarded to the client
+	got := c.run(t, sc)
+	is.Equal(got.ProtocolVersion >= "2026-07-28", c.modern()) // the era the client speaks
+	is.Equal(len(got.Samplings), 1)                           // the server's request, forwarded to the client
 	s := got.Samplings[0]
 	is.Equal(s.SystemPrompt, "You are a helpful test server.")
 	is.Equal(s.MaxTokens, 20)
