@@ -72,6 +72,8 @@ type scenario struct {
 	Token       string         `json:"token,omitempty"`
 	Elicitation bool           `json:"elicitation,omitempty"`
 	Elicit      []elicitAnswer `json:"elicit,omitempty"`
+	// ElicitationURL declares URL elicitation too (go-sdk only).
+	ElicitationURL bool `json:"elicitation_url,omitempty"`
 	// Sampling declares sampling, and Sample answers every sampling
 	// request (ts-sdk-v1 and go-sdk).
 	Sampling bool           `json:"sampling,omitempty"`
@@ -124,6 +126,9 @@ type driverResult struct {
 type elicitation struct {
 	Message         string         `json:"message"`
 	RequestedSchema map[string]any `json:"requestedSchema"`
+	Mode            string         `json:"mode"`
+	URL             string         `json:"url"`
+	ElicitationID   string         `json:"elicitationId"`
 }
 
 // sampling is a sampling request the client received.
@@ -361,6 +366,9 @@ func runGoScenario(ctx context.Context, protocol string, sc scenario, marks chan
 	}
 	if sc.Elicitation {
 		opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+		if sc.ElicitationURL {
+			opts.Capabilities.Elicitation.URL = &mcp.URLElicitationCapabilities{}
+		}
 		opts.ElicitationHandler = r.elicit
 	}
 	if sc.Sampling {

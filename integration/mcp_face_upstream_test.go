@@ -57,6 +57,46 @@ func upstreamElicitation(t *testing.T, c mcpClient) {
 	declined := completed(t, got.Steps[1])
 	is.True(strings.Contains(outputText(declined.Output), `"action": "decline"`)) // the decline reached the server
 	is.Equal(len(f.runs(t)), 2)                                                   // each answer resumed its own run
+
+	// A client that declared no elicitation gets the interrupted run, and
+	// mcpflow_resume_run answers the server.
+	first := 0
+	resume := callStep("mcpflow_resume_run", map[string]any{"outcome": "cancel"})
+	resume.RunIDFrom = &first
+	got = c.run(t, f.scenario(callStep("face_elicit", nil), resume))
+	is.Equal(len(got.Elicitations), 0)
+	_, waiting := called(t, got.Steps[0])
+	is.Equal(waiting.Status, "interrupted")
+	is.Equal(waiting.Interrupt["kind"], "elicitation")
+	cancelled := completed(t, got.Steps[1])
+	is.Equal(cancelled.RunID, waiting.RunID)
+	is.True(strings.Contains(outputText(cancelled.Output), `"action": "cancel"`)) // the cancel reached the server
+}
+
+func TestMCPFaceAnUpstreamURLElicitationReachesAClientThatDeclaredIt(t *testing.T) {
+	eachClient(t, []mcpClient{goSDK2025, goSDK}, func(t *testing.T, c mcpClient) {
+		is := is.New(t)
+		f := startFace(t, faceOptions{everything: true})
+		_, err := f.ws.RefreshConnectionCatalog(testContext(t), faceEverything)
+		is.NoErr(err)
+		buildToolDeployment(t, f.ws, faceEverything, "trigger-url-elicitation", "face_url")
+		f.awaitTools(t, "face_url")
+
+		const url = "https://example.com/consent"
+		sc := f.scenario(callStep("face_url", map[string]any{"url": url, "elicitationId": "el-7"}))
+		sc.Elicitation, sc.ElicitationURL = true, true
+		sc.Elicit = []elicitAnswer{{Action: "accept"}}
+		got := c.run(t, sc)
+		is.Equal(got.ProtocolVersion >= "2026-07-28", c.modern()) // the era the client speaks
+		is.Equal(len(got.Elicitations), 1)
+		e := got.Elicitations[0]
+		is.Equal(e.Mode, "url") // asked as the server asked it:
+		is.Equal(e.URL, url)    // its URL,
+		is.Equal(e.ElicitationID, "el-7")
+		is.Equal(e.Message, "Please open the link to complete this action.") // and its message
+		env := completed(t, got.Steps[0])
+		is.True(strings.Contains(outputText(env.Output), "User completed the URL elicitation flow")) // the accept reached the server
+	})
 }
 
 func TestMCPFaceSamplingPolicyClientForwardsToTheClientThatStartedTheRun(t *testing.T) {
