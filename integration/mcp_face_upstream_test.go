@@ -20,6 +20,18 @@ import (
 // everything option).
 const faceEverything = "everything.default"
 
+// everythingFace starts a face with server-everything as a source, its
+// client block client, and a deployment (and tool) name of its tool.
+func everythingFace(t *testing.T, client *config.Client, tool, name string) (*faceServer, string) {
+	t.Helper()
+	f := startFace(t, faceOptions{everything: true, everythingClient: client})
+	_, err := f.ws.RefreshConnectionCatalog(testContext(t), faceEverything)
+	is.New(t).NoErr(err)
+	dep := buildToolDeployment(t, f.ws, faceEverything, tool, name)
+	f.awaitTools(t, name)
+	return f, dep
+}
+
 func TestMCPFaceAnUpstreamElicitationReachesTheClient(t *testing.T) {
 	// Both eras: an elicitation/create request (2025-11-25) and an
 	// input_required answer (2026-07-28).
@@ -28,11 +40,7 @@ func TestMCPFaceAnUpstreamElicitationReachesTheClient(t *testing.T) {
 
 func upstreamElicitation(t *testing.T, c mcpClient) {
 	is := is.New(t)
-	f := startFace(t, faceOptions{everything: true})
-	_, err := f.ws.RefreshConnectionCatalog(testContext(t), faceEverything)
-	is.NoErr(err)
-	buildToolDeployment(t, f.ws, faceEverything, "trigger-elicitation-request", "face_elicit")
-	f.awaitTools(t, "face_elicit")
+	f, _ := everythingFace(t, nil, "trigger-elicitation-request", "face_elicit")
 
 	accepted := map[string]any{"name": "Ada Lovelace", "check": true}
 	sc := f.scenario(callStep("face_elicit", nil), callStep("face_elicit", nil))
@@ -76,11 +84,7 @@ func upstreamElicitation(t *testing.T, c mcpClient) {
 func TestMCPFaceAnUpstreamURLElicitationReachesAClientThatDeclaredIt(t *testing.T) {
 	eachClient(t, []mcpClient{goSDK2025, goSDK}, func(t *testing.T, c mcpClient) {
 		is := is.New(t)
-		f := startFace(t, faceOptions{everything: true})
-		_, err := f.ws.RefreshConnectionCatalog(testContext(t), faceEverything)
-		is.NoErr(err)
-		buildToolDeployment(t, f.ws, faceEverything, "trigger-url-elicitation", "face_url")
-		f.awaitTools(t, "face_url")
+		f, _ := everythingFace(t, nil, "trigger-url-elicitation", "face_url")
 
 		const url = "https://example.com/consent"
 		sc := f.scenario(callStep("face_url", map[string]any{"url": url, "elicitationId": "el-7"}))
@@ -107,12 +111,8 @@ func TestMCPFaceSamplingPolicyClientForwardsToTheClientThatStartedTheRun(t *test
 
 func samplingClient(t *testing.T, c mcpClient) {
 	is := is.New(t)
-	f := startFace(t, faceOptions{everything: true, everythingClient: &config.Client{Sampling: config.PolicyClient}})
+	f, dep := everythingFace(t, &config.Client{Sampling: config.PolicyClient}, "trigger-sampling-request", "face_sample")
 	ctx := testContext(t)
-	_, err := f.ws.RefreshConnectionCatalog(ctx, faceEverything)
-	is.NoErr(err)
-	dep := buildToolDeployment(t, f.ws, faceEverything, "trigger-sampling-request", "face_sample")
-	f.awaitTools(t, "face_sample")
 
 	sc := f.scenario(callStep("face_sample", map[string]any{"prompt": "Name a colour", "maxTokens": 20}))
 	sc.Sampling = true
