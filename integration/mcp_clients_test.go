@@ -72,7 +72,13 @@ type scenario struct {
 	Token       string         `json:"token,omitempty"`
 	Elicitation bool           `json:"elicitation,omitempty"`
 	Elicit      []elicitAnswer `json:"elicit,omitempty"`
-	Steps       []step         `json:"steps"`
+	// ElicitationURL declares URL elicitation too (go-sdk only).
+	ElicitationURL bool `json:"elicitation_url,omitempty"`
+	// Sampling declares sampling, and Sample answers every sampling
+	// request (ts-sdk-v1 and go-sdk).
+	Sampling bool           `json:"sampling,omitempty"`
+	Sample   map[string]any `json:"sample,omitempty"`
+	Steps    []step         `json:"steps"`
 }
 
 type stdioCommand struct {
@@ -111,6 +117,7 @@ type driverResult struct {
 	ProtocolVersion string         `json:"protocol_version"`
 	Steps           []stepResult   `json:"steps"`
 	Elicitations    []elicitation  `json:"elicitations"`
+	Samplings       []sampling     `json:"samplings"`
 	ListChanged     int            `json:"list_changed"`
 	Fatal           *driverError   `json:"fatal"`
 	Server          map[string]any `json:"server"`
@@ -119,6 +126,16 @@ type driverResult struct {
 type elicitation struct {
 	Message         string         `json:"message"`
 	RequestedSchema map[string]any `json:"requestedSchema"`
+	Mode            string         `json:"mode"`
+	URL             string         `json:"url"`
+	ElicitationID   string         `json:"elicitationId"`
+}
+
+// sampling is a sampling request the client received.
+type sampling struct {
+	Messages     []map[string]any `json:"messages"`
+	SystemPrompt string           `json:"systemPrompt"`
+	MaxTokens    int              `json:"maxTokens"`
 }
 
 type stepResult struct {
@@ -349,7 +366,14 @@ func runGoScenario(ctx context.Context, protocol string, sc scenario, marks chan
 	}
 	if sc.Elicitation {
 		opts.Capabilities.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+		if sc.ElicitationURL {
+			opts.Capabilities.Elicitation.URL = &mcp.URLElicitationCapabilities{}
+		}
 		opts.ElicitationHandler = r.elicit
+	}
+	if sc.Sampling {
+		opts.Capabilities.Sampling = &mcp.SamplingCapabilities{}
+		opts.CreateMessageHandler = r.sample
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpflow-test-go", Version: "v1.8.0"}, opts)
 	transport := &mcp.StreamableClientTransport{Endpoint: sc.URL, HTTPClient: watchedClient(sc.Token, r.order), MaxRetries: -1}
@@ -459,6 +483,18 @@ func (r *goRun) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitRe
 	}
 	a := r.sc.Elicit[min(len(r.out.Elicitations), len(r.sc.Elicit))-1]
 	return &mcp.ElicitResult{Action: a.Action, Content: a.Content}, nil
+}
+
+func (r *goRun) sample(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var s sampling
+	if err := remarshal(req.Params, &s); err != nil {
+		return nil, err
+	}
+	r.out.Samplings = append(r.out.Samplings, s)
+	var answer mcp.CreateMessageResult
+	return &answer, remarshal(r.sc.Sample, &answer)
 }
 
 func (r *goRun) list(ctx context.Context, cs *mcp.ClientSession) stepResult {

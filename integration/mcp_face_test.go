@@ -86,7 +86,9 @@ type faceOptions struct {
 	wsToken    string // the /ws client's token
 	mcpToken   string // the MCP clients' token
 	everything bool   // add npm server-everything, watched by cancelProbe, as everything.default
-	mcp        *config.MCP
+	// everythingClient is everything.default's client block (nil: the defaults).
+	everythingClient *config.Client
+	mcp              *config.MCP
 }
 
 // startFace starts the real binary with the demo and fakes servers as
@@ -105,6 +107,7 @@ func startFace(t *testing.T, o faceOptions) *faceServer {
 		is.NoErr(os.WriteFile(probe, []byte(cancelProbe), 0o600))
 		src := stdioSource("everything.default", node, "--require", probe, script, "stdio")
 		src.Transport.Env = map[string]string{"MCPFLOW_PROBE_LOG": f.probe}
+		src.Client = o.everythingClient
 		sources = append(sources, src)
 	}
 	cfg := writeServerConfig(t, dir, config.Server{Sources: sources, Access: o.access, MCP: o.mcp})

@@ -19,6 +19,10 @@ const (
 	// UpstreamRefusedRun: the run did not take it (it was stopping, or
 	// too many requests waited).
 	UpstreamRefusedRun = "refused_run"
+	// UpstreamRefusedNoClient: a sampling request the source forwards to
+	// the MCP client that started the run (policy client), during a call
+	// of a run that no such client started.
+	UpstreamRefusedNoClient = "refused_no_client"
 )
 
 // What became of a notification an upstream sent during a session (the
@@ -64,7 +68,7 @@ type upstreamCollectors struct {
 func newUpstreamCollectors() upstreamCollectors {
 	return upstreamCollectors{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "upstream_requests_total",
-			Help: "Requests an upstream server sent mcpflow as its client (kind elicitation or sampling), by what became of them: interrupted (the run that made the call was interrupted with it), refused_policy, refused_ambiguous (several calls in flight on the session), refused_no_call, refused_run."},
+			Help: "Requests an upstream server sent mcpflow as its client (kind elicitation or sampling), by what became of them: interrupted (the run that made the call was interrupted with it), refused_policy, refused_ambiguous (several calls in flight on the session), refused_no_call, refused_run, refused_no_client (policy client, and no MCP client that samples started the run)."},
 			[]string{"connection", "kind", "outcome"}),
 		notifications: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: "upstream_notifications_total",
 			Help: "Progress and log notifications from upstream sessions, by connection, kind (progress, log) and fate " +

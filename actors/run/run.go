@@ -588,6 +588,9 @@ func (a *Actor) send(f *inflight) {
 		TraceState:  tc.TraceState,
 		Task:        a.taskCall(f, target),
 		Reports:     true,
+		// A sampling request the source forwards goes to the MCP client
+		// that started the run, if one that samples did.
+		ClientSampling: a.record.ClientSampling,
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -139,6 +140,9 @@ func upstreamInterrupt(m session.UpstreamRequest, c workflow.Call) (*workflow.In
 			if k != "_meta" {
 				in.Payload[k] = v
 			}
+		}
+		if m.Policy == config.PolicyClient {
+			in.Payload["policy"] = m.Policy // for the MCP client that started the run
 		}
 		in.Outcomes = []string{OutcomeAccept, OutcomeDecline}
 		in.ResumeSchema = samplingResultSchema()

@@ -30,6 +30,9 @@ type StartRequest struct {
 	Input        workflow.Object
 	// StartedBy names the caller the run is recorded as started by.
 	StartedBy string
+	// ClientSampling says that the caller is an MCP client that declared
+	// sampling (see store.Run.ClientSampling).
+	ClientSampling bool
 	// Wait is how long Start waits, once the run is committed, for it to
 	// stop (finish or pause); 0 answers at once with it running.
 	Wait time.Duration
@@ -66,7 +69,7 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, err
 	if err != nil {
 		return StartResult{}, err
 	}
-	rec.StartedBy = req.StartedBy
+	rec.StartedBy, rec.ClientSampling = req.StartedBy, req.ClientSampling
 	r, err := m.asMember(ctx, rec.ID, func() (store.Run, error) { return m.execute(ctx, rec, pr.setup, nil, req.Wait) })
 	return StartResult{Run: r}, err
 }

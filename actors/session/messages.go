@@ -46,6 +46,11 @@ type CallTool struct {
 	// time the call would be sent, the call is not sent and fails with
 	// ErrSessionReplaced (its result naming the session now open).
 	Expect *Identity
+	// ClientSampling says that the run that makes the call was started
+	// by an MCP client that declared sampling: a sampling request during
+	// the call, on a source whose client block forwards sampling to that
+	// client (policy client), is handed on; without it, it is refused.
+	ClientSampling bool
 }
 
 // TaskCall makes a CallTool an MCP task: the tool is called with a task

@@ -180,6 +180,15 @@ func (a *Actor) onAsked(m asked) {
 		return
 	}
 	f := a.running[calls[0]]
+	policy := config.PolicyInterrupt
+	if q.kind == UpstreamSampling {
+		policy = a.conn.Client.SamplingPolicy()
+	}
+	if policy == config.PolicyClient && !f.w.call.ClientSampling {
+		refuse(metrics.UpstreamRefusedNoClient, fmt.Sprintf(
+			"mcpflow forwards sampling on source %q to the MCP client that started the run (its client block says \"sampling\": \"client\"), and this run was not started by an MCP client that declared sampling; set \"client\": {\"sampling\": \"interrupt\"} to have the run interrupted with the request instead", a.conn.ID))
+		return
+	}
 	a.nextAsk++
 	q.id = "g" + strconv.FormatInt(f.gen, 10) + "." + strconv.FormatUint(a.nextAsk, 10)
 	q.run, q.to = calls[0], f.w.call.Reply
@@ -187,7 +196,7 @@ func (a *Actor) onAsked(m asked) {
 	a.opts.Metrics.UpstreamRequest(a.conn.ID, q.kind, metrics.UpstreamInterrupted)
 	reply.Send(a.engine, q.to, UpstreamRequest{
 		CorrelationID: q.to.Correlation, RequestID: q.id, Connection: a.conn.ID, Scope: f.w.call.Scope,
-		Kind: q.kind, Params: q.params, Generation: f.gen, Deadline: f.w.call.Deadline,
+		Kind: q.kind, Params: q.params, Policy: policy, Generation: f.gen, Deadline: f.w.call.Deadline,
 	})
 }
 

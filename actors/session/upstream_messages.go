@@ -40,6 +40,10 @@ type UpstreamRequest struct {
 	// request's params as the server sent them (a JSON object).
 	Kind   string
 	Params json.RawMessage
+	// Policy is what the source's client block says of Kind:
+	// config.PolicyInterrupt, or config.PolicyClient for a sampling
+	// request to forward to the MCP client that started the run.
+	Policy string
 	// Generation is the session's.
 	Generation int64
 	// Deadline is the call's: the request is moot once it passes.

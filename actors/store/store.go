@@ -284,9 +284,13 @@ type Run struct {
 	TraceCount  int                 `json:"trace_count"`
 	// StartedBy names who started the run: the token's name, or "local"
 	// for a server without tokens; "" for runs started before it was kept.
-	StartedBy string    `json:"started_by,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	StartedBy string `json:"started_by,omitempty"`
+	// ClientSampling says that the run was started by an MCP client that
+	// declared sampling (through the MCP face): an upstream sampling
+	// request of a source whose policy is client is forwarded to it.
+	ClientSampling bool      `json:"client_sampling,omitempty"`
+	CreatedAt      time.Time `json:"created_at"`
+	UpdatedAt      time.Time `json:"updated_at"`
 	// Sessions are the upstream sessions the run's calls went to, the
 	// last one per connection and session scope (an mcpflow extension):
 	// a later answer from another session tells the run that the one

@@ -10,6 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -18,7 +20,12 @@ import (
 // declared elicitation and the interrupt's resume schema is a flat form:
 // 2025-era sessions are asked with Elicit, once per interrupt, in a loop;
 // 2026-era requests are answered input_required, with a signed
-// requestState the client's retry brings back. Anything else gets the
+// requestState the client's retry brings back. An upstream server's
+// elicitation (kind elicitation) is asked as the server asked it: its
+// message and requested schema, or its URL to a client that declared URL
+// elicitation; the client's action is the outcome. An upstream sampling
+// request the source forwards (policy client) is asked of a client that
+// declared sampling, the same two ways. Anything else gets the
 // interrupted envelope, for the model to ask its user and resume with
 // mcpflow_resume_run. The run stays resumable throughout: nothing here
 // ends it.
@@ -44,6 +51,15 @@ type pending struct {
 	// outcomeField is the form field that picks the outcome, "" when the
 	// interrupt has one outcome.
 	outcomeField string
+	// upstream marks an upstream server's elicitation: the client's
+	// action is the outcome, its content the payload. url (with
+	// elicitationID) is set for one of URL mode, which has no form.
+	upstream           bool
+	url, elicitationID string
+	// sampling holds the params of an upstream sampling request to
+	// forward to the client (the source's policy is client); nil for any
+	// other interrupt.
+	sampling protocol.Object
 }
 
 // pendingOf reads an interrupted run's interrupt.
@@ -66,8 +82,74 @@ func pendingOf(r protocol.RunResult) pending {
 	if p.message == "" {
 		p.message = fmt.Sprintf("The workflow waits at step %q (%s) for your answer.", in.NodeID, in.Kind)
 	}
+	switch in.Kind {
+	case session.UpstreamElicitation:
+		p.upstream = true
+		if mode, _ := in.Payload["mode"].(string); mode == "url" {
+			p.url, _ = in.Payload["url"].(string)
+			p.elicitationID, _ = in.Payload["elicitation_id"].(string)
+			return p
+		}
+		// The server's own schema, as it asked it: an elicitation schema
+		// already (multi-select enums included), no form to make of it.
+		p.schema = in.ResumeSchema
+		return p
+	case session.UpstreamSampling:
+		if policy, _ := in.Payload["policy"].(string); policy == config.PolicyClient {
+			p.sampling = protocol.Object{}
+			for k, v := range in.Payload {
+				if !slices.Contains(samplingOwnKeys, k) {
+					p.sampling[k] = v
+				}
+			}
+		}
+		return p
+	}
 	p.schema, p.outcomeField = formOf(in.ResumeSchema, in.Outcomes)
 	return p
+}
+
+// samplingOwnKeys are the keys a sampling interrupt's payload adds to the
+// server's params.
+var samplingOwnKeys = []string{"connection", "request_id", "policy"}
+
+// askable reports whether the client of req can be asked p: a form to a
+// client that declared (form) elicitation, a URL to one that declared URL
+// elicitation, a sampling request to one that declared sampling.
+func (p pending) askable(req *mcp.CallToolRequest) bool {
+	switch {
+	case p.sampling != nil:
+		return samples(req)
+	case p.upstream && p.url != "":
+		return elicitsURL(req)
+	}
+	return p.schema != nil && elicits(req)
+}
+
+// request is what asks p of the client: an elicitation (its message with
+// what was wrong with the last answer, if anything) or a sampling
+// request.
+func (p pending) request(problem string) (mcp.InputRequest, error) {
+	switch {
+	case p.sampling != nil:
+		var params mcp.CreateMessageParams
+		if err := remarshal(p.sampling, &params); err != nil {
+			return nil, fmt.Errorf("the sampling request of run %s: %w", p.runID, err)
+		}
+		return &params, nil
+	case p.url != "":
+		return &mcp.ElicitParams{Mode: "url", Message: p.message, URL: p.url, ElicitationID: p.elicitationID}, nil
+	}
+	return &mcp.ElicitParams{Mode: "form", Message: askMessage(p, problem), RequestedSchema: p.schema}, nil
+}
+
+// remarshal decodes v, as JSON, into out.
+func remarshal(v, out any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, out)
 }
 
 // formOf is a resume schema as an elicitation form, with an enum field
@@ -125,6 +207,18 @@ func elicits(req *mcp.CallToolRequest) bool {
 		(ip.Capabilities.Elicitation.Form != nil || ip.Capabilities.Elicitation.URL == nil)
 }
 
+// elicitsURL reports whether the client of req declared URL elicitation.
+func elicitsURL(req *mcp.CallToolRequest) bool {
+	ip := req.Session.InitializeParams()
+	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil && ip.Capabilities.Elicitation.URL != nil
+}
+
+// samples reports whether the client of req declared sampling.
+func samples(req *mcp.CallToolRequest) bool {
+	ip := req.Session.InitializeParams()
+	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Sampling != nil
+}
+
 // modern reports whether req is of the 2026-07-28 era, where the server
 // may not send requests of its own and answers input_required instead.
 func modern(req *mcp.CallToolRequest) bool {
@@ -136,7 +230,7 @@ func modern(req *mcp.CallToolRequest) bool {
 func (f *Face) interrupted(ctx context.Context, s *served, req *mcp.CallToolRequest, t workflowTool, r protocol.RunResult, cursor int64) (*mcp.CallToolResult, error) {
 	e := envelopeOf(r)
 	p := pendingOf(r)
-	if p.schema == nil || !elicits(req) {
+	if !p.askable(req) {
 		return result(e, interruptedNote(e)), nil
 	}
 	if modern(req) {
@@ -144,11 +238,15 @@ func (f *Face) interrupted(ctx context.Context, s *served, req *mcp.CallToolRequ
 	}
 	problem := ""
 	for range maxAsks {
-		answer, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: askMessage(p, problem), RequestedSchema: p.schema})
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err() // the run stays interrupted
-			}
+		answer, err := f.ask(ctx, req, p, problem)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, ctx.Err() // the run stays interrupted
+		case err != nil && p.sampling != nil:
+			// The client refused to sample: the server is told so.
+			f.log.Info("mcp face: the client refused a sampling request; declining it", "run_id", p.runID, "err", err)
+			answer = &mcp.ElicitResult{Action: "decline"}
+		case err != nil:
 			f.log.Info("mcp face: elicitation failed; answering the interrupted run", "run_id", p.runID, "err", err)
 			return result(e, interruptedNote(e)), nil
 		}
@@ -166,7 +264,22 @@ func (f *Face) interrupted(ctx context.Context, s *served, req *mcp.CallToolRequ
 	return result(e, interruptedNote(e)+" (The form was refused "+fmt.Sprint(maxAsks)+" times: "+problem+")"), nil
 }
 
-// inputRequired is the 2026-era answer of an interrupt: one elicitation
+// ask asks p of a 2025-era client: an elicitation, or a sampling request.
+func (f *Face) ask(ctx context.Context, req *mcp.CallToolRequest, p pending, problem string) (mcp.InputResponse, error) {
+	in, err := p.request(problem)
+	if err != nil {
+		return nil, err
+	}
+	switch in := in.(type) {
+	case *mcp.CreateMessageParams:
+		return req.Session.CreateMessage(ctx, in)
+	case *mcp.ElicitParams:
+		return req.Session.Elicit(ctx, in)
+	}
+	return nil, fmt.Errorf("no way to ask a %T", in)
+}
+
+// inputRequired is the 2026-era answer of an interrupt: one input request
 // to fulfil, and the sealed state of the retry.
 func (f *Face) inputRequired(s *served, p pending, cursor int64, problem string) (*mcp.CallToolResult, error) {
 	st := requestState{Principal: s.who.Name, RunID: p.runID, Interrupt: p.id, Cursor: cursor, Expires: time.Now().Add(stateTTL).Unix(), Problem: problem}
@@ -174,10 +287,11 @@ func (f *Face) inputRequired(s *served, p pending, cursor int64, problem string)
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{inputKey: &mcp.ElicitParams{Mode: "form", Message: askMessage(p, problem), RequestedSchema: p.schema}},
-		RequestState:  sealed,
-	}, nil
+	in, err := p.request(problem)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{inputKey: in}, RequestState: sealed}, nil
 }
 
 // answerInterrupt serves a 2026-era retry: its state names the run and
@@ -198,8 +312,8 @@ func (f *Face) answerInterrupt(ctx context.Context, s *served, req *mcp.CallTool
 	if r.Status != store.RunInterrupted || p.id != st.Interrupt {
 		return f.followRun(ctx, s, req, t, st.RunID, st.Cursor) // answered already: go on with the run
 	}
-	answer, _ := req.Params.InputResponses[inputKey].(*mcp.ElicitResult)
-	if answer == nil {
+	answer := req.Params.InputResponses[inputKey]
+	if answer == nil || !p.answeredBy(answer) {
 		return f.inputRequired(s, p, st.Cursor, st.Problem)
 	}
 	resumed, problem, err := f.answer(ctx, s, p, answer)
@@ -215,12 +329,48 @@ func (f *Face) answerInterrupt(ctx context.Context, s *served, req *mcp.CallTool
 	return result(e, interruptedNote(e)), nil
 }
 
-// answer acts on an elicitation's answer: accept resumes with its content
-// (problem says why the resume schema refused it, to ask again); decline
-// resumes with a rejection outcome where the interrupt declares one;
-// cancel, or a decline without one, resumes nothing.
-func (f *Face) answer(ctx context.Context, s *served, p pending, a *mcp.ElicitResult) (resumed bool, problem string, err error) {
+// answeredBy reports whether a is an answer of the kind p asks for.
+func (p pending) answeredBy(a mcp.InputResponse) bool {
+	switch a.(type) {
+	case *mcp.CreateMessageResult, *mcp.CreateMessageWithToolsResult:
+		return p.sampling != nil
+	case *mcp.ElicitResult:
+		return p.sampling == nil
+	}
+	return false
+}
+
+// answer acts on the client's answer: an elicitation's, or a sampling
+// request's. Of a workflow's own interrupt, accept resumes with its
+// content (problem says why the resume schema refused it, to ask again);
+// decline resumes with a rejection outcome where the interrupt declares
+// one; cancel, or a decline without one, resumes nothing. Of an upstream
+// elicitation, the action is the outcome, and accept's content the
+// payload. A sampling answer is the model's message, accepted.
+func (f *Face) answer(ctx context.Context, s *served, p pending, in mcp.InputResponse) (resumed bool, problem string, err error) {
+	var a *mcp.ElicitResult
+	switch in := in.(type) {
+	case *mcp.ElicitResult:
+		a = in
+	default:
+		message, err := sampled(in)
+		if err != nil {
+			return false, "", err
+		}
+		a = &mcp.ElicitResult{Action: "accept", Content: message}
+	}
 	params := protocol.ResumeRunParams{RunID: p.runID}
+	if p.upstream || p.sampling != nil {
+		action := a.Action
+		if !slices.Contains([]string{"accept", "decline", "cancel"}, action) {
+			action = "cancel" // what the server gets for an answer nobody chose
+		}
+		params.ResumeOutcome, params.ResumePayload = &action, protocol.Object{}
+		if action == "accept" && a.Content != nil {
+			params.ResumePayload = protocol.Object(maps.Clone(a.Content))
+		}
+		return f.resume(ctx, s, params, action)
+	}
 	switch a.Action {
 	case "accept":
 		payload := protocol.Object(maps.Clone(a.Content))
@@ -243,14 +393,36 @@ func (f *Face) answer(ctx context.Context, s *served, p pending, a *mcp.ElicitRe
 	default:
 		return false, "", nil
 	}
+	return f.resume(ctx, s, params, a.Action)
+}
+
+// resume resumes a run with the client's answer (its action): refused
+// because of the payload, an accept has its problem, to ask again; any
+// other leaves the run interrupted, for the model to ask.
+func (f *Face) resume(ctx context.Context, s *served, params protocol.ResumeRunParams, action string) (resumed bool, problem string, err error) {
 	err = s.api.Call(ctx, protocol.MethodRunsResume, params, nil)
 	if refused, ok := invalidInput(err); ok {
-		if a.Action == "decline" {
+		if action != "accept" {
 			return false, "", nil // the rejection needs a payload: the model asks
 		}
 		return false, refused, nil
 	}
 	return err == nil, "", err
+}
+
+// sampled is a client's sampling answer as the payload of the interrupt's
+// resume: the model's message (role, content, model, stopReason), its
+// content one block.
+func sampled(in mcp.InputResponse) (map[string]any, error) {
+	var message map[string]any
+	if err := remarshal(in, &message); err != nil {
+		return nil, fmt.Errorf("decode the client's sampling answer: %w", err)
+	}
+	if blocks, ok := message["content"].([]any); ok && len(blocks) == 1 {
+		message["content"] = blocks[0]
+	}
+	delete(message, "_meta")
+	return message, nil
 }
 
 // askMessage is the elicitation's message: the interrupt's, and what was

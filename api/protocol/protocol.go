@@ -296,6 +296,11 @@ type StartRunParams struct {
 	// Wait false (an extension) answers once the run is committed, without
 	// waiting for it to finish; follow it with workflow.runs.subscribe.
 	Wait *bool `json:"wait,omitempty"`
+	// ClientSampling true (an extension) says that the caller is an MCP
+	// client that declared sampling and follows the run: an upstream
+	// sampling request of a source whose client block says "sampling":
+	// "client" is forwarded to it. The MCP face sets it.
+	ClientSampling *bool `json:"client_sampling,omitempty"`
 }
 
 // RunIDParams name one run.

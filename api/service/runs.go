@@ -56,7 +56,7 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 	if p.Wait != nil && !*p.Wait {
 		wait = 0
 	}
-	started, err := s.Runs.Start(ctx, runs.StartRequest{DeploymentID: p.DeploymentID, Input: p.WorkflowInput, StartedBy: startedBy(ctx), Wait: wait})
+	started, err := s.Runs.Start(ctx, runs.StartRequest{DeploymentID: p.DeploymentID, Input: p.WorkflowInput, StartedBy: startedBy(ctx), ClientSampling: deref(p.ClientSampling), Wait: wait})
 	if err != nil {
 		return protocol.RunResult{}, runsErr(err)
 	}

@@ -12,6 +12,8 @@
 //    "token": "...",                                 // Authorization: Bearer
 //    "elicitation": true,                            // declare form elicitation
 //    "elicit": [{"action": "accept", "content": {}}],// answers, in order (the last repeats)
+//    "sampling": true,                               // declare sampling (mcpv1.mjs)
+//    "sample": {"role": "assistant", ...},           // the answer to every sampling request
 //    "steps": [
 //      {"op": "list"},
 //      {"op": "call", "name": "t", "arguments": {}, "progress": true,
@@ -27,7 +29,7 @@
 // (so the scenario must then be on argv).
 //
 // The result: {"protocol_version", "server", "steps": [...], "elicitations":
-// [...], "list_changed": N}, one entry per step: list → {tools}; call →
+// [...], "samplings": [...], "list_changed": N}, one entry per step: list → {tools}; call →
 // {result, error, progress, progress_at_result, aborted}; listen →
 // {listening}; await_list_changed → {changed, tools}.
 
@@ -88,7 +90,7 @@ function within(promise, what) {
 
 // run drives the scenario through adapter, which has:
 //   connect(scenario, hooks) → {client}: hooks.onElicit(params) → answer,
-//     hooks.onListChanged();
+//     hooks.onSample(params) → answer, hooks.onListChanged();
 //   protocolVersion(), server(), list(), listen(),
 //   call(params, {onprogress, signal}) → CallToolResult, close().
 export async function run(adapter) {
@@ -99,7 +101,7 @@ export async function run(adapter) {
   const raw = process.argv[2] ?? (await readAll(process.stdin));
   const scenario = JSON.parse(raw);
   const nextLine = stdinLines();
-  const out = { protocol_version: null, server: null, steps: [], elicitations: [], list_changed: 0 };
+  const out = { protocol_version: null, server: null, steps: [], elicitations: [], samplings: [], list_changed: 0 };
 
   let changed = [];
   const hooks = {
@@ -108,6 +110,10 @@ export async function run(adapter) {
       const answers = scenario.elicit ?? [];
       if (answers.length === 0) return { action: "cancel" };
       return answers[Math.min(out.elicitations.length, answers.length) - 1];
+    },
+    onSample(params) {
+      out.samplings.push(params);
+      return scenario.sample;
     },
     onListChanged() {
       out.list_changed++;

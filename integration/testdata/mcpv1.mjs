@@ -15,16 +15,20 @@ const require = peerRequire();
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
-const { ElicitRequestSchema, ToolListChangedNotificationSchema } = require("@modelcontextprotocol/sdk/types.js");
+const { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } = require("@modelcontextprotocol/sdk/types.js");
 
 let client, transport;
 
 await run({
   async connect(scenario, hooks) {
     const capabilities = scenario.elicitation ? { elicitation: { form: {} } } : {};
+    if (scenario.sampling) capabilities.sampling = {};
     client = new Client({ name: "mcpflow-test-v1", version: "1.32.2" }, { capabilities });
     if (scenario.elicitation) {
       client.setRequestHandler(ElicitRequestSchema, async (request) => hooks.onElicit(request.params));
+    }
+    if (scenario.sampling) {
+      client.setRequestHandler(CreateMessageRequestSchema, async (request) => hooks.onSample(request.params));
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => hooks.onListChanged());
     if (scenario.stdio) {
