@@ -1875,6 +1875,8 @@ export interface RunsStartParams {
   trace_range?: TraceRangeParams | null;
   /** mcpflow extension: false answers as soon as the run is committed (status running) instead of waiting for it to finish; follow the run with workflow.runs.subscribe. */
   wait?: boolean;
+  /** mcpflow extension: true says that the caller is an MCP client that declared sampling and follows the run; an upstream sampling request of a source whose client block says "sampling": "client" is then forwarded to it (the MCP face sets it). Without it, such a request is refused. */
+  client_sampling?: boolean;
 }
 
 export type RunsStartReply = RunResult;
