@@ -46,6 +46,10 @@ type CallTool struct {
 	// time the call would be sent, the call is not sent and fails with
 	// ErrSessionReplaced (its result naming the session now open).
 	Expect *Identity
+	// Input, when set, makes the call the retry of one its server
+	// answered input_required (mrtr.go): the same tool and arguments,
+	// with the answers to its input requests and its requestState.
+	Input *InputRetry `json:",omitempty"`
 }
 
 // TaskCall makes a CallTool an MCP task: the tool is called with a task
@@ -168,6 +172,10 @@ type ToolResult struct {
 	// TaskID is the upstream task the call ran as; "" for an ordinary
 	// call.
 	TaskID string `json:",omitempty"`
+	// Input is set, with Outcome OutcomeInputRequired, when the server
+	// answered the call input_required: the call is over, and its retry
+	// (CallTool.Input) carries the answers (mrtr.go).
+	Input *InputRequired `json:",omitempty"`
 }
 
 // Correlation implements reply.Answer.
