@@ -10,14 +10,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// WithAsk gives s the tool ask {question, rounds?} → {action, answer?,
+// WithAsk gives s the tool ask {question, rounds?} → {action, answer,
 // state}, which asks its client for input through multi round-trip
 // requests (MCP 2026-07-28, SEP-2322) rounds times (1 when unset): each
 // round it answers input_required with one elicitation request, id
 // "confirm", whose message is the question and whose requested schema
 // is {name: string} (required), and the requestState "round-N". The
 // retry that answers the last round, or that declines or cancels, gets
-// the result: the answer's action, its content when accepted, and the
+// the result: the answer's action, its content ({} unless accepted), and the
 // requestState the retry carried. A retry with a requestState this
 // server did not give, or without the answer, is a tool error.
 //
@@ -47,7 +47,7 @@ type askIn struct {
 
 type askOut struct {
 	Action string         `json:"action"`
-	Answer map[string]any `json:"answer,omitempty"`
+	Answer map[string]any `json:"answer"`
 	State  string         `json:"state"`
 }
 
@@ -72,7 +72,11 @@ func ask(_ context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolRe
 			return nil, nil, fmt.Errorf("ask: the retry of round %d has no answer to input request \"confirm\"", n)
 		}
 		if resp.Action != "accept" || n == rounds {
-			return nil, &askOut{Action: resp.Action, Answer: resp.Content, State: state}, nil
+			answer := resp.Content
+			if answer == nil {
+				answer = map[string]any{}
+			}
+			return nil, &askOut{Action: resp.Action, Answer: answer, State: state}, nil
 		}
 		round = n
 	}
