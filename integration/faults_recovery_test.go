@@ -276,6 +276,13 @@ type fakeHTTP struct {
 // Cleanup kills it.
 func startFakeHTTP(t testing.TB, addr string) *fakeHTTP {
 	t.Helper()
+	return startFakeHTTPWith(t, addr)
+}
+
+// startFakeHTTPWith is startFakeHTTP with fakemcp's environment extended
+// by env ("NAME=value"; see fakes/cmd/fakemcp).
+func startFakeHTTPWith(t testing.TB, addr string, env ...string) *fakeHTTP {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	logs := filepath.Join(t.TempDir(), "fakemcp.log")
@@ -283,7 +290,7 @@ func startFakeHTTP(t testing.TB, addr string) *fakeHTTP {
 	is.NoErr(err)
 	defer out.Close()
 	cmd := exec.Command(fakeMCP)
-	cmd.Env = append(os.Environ(), "FAKEMCP_HTTP="+addr)
+	cmd.Env = append(append(os.Environ(), "FAKEMCP_HTTP="+addr), env...)
 	cmd.Stdout, cmd.Stderr = out, out
 	is.NoErr(cmd.Start()) // start fakemcp over HTTP
 	f := &fakeHTTP{cmd: cmd, exited: make(chan struct{})}

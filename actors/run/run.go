@@ -132,6 +132,8 @@ type (
 		node       string
 		epoch      int64
 		taskID     string
+		// input is the server's input_required answer (mrtr.go).
+		input *session.InputRequired
 	}
 	// persisted reports a commit: rec and entries are what it wrote,
 	// or would have.
@@ -332,7 +334,15 @@ func (a *Actor) start() {
 		a.exec, err = workflow.Restore(a.spec.Program, *a.record.Checkpoint, a.spec.Options)
 	}
 	if err == nil && a.spec.Resume != nil {
-		if err = a.exec.Resume(a.spec.Resume.Outcome, a.spec.Resume.Payload); err != nil {
+		if IsInputInterrupt(a.record.Interrupt) {
+			// The answer to an upstream's input request: the call goes
+			// again once its round is answered whole (mrtr.go).
+			err = AnswerInput(a.exec, a.record.Interrupt, a.spec.Resume.Outcome, a.spec.Resume.Payload, a.spec.Options.Validate)
+			a.dirty = true
+		} else {
+			err = a.exec.Resume(a.spec.Resume.Outcome, a.spec.Resume.Payload)
+		}
+		if err != nil {
 			// Refused: nothing changed, the run stays as it was.
 			a.acknowledge(err)
 			a.stopping = true
@@ -355,7 +365,9 @@ func (a *Actor) start() {
 		// steps follows.
 		a.commit(false, true)
 	default:
-		a.ready = a.exec.Outstanding()
+		// A call waiting on answers to its input requests goes again
+		// only once they are all given.
+		a.ready = slices.DeleteFunc(a.exec.Outstanding(), workflow.Call.AwaitsInput)
 		a.advance()
 	}
 }
@@ -390,7 +402,9 @@ func (a *Actor) advance() {
 	if len(p.Trace) == 0 && len(a.ready) == 0 && !p.More && a.exec.Status() == workflow.StatusRunning && !a.dirty {
 		return // waiting on calls already out
 	}
-	a.commit(a.exec.Status() != workflow.StatusRunning, false)
+	// A run that waits on input requests alone stops, interrupted, as
+	// at a workflow interrupt: its resume starts a new actor.
+	a.commit(a.exec.Status() != workflow.StatusRunning || a.parked(p), false)
 }
 
 // slice runs at most one slice of steps and holds what it did for the
@@ -430,6 +444,7 @@ func (a *Actor) checkpoint() store.Run {
 		r.ResumeReadiness = "ready"
 	}
 	a.upstreamStatus(r)
+	a.inputStatus(r)
 	return *r
 }
 
@@ -575,6 +590,11 @@ func (a *Actor) send(f *inflight) {
 		a.engine.Send(a.self, answered{corr: f.corr, err: fmt.Errorf("encode the arguments of %s: %w", target.Tool, err)})
 		return
 	}
+	input, err := inputRetry(f.call)
+	if err != nil {
+		a.engine.Send(a.self, answered{corr: f.corr, err: err})
+		return
+	}
 	a.engine.Send(a.spec.Supervisor, session.CallTool{
 		Connection:  target.Connection,
 		Tool:        target.Tool,
@@ -591,6 +611,7 @@ func (a *Actor) send(f *inflight) {
 		// A sampling request the source forwards goes to the MCP client
 		// that started the run, if one that samples did.
 		ClientSampling: a.record.ClientSampling,
+		Input:          input,
 	})
 }
 
@@ -599,7 +620,7 @@ func (a *Actor) send(f *inflight) {
 // hands to the execution as it is: nothing encodes it again until the
 // commit that stores it.
 func answerOf(m session.ToolResult) answered {
-	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation, instance: m.Instance, node: m.Node, epoch: m.Epoch, taskID: m.TaskID}
+	r := answered{corr: m.CorrelationID, outcome: m.Outcome, err: m.Error.Err(), generation: m.Generation, instance: m.Instance, node: m.Node, epoch: m.Epoch, taskID: m.TaskID, input: m.Input}
 	if r.err == nil {
 		r.output, r.content = m.Output, m.Content
 	}
@@ -639,6 +660,12 @@ func (a *Actor) onToolResult(m answered) {
 		return
 	}
 	a.sawSession(f.conn, m)
+	if m.input != nil && m.err == nil {
+		// The server asked for input: the call waits on its answers.
+		if m.err = a.onInputRequired(id, f, m.input); m.err == nil {
+			return
+		}
+	}
 	lost := errors.Is(m.err, session.ErrSessionLost)
 	if errors.Is(m.err, context.DeadlineExceeded) {
 		m.err = fmt.Errorf("no answer within %s (the step's timeout): %w", a.callTimeout(f.call), m.err)
@@ -669,7 +696,7 @@ func (a *Actor) onToolResult(m answered) {
 	if m.err == nil && a.spec.Targets[f.call.Capability].Resource {
 		m.output, m.err = ResourceOutput(f.call.Input, m.output)
 	}
-	r := workflow.Result{Outcome: m.outcome, Output: m.output, Content: m.content, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch, Upstream: a.dropAsks(id), TaskID: m.taskID}
+	r := workflow.Result{Outcome: m.outcome, Output: m.output, Content: m.content, Err: m.err, Attempts: f.attempts, Generation: m.generation, Node: m.node, Epoch: m.epoch, Upstream: append(inputExchanges(f.call, f.conn), a.dropAsks(id)...), TaskID: m.taskID}
 	switch {
 	case lost && a.exec.Routes(id, workflow.OutcomeSessionLost):
 		r.Outcome, r.Output, r.Err = workflow.OutcomeSessionLost, workflow.Object{"error": m.err.Error()}, nil
@@ -691,7 +718,7 @@ func (a *Actor) onToolResult(m answered) {
 // expected was replaced (the state it counted on is gone for good).
 func retryable(err error) bool {
 	return !errors.Is(err, session.ErrCancelled) && !errors.Is(err, session.ErrResultTooLarge) && !errors.Is(err, workflow.ErrOutputTooLarge) &&
-		!errors.Is(err, session.ErrSessionReplaced)
+		!errors.Is(err, session.ErrSessionReplaced) && !errors.Is(err, ErrInputRounds) && !errors.Is(err, ErrSamplingDeclined)
 }
 
 // safeToRepeat reports whether call may be sent again after an attempt

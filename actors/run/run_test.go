@@ -92,6 +92,13 @@ func newWorld(t *testing.T) *world {
 // fakes.NewServer).
 func newWorldServing(t *testing.T, newServer func() *mcp.Server) *world {
 	t.Helper()
+	return newWorldSpeaking(t, newServer, "")
+}
+
+// newWorldSpeaking is newWorldServing whose sessions ask for MCP
+// version (the supervisor's default when "").
+func newWorldSpeaking(t *testing.T, newServer func() *mcp.Server, version string) *world {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
@@ -102,6 +109,7 @@ func newWorldServing(t *testing.T, newServer func() *mcp.Server) *world {
 	w.replies = newRouter(t, e)
 	opts := supervisor.DefaultOptions()
 	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 2*time.Second, 2*time.Second, time.Second
+	opts.Session.ProtocolVersion = cmp.Or(version, opts.Session.ProtocolVersion)
 	conns := []config.Connection{{Kind: "mcp", ID: "fake.one", Transport: config.Transport{Kind: "inmemory"}}}
 	w.sup = supervisor.Spawn(e, conns, w.rec, w.store, opts)
 	t.Cleanup(func() {
@@ -144,26 +152,23 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
-	is.NoErr(err) // resolve the plan's targets
 	now := time.Now().UTC()
-	started, done := reply.Expect[run.Started](w.replies), reply.Expect[run.Stopped](w.replies)
-	engine := w.engine
-	var runs store.Runs = w.writes
-	if w.runs != nil {
-		runs = w.runs
-	}
-	w.engine.Spawn(run.New(run.Spec{
-		Record: store.Run{
-			ID: id, DeploymentID: "dep-1", ArtifactID: "art-1", ArtifactVersion: 1,
-			Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input,
-			CreatedAt: now, UpdatedAt: now,
-		},
-		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts,
-		Supervisor: w.sup.PID(), Store: runs,
-		CallTimeout: cmp.Or(w.callTimeout, 2*time.Second), StoreTimeout: 2 * time.Second,
-		Started: started.To(), Done: done.To(), Metrics: w.metrics,
-	}), "run", actor.WithID(incarnation(id)), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+	return w.spawnRun(t, store.Run{
+		ID: id, DeploymentID: "dep-1", ArtifactID: "art-1", ArtifactVersion: 1,
+		Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input,
+		CreatedAt: now, UpdatedAt: now,
+	}, plan, opts, nil)
+}
+
+// spawnRun spawns a run actor of plan for record rec, resumed with
+// resume when not nil, as the service does, and returns its start
+// acknowledgement and its final record.
+func (w *world) spawnRun(t *testing.T, rec store.Run, plan workflow.Plan, opts workflow.Options, resume *run.Resume) (run.Started, store.Run) {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	id := rec.ID
+	started, done := w.spawnActor(t, rec, plan, opts, resume)
 	ack, err := started.Wait(wait(t))
 	if err != nil {
 		t.Logf("run %s not acknowledged: %v", id, err)
@@ -178,6 +183,30 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 	}
 	is.NoErr(err) // the run finished
 	return ack, final
+}
+
+// spawnActor spawns the run actor of spawnRun and returns where it
+// answers its start and its stop.
+func (w *world) spawnActor(t *testing.T, rec store.Run, plan workflow.Plan, opts workflow.Options, resume *run.Resume) (*reply.Expected[run.Started], *reply.Expected[run.Stopped]) {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
+	is.NoErr(err) // resolve the plan's targets
+	started, done := reply.Expect[run.Started](w.replies), reply.Expect[run.Stopped](w.replies)
+	engine := w.engine
+	var runs store.Runs = w.writes
+	if w.runs != nil {
+		runs = w.runs
+	}
+	w.engine.Spawn(run.New(run.Spec{
+		Record:  rec,
+		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts, Resume: resume,
+		Supervisor: w.sup.PID(), Store: runs,
+		CallTimeout: cmp.Or(w.callTimeout, 2*time.Second), StoreTimeout: 2 * time.Second,
+		Started: started.To(), Done: done.To(), Metrics: w.metrics,
+	}), "run", actor.WithID(incarnation(rec.ID)), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+	return started, done
 }
 
 func TestRunCompletesAndStoresItsRecordWithTheTrace(t *testing.T) {

@@ -172,10 +172,12 @@ func samplingResultSchema() workflow.Object {
 // server, and the run, running again (or interrupted with the next
 // request), is committed; then Reply is answered.
 func (a *Actor) onAnswerInterrupt(m AnswerInterrupt) {
-	refuse := func(err error) {
-		r := a.record
-		r.Checkpoint, r.State = nil, nil
-		reply.Send(a.engine, m.Reply, Resumed{CorrelationID: m.Reply.Correlation, Run: r, Error: reply.Fail(err)})
+	refuse := func(err error) { a.refuseAnswer(m.Reply, err) }
+	if len(a.asks) == 0 && IsInputInterrupt(a.record.Interrupt) && !a.stopping && !a.halting {
+		if err := a.answerInputLive(m); err != nil {
+			refuse(err)
+		}
+		return
 	}
 	if len(a.asks) == 0 || a.stopping || a.halting {
 		refuse(fmt.Errorf("%w: %w", workflow.ErrResume, ErrNoUpstreamInterrupt))

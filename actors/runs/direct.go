@@ -95,6 +95,12 @@ func (m *Manager) callTool(ctx context.Context, c catalog.Capability, payload wo
 	}
 	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), call)
 	r, output, err := waitSession(ctx, w, deadline)
+	if err == nil && r.Input != nil {
+		// Nothing holds a direct call's answer to come: only a run can be
+		// interrupted with the server's input requests.
+		err = fmt.Errorf("the server answered input_required (%d input requests): a direct capability call cannot be asked for input; call %s in a workflow run, which is interrupted with the requests", len(r.Input.Requests), c.Name)
+		r.Outcome = session.OutcomeInputRequired
+	}
 	completed := map[string]any{"tool": c.LocalName, "outcome": cmp.Or(r.Outcome, OutcomeRuntimeError), "direct": true}
 	m.record(ctx, audit.Event{Kind: audit.ToolCallCompleted, ConnectionID: c.SourceID, CapabilityID: c.Name, Payload: completed})
 	if err != nil {

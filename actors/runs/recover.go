@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/reply"
+	"github.com/mcpflow/mcpflow/actors/run"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
@@ -64,7 +65,7 @@ func (m *Manager) RecoverClaimed(ctx context.Context, running []store.Run) (Reco
 			continue
 		}
 		failed := store.RecoveredRun(r, m.now())
-		if lost != nil {
+		if lost != nil && !run.IsInputInterrupt(lost) {
 			msg := fmt.Sprintf("%s: mcpflow stopped while step %q waited on an upstream %s request, which died with its session; the step is not safe to repeat", CodeElicitationLost, r.CurrentStep, lost.Kind)
 			failed.Error = &msg
 		}
@@ -97,8 +98,9 @@ func (m *Manager) resumable(ctx context.Context, r store.Run) (*Setup, string) {
 	}
 	for _, c := range r.Checkpoint.Calls {
 		// A call whose upstream task the checkpoint names is not made
-		// again: the run polls that task (actors/run/tasks.go).
-		if c.Task == nil && !safeToRepeat(setup, c) {
+		// again: the run polls that task (actors/run/tasks.go). Nor is
+		// one that waits on answers to its input requests.
+		if c.Task == nil && !c.AwaitsInput() && !safeToRepeat(setup, c) {
 			return nil, fmt.Sprintf("step %q was calling %s, which is not safe to repeat", c.NodeID, c.Capability)
 		}
 	}

@@ -46,7 +46,7 @@ func (m *Manager) Resume(ctx context.Context, req ResumeRequest) (store.Run, err
 		return store.Run{}, err
 	}
 	resume := &run.Resume{Outcome: req.Outcome, Payload: req.Payload}
-	if err := tryResume(setup, *r.Checkpoint, resume); err != nil {
+	if err := tryResume(setup, *r.Checkpoint, r.Interrupt, resume); err != nil {
 		return store.Run{}, err
 	}
 	return m.asMember(ctx, r.ID, func() (store.Run, error) { return m.execute(ctx, r, setup, resume, req.Wait) })
@@ -54,7 +54,10 @@ func (m *Manager) Resume(ctx context.Context, req ResumeRequest) (store.Run, err
 
 // tryResume checks a resume against a copy of the checkpoint, so that a
 // refused one is answered InvalidParams before any actor starts.
-func tryResume(setup *Setup, cp workflow.Snapshot, resume *run.Resume) error {
+//
+// The answer to an upstream's input request (in, run.IsInputInterrupt)
+// is checked as the run actor will take it (run.AnswerInput).
+func tryResume(setup *Setup, cp workflow.Snapshot, in *workflow.Interrupt, resume *run.Resume) error {
 	var copied workflow.Snapshot
 	if err := viaJSON(cp, &copied); err != nil {
 		return fmt.Errorf("copy checkpoint: %w", err)
@@ -63,7 +66,12 @@ func tryResume(setup *Setup, cp workflow.Snapshot, resume *run.Resume) error {
 	if err != nil {
 		return invalid("%v", err)
 	}
-	if err := exec.Resume(resume.Outcome, resume.Payload); err != nil {
+	if run.IsInputInterrupt(in) {
+		err = run.AnswerInput(exec, in, resume.Outcome, resume.Payload, setup.options.Validate)
+	} else {
+		err = exec.Resume(resume.Outcome, resume.Payload)
+	}
+	if err != nil {
 		return invalidParams("invalid params: %v", err)
 	}
 	return nil

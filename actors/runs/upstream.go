@@ -17,9 +17,13 @@ import (
 const answerWait = 10 * time.Second
 
 // waitsUpstream reports whether r is interrupted by a request an upstream
-// server sent during one of its calls: its actor is live, its call out.
+// server sent during one of its calls: its actor is live, its call out
+// (or, for an input request a stateless-era server answered a call
+// with, other calls of the run are out). A run parked on input requests
+// alone (run.Parked) has no live actor: it resumes as from a workflow
+// interrupt.
 func waitsUpstream(r store.Run) bool {
-	return r.Status == store.RunInterrupted && r.Interrupt != nil && run.IsUpstreamKind(r.Interrupt.Kind)
+	return r.Status == store.RunInterrupted && r.Interrupt != nil && run.IsUpstreamKind(r.Interrupt.Kind) && !run.Parked(r)
 }
 
 // resumeUpstream answers the upstream request run r is interrupted with,

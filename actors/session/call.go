@@ -54,7 +54,7 @@ func (a *Actor) start(w work) {
 	}
 	ctx, cancel := context.WithDeadline(a.ctx, deadline)
 	a.running[run] = &inflight{w: w, cancel: cancel, attempt: a.attempt, gen: a.generation, transport: a.transport, started: time.Now(), keepTask: keep}
-	engine, self, cs, connID, token := a.engine, a.self, a.session, a.conn.ID, progressToken(run)
+	engine, self, cs, connID, token, policy := a.engine, a.self, a.session, a.conn.ID, progressToken(run), a.inputPolicy()
 	if w.list != nil {
 		a.refresh.running = true
 		link := a.catalogLink()
@@ -85,7 +85,7 @@ func (a *Actor) start(w work) {
 			err, rpcErr error
 		)
 		if w.call != nil {
-			result, err, rpcErr = callTool(ctx, cs, *w.call, token)
+			result, err, rpcErr = callTool(ctx, cs, *w.call, token, policy)
 		} else {
 			result, err, rpcErr = readResource(ctx, cs, *w.read, token)
 		}

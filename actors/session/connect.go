@@ -129,7 +129,10 @@ func (a *Actor) startConnect() {
 // in flight.
 func (a *Actor) newClient(attempt int) *mcp.Client {
 	engine, self := a.engine, a.self
-	opts := &mcp.ClientOptions{}
+	// A stateless-era server's input_required answers go back to the
+	// caller, who keeps them durably (mrtr.go), rather than to go-sdk's
+	// middleware, which would wait on the handlers inside the call.
+	opts := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
 	a.reportHandlers(opts, attempt) // progress and log messages (notices.go)
 	refuser := a.answerAsClient(attempt, opts)
 	build := func() *mcp.Client {

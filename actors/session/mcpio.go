@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"time"
@@ -45,17 +46,31 @@ var emptyArguments = json.RawMessage("{}")
 // err is how the call failed, for its answer; rpcErr is the request's own
 // error, for classify: a result that cannot be projected fails the call
 // with rpcErr nil.
-func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool, token string) (r ToolResult, err, rpcErr error) {
+//
+// A retry (call.Input) carries its input responses and requestState; an
+// input_required result is answered as OutcomeInputRequired, its
+// requests in Input, as policy answers them (mrtr.go).
+func callTool(ctx context.Context, cs *mcp.ClientSession, call CallTool, token string, policy inputPolicy) (r ToolResult, err, rpcErr error) {
 	args := call.Arguments
 	if len(args) == 0 {
 		args = emptyArguments
 	}
 	params := &mcp.CallToolParams{Name: call.Tool, Arguments: args, Meta: tracing.Meta(call.TraceParent, call.TraceState)}
 	params.SetProgressToken(token)
+	if err := setRetry(params, call.Input); err != nil {
+		return ToolResult{}, fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err), nil
+	}
 	res, rpcErr := cs.CallTool(ctx, params)
 	if rpcErr != nil {
 		err, rpcErr = answerTooLarge(rpcErr, call.Connection)
 		return ToolResult{}, fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err), rpcErr
+	}
+	if needsInput(res) {
+		in, err := policy.inputRequired(res)
+		if err != nil {
+			return ToolResult{}, fmt.Errorf("call %s.%s: %w", call.Connection, call.Tool, err), nil
+		}
+		return ToolResult{Outcome: OutcomeInputRequired, Input: in}, nil, nil
 	}
 	outcome := "ok"
 	if res.IsError {
@@ -75,9 +90,12 @@ func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource, 
 	params.SetProgressToken(token)
 	res, rpcErr := cs.ReadResource(ctx, params)
 	err = rpcErr
-	if rpcErr != nil {
+	switch {
+	case rpcErr != nil:
 		err, rpcErr = answerTooLarge(rpcErr, req.Connection)
-	} else {
+	case res.NeedsInput() || res.InputRequests != nil:
+		err = errors.New("the server answered input_required, which mcpflow answers for tools/call only")
+	default:
 		var out map[string]any
 		if out, err = toObject(res); err == nil {
 			return ToolResult{Outcome: "ok", Output: out}, nil, nil

@@ -51,6 +51,10 @@ type CallTool struct {
 	// the call, on a source whose client block forwards sampling to that
 	// client (policy client), is handed on; without it, it is refused.
 	ClientSampling bool
+	// Input, when set, makes the call the retry of one its server
+	// answered input_required (mrtr.go): the same tool and arguments,
+	// with the answers to its input requests and its requestState.
+	Input *InputRetry `json:",omitempty"`
 }
 
 // TaskCall makes a CallTool an MCP task: the tool is called with a task
@@ -173,6 +177,10 @@ type ToolResult struct {
 	// TaskID is the upstream task the call ran as; "" for an ordinary
 	// call.
 	TaskID string `json:",omitempty"`
+	// Input is set, with Outcome OutcomeInputRequired, when the server
+	// answered the call input_required: the call is over, and its retry
+	// (CallTool.Input) carries the answers (mrtr.go).
+	Input *InputRequired `json:",omitempty"`
 }
 
 // Correlation implements reply.Answer.

@@ -103,16 +103,23 @@ func (a *Actor) answerAsClient(attempt int, opts *mcp.ClientOptions) mcp.Middlew
 			switch {
 			case method == "elicitation/create" && !elicit:
 				m.UpstreamRequest(connID, UpstreamElicitation, metrics.UpstreamRefusedPolicy)
-				return nil, &jsonrpc.Error{Code: codeRefused, Message: fmt.Sprintf(
-					"mcpflow refuses elicitation on source %q: its client block says \"elicitation\": \"refuse\"; set \"client\": {\"elicitation\": \"interrupt\"} to have the run interrupted with the request and answered by its resume", connID)}
+				return nil, &jsonrpc.Error{Code: codeRefused, Message: refusal(UpstreamElicitation, connID)}
 			case method == "sampling/createMessage" && !sample:
 				m.UpstreamRequest(connID, UpstreamSampling, metrics.UpstreamRefusedPolicy)
-				return nil, &jsonrpc.Error{Code: codeRefused, Message: fmt.Sprintf(
-					"mcpflow refuses sampling on source %q (its client block's \"sampling\" is \"refuse\", the default); set \"client\": {\"sampling\": \"interrupt\"} to have the run interrupted with the request and answered by its resume, or \"client\" to forward it to the MCP client that started the run", connID)}
+				return nil, &jsonrpc.Error{Code: codeRefused, Message: refusal(UpstreamSampling, connID)}
 			}
 			return next(ctx, method, req)
 		}
 	}
+}
+
+// refusal says why mcpflow refuses a request of kind on source connID
+// (its client block's policy), and how to have it taken.
+func refusal(kind, connID string) string {
+	if kind == UpstreamElicitation {
+		return fmt.Sprintf("mcpflow refuses elicitation on source %q: its client block says \"elicitation\": \"refuse\"; set \"client\": {\"elicitation\": \"interrupt\"} to have the run interrupted with the request and answered by its resume", connID)
+	}
+	return fmt.Sprintf("mcpflow refuses sampling on source %q (its client block's \"sampling\" is \"refuse\", the default); set \"client\": {\"sampling\": \"interrupt\"} to have the run interrupted with the request and answered by its resume, or \"client\" to forward it to the MCP client that started the run", connID)
 }
 
 // asker returns the handler of kind's requests on attempt's session: it

@@ -265,6 +265,18 @@ func (e *Execution) SetTask(callID string, t *Task) error {
 	return nil
 }
 
+// SetInput records, in the snapshot, the input round outstanding call
+// callID waits on (nil: none).
+func (e *Execution) SetInput(callID string, in *InputRound) error {
+	call, ok := e.snap.Calls[callID]
+	if !ok {
+		return fmt.Errorf("call %q is not outstanding", callID)
+	}
+	call.Asked = in
+	e.snap.Calls[callID] = call
+	return nil
+}
+
 // Routes reports whether the step that made outstanding call callID
 // routes outcome: a driver asks it before it completes a call with an
 // outcome the step may not route, such as OutcomeSessionLost.

@@ -155,6 +155,49 @@ type Call struct {
 	// created it (SetTask): a run recovered after a restart polls it
 	// rather than call the tool again.
 	Task *Task `json:"task,omitempty"`
+	// Asked is what the upstream asked for when it last answered the
+	// call input_required (MCP 2026-07-28 multi round-trip requests):
+	// the run is interrupted with its requests, and, once each is
+	// answered, makes the call again with the answers and the
+	// requestState (SetInput).
+	Asked *InputRound `json:"input_required,omitempty"`
+}
+
+// InputRound is one input_required answer to a call: the upstream's
+// input requests and its opaque requestState, echoed on the retry.
+type InputRound struct {
+	RequestState string         `json:"request_state,omitempty"`
+	Requests     []InputRequest `json:"requests"`
+	// Round counts the call's input_required answers, from 1.
+	Round int `json:"round"`
+	// Exchanges are the trace's record of the earlier rounds' requests
+	// and their answers.
+	Exchanges []Object `json:"exchanges,omitempty"`
+}
+
+// InputRequest is one input request of an InputRound, by the
+// upstream's id: its kind (elicitation, sampling, roots) and params,
+// and once answered the outcome and the answer sent back.
+type InputRequest struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Params  Object `json:"params,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	Answer  Object `json:"answer,omitempty"`
+}
+
+// AwaitsInput reports whether c waits on an answer to one of its input
+// requests: it is not to be sent until then.
+func (c Call) AwaitsInput() bool {
+	if c.Asked == nil {
+		return false
+	}
+	for _, r := range c.Asked.Requests {
+		if r.Answer == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Task names an upstream MCP task as the session that created it

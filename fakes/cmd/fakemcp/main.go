@@ -14,6 +14,10 @@
 // which registers a new tool at runtime and so announces
 // notifications/tools/list_changed (see fakes.WithAddTool).
 //
+// With FAKEMCP_ASK=1 the server also has the tool ask {question,
+// rounds?}, which asks the client for input through multi round-trip
+// requests (see fakes.WithAsk).
+//
 // With FAKEMCP_INIT_DELAY_MS=N it answers initialize only N ms after it
 // arrives, so that a test can kill it while its session initializes.
 //
@@ -25,7 +29,10 @@
 //
 // With FAKEMCP_HTTP=HOST:PORT it serves streamable HTTP on that address
 // (at any path, e.g. /mcp) instead of stdio, each MCP session with its own
-// server (see fakes.NewHTTPHandler), until SIGTERM or SIGINT.
+// server (see fakes.NewHTTPHandler), until SIGTERM or SIGINT; with
+// FAKEMCP_STATELESS=1 too, it serves without sessions, one server for
+// every request, as a server of the stateless era (MCP 2026-07-28) does
+// (fakes.NewStatelessHandler).
 package main
 
 import (
@@ -66,13 +73,21 @@ func main() {
 	if os.Getenv("FAKEMCP_ADD_TOOL") != "" {
 		build = func() *mcp.Server { return fakes.WithAddTool(fakes.NewServer()) }
 	}
+	if os.Getenv("FAKEMCP_ASK") != "" {
+		base := build
+		build = func() *mcp.Server { return fakes.WithAsk(base()) }
+	}
 	newServer := func() *mcp.Server {
 		s := build()
 		faults.apply(s)
 		return s
 	}
 	if addr := os.Getenv("FAKEMCP_HTTP"); addr != "" {
-		if err := serveHTTP(ctx, addr, fakes.NewHTTPHandler(newServer)); err != nil {
+		handler := fakes.NewHTTPHandler(newServer)
+		if os.Getenv("FAKEMCP_STATELESS") != "" {
+			handler = fakes.NewStatelessHandler(newServer)
+		}
+		if err := serveHTTP(ctx, addr, handler); err != nil {
 			fmt.Fprintln(os.Stderr, "fakemcp:", err)
 			os.Exit(1)
 		}

@@ -1081,7 +1081,7 @@ export type TraceEntryPayload = {
   step_type: string;
   /** mcpflow extension: the upstream MCP task the step's tool call ran as (its taskId), when the tool was called as a task. */
   task_id?: string;
-  /** mcpflow extension: the requests the server sent during the step's call (elicitation/create, sampling/createMessage), each with kind, request_id, connection, request (its params) and, once answered, outcome and answer (or error), or withdrawn when the server or the call ended it first. */
+  /** mcpflow extension: the requests the server sent during the step's call (elicitation/create, sampling/createMessage), each with kind, request_id, connection, request (its params) and, once answered, outcome and answer (or error), or withdrawn when the server or the call ended it first; from a server of the stateless era (MCP 2026-07-28), the input requests it answered the call with (input_required), each also with its round. */
   upstream_requests?: JsonObject[];
 };
 
