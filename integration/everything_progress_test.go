@@ -83,8 +83,8 @@ func TestServerEverythingReportsProgressAndLogsLive(t *testing.T) {
 				for i, e := range events {
 					switch {
 					case e.Kind == "step_progress":
-						is.Equal(e.Step.NodeID, "long") // the long operation's progress
-						is.True(longFinished < 0)       // all of it before its step_finished
+						is.Equal(e.Step.NodeID, "long")  // the long operation's progress
+						is.True(longFinished < 0)        // all of it before its step_finished
 						is.True(e.Progress.Total != nil) // with its total
 						progress = append(progress, *e.Progress)
 						seen = append(seen, fmt.Sprintf("%g/%g", e.Progress.Progress, *e.Progress.Total))
