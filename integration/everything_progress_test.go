@@ -8,16 +8,21 @@ package integration
 // client.log_level (issue 28, item 4).
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // reportsDraft turns conn's simulated logging on, runs a 6 s operation of
@@ -108,8 +113,44 @@ func TestServerEverythingReportsProgressAndLogsLive(t *testing.T) {
 					is.True(len(logs) >= 1) // the periodic log message during the long call is its step's
 				}
 			}
+			if tc.transport == config.TransportHTTP { // the face is the same whatever the upstream's transport
+				faceEndpoint := strings.Replace(strings.Replace(pr.url, "ws://", "http://", 1), "/ws", "/mcp", 1)
+				for _, version := range []string{"2025-11-25", ""} { // both eras ("": go-sdk's latest, 2026-07-28)
+					said := progressOverTheFace(t, faceEndpoint, version, "reports_error_"+tc.name, "long: "+terse.ID+".trigger-long-running-operation → 3/3")
+					t.Logf("over the MCP face (protocol %q): %q", version, said)
+				}
+			}
 		})
 	}
+}
+
+// progressOverTheFace calls tool through the MCP face at endpoint with a
+// progressToken, speaking protocol version, and returns the messages of
+// the progress notifications it got, once one of them is want (go-sdk
+// hands them to their handler on a goroutine of its own: the last may be
+// handled after the result).
+func progressOverTheFace(t *testing.T, endpoint, version, tool, want string) []string {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	var mu sync.Mutex
+	var said []string
+	opts := &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		said = append(said, r.Params.Message)
+		mu.Unlock()
+	}}
+	session := connectFaceAs(t, endpoint, opts, version)
+	params := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}}
+	params.SetProgressToken("face-" + version)
+	res, err := session.CallTool(testContext(t), params)
+	is.NoErr(err)
+	is.True(!res.IsError)
+	return poll.Value(t, "the upstream's progress over the face: "+want, liveWait, func() ([]string, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(said), slices.Contains(said, want)
+	})
 }
 
 // followReports starts deployment without waiting, follows its run's
