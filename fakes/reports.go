@@ -10,11 +10,12 @@ import (
 
 // WithReports gives s tools that report while they run, and returns s:
 //
-//   - report {progress, logs, level?, pause_ms?} → {sent}: sends progress
+//   - report {progress, logs, level?} → {sent}: sends progress
 //     notifications/progress about its own call (progress i of total
 //     `progress`, message "step i"), then `logs` notifications/message at
-//     level (default "info", data "log i"), then waits pause_ms and
-//     answers. A flood is report with large counts.
+//     level (default "info", data "log i"), then answers at once: the
+//     last report goes right before the answer. A flood is report with
+//     large counts.
 //   - log_later {ms, level?} → {}: answers at once, then, ms
 //     milliseconds later, sends one log message (data "later"): a log
 //     outside any call.
@@ -32,7 +33,6 @@ type reportIn struct {
 	Progress int    `json:"progress,omitempty"`
 	Logs     int    `json:"logs,omitempty"`
 	Level    string `json:"level,omitempty"`
-	PauseMs  int    `json:"pause_ms,omitempty"`
 }
 
 type reportOut struct {
@@ -58,13 +58,6 @@ func report(ctx context.Context, req *mcp.CallToolRequest, in reportIn) (*mcp.Ca
 			return nil, reportOut{}, fmt.Errorf("log %d: %w", i, err)
 		}
 		sent++
-	}
-	if in.PauseMs > 0 {
-		select {
-		case <-time.After(time.Duration(in.PauseMs) * time.Millisecond):
-		case <-ctx.Done():
-			return nil, reportOut{}, ctx.Err()
-		}
 	}
 	return nil, reportOut{Sent: sent}, nil
 }

@@ -17,7 +17,11 @@ import (
 // failed with FailWith when that is set. Tasks live in the session that
 // created them, as the TypeScript SDK's servers keep them: a tasks/get
 // under another session id does not find them. It records the task
-// methods it served, and the sessions a DELETE ended.
+// methods it served, and the sessions a DELETE ended. A task created by
+// a call with a progressToken reports its progress under that token: each
+// tasks/get that finds it working answers on an event stream, a
+// notifications/progress (progress the polls so far, total Polls+1)
+// before the answer.
 type TaskServer struct {
 	// Polls is how many tasks/get answer "working" before the task ends.
 	Polls int
@@ -35,6 +39,7 @@ type TaskServer struct {
 type fakeTask struct {
 	topic, status, message string
 	polls                  int
+	token                  any // the progressToken of the call that created it
 }
 
 // NewTaskServer returns a TaskServer whose tasks are done after polls
@@ -114,6 +119,9 @@ func (s *TaskServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		TaskID    string         `json:"taskId"`
 		Arguments map[string]any `json:"arguments"`
 		Task      *struct{}      `json:"task"`
+		Meta      struct {
+			ProgressToken any `json:"progressToken"`
+		} `json:"_meta"`
 	}
 	_ = json.Unmarshal(req.Params, &p)
 	t := tasks[p.TaskID]
@@ -127,7 +135,7 @@ func (s *TaskServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.next++
 		id := "task-" + strconv.Itoa(s.next)
 		topic, _ := p.Arguments["topic"].(string)
-		tasks[id] = &fakeTask{topic: topic, status: "working"}
+		tasks[id] = &fakeTask{topic: topic, status: "working", token: p.Meta.ProgressToken}
 		taskAnswer(w, req.ID, map[string]any{"task": taskState(id, tasks[id])})
 	case t == nil:
 		taskFail(w, req.ID, -32602, "unknown task "+p.TaskID)
@@ -140,6 +148,10 @@ func (s *TaskServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					t.status, t.message = "failed", s.FailWith
 				}
 			}
+		}
+		if t.token != nil && t.status == "working" {
+			taskProgress(w, req.ID, taskState(p.TaskID, t), map[string]any{"progressToken": t.token, "progress": t.polls, "total": s.Polls + 1, "message": "poll " + strconv.Itoa(t.polls)})
+			return
 		}
 		taskAnswer(w, req.ID, taskState(p.TaskID, t))
 	case req.Method == "tasks/result":
@@ -166,6 +178,15 @@ func taskAnswer(w http.ResponseWriter, id json.RawMessage, result any) {
 	w.Header().Set("Content-Type", "application/json")
 	data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 	_, _ = w.Write(data)
+}
+
+// taskProgress answers on an event stream: a notifications/progress with
+// params progress, then the answer.
+func taskProgress(w http.ResponseWriter, id json.RawMessage, result, progress any) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	note, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/progress", "params": progress})
+	answer, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+	_, _ = fmt.Fprintf(w, "event: message\ndata: %s\n\nevent: message\ndata: %s\n\n", note, answer)
 }
 
 func taskFail(w http.ResponseWriter, id json.RawMessage, code int, msg string) {

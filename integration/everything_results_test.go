@@ -170,8 +170,15 @@ func TestServerEverythingResultsKeepTheirKindAndFailuresSayWhy(t *testing.T) {
 // connectFace opens a go-sdk client session on mcpflow's /mcp.
 func connectFace(t *testing.T, endpoint string) *mcp.ClientSession {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "results-test", Version: "0"}, nil)
-	cs, err := client.Connect(testContext(t), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	return connectFaceAs(t, endpoint, nil, "")
+}
+
+// connectFaceAs opens a go-sdk client session with opts on mcpflow's
+// /mcp, asking for protocol version ("": go-sdk's latest).
+func connectFaceAs(t *testing.T, endpoint string, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "results-test", Version: "0"}, opts)
+	cs, err := client.Connect(testContext(t), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	is.New(t).NoErr(err) // connect to /mcp
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs

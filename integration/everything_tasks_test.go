@@ -117,12 +117,12 @@ func TestServerEverythingTaskSurvivesARestart(t *testing.T) {
 	}
 }
 
-// startTasksMCPFlow runs mcpflow with src as its one source.
-func startTasksMCPFlow(t *testing.T, src config.Connection) (*process, *client.Client, string) {
+// startTasksMCPFlow runs mcpflow with srcs as its sources.
+func startTasksMCPFlow(t *testing.T, srcs ...config.Connection) (*process, *client.Client, string) {
 	t.Helper()
 	is := is.New(t)
 	dir := t.TempDir()
-	cfg := config.File{Version: 1, Server: config.Server{Store: config.Store{Root: filepath.Join(dir, "store")}, Sources: []config.Connection{src}}}
+	cfg := config.File{Version: 1, Server: config.Server{Store: config.Store{Root: filepath.Join(dir, "store")}, Sources: srcs}}
 	data, err := json.Marshal(cfg)
 	is.NoErr(err)
 	cfgPath := filepath.Join(dir, "mcpflow.json")

@@ -31,13 +31,14 @@ func runEvents(t *testing.T, st store.Store, id string) []store.RunEvent {
 	return events
 }
 
-// The report tool pauses after it reported, as a long call does (see
-// actors/session/reports_test.go).
+// The report tool answers right after its last report: the session
+// hands a call's reports over before its answer (see
+// actors/session/reports_order_test.go).
 
 func TestAStepsProgressAndLogsAreRunEventsStoredBeforeItsStepFinished(t *testing.T) {
 	is := is.New(t)
 	w := reportingWorld(t)
-	_, final := w.start(t, "run-reports", w.plan(t, "report"), workflow.Object{"progress": 3.0, "logs": 2.0, "level": "notice", "pause_ms": 100.0})
+	_, final := w.start(t, "run-reports", w.plan(t, "report"), workflow.Object{"progress": 3.0, "logs": 2.0, "level": "notice"})
 	is.Equal(final.Status, store.RunCompleted)
 
 	var progress []store.RunEvent
@@ -67,7 +68,7 @@ func TestAStepsProgressAndLogsAreRunEventsStoredBeforeItsStepFinished(t *testing
 func TestAStepsLogsPastTheCapAreDroppedAndCounted(t *testing.T) {
 	is := is.New(t)
 	w := reportingWorld(t)
-	_, final := w.start(t, "run-chatty", w.plan(t, "report"), workflow.Object{"logs": float64(run.DefaultStepLogs + 50), "pause_ms": 100.0})
+	_, final := w.start(t, "run-chatty", w.plan(t, "report"), workflow.Object{"logs": float64(run.DefaultStepLogs + 50)})
 	is.Equal(final.Status, store.RunCompleted)
 	logs, dropped := 0, 0
 	for _, e := range runEvents(t, w.store, "run-chatty") {
@@ -102,7 +103,7 @@ func TestAFloodOfNotificationsDuringOneCallGrowsNeitherTheStoreNorTheHeap(t *tes
 	w.callTimeout = 5 * time.Minute // go-sdk decodes each notification: some 30 s on an idle 2-core machine
 
 	began := time.Now()
-	_, final := w.start(t, "run-flood", plan, workflow.Object{"progress": 100_000.0, "logs": 100_000.0, "pause_ms": 100.0})
+	_, final := w.start(t, "run-flood", plan, workflow.Object{"progress": 100_000.0, "logs": 100_000.0})
 	took := time.Since(began)
 	is.Equal(final.Status, store.RunCompleted)
 	after := heapInUse()

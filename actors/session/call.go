@@ -71,6 +71,7 @@ func (a *Actor) start(w work) {
 		return
 	}
 	if task != nil {
+		task.token = token
 		go func() {
 			defer cancel()
 			result, err, rpcErr := task.run(ctx)

@@ -53,6 +53,7 @@ func (a *Actor) startConnect() {
 	level := conn.Client.Level()
 	engine, self, lease := a.engine, a.self, a.lease
 	client := a.newClient(attempt)
+	observe := func(t mcp.Transport) mcp.Transport { return a.observeNotices(t, attempt) }
 	h := &handoff{done: make(chan struct{}), client: client}
 	a.handoffs[attempt] = h
 	// live bounds the session's transport (an HTTP+SSE stream lives in
@@ -84,13 +85,14 @@ func (a *Actor) startConnect() {
 		if q, ok := t.(quieter); ok && opts.NoListen {
 			q.quiet()
 		}
+		observed := observe(t) // progress and log messages, read in order (noticeread.go)
 		if w, ok := t.(peerWatcher); ok {
 			w.watchPeer(func(err error, certain bool) {
 				engine.Send(self, peerGone{attempt: attempt, err: err, certain: certain})
 			})
 		}
 		timeout := time.AfterFunc(opts.ConnectTimeout, end)
-		cs, err := client.Connect(live, t, &mcp.ClientSessionOptions{ProtocolVersion: cmp.Or(conn.Transport.ProtocolVersion, opts.ProtocolVersion)})
+		cs, err := client.Connect(live, observed, &mcp.ClientSessionOptions{ProtocolVersion: cmp.Or(conn.Transport.ProtocolVersion, opts.ProtocolVersion)})
 		if !timeout.Stop() && err != nil {
 			err = fmt.Errorf("timed out after %s: %w", opts.ConnectTimeout, err)
 		}
@@ -133,7 +135,6 @@ func (a *Actor) newClient(attempt int) *mcp.Client {
 	// caller, who keeps them durably (mrtr.go), rather than to go-sdk's
 	// middleware, which would wait on the handlers inside the call.
 	opts := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
-	a.reportHandlers(opts, attempt) // progress and log messages (notices.go)
 	refuser := a.answerAsClient(attempt, opts)
 	build := func() *mcp.Client {
 		c := mcp.NewClient(clientInfo, opts)

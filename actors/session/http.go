@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -82,7 +83,7 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 		login, _ = authorized.(loginHolder)
 	}
 	// The configured headers are set first, the credentials after them.
-	watch := watch{expired: &atomic.Bool{}, keep: &atomic.Bool{}, pool: pool, peer: &peerHook{}, login: login}
+	watch := watch{expired: &atomic.Bool{}, keep: &atomic.Bool{}, pool: pool, peer: &peerHook{}, login: login, notices: &noticeHook{}}
 	origin, err := url.Parse(conn.Transport.URL)
 	if err != nil {
 		return nil, fmt.Errorf("connection %q: url %s: %w", conn.ID, config.ShowURL(conn.Transport.URL), err)
@@ -90,9 +91,10 @@ func (h HTTP) NewTransport(conn config.Connection) (mcp.Transport, error) {
 	limit := resultLimit(conn, h.MaxResultBytes)
 	client := &http.Client{
 		Transport: resultBound{
-			base:  keepSession{base: expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers, origin: origin}, expired: watch.expired, peer: watch.peer}, keep: watch.keep},
-			limit: limit,
-			log:   slog.With("connection", conn.ID),
+			base:    keepSession{base: expiryWatch{base: headerTransport{base: base, headers: conn.Transport.Headers, origin: origin}, expired: watch.expired, peer: watch.peer}, keep: watch.keep},
+			limit:   limit,
+			log:     slog.With("connection", conn.ID),
+			notices: watch.notices,
 		},
 		CheckRedirect: withoutReferer,
 	}
@@ -160,6 +162,14 @@ type watch struct {
 	pool  *http.Transport
 	peer  *peerHook
 	login loginHolder // the credentials' round tripper, when it can need a login
+	// notices gets the progress and log notifications its event streams
+	// carry (see noticeHooker).
+	notices *noticeHook
+}
+
+// hookNotices implements noticeHooker.
+func (w watch) hookNotices(notice func(method string, params json.RawMessage)) {
+	w.notices.hookNotices(notice)
 }
 
 // loginHolder is a credentials round tripper that can find that its

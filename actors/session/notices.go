@@ -1,7 +1,6 @@
 package session
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 	"strconv"
@@ -50,9 +49,9 @@ func tokenRun(token any) (uint64, bool) {
 	return run, err == nil
 }
 
-// notices is where the go-sdk goroutine that receives a session's
-// notifications/progress and notifications/message leaves them for the
-// actor.
+// notices is where the reader of a session's messages leaves its
+// notifications/progress and notifications/message for the actor
+// (noticeread.go).
 type notices struct {
 	mu       sync.Mutex
 	progress map[string]pendingProgress // the latest, by token
@@ -135,6 +134,15 @@ func (n *notices) addLog(attempt int, p *mcp.LoggingMessageParams) {
 	n.woke()
 }
 
+// malformed counts a notification of kind whose params could not be
+// read as dropped.
+func (n *notices) malformed(kind string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.dropped[kind]++
+	n.woke()
+}
+
 // woke wakes the actor unless it was woken already and has not taken
 // the notices since. n.mu is held.
 func (n *notices) woke() {
@@ -168,18 +176,6 @@ func tokenKey(token any) string {
 	return "n" + string(text)
 }
 
-// reportHandlers adds to opts the handlers of attempt's progress and log
-// notifications: they leave them in the actor's notices.
-func (a *Actor) reportHandlers(opts *mcp.ClientOptions, attempt int) {
-	n := a.notices
-	opts.ProgressNotificationHandler = func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-		n.addProgress(attempt, req.Params)
-	}
-	opts.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) {
-		n.addLog(attempt, req.Params)
-	}
-}
-
 // noticed wakes the actor to take its notices.
 type noticed struct{}
 
@@ -191,7 +187,7 @@ func (a *Actor) onNoticed() {
 	m, conn := a.opts.Metrics, a.conn.ID
 	for kind, n := range b.dropped {
 		m.UpstreamNotice(conn, kind, metrics.NoticeDropped, n)
-		slog.Warn("upstream notifications dropped past the session's pending bound", "connection", conn, "kind", kind, "dropped", n)
+		slog.Warn("upstream notifications dropped, past the session's pending bound or malformed", "connection", conn, "kind", kind, "dropped", n)
 	}
 	for kind, n := range b.coalesced {
 		m.UpstreamNotice(conn, kind, metrics.NoticeCoalesced, n)

@@ -57,19 +57,13 @@ func until(t *testing.T, got chan any) []any {
 	}
 }
 
-// The report tool pauses after it reported, as a long call does: go-sdk
-// hands a notification to its handler on a goroutine other than the one
-// that hands over the call's answer, so a report sent right before the
-// answer may reach the session after it (docs/decisions.md, "Issue 28:
-// progress and logs from upstream").
-
 func TestACallsProgressAndLogsReachItsCallerBeforeItsResultWithTheCallsCorrelation(t *testing.T) {
 	is := is.New(t)
 	opts := testOptions()
 	opts.Metrics = metrics.New()
 	e, pid := spawn(t, reporting(), opts)
 	me, got := caller(t, e)
-	e.Send(pid, session.CallTool{Connection: connID, Tool: "report", Arguments: fakes.CallArguments(map[string]any{"progress": 3, "logs": 2, "level": "warning", "pause_ms": 100}),
+	e.Send(pid, session.CallTool{Connection: connID, Tool: "report", Arguments: fakes.CallArguments(map[string]any{"progress": 3, "logs": 2, "level": "warning"}),
 		Deadline: time.Now().Add(patience), Reply: reply.At(me, 42), Reports: true})
 	msgs := until(t, got)
 	var progress []session.CallProgress
@@ -103,7 +97,7 @@ func TestALogMessageOutsideACallIsTheConnectionsAndAReportNobodyAskedForIsCounte
 	e, pid := spawn(t, reporting(), opts)
 
 	// A call whose caller takes no reports (a router): counted, not sent.
-	r := call(t, e, pid, "report", map[string]any{"progress": 1, "logs": 1, "pause_ms": 100})
+	r := call(t, e, pid, "report", map[string]any{"progress": 1, "logs": 1})
 	is.NoErr(r.Error.Err())
 	poll.For(t, "the unfollowed reports counted", patience, func() bool {
 		f := metricstest.Gather(t, opts.Metrics.Registry())
@@ -130,7 +124,7 @@ func TestTheServersLogLevelFiltersTheLogMessagesACallGets(t *testing.T) {
 	e, pid := h.engine, h.pid
 	me, got := caller(t, e)
 	send := func(level string) []session.CallLog {
-		e.Send(pid, session.CallTool{Connection: connID, Tool: "report", Arguments: fakes.CallArguments(map[string]any{"logs": 2, "level": level, "pause_ms": 100}),
+		e.Send(pid, session.CallTool{Connection: connID, Tool: "report", Arguments: fakes.CallArguments(map[string]any{"logs": 2, "level": level}),
 			Deadline: time.Now().Add(patience), Reply: reply.At(me, 1), Reports: true})
 		var logs []session.CallLog
 		for _, m := range until(t, got) {

@@ -19,6 +19,9 @@ type resultBound struct {
 	base  http.RoundTripper
 	limit int64
 	log   *slog.Logger
+	// notices gets the notifications of each event stream's events
+	// (noticeread.go).
+	notices *noticeHook
 }
 
 func (b resultBound) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -32,7 +35,7 @@ func (b resultBound) RoundTrip(r *http.Request) (*http.Response, error) {
 	case mediaType(resp.Header) == "application/json":
 		resp.Body = &jsonBody{src: resp.Body, size: resp.ContentLength, req: r, limit: b.limit}
 	case mediaType(resp.Header) == "text/event-stream":
-		resp.Body = newMessageReader(resp.Body, b.limit, true, r.Method == http.MethodPost, b.log)
+		resp.Body = newMessageReader(resp.Body, b.limit, true, r.Method == http.MethodPost, b.log, b.notices)
 	}
 	return resp, nil
 }

@@ -25,6 +25,9 @@ type messageReader struct {
 	sse            bool
 	endAfterAnswer bool
 	log            *slog.Logger
+	// notices gets each message read whole, in order, before the next
+	// one is read (noticeread.go); nil: nobody.
+	notices *noticeHook
 
 	msg []byte // the message being read, then handed out
 	off int    // how much of msg was handed out
@@ -32,8 +35,8 @@ type messageReader struct {
 }
 
 // newMessageReader reads the messages of src.
-func newMessageReader(src io.ReadCloser, limit int64, sse, endAfterAnswer bool, log *slog.Logger) *messageReader {
-	return &messageReader{src: src, in: bufio.NewReaderSize(src, 64<<10), limit: limit, sse: sse, endAfterAnswer: endAfterAnswer, log: log}
+func newMessageReader(src io.ReadCloser, limit int64, sse, endAfterAnswer bool, log *slog.Logger, notices *noticeHook) *messageReader {
+	return &messageReader{src: src, in: bufio.NewReaderSize(src, 64<<10), limit: limit, sse: sse, endAfterAnswer: endAfterAnswer, log: log, notices: notices}
 }
 
 func (m *messageReader) Read(p []byte) (int, error) {
@@ -76,8 +79,12 @@ func (m *messageReader) next() {
 		case err != nil:
 			m.err = err
 			return
-		case !m.sse || len(bytes.TrimRight(line, "\r\n")) == 0:
-			return // a line, or an event's blank line
+		case !m.sse:
+			m.notices.observe(m.msg) // a line
+			return
+		case len(bytes.TrimRight(line, "\r\n")) == 0:
+			m.notices.observe(eventData(m.msg)) // an event's blank line
+			return
 		}
 	}
 }

@@ -16,7 +16,7 @@ func TestAnEventOverTheLimitIsReplacedByTheAnswerToItsCallAndTheStreamGoesOn(t *
 		// An answer over the limit, its data over two lines, its id last.
 		"id: 4\r\ndata: {\"jsonrpc\":\"2.0\",\"result\":{\"text\":\"" + big + "\"},\r\ndata: \"id\":\"call-9\"}\r\n\r\n" +
 		"data: {\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{}}\n\n"
-	r := newMessageReader(io.NopCloser(strings.NewReader(stream)), 200, true, false, slog.Default())
+	r := newMessageReader(io.NopCloser(strings.NewReader(stream)), 200, true, false, slog.Default(), nil)
 	out, err := io.ReadAll(r)
 	is.NoErr(err)
 	is.Equal(string(out), "data: "+string(tooLargeAnswer([]byte(`"call-9"`), 200))+"\n\n"+ // the notification is dropped
@@ -27,7 +27,7 @@ func TestTheStreamOfAPostEndsAfterTheAnswerMadeForItsCall(t *testing.T) {
 	is := is.New(t)
 	stream := "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"text\":\"" + strings.Repeat("x", 300) + "\"}}\n\n" +
 		"data: {\"jsonrpc\":\"2.0\",\"method\":\"never/read\"}\n\n"
-	r := newMessageReader(io.NopCloser(strings.NewReader(stream)), 200, true, true, slog.Default())
+	r := newMessageReader(io.NopCloser(strings.NewReader(stream)), 200, true, true, slog.Default(), nil)
 	out, err := io.ReadAll(r)
 	is.NoErr(err)
 	is.Equal(string(out), "data: "+string(tooLargeAnswer([]byte("3"), 200))+"\n\n")

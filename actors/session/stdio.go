@@ -3,6 +3,7 @@ package session
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -150,7 +151,10 @@ type stdioTransport struct {
 	redact func(string) string
 	stderr *tail    // the last lines of its stderr, for a failed connect
 	peer   peerHook // told when the process exits
-	limit  int64    // the bound on one line of its stdout (max_result_bytes)
+	// notices gets the progress and log notifications of its stdout
+	// (see noticeHooker).
+	notices noticeHook
+	limit   int64 // the bound on one line of its stdout (max_result_bytes)
 
 	mu       sync.Mutex
 	started  bool
@@ -170,6 +174,11 @@ type stdioTransport struct {
 // watchPeer implements peerWatcher: gone hears of the process's exit.
 func (t *stdioTransport) watchPeer(gone func(err error, certain bool)) { t.peer.watchPeer(gone) }
 
+// hookNotices implements noticeHooker.
+func (t *stdioTransport) hookNotices(notice func(method string, params json.RawMessage)) {
+	t.notices.hookNotices(notice)
+}
+
 // Connect starts the process and connects to it over its stdin/stdout.
 // Closing the connection runs the stop sequence.
 func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -182,7 +191,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	// session, only lets the answer that replaces an oversize line
 	// through (and stops a message that spans lines, which MCP's stdio
 	// transport does not allow).
-	lines := newMessageReader(io.NopCloser(t.stdout), t.limit, false, false, t.log)
+	lines := newMessageReader(io.NopCloser(t.stdout), t.limit, false, false, t.log, &t.notices)
 	conn, err := (&mcp.IOTransport{Reader: lines, Writer: stdinWriter{t}, MaxLineLength: int(t.limit + limitSlack)}).Connect(ctx)
 	if err != nil {
 		return nil, err

@@ -203,6 +203,8 @@ func (l *httpLink) other(ctx context.Context, msg jsonrpc.Message) {
 		slog.Debug("an answer to another request on a task request's stream, dropped")
 	case req.Method == methodTaskStatus:
 		l.wake.status(req.Params)
+	case req.Method == methodProgress || req.Method == methodLog:
+		// taken already, as the stream was read (resultBound's messageReader)
 	case !req.IsCall():
 		slog.Debug("an upstream notification on a task request's stream, dropped", "method", req.Method)
 	default:

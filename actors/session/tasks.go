@@ -97,6 +97,10 @@ type taskRun struct {
 	// leave is called when the call ends and leaves its task running
 	// upstream: the session is kept for it (keepUpstream).
 	leave func()
+	// token is the progressToken of the call that creates the task: the
+	// server reports the task's progress under it for the task's life, and
+	// the session hands that progress to the call, as an ordinary call's.
+	token string
 }
 
 // run calls the tool as a task, or continues the task call.Task.Resume
@@ -129,9 +133,12 @@ func (r taskRun) create(ctx context.Context) (task, *mcp.CallToolResult, error) 
 	if len(args) == 0 {
 		args = emptyArguments
 	}
-	p := taskCallParams{Name: r.call.Tool, Arguments: args}
-	if m := tracing.Meta(r.call.TraceParent, r.call.TraceState); m != nil {
-		p.Meta = m
+	p := taskCallParams{Name: r.call.Tool, Arguments: args, Meta: tracing.Meta(r.call.TraceParent, r.call.TraceState)}
+	if r.token != "" {
+		if p.Meta == nil {
+			p.Meta = mcp.Meta{}
+		}
+		p.Meta["progressToken"] = r.token
 	}
 	raw, err := r.link.call(ctx, "tools/call", p)
 	if err != nil {

@@ -19,19 +19,22 @@ import (
 )
 
 // taskAnswers is an actor that takes a task call's answers: the task it
-// created, then its result.
+// created, its progress, then its result.
 type taskAnswers struct {
-	pid     *actor.PID
-	created chan session.TaskCreated
-	results chan session.ToolResult
+	pid      *actor.PID
+	created  chan session.TaskCreated
+	progress chan session.CallProgress
+	results  chan session.ToolResult
 }
 
 func newTaskAnswers(e *actor.Engine) *taskAnswers {
-	a := &taskAnswers{created: make(chan session.TaskCreated, 4), results: make(chan session.ToolResult, 4)}
+	a := &taskAnswers{created: make(chan session.TaskCreated, 4), progress: make(chan session.CallProgress, 16), results: make(chan session.ToolResult, 4)}
 	a.pid = e.SpawnFunc(func(c *actor.Context) {
 		switch m := c.Message().(type) {
 		case session.TaskCreated:
 			a.created <- m
+		case session.CallProgress:
+			a.progress <- m
 		case session.ToolResult:
 			a.results <- m
 		}
@@ -101,6 +104,24 @@ func TestATaskToolIsListedAndItsTaskPolledToItsResult(t *testing.T) {
 	is.Equal(fakes.ToolOutput(t, r), map[string]any{"content": []any{map[string]any{"type": "text", "text": "report: tides"}}}) // the task's result, not the CreateTaskResult
 	methods := upstream.Methods()
 	is.Equal(methods[len(methods)-5:], []string{"tools/call", "tasks/get", "tasks/get", "tasks/get", "tasks/result"}) // polled until done, then its result fetched
+}
+
+func TestATasksProgressReachesItsCallerAsACallsDoes(t *testing.T) {
+	is := is.New(t)
+	_, url := taskServer(t, 2) // two polls find it working, each reports
+	e := newEngine(t)
+	pid := taskSession(t, e, url, nil)
+	to := newTaskAnswers(e)
+	call := research(to, "tides", &session.TaskCall{})
+	call.Reports = true
+	e.Send(pid, call)
+	r := next(t, to.results)
+	is.NoErr(r.Error.Err())
+	var last session.CallProgress
+	for len(to.progress) > 0 { // what came before the result
+		last = <-to.progress
+	}
+	is.Equal(last, session.CallProgress{CorrelationID: 7, Progress: 2, Total: 3, Message: "poll 2"}) // under the call's progressToken, the task's last progress
 }
 
 func TestAFailedTaskFailsTheCallWithItsStatusMessage(t *testing.T) {

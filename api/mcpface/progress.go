@@ -3,17 +3,23 @@ package mcpface
 import (
 	"context"
 	"fmt"
-	"github.com/mcpflow/mcpflow/api/protocol"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
 // progress reports a run's steps to a client that sent a progressToken:
 // each step started or finished is a notification ("node: capability →
-// outcome"), and while a step runs a heartbeat goes out at least every
-// heartbeat, so that a host does not give up on a long call (Claude Code
-// does after about 300 s of silence).
+// outcome"), so is each progress the step's upstream reported
+// (step_progress: "node: capability → 2/5 message"), and while a step
+// runs a heartbeat goes out at least every heartbeat, so that a host does
+// not give up on a long call (Claude Code does after about 300 s of
+// silence). The notification's own progress is the run's (steps
+// finished, and a growing fraction between two): an upstream's counts are
+// its call's, and would not grow across the run's steps.
 type progress struct {
 	req      *mcp.CallToolRequest
 	token    any
@@ -51,13 +57,29 @@ func (p *progress) beat() <-chan time.Time {
 	return p.timer.C
 }
 
-// event reports a step started or finished.
+// event reports a step started or finished, or its upstream's progress.
 func (p *progress) event(ctx context.Context, e protocol.RunEvent) {
+	if msg, ok := p.message(e); ok {
+		p.last = msg
+		p.send(ctx, msg)
+	}
+}
+
+// message is what e reports, if it is a step started or finished or its
+// upstream's progress, and counts a finished step.
+func (p *progress) message(e protocol.RunEvent) (string, bool) {
 	if e.Step == nil {
-		return
+		return "", false
 	}
 	step := e.Step
 	key := step.FrameID + "/" + step.NodeID
+	switch e.Kind {
+	case "step_started", "step_finished":
+	case "step_progress":
+		return p.upstream(step.NodeID, p.calls[key], e.Progress)
+	default:
+		return "", false // a step's log: not progress
+	}
 	what := step.Capability
 	if what != "" {
 		if p.calls == nil {
@@ -67,13 +89,30 @@ func (p *progress) event(ctx context.Context, e protocol.RunEvent) {
 	} else if what = p.calls[key]; what == "" {
 		what = step.StepType
 	}
-	msg := fmt.Sprintf("%s: %s → started", step.NodeID, what)
 	if e.Kind == "step_finished" {
 		p.finished, p.since = p.finished+1, 0
-		msg = fmt.Sprintf("%s: %s → %s", step.NodeID, what, step.Outcome)
+		return fmt.Sprintf("%s: %s → %s", step.NodeID, what, step.Outcome), true
 	}
-	p.last = msg
-	p.send(ctx, msg)
+	return fmt.Sprintf("%s: %s → started", step.NodeID, what), true
+}
+
+// upstream is the message of a progress the upstream of node's call
+// (capability what) sent: "node: what → 2/5 message".
+func (p *progress) upstream(node, what string, up *protocol.RunEventProgress) (string, bool) {
+	if up == nil {
+		return "", false
+	}
+	if what == "" {
+		what = "call"
+	}
+	msg := fmt.Sprintf("%s: %s → %g", node, what, up.Progress)
+	if up.Total != nil {
+		msg += fmt.Sprintf("/%g", *up.Total)
+	}
+	if up.Message != "" {
+		msg += " " + up.Message
+	}
+	return msg, true
 }
 
 // heartbeat says the run still runs.
@@ -101,7 +140,11 @@ func (p *progress) send(ctx context.Context, msg string) {
 		return
 	}
 	if len(msg) > maxProgressMessage {
-		msg = msg[:maxProgressMessage]
+		cut := maxProgressMessage
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut]
 	}
 	params := &mcp.ProgressNotificationParams{ProgressToken: p.token, Message: msg, Progress: p.next()}
 	if p.total > 0 {

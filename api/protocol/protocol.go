@@ -4,6 +4,8 @@
 // contract; do not rename them.
 package protocol
 
+import "encoding/json"
+
 // Object is a JSON object.
 type Object = map[string]any
 
@@ -417,6 +419,24 @@ type SessionStatus struct {
 	// LoginHost is, in state needs_login, the host of the authorization
 	// URL `mcpflow sources login` goes to.
 	LoginHost *string `json:"login_host,omitempty"`
+	// Logs are the connection's own log messages, newest last (an
+	// extension).
+	Logs []ConnectionLog `json:"logs,omitempty"`
+}
+
+// ConnectionLog is a log message of a connection's upstream session that
+// was no call's (an extension): it came while no call was in flight on
+// the session, or while several were (CallsInFlight). Data is bounded and
+// redacted of the connection's secrets; Generation is 0 when the session
+// it came on is an earlier one whose generation is not known.
+type ConnectionLog struct {
+	AtEpochMs     int64           `json:"at_epoch_ms"`
+	Generation    int64           `json:"generation"`
+	CallsInFlight int             `json:"calls_in_flight"`
+	Level         string          `json:"level"`
+	Logger        string          `json:"logger,omitempty"`
+	Data          json.RawMessage `json:"data,omitempty"`
+	Truncated     bool            `json:"truncated,omitempty"`
 }
 
 // ConnectionStatus is one row of workflow.admin.connection_statuses.list.

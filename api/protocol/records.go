@@ -177,6 +177,9 @@ type InspectSourceResult struct {
 	SourceStatus
 	Capabilities SourceCapabilityInventory `json:"capabilities"`
 	Diagnostics  *SourceDiagnosis          `json:"diagnostics,omitempty"`
+	// ConnectionLogs are a connection's own log messages, newest last (an
+	// extension; see SessionStatus.Logs).
+	ConnectionLogs []ConnectionLog `json:"connection_logs,omitempty"`
 }
 
 // SourceDiagnosis is the manifest's SourceDiagnosisResult: status "ok" or

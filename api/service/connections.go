@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -81,7 +82,25 @@ func sessionStatus(c config.Connection, st session.Status) protocol.SessionStatu
 		SessionsOpened: st.SessionsOpened, Restarts: st.Restarts, CallsInFlight: st.CallsInFlight, CallsQueued: st.CallsQueued,
 		MissedPings: st.MissedPings, LastError: optional(session.Redact(c, st.LastError)), LastErrorAtEpochMs: ms(st.LastErrorAt),
 		LastSuccessAtEpochMs: ms(st.LastSuccessAt), NextAttemptAtEpochMs: ms(st.NextAttemptAt), LoginHost: optional(st.LoginHost),
+		Logs: connectionLogs(c, st.Logs),
 	}
+}
+
+// connectionLogs are a connection's own log messages as the API shows
+// them: their data redacted of the connection's secrets (an upstream may
+// log its environment), and still JSON (else the redacted text as a JSON
+// string).
+func connectionLogs(c config.Connection, logs []session.ConnectionLog) []protocol.ConnectionLog {
+	out := make([]protocol.ConnectionLog, 0, len(logs))
+	for _, l := range logs {
+		data := json.RawMessage(session.Redact(c, string(l.Log.Data)))
+		if len(data) > 0 && !json.Valid(data) {
+			data, _ = json.Marshal(string(data))
+		}
+		out = append(out, protocol.ConnectionLog{AtEpochMs: l.At.UnixMilli(), Generation: l.Generation, CallsInFlight: l.CallsInFlight,
+			Level: l.Log.Level, Logger: session.Redact(c, l.Log.Logger), Data: data, Truncated: l.Log.Truncated})
+	}
+	return out
 }
 
 func (s *Service) refreshCatalog(ctx context.Context, p protocol.RefreshCatalogParams) (protocol.RefreshCatalogResult, error) {

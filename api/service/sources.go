@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -135,7 +136,28 @@ func (s *Service) inspectSource(ctx context.Context, p protocol.InspectSourcePar
 	if err != nil {
 		diagnosis = protocol.SourceDiagnosis{SourceID: src.status.ID, Status: diagnosisError, Diagnostics: []protocol.DependencyDiag{}, Message: ptr("Diagnostics unavailable")}
 	}
-	return protocol.InspectSourceResult{SourceStatus: src.status, Capabilities: src.inventory, Diagnostics: &diagnosis}, nil
+	res := protocol.InspectSourceResult{SourceStatus: src.status, Capabilities: src.inventory, Diagnostics: &diagnosis}
+	if src.conn != nil {
+		res.ConnectionLogs = s.connectionLogsOf(ctx, *src.conn)
+	}
+	return res, nil
+}
+
+// connectionLogsOf are c's own log messages, from its session's live
+// status; none when that cannot be read (the inspect answers without
+// them).
+func (s *Service) connectionLogsOf(ctx context.Context, c config.Connection) []protocol.ConnectionLog {
+	live, err := s.Supervisor.Statuses(ctx)
+	if err != nil {
+		slog.Warn("sources inspect: the session statuses could not be read", "source", c.ID, "err", err)
+		return nil
+	}
+	for _, st := range live {
+		if st.Connection == c.ID && len(st.Logs) > 0 {
+			return connectionLogs(c, st.Logs)
+		}
+	}
+	return nil
 }
 
 func (s *Service) diagnoseSource(ctx context.Context, p protocol.InspectSourceParams) (protocol.SourceDiagnosis, error) {

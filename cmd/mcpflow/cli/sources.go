@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,7 +34,27 @@ func newSourcesInspectCommand(r *remote) *cobra.Command {
 			t.pairs("status", s.Diagnostics.Status, "message", s.Diagnostics.Message)
 			diagnosticRows(t, s.Diagnostics.Diagnostics)
 		}
+		connectionLogRows(t, s.ConnectionLogs)
 	})
+}
+
+// connectionLogRows shows a connection's own log messages (those that
+// were no call's), oldest first: time, level, logger, the session's
+// generation and the calls in flight when it came, and its data.
+func connectionLogRows(t *table, logs []p.ConnectionLog) {
+	if len(logs) == 0 {
+		return
+	}
+	t.line("")
+	t.line("connection logs (not any one call's):")
+	t.row("TIME", "LEVEL", "LOGGER", "SESSION", "CALLS IN FLIGHT", "DATA")
+	for _, l := range logs {
+		data := string(l.Data)
+		if l.Truncated {
+			data += " (cut)"
+		}
+		t.row(time.UnixMilli(l.AtEpochMs).Format(time.TimeOnly), l.Level, l.Logger, l.Generation, l.CallsInFlight, data)
+	}
 }
 
 // sourceOffers is what `sources resources` and `sources prompts` print

@@ -113,6 +113,19 @@ export type CompileDraftWorkspaceSuccess = {
   required_capabilities: { [key: string]: RequiredCapabilityPayload };
 };
 
+/** mcpflow extension: a log message (notifications/message) of a connection's upstream session that was no call's: it came while no call was in flight on the session, or while several were (calls_in_flight says how many). Its data is bounded to 2048 bytes of JSON (truncated when cut) and redacted of the connection's secrets. Kept in memory, the newest 20 per connection. */
+export type ConnectionLogPayload = {
+  at_epoch_ms: number;
+  calls_in_flight: number;
+  /** The message's data, any JSON value. */
+  data?: Json;
+  /** The generation of the session it came on; 0 when it came on an earlier session whose generation is not known. */
+  generation: number;
+  level: string;
+  logger?: string;
+  truncated?: boolean;
+};
+
 /** Configured connection inventory row with provider extensions preserved. */
 export type ConnectionPayload = {
   account: string;
@@ -136,6 +149,12 @@ export type ConnectionStatusPayload = {
   prompt_count?: number;
   resource_count?: number;
   server?: string;
+  /** mcpflow extension: the live state of the connection's upstream session: state, generation, sessions_opened, restarts, calls_in_flight, calls_queued, missed_pings, last_error and its time, last success, next attempt, login_host, and logs, its connection logs. */
+  session?: {
+    /** mcpflow extension: the connection's own log messages, newest last (see ConnectionLogPayload). */
+    logs?: ConnectionLogPayload[];
+    [key: string]: unknown;
+  };
   [key: string]: unknown;
 };
 
@@ -441,6 +460,8 @@ export type InspectRegistryEntryResult = {
 /** Full source inventory with optional diagnostics supplied by the runtime. */
 export type InspectSourceResult = {
   capabilities: SourceCapabilityInventoryPayload;
+  /** mcpflow extension: the connection's own log messages, newest last (see ConnectionLogPayload). */
+  connection_logs?: ConnectionLogPayload[];
   description: string | null;
   diagnostics?: SourceDiagnosisResult | SourceDiagnosticsUnavailablePayload;
   enabled: boolean;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunEventNotification } from "../api/generated";
-import { applyEvent, emptyRun, fromResult, sessionReplacedText, withTrace, type RunView } from "./runState";
+import { applyEvent, emptyRun, fromResult, logText, progressText, sessionReplacedText, withTrace, type RunView } from "./runState";
 
 const ev = (sequence: number, kind: RunEventNotification["kind"], rest: Partial<RunEventNotification>, t = sequence * 10): RunEventNotification => ({
   subscription_id: "sub_1", run_id: "run_1", sequence, kind, timestamp_epoch_ms: t, ...rest,
@@ -40,6 +40,20 @@ describe("the run-event reducer", () => {
     expect(r.endedMs).toBeUndefined(); // interrupted: not ended
     const done = applyEvent(r, ev(7, "status", { status: { status: "failed", terminal: true, trace_count: 2, error: "the tool said no" } }, 990));
     expect([done.startedMs, done.endedMs, done.error]).toEqual([10, 990, "the tool said no"]);
+  });
+  it("keeps a running step's latest upstream progress and its log lines", () => {
+    const r = fold([
+      ...events.slice(0, 2),
+      ev(3, "step_progress", { step: { frame_id: "root", node_id: "call", call_id: "c1" }, progress: { progress: 1, total: 5 } }),
+      ev(4, "step_log", { step: { frame_id: "root", node_id: "call", call_id: "c1" }, log: { level: "info", logger: "srv", data: "copying" } }),
+      ev(5, "step_progress", { step: { frame_id: "root", node_id: "call", call_id: "c1" }, progress: { progress: 3, total: 5, message: "copying" } }),
+      ev(6, "step_log", { step: { frame_id: "root", node_id: "call", call_id: "c1" }, log: { level: "error", data: { code: 7 }, truncated: true } }),
+    ]);
+    expect(r.timeline[0].state).toBe("running");
+    expect(progressText(r.timeline[0].progress!)).toBe("3/5 – copying");
+    expect(r.timeline[0].logs!.map(logText)).toEqual(["info srv: copying", 'error: {"code":7} (cut)']);
+    expect(progressText({ progress: 0.5 })).toBe("0.5");
+    expect(logText({ level: "warning", data: "x", dropped: 12 })).toBe("warning: x (12 more not kept)");
   });
   it("holds the pending interrupt", () => {
     const r = fold(events);

@@ -1,7 +1,7 @@
 // The run-event reducer: a run's events (workflow.runs.event), folded
 // into what its page shows: each step's state and duration, the timeline,
 // the status and the pending interrupt. Pure, no React.
-import type { InterruptPayload, JsonObject, RunEventNotification, RunEventSessionPayload, RunResult, TraceEntryPayload } from "../api/generated";
+import type { InterruptPayload, JsonObject, RunEventLogPayload, RunEventNotification, RunEventProgressPayload, RunEventSessionPayload, RunResult, TraceEntryPayload } from "../api/generated";
 
 export type StepState = "running" | "ok" | "error" | "interrupted";
 
@@ -20,6 +20,10 @@ export interface TimelineEntry {
   stateChanges?: string[];
   input?: JsonObject;
   output?: JsonObject;
+  /** the latest progress its upstream reported (step_progress) */
+  progress?: RunEventProgressPayload;
+  /** what its upstream logged during its call (step_log), oldest first */
+  logs?: RunEventLogPayload[];
 }
 
 export interface RunView {
@@ -76,6 +80,17 @@ export function applyEvent(run: RunView, ev: RunEventNotification): RunView {
       next.nodes = { ...run.nodes, [s.node_id]: { state, durationMs } };
       break;
     }
+    case "step_progress":
+    case "step_log": {
+      const s = ev.step;
+      if (!s) break;
+      const idx = findStep(run.timeline, s.frame_id, s.node_id);
+      if (idx < 0) break;
+      const t = run.timeline[idx];
+      const upd: TimelineEntry = ev.kind === "step_progress" ? { ...t, progress: ev.progress ?? t.progress } : ev.log ? { ...t, logs: [...(t.logs ?? []), ev.log] } : t;
+      next.timeline = run.timeline.map((e, i) => (i === idx ? upd : e));
+      break;
+    }
     case "session_replaced":
       if (ev.session) next.sessionsReplaced = [...(run.sessionsReplaced ?? []), ev.session];
       break;
@@ -104,6 +119,30 @@ export function sessionReplacedText(s: RunEventSessionPayload): string {
   const where = s.scope ? `${s.connection} (${s.scope})` : s.connection;
   const restarted = s.restarted ? ", opened since mcpflow restarted" : "";
   return `session of ${where} replaced: generation ${s.old_generation} → ${s.new_generation}${restarted}; the state of the old session is gone`;
+}
+
+/** progressText says a step's upstream progress as "3/5 – message" (no total: "3 – message"). */
+export function progressText(p: RunEventProgressPayload): string {
+  const count = p.total !== undefined ? `${p.progress}/${p.total}` : `${p.progress}`;
+  return p.message ? `${count} – ${p.message}` : count;
+}
+
+/** logText says a step's log line: its level, logger and data (a string as it is, else its JSON). */
+export function logText(l: RunEventLogPayload): string {
+  const data = typeof l.data === "string" ? l.data : l.data === undefined ? "" : JSON.stringify(l.data);
+  const cut = l.truncated ? " (cut)" : "";
+  const dropped = l.dropped ? ` (${l.dropped} more not kept)` : "";
+  return `${l.level}${l.logger ? ` ${l.logger}` : ""}: ${data}${cut}${dropped}`;
+}
+
+/** findStep is the step a report is about: its open entry, else its latest. */
+function findStep(timeline: TimelineEntry[], frameId: string, nodeId: string): number {
+  const open = findOpen(timeline, frameId, nodeId);
+  if (open >= 0) return open;
+  for (let i = timeline.length - 1; i >= 0; i--) {
+    if (timeline[i].frameId === frameId && timeline[i].nodeId === nodeId) return i;
+  }
+  return -1;
 }
 
 function findOpen(timeline: TimelineEntry[], frameId: string, nodeId: string): number {

@@ -1,13 +1,14 @@
 import { useEffect, useState } from "react";
 import { followAdmin } from "../api/follow";
-import type { AdminEventNotification, AdminEventPayload, ConnectionStatusPayload, RunSummary, RunsListParams } from "../api/generated";
+import type { AdminEventNotification, AdminEventPayload, ConnectionLogPayload, ConnectionStatusPayload, RunSummary, RunsListParams } from "../api/generated";
 import { ErrorBox, Status } from "../components/Json";
 import { Ago, Duration } from "../components/Time";
 import { listRuns, noFilter } from "../lib/runsQuery";
+import { logText } from "../lib/runState";
 import { errorText, useLoad } from "../hooks";
 import { href, useSession } from "../session";
 
-type Session = { state?: string; generation?: number; sessions_opened?: number; restarts?: number; calls_in_flight?: number; last_error?: string | null };
+type Session = { state?: string; generation?: number; sessions_opened?: number; restarts?: number; calls_in_flight?: number; last_error?: string | null; logs?: ConnectionLogPayload[] };
 
 function sessionOf(s: ConnectionStatusPayload): Session {
   return (s.session ?? {}) as Session;
@@ -111,6 +112,7 @@ export function Overview() {
           </table>
         </div>
       )}
+      {statuses.data && <ConnectionLogs statuses={statuses.data.statuses} />}
       <div className="cols">
         <div>
           <h2>Recent runs</h2>
@@ -131,6 +133,33 @@ export function Overview() {
         </div>
       </div>
     </section>
+  );
+}
+
+/** ConnectionLogs shows each connection's own log messages: those its upstream sent outside any one call. */
+function ConnectionLogs({ statuses }: { statuses: ConnectionStatusPayload[] }) {
+  const withLogs = statuses.filter((s) => (sessionOf(s).logs ?? []).length > 0);
+  if (withLogs.length === 0) return null;
+  return (
+    <>
+      <h2>Connection logs</h2>
+      <p className="muted">What an upstream logged outside any one call (newest last).</p>
+      {withLogs.map((s) => (
+        <details key={s.connection_id} data-connection-logs={s.connection_id}>
+          <summary>
+            {s.connection_id} · {sessionOf(s).logs!.length} messages
+          </summary>
+          <ol className="step-logs" aria-label={`logs of ${s.connection_id}`}>
+            {sessionOf(s).logs!.map((l, i) => (
+              <li key={i} data-level={l.level}>
+                <time>{new Date(l.at_epoch_ms).toLocaleTimeString()}</time> {logText(l)}
+                {l.calls_in_flight > 1 ? <small> ({l.calls_in_flight} calls in flight)</small> : null}
+              </li>
+            ))}
+          </ol>
+        </details>
+      ))}
+    </>
   );
 }
 

@@ -9,7 +9,7 @@ import { Ago, Duration } from "../components/Time";
 import { SchemaForm } from "../components/SchemaForm";
 import { errorText, useLoad } from "../hooks";
 import { projectPlan } from "../lib/graph";
-import { applyEvent, emptyRun, fromResult, sessionReplacedText, withTrace, type RunView } from "../lib/runState";
+import { applyEvent, emptyRun, fromResult, logText, progressText, sessionReplacedText, withTrace, type RunView } from "../lib/runState";
 import { buildForm, initialValue, validate } from "../lib/schemaForm";
 import { formatDuration } from "../lib/time";
 import { href, useSession } from "../session";
@@ -147,7 +147,23 @@ export function RunPage({ runId }: { runId: string }) {
                     <strong>{t.nodeId}</strong> <Status status={t.state} /> {t.outcome ? `→ ${t.outcome}` : ""} {t.capability ? <code>{t.capability}</code> : null}
                     {t.startedMs !== undefined && t.finishedMs !== undefined ? ` · ${formatDuration(t.finishedMs - t.startedMs)}` : ""}
                     {t.frameId !== "root" ? <small> in {t.frameId}</small> : null}
+                    {t.progress && t.state === "running" && (
+                      <span className="step-progress" data-progress={progressText(t.progress)}>
+                        {" "}
+                        {t.progress.total !== undefined && t.progress.total > 0 && <progress value={t.progress.progress} max={t.progress.total} aria-label={`progress of ${t.nodeId}`} />} {progressText(t.progress)}
+                      </span>
+                    )}
+                    {t.logs && t.logs.length > 0 ? <small> · {t.logs.length} log lines</small> : null}
                   </summary>
+                  {t.logs && t.logs.length > 0 && (
+                    <ol className="step-logs" aria-label={`logs of ${t.nodeId}`}>
+                      {t.logs.map((l, i) => (
+                        <li key={i} data-level={l.level}>
+                          {logText(l)}
+                        </li>
+                      ))}
+                    </ol>
+                  )}
                   {t.error && <p className="error">{t.error}</p>}
                   {t.input !== undefined && <Json value={t.input} label={`input of ${t.nodeId}`} />}
                   {t.output !== undefined && <Json value={t.output} label={`output of ${t.nodeId}`} />}
