@@ -171,7 +171,7 @@ func (a *Actor) onAsked(m asked) {
 	switch len(calls) {
 	case 0:
 		refuse(metrics.UpstreamRefusedNoCall, fmt.Sprintf(
-			"mcpflow answers a %s request only during a tool call of a run, and no call is in flight on source %q's session", q.kind, a.conn.ID))
+			"mcpflow answers %s requests only during a tool call of a run, and no call is in flight on source %q's session", q.kind, a.conn.ID))
 		return
 	case 1:
 	default:
