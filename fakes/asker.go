@@ -129,7 +129,7 @@ func (k *Asker) record(ctx context.Context, answer string, err error) string {
 
 type askOut struct {
 	Action  string         `json:"action"`
-	Content map[string]any `json:"content,omitempty"`
+	Content map[string]any `json:"content"` // {} unless accepted
 }
 
 func (k *Asker) ask(ctx context.Context, req *mcp.CallToolRequest, in message) (*mcp.CallToolResult, askOut, error) {
@@ -145,6 +145,9 @@ func (k *Asker) ask(ctx context.Context, req *mcp.CallToolRequest, in message) (
 		got = "accept " + string(data)
 	}
 	k.record(ctx, got, nil)
+	if res.Content == nil {
+		res.Content = map[string]any{}
+	}
 	return nil, askOut{Action: res.Action, Content: res.Content}, nil
 }
 

@@ -92,6 +92,13 @@ func newWorld(t *testing.T) *world {
 // fakes.NewServer).
 func newWorldServing(t *testing.T, newServer func() *mcp.Server) *world {
 	t.Helper()
+	return newWorldAnswering(t, newServer, nil)
+}
+
+// newWorldAnswering is newWorldServing whose connection answers its
+// server as client says (nil: the defaults).
+func newWorldAnswering(t *testing.T, newServer func() *mcp.Server, client *config.Client) *world {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
@@ -102,7 +109,7 @@ func newWorldServing(t *testing.T, newServer func() *mcp.Server) *world {
 	w.replies = newRouter(t, e)
 	opts := supervisor.DefaultOptions()
 	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 2*time.Second, 2*time.Second, time.Second
-	conns := []config.Connection{{Kind: "mcp", ID: "fake.one", Transport: config.Transport{Kind: "inmemory"}}}
+	conns := []config.Connection{{Kind: "mcp", ID: "fake.one", Transport: config.Transport{Kind: "inmemory"}, Client: client}}
 	w.sup = supervisor.Spawn(e, conns, w.rec, w.store, opts)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
@@ -142,6 +149,38 @@ func (w *world) start(t *testing.T, id string, plan workflow.Plan, input workflo
 // startWith is start with execution options.
 func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input workflow.Object, opts workflow.Options) (run.Started, store.Run) {
 	t.Helper()
+	l := w.launch(t, id, plan, input, opts, time.Time{})
+	return l.ack, l.stopped(t)
+}
+
+// launched is a run actor a test spawned, acknowledged.
+type launched struct {
+	pid  *actor.PID
+	ack  run.Started
+	done *reply.Expected[run.Stopped]
+	// patience bounds the wait for done.
+	patience time.Duration
+}
+
+// stopped waits for the run to stop or pause, and returns its record.
+func (l launched) stopped(t *testing.T) store.Run {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), l.patience)
+	defer cancel()
+	stopped, err := l.done.Wait(ctx)
+	if err != nil {
+		t.Logf("run %s not done: %v", l.ack.Run.ID, err)
+	}
+	is.NoErr(err) // the run finished
+	return stopped.Run
+}
+
+// launch spawns a run actor of plan, as the service does, and waits for
+// its start acknowledgement.
+func (w *world) launch(t *testing.T, id string, plan workflow.Plan, input workflow.Object, opts workflow.Options, deadline time.Time) launched {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
@@ -153,13 +192,13 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 	if w.runs != nil {
 		runs = w.runs
 	}
-	w.engine.Spawn(run.New(run.Spec{
+	pid := w.engine.Spawn(run.New(run.Spec{
 		Record: store.Run{
 			ID: id, DeploymentID: "dep-1", ArtifactID: "art-1", ArtifactVersion: 1,
 			Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input,
 			CreatedAt: now, UpdatedAt: now,
 		},
-		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts,
+		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts, Deadline: deadline,
 		Supervisor: w.sup.PID(), Store: runs,
 		CallTimeout: cmp.Or(w.callTimeout, 2*time.Second), StoreTimeout: 2 * time.Second,
 		Started: started.To(), Done: done.To(), Metrics: w.metrics,
@@ -169,15 +208,7 @@ func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input wor
 		t.Logf("run %s not acknowledged: %v", id, err)
 	}
 	is.NoErr(err) // the run acknowledged its start
-	ctx, cancel := context.WithTimeout(context.Background(), patience+w.callTimeout)
-	defer cancel()
-	stopped, err := done.Wait(ctx)
-	final := stopped.Run
-	if err != nil {
-		t.Logf("run %s not done: %v", id, err)
-	}
-	is.NoErr(err) // the run finished
-	return ack, final
+	return launched{pid: pid, ack: ack, done: done, patience: patience + w.callTimeout}
 }
 
 func TestRunCompletesAndStoresItsRecordWithTheTrace(t *testing.T) {

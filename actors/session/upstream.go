@@ -17,11 +17,14 @@ import (
 )
 
 // JSON-RPC error codes mcpflow answers a server's request with: one its
-// client block refuses (as a client that does not support the method),
-// one it cannot hand to a run, and a sampling request its answerer
-// declined (MCP's "user rejected sampling request").
+// client block refuses, one it cannot hand to a run, and a sampling
+// request its answerer declined (MCP's "user rejected sampling request").
+// A refusal is not -32601 (method not found), as a client that lacks the
+// method would answer: go-sdk replaces the message of a -32601 error with
+// "method not found", and the server would never read the refusal's
+// text, which says how to take the request (docs/decisions.md).
 const (
-	codeRefused  = -32601
+	codeRefused  = -32000
 	codeUnhanded = -32603
 	codeDeclined = -1
 )
