@@ -84,7 +84,7 @@ func TestAnUpstreamElicitationInterruptsTheRunAndItsResumeAnswersTheServer(t *te
 	stored, err = w.store.GetRun(wait(t), "run-ask")
 	is.NoErr(err)
 	is.Equal(stored.Status, store.RunInterrupted) // and the run stays interrupted
-	is.Equal(len(asker.Got()), 0)                  // nothing reached the server
+	is.Equal(len(asker.Got()), 0)                 // nothing reached the server
 
 	taken, done := w.answer(t, l, "accept", workflow.Object{"name": "Ada"})
 	is.NoErr(taken.Error.Err())
