@@ -65,7 +65,7 @@ func TestAnElicitationCutOffByARestartEndsAsElicitationLost(t *testing.T) {
 	failed := ended(t, c, plainRun)
 	is.Equal(failed.Status, "failed")
 	is.True(strings.HasPrefix(*failed.Error, `step "call": elicitation_lost: mcpflow stopped while step "call" waited on an upstream elicitation request`)) // the typed outcome, and why
-	is.Equal(len(failed.Interrupt), 0) // it waits on nothing any more
+	is.Equal(len(failed.Interrupt), 0)                                                                                                                      // it waits on nothing any more
 
 	routed := ended(t, c, routedRun)
 	is.Equal(routed.Status, "completed")
