@@ -71,6 +71,9 @@ func (a *Actor) start(w work) {
 		return
 	}
 	if task != nil {
+		if l, ok := task.link.(*httpLink); ok {
+			l.ask = a.callAsker(run)
+		}
 		go func() {
 			defer cancel()
 			result, err, rpcErr := task.run(ctx)
