@@ -181,11 +181,23 @@ func (l launched) stopped(t *testing.T) store.Run {
 // its start acknowledgement.
 func (w *world) launch(t *testing.T, id string, plan workflow.Plan, input workflow.Object, opts workflow.Options, deadline time.Time) launched {
 	t.Helper()
+	now := time.Now().UTC()
+	return w.launchRecord(t, store.Run{
+		ID: id, DeploymentID: "dep-1", ArtifactID: "art-1", ArtifactVersion: 1,
+		Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input,
+		CreatedAt: now, UpdatedAt: now,
+	}, plan, opts, deadline, nil)
+}
+
+// launchRecord is launch of the run rec (a new one, or one recovered
+// from its checkpoint), whose calls lost are lost (run.Spec.Lost).
+func (w *world) launchRecord(t *testing.T, rec store.Run, plan workflow.Plan, opts workflow.Options, deadline time.Time, lost map[string]string) launched {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
+	id := rec.ID
 	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
 	is.NoErr(err) // resolve the plan's targets
-	now := time.Now().UTC()
 	started, done := reply.Expect[run.Started](w.replies), reply.Expect[run.Stopped](w.replies)
 	engine := w.engine
 	var runs store.Runs = w.writes
@@ -193,12 +205,8 @@ func (w *world) launch(t *testing.T, id string, plan workflow.Plan, input workfl
 		runs = w.runs
 	}
 	pid := w.engine.Spawn(run.New(run.Spec{
-		Record: store.Run{
-			ID: id, DeploymentID: "dep-1", ArtifactID: "art-1", ArtifactVersion: 1,
-			Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input,
-			CreatedAt: now, UpdatedAt: now,
-		},
-		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts, Deadline: deadline,
+		Record:  rec,
+		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts, Deadline: deadline, Lost: lost,
 		Supervisor: w.sup.PID(), Store: runs,
 		CallTimeout: cmp.Or(w.callTimeout, 2*time.Second), StoreTimeout: 2 * time.Second,
 		Started: started.To(), Done: done.To(), Metrics: w.metrics,

@@ -2,6 +2,7 @@ package run_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -199,4 +200,59 @@ func TestACancelEndsTheWaitForAnUpstreamAnswer(t *testing.T) {
 	is.Equal(final.Run.Status, store.RunCancelled)
 	is.Equal(final.Run.Interrupt, nil) // no longer waiting
 	is.True(cancelledUpstream(t, asker))
+}
+
+// lostRun interrupts a run of plan on the ask tool, drops its actor as a
+// dying process would, and starts it again from its stored checkpoint
+// with the call that asked lost (as actors/runs recovers it); it returns
+// the run's final record.
+func (w *world) lostRun(t *testing.T, id string, plan workflow.Plan, opts workflow.Options) store.Run {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	l, _ := w.interrupted(t, id, plan, workflow.Object{"message": "?"}, time.Time{})
+	<-w.engine.Poison(l.pid).Done() // no commit, no withdrawal: the process died
+	rec, err := w.store.GetRun(wait(t), id)
+	is.NoErr(err)
+	is.Equal(len(rec.Checkpoint.Calls), 1) // the call that asked, in flight
+	lost := map[string]string{}
+	for callID := range rec.Checkpoint.Calls {
+		lost[callID] = "the test lost it"
+	}
+	rec.Status, rec.Interrupt, rec.ResumeReadiness = store.RunRunning, nil, "not_applicable"
+	return w.launchRecord(t, rec, plan, opts, time.Time{}, lost).stopped(t)
+}
+
+func TestACallWhoseUpstreamRequestWasLostFailsWithElicitationLost(t *testing.T) {
+	is := is.New(t)
+	w, _ := askingWorld(t, nil)
+	final := w.lostRun(t, "run-lost", w.plan(t, "ask"), validating)
+	is.Equal(final.Status, store.RunFailed)
+	is.Equal(*final.Error, `step "call": elicitation_lost: the test lost it`)
+	is.Equal(len(w.rec.ToolCalls()), 1) // not sent again
+}
+
+func TestAWorkflowMayRouteElicitationLost(t *testing.T) {
+	is := is.New(t)
+	w, _ := askingWorld(t, nil)
+	lookup := w.capabilities(t)
+	var doc workflow.Object
+	is.NoErr(json.Unmarshal([]byte(`{"name":"w","start":"call","outcomes":["ok","lost"],
+		"steps":{"call":{"use":"fake.one.ask","input":[{"target":"message","path":"input.message"}]},"gone":{"end":{"outcome":"lost"}}},
+		"routes":{"call":{"ok":"__end__","error":"gone","elicitation_lost":"gone"}}}`), &doc))
+	d, diags := workflow.ParseDraft(doc)
+	is.Equal(diags, nil)
+	is.Equal(workflow.ValidateDraft(d, lookup), nil) // an MCP tool step may route it undeclared
+	plan, err := workflow.Compile(d)
+	is.NoErr(err)
+
+	opts := validating
+	opts.Capability = lookup
+	final := w.lostRun(t, "run-routed", plan, opts)
+	is.Equal(final.Status, store.RunCompleted)
+	is.Equal(*final.Outcome, "lost")
+	trace, err := w.store.ReadTrace(wait(t), "run-routed", 0, 0)
+	is.NoErr(err)
+	is.Equal(trace[0].Outcome, workflow.OutcomeElicitationLost)
+	is.Equal(trace[0].Error, "elicitation_lost: the test lost it") // why, in the step's error
 }
