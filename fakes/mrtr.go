@@ -40,12 +40,12 @@ func NewStatelessHandler(newServer func() *mcp.Server) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
 }
 
-type askIn struct {
+type roundsIn struct {
 	Question string `json:"question" jsonschema:"what to ask"`
 	Rounds   int    `json:"rounds,omitempty" jsonschema:"how many times to ask (1 when unset)"`
 }
 
-type askOut struct {
+type roundsOut struct {
 	Action string         `json:"action"`
 	Answer map[string]any `json:"answer"`
 	State  string         `json:"state"`
@@ -58,7 +58,7 @@ var askSchema = map[string]any{
 	"required":   []any{"name"},
 }
 
-func ask(_ context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, *askOut, error) {
+func ask(_ context.Context, req *mcp.CallToolRequest, in roundsIn) (*mcp.CallToolResult, *roundsOut, error) {
 	rounds := max(in.Rounds, 1)
 	round := 0 // the rounds answered so far
 	if state := req.Params.RequestState; state != "" {
@@ -76,7 +76,7 @@ func ask(_ context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolRe
 			if answer == nil {
 				answer = map[string]any{}
 			}
-			return nil, &askOut{Action: resp.Action, Answer: answer, State: state}, nil
+			return nil, &roundsOut{Action: resp.Action, Answer: answer, State: state}, nil
 		}
 		round = n
 	}

@@ -22,37 +22,53 @@ import (
 	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
-func TestServerEverythingElicitsThroughTheRun(t *testing.T) {
+// everythingTransport is a transport server-everything is served over
+// behind mcpflow.
+type everythingTransport struct{ name, mode, endpoint, transport string }
+
+// everythingTransports are stdio and streamable HTTP.
+var everythingTransports = []everythingTransport{
+	{name: "stdio", mode: "stdio", transport: config.TransportStdio},
+	{name: "http", mode: "streamableHttp", endpoint: "/mcp", transport: config.TransportHTTP},
+}
+
+// serveEverything starts server-everything over tc as source conn, whose
+// client block is block, behind a started mcpflow, and returns a client
+// of that mcpflow.
+func serveEverything(t *testing.T, tc everythingTransport, conn string, block *config.Client) *client.Client {
+	t.Helper()
+	is := is.New(t)
 	node, script := everythingTS(t)
-	preload, err := filepath.Abs(filepath.Join("testdata", "loopback-only.cjs"))
-	is.New(t).NoErr(err)
-	for _, tc := range []struct{ name, mode, endpoint, transport string }{
-		{name: "stdio", mode: "stdio", transport: config.TransportStdio},
-		{name: "http", mode: "streamableHttp", endpoint: "/mcp", transport: config.TransportHTTP},
-	} {
+	var src config.Connection
+	if tc.transport == config.TransportStdio {
+		src = stdioSource(conn, node, script, tc.mode)
+	} else {
+		preload, err := filepath.Abs(filepath.Join("testdata", "loopback-only.cjs"))
+		is.NoErr(err)
+		addr := startEverythingTSServer(t, node, preload, script, tc.mode)
+		src = config.Connection{Kind: "mcp", ID: conn, Transport: config.Transport{Kind: tc.transport, URL: "http://" + addr + tc.endpoint}}
+	}
+	src.Client = block
+	dir := t.TempDir()
+	cfg := config.File{Version: 1, Server: config.Server{Store: config.Store{Root: filepath.Join(dir, "store")}, Sources: []config.Connection{src}}}
+	data, err := json.Marshal(cfg)
+	is.NoErr(err)
+	cfgPath := filepath.Join(dir, "mcpflow.json")
+	is.NoErr(os.WriteFile(cfgPath, data, 0o600))
+	pr := startProcess(t, cfgPath, "mcpflow.log")
+	t.Cleanup(func() { stopEverythingMCPFlow(t, pr, nil) })
+	return dialURL(t, pr.url)
+}
+
+func TestServerEverythingElicitsThroughTheRun(t *testing.T) {
+	for _, tc := range everythingTransports {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)
 			conn := "elicit" + tc.name + ".default"
-			var src config.Connection
-			if tc.transport == config.TransportStdio {
-				src = stdioSource(conn, node, script, tc.mode)
-			} else {
-				addr := startEverythingTSServer(t, node, preload, script, tc.mode)
-				src = config.Connection{Kind: "mcp", ID: conn, Transport: config.Transport{Kind: tc.transport, URL: "http://" + addr + tc.endpoint}}
-			}
-			src.Client = &config.Client{Roots: []config.Root{{URI: "file:///srv/elicit-" + tc.name, Name: "workspace"}}}
-			dir := t.TempDir()
-			cfg := config.File{Version: 1, Server: config.Server{Store: config.Store{Root: filepath.Join(dir, "store")}, Sources: []config.Connection{src}}}
-			data, err := json.Marshal(cfg)
-			is.NoErr(err)
-			cfgPath := filepath.Join(dir, "mcpflow.json")
-			is.NoErr(os.WriteFile(cfgPath, data, 0o600))
-			pr := startProcess(t, cfgPath, "mcpflow.log")
-			t.Cleanup(func() { stopEverythingMCPFlow(t, pr, nil) })
-			c := dialURL(t, pr.url)
+			c := serveEverything(t, tc, conn, &config.Client{Roots: []config.Root{{URI: "file:///srv/elicit-" + tc.name, Name: "workspace"}}})
 			ctx := testContext(t)
 
-			_, err = c.RefreshConnectionCatalog(ctx, conn)
+			_, err := c.RefreshConnectionCatalog(ctx, conn)
 			is.NoErr(err)
 			for _, tool := range []string{"trigger-elicitation-request", "trigger-url-elicitation", "get-roots-list"} {
 				_, err := c.InspectCapability(ctx, conn+"."+tool)
@@ -116,9 +132,15 @@ func startAndSettle(t *testing.T, c *client.Client, deployment string) p.RunResu
 // interrupted.
 func startInterrupted(t *testing.T, c *client.Client, deployment string) string {
 	t.Helper()
+	return startInterruptedWith(t, c, deployment, p.Object{})
+}
+
+// startInterruptedWith is startInterrupted of a run with input.
+func startInterruptedWith(t *testing.T, c *client.Client, deployment string, input p.Object) string {
+	t.Helper()
 	is := is.New(t)
 	ctx := testContext(t)
-	started, err := c.RunDeployment(ctx, p.StartRunParams{DeploymentID: deployment, WorkflowInput: p.Object{}})
+	started, err := c.RunDeployment(ctx, p.StartRunParams{DeploymentID: deployment, WorkflowInput: input})
 	is.NoErr(err)
 	id := *started.RunID
 	var status string

@@ -130,12 +130,8 @@ func (w *world) spawnLive(t *testing.T, id string, plan workflow.Plan, input wor
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	now := time.Now().UTC()
-	started, _ := w.spawnActor(t, store.Run{ID: id, DeploymentID: "dep-1", ArtifactID: "art-1", ArtifactVersion: 1,
-		Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input, CreatedAt: now, UpdatedAt: now}, plan, checked, nil)
-	ack, err := started.Wait(wait(t))
-	is.NoErr(err)
-	is.NoErr(ack.Error.Err())
+	l := w.launch(t, id, plan, input, checked, time.Time{})
+	is.NoErr(l.ack.Error.Err())
 	return poll.Value(t, "the run interrupted in the store", patience, func() (store.Run, bool) {
 		r, err := w.store.GetRun(wait(t), id)
 		return r, err == nil && r.Status == store.RunInterrupted

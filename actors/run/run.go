@@ -108,6 +108,12 @@ type Spec struct {
 	// Live bounds what the run stores of its calls' progress and logs
 	// (live.go); the zero value keeps the defaults.
 	Live LiveLimits
+	// Lost are, for a run recovered after a stop, the calls its
+	// checkpoint lists in flight that waited on their server's request
+	// (elicitation, sampling) and may not be repeated, by call id, with
+	// why: they are not sent again but fail with ErrElicitationLost,
+	// which the step may route (upstream.go).
+	Lost map[string]string
 }
 
 // Resume is a resume request.
@@ -566,6 +572,9 @@ func (a *Actor) send(f *inflight) {
 	a.corr++
 	f.corr = a.corr
 	a.byCorr[f.corr] = f.call.ID
+	if a.lostAsk(f) {
+		return
+	}
 	target, found := a.spec.Targets[f.call.Capability]
 	tc := a.trace.Attempt(f.call, f.attempts, target.Connection, target.Builtin == nil)
 	if !found {
@@ -700,6 +709,8 @@ func (a *Actor) onToolResult(m answered) {
 	switch {
 	case lost && a.exec.Routes(id, workflow.OutcomeSessionLost):
 		r.Outcome, r.Output, r.Err = workflow.OutcomeSessionLost, workflow.Object{"error": m.err.Error()}, nil
+	case errors.Is(m.err, ErrElicitationLost) && a.exec.Routes(id, workflow.OutcomeElicitationLost):
+		r.Outcome, r.Output, r.Err = workflow.OutcomeElicitationLost, workflow.Object{"error": m.err.Error()}, nil
 	case lost && f.attempts > 1:
 		// The error keeps starting with "session_lost:".
 		r.Err = fmt.Errorf("%w (after %d attempts)", m.err, f.attempts)
@@ -715,10 +726,13 @@ func (a *Actor) onToolResult(m answered) {
 // step's retry: not one its owner cancelled, nor one whose answer or
 // output was too large (it would most likely be as large again, and
 // cost the upstream as much), nor one refused because the session it
-// expected was replaced (the state it counted on is gone for good).
+// expected was replaced (the state it counted on is gone for good), nor
+// one whose server's request died with mcpflow's process (it may have
+// run).
 func retryable(err error) bool {
 	return !errors.Is(err, session.ErrCancelled) && !errors.Is(err, session.ErrResultTooLarge) && !errors.Is(err, workflow.ErrOutputTooLarge) &&
-		!errors.Is(err, session.ErrSessionReplaced) && !errors.Is(err, ErrInputRounds) && !errors.Is(err, ErrSamplingDeclined)
+		!errors.Is(err, session.ErrSessionReplaced) && !errors.Is(err, ErrInputRounds) && !errors.Is(err, ErrSamplingDeclined) &&
+		!errors.Is(err, ErrElicitationLost)
 }
 
 // safeToRepeat reports whether call may be sent again after an attempt

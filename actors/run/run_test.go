@@ -92,12 +92,27 @@ func newWorld(t *testing.T) *world {
 // fakes.NewServer).
 func newWorldServing(t *testing.T, newServer func() *mcp.Server) *world {
 	t.Helper()
-	return newWorldSpeaking(t, newServer, "")
+	return newWorldOf(t, newServer, nil, "")
 }
 
 // newWorldSpeaking is newWorldServing whose sessions ask for MCP
-// version (the supervisor's default when "").
+// version.
 func newWorldSpeaking(t *testing.T, newServer func() *mcp.Server, version string) *world {
+	t.Helper()
+	return newWorldOf(t, newServer, nil, version)
+}
+
+// newWorldAnswering is newWorldServing whose connection answers its
+// server as client says (nil: the defaults).
+func newWorldAnswering(t *testing.T, newServer func() *mcp.Server, client *config.Client) *world {
+	t.Helper()
+	return newWorldOf(t, newServer, client, "")
+}
+
+// newWorldOf is newWorldServing whose connection answers its server as
+// client says (nil: the defaults) and whose sessions ask for MCP version
+// (the supervisor's default when "").
+func newWorldOf(t *testing.T, newServer func() *mcp.Server, client *config.Client, version string) *world {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
@@ -110,7 +125,7 @@ func newWorldSpeaking(t *testing.T, newServer func() *mcp.Server, version string
 	opts := supervisor.DefaultOptions()
 	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 2*time.Second, 2*time.Second, time.Second
 	opts.Session.ProtocolVersion = cmp.Or(version, opts.Session.ProtocolVersion)
-	conns := []config.Connection{{Kind: "mcp", ID: "fake.one", Transport: config.Transport{Kind: "inmemory"}}}
+	conns := []config.Connection{{Kind: "mcp", ID: "fake.one", Transport: config.Transport{Kind: "inmemory"}, Client: client}}
 	w.sup = supervisor.Spawn(e, conns, w.rec, w.store, opts)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
@@ -150,47 +165,54 @@ func (w *world) start(t *testing.T, id string, plan workflow.Plan, input workflo
 // startWith is start with execution options.
 func (w *world) startWith(t *testing.T, id string, plan workflow.Plan, input workflow.Object, opts workflow.Options) (run.Started, store.Run) {
 	t.Helper()
+	l := w.launch(t, id, plan, input, opts, time.Time{})
+	return l.ack, l.stopped(t)
+}
+
+// launched is a run actor a test spawned, acknowledged.
+type launched struct {
+	pid  *actor.PID
+	ack  run.Started
+	done *reply.Expected[run.Stopped]
+	// patience bounds the wait for done.
+	patience time.Duration
+}
+
+// stopped waits for the run to stop or pause, and returns its record.
+func (l launched) stopped(t *testing.T) store.Run {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), l.patience)
+	defer cancel()
+	stopped, err := l.done.Wait(ctx)
+	if err != nil {
+		t.Logf("run %s not done: %v", l.ack.Run.ID, err)
+	}
+	is.NoErr(err) // the run finished
+	return stopped.Run
+}
+
+// launch spawns a run actor of plan, as the service does, and waits for
+// its start acknowledgement.
+func (w *world) launch(t *testing.T, id string, plan workflow.Plan, input workflow.Object, opts workflow.Options, deadline time.Time) launched {
+	t.Helper()
 	now := time.Now().UTC()
-	return w.spawnRun(t, store.Run{
+	return w.launchRecord(t, store.Run{
 		ID: id, DeploymentID: "dep-1", ArtifactID: "art-1", ArtifactVersion: 1,
 		Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input,
 		CreatedAt: now, UpdatedAt: now,
-	}, plan, opts, nil)
+	}, plan, opts, deadline, nil, nil)
 }
 
-// spawnRun spawns a run actor of plan for record rec, resumed with
-// resume when not nil, as the service does, and returns its start
-// acknowledgement and its final record.
-func (w *world) spawnRun(t *testing.T, rec store.Run, plan workflow.Plan, opts workflow.Options, resume *run.Resume) (run.Started, store.Run) {
+// launchRecord is launch of the run rec (a new one, or one recovered
+// from its checkpoint, resumed with resume when not nil), whose calls
+// lost are lost (run.Spec.Lost).
+func (w *world) launchRecord(t *testing.T, rec store.Run, plan workflow.Plan, opts workflow.Options, deadline time.Time, lost map[string]string, resume *run.Resume) launched {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	id := rec.ID
-	started, done := w.spawnActor(t, rec, plan, opts, resume)
-	ack, err := started.Wait(wait(t))
-	if err != nil {
-		t.Logf("run %s not acknowledged: %v", id, err)
-	}
-	is.NoErr(err) // the run acknowledged its start
-	ctx, cancel := context.WithTimeout(context.Background(), patience+w.callTimeout)
-	defer cancel()
-	stopped, err := done.Wait(ctx)
-	final := stopped.Run
-	if err != nil {
-		t.Logf("run %s not done: %v", id, err)
-	}
-	is.NoErr(err) // the run finished
-	return ack, final
-}
-
-// spawnActor spawns the run actor of spawnRun and returns where it
-// answers its start and its stop.
-func (w *world) spawnActor(t *testing.T, rec store.Run, plan workflow.Plan, opts workflow.Options, resume *run.Resume) (*reply.Expected[run.Started], *reply.Expected[run.Stopped]) {
-	t.Helper()
-	is := is.New(t)
-	is.Helper()
 	targets, err := run.Resolve(workflow.Program{Root: plan}, nil, func(c string) bool { return c == "fake.one" })
 	is.NoErr(err) // resolve the plan's targets
 	started, done := reply.Expect[run.Started](w.replies), reply.Expect[run.Stopped](w.replies)
@@ -199,14 +221,28 @@ func (w *world) spawnActor(t *testing.T, rec store.Run, plan workflow.Plan, opts
 	if w.runs != nil {
 		runs = w.runs
 	}
-	w.engine.Spawn(run.New(run.Spec{
+	pid := w.engine.Spawn(run.New(run.Spec{
 		Record:  rec,
-		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts, Resume: resume,
+		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts, Deadline: deadline, Lost: lost, Resume: resume,
 		Supervisor: w.sup.PID(), Store: runs,
 		CallTimeout: cmp.Or(w.callTimeout, 2*time.Second), StoreTimeout: 2 * time.Second,
 		Started: started.To(), Done: done.To(), Metrics: w.metrics,
-	}), "run", actor.WithID(incarnation(rec.ID)), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
-	return started, done
+	}), "run", actor.WithID(incarnation(id)), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+	ack, err := started.Wait(wait(t))
+	if err != nil {
+		t.Logf("run %s not acknowledged: %v", id, err)
+	}
+	is.NoErr(err) // the run acknowledged its start
+	return launched{pid: pid, ack: ack, done: done, patience: patience + w.callTimeout}
+}
+
+// spawnRun spawns a run actor of plan for record rec, resumed with
+// resume when not nil, as the service does, and returns its start
+// acknowledgement and its final record.
+func (w *world) spawnRun(t *testing.T, rec store.Run, plan workflow.Plan, opts workflow.Options, resume *run.Resume) (run.Started, store.Run) {
+	t.Helper()
+	l := w.launchRecord(t, rec, plan, opts, time.Time{}, nil, resume)
+	return l.ack, l.stopped(t)
 }
 
 func TestRunCompletesAndStoresItsRecordWithTheTrace(t *testing.T) {

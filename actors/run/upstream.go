@@ -25,6 +25,25 @@ const (
 	OutcomeCancel  = "cancel"
 )
 
+// ErrElicitationLost is why a call fails that waited on its server's
+// request (elicitation, sampling) when mcpflow's process stopped, and that
+// is not safe to repeat (Spec.Lost): the request died with its session.
+// Its text, "elicitation_lost", starts the error; the step may route the
+// outcome workflow.OutcomeElicitationLost instead.
+var ErrElicitationLost = errors.New(workflow.OutcomeElicitationLost)
+
+// lostAsk answers attempt f with ErrElicitationLost, instead of sending
+// it, when its call is one Spec.Lost names; it reports whether it did.
+func (a *Actor) lostAsk(f *inflight) bool {
+	why, ok := a.spec.Lost[f.call.ID]
+	if !ok {
+		return false
+	}
+	delete(a.spec.Lost, f.call.ID) // a later attempt (none: not retryable) would be sent
+	a.engine.Send(a.self, answered{corr: f.corr, err: fmt.Errorf("%w: %s", ErrElicitationLost, why)})
+	return true
+}
+
 // ErrNoUpstreamInterrupt is why an AnswerInterrupt is refused by a run
 // that waits on no upstream request (any more).
 var ErrNoUpstreamInterrupt = errors.New("the run waits on no upstream request")

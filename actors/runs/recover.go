@@ -47,6 +47,12 @@ func (m *Manager) Recover(ctx context.Context) (Recovered, error) {
 // RecoverClaimed recovers runs that a stop cut off, as Recover does:
 // in a cluster, the runs a node claimed (store.RunClaimer), its own as it
 // starts or a dead node's.
+//
+// A run interrupted by its server's request (elicitation, sampling) was
+// running a call whose request died with the process: it is recovered as
+// a running run. That call is made again when it is safe to repeat;
+// otherwise it fails with the outcome elicitation_lost, which its step
+// may route (run.ErrElicitationLost), and the run goes on from there.
 func (m *Manager) RecoverClaimed(ctx context.Context, running []store.Run) (Recovered, error) {
 	var got Recovered
 	for _, r := range running {
@@ -55,18 +61,18 @@ func (m *Manager) RecoverClaimed(ctx context.Context, running []store.Run) (Reco
 			lost = r.Interrupt
 			r.Status, r.Interrupt, r.ResumeReadiness = store.RunRunning, nil, "not_applicable"
 		}
-		setup, why := m.resumable(ctx, r)
+		setup, asked, why := m.resumable(ctx, r, lost)
 		if why == "" {
-			if err := m.launch(r, setup); err != nil {
+			if err := m.launch(r, setup, asked); err != nil {
 				return got, fmt.Errorf("resume run %s: %w", r.ID, err)
 			}
 			got.Resumed++
-			slog.Info("run resumed after a stop", "run", r.ID, "step", r.CurrentStep)
+			slog.Info("run resumed after a stop", "run", r.ID, "step", r.CurrentStep, "lost_requests", len(asked))
 			continue
 		}
 		failed := store.RecoveredRun(r, m.now())
 		if lost != nil && !run.IsInputInterrupt(lost) {
-			msg := fmt.Sprintf("%s: mcpflow stopped while step %q waited on an upstream %s request, which died with its session; the step is not safe to repeat", CodeElicitationLost, r.CurrentStep, lost.Kind)
+			msg := fmt.Sprintf("%s: mcpflow stopped while step %q waited on an upstream %s request, which died with its session; %s", CodeElicitationLost, lost.NodeID, lost.Kind, why)
 			failed.Error = &msg
 		}
 		if err := m.cfg.Store.RecordProgress(ctx, failed, nil); err != nil {
@@ -80,31 +86,42 @@ func (m *Manager) RecoverClaimed(ctx context.Context, running []store.Run) (Reco
 
 // CodeElicitationLost starts the error of a run whose step waited on an
 // upstream request (elicitation, sampling) when mcpflow stopped, and that
-// could not be repeated.
-const CodeElicitationLost = "elicitation_lost"
+// could not be repeated nor routed: workflow.OutcomeElicitationLost.
+const CodeElicitationLost = workflow.OutcomeElicitationLost
 
-// resumable says whether run r can resume, with what; or why not.
-func (m *Manager) resumable(ctx context.Context, r store.Run) (*Setup, string) {
+// resumable says whether run r can resume, with what; or why not. When
+// the run waited on its server's request lost (its interrupt), the call
+// that asked is made again if safe to repeat; otherwise it is named in
+// asked, by call id, with why, to fail as elicitation_lost.
+func (m *Manager) resumable(ctx context.Context, r store.Run, lost *workflow.Interrupt) (*Setup, map[string]string, string) {
 	if r.Checkpoint == nil {
-		return nil, "no checkpoint"
+		return nil, nil, "no checkpoint"
 	}
 	a, err := m.Artifact(ctx, r.ArtifactID, r.ArtifactVersion)
 	if err != nil {
-		return nil, fmt.Sprintf("artifact: %v", err)
+		return nil, nil, fmt.Sprintf("artifact: %v", err)
 	}
 	setup, err := m.Setup(ctx, r.Deployment, a)
 	if err != nil {
-		return nil, fmt.Sprintf("setup: %v", err)
+		return nil, nil, fmt.Sprintf("setup: %v", err)
 	}
-	for _, c := range r.Checkpoint.Calls {
-		// A call whose upstream task the checkpoint names is not made
-		// again: the run polls that task (actors/run/tasks.go). Nor is
-		// one that waits on answers to its input requests.
-		if c.Task == nil && !c.AwaitsInput() && !safeToRepeat(setup, c) {
-			return nil, fmt.Sprintf("step %q was calling %s, which is not safe to repeat", c.NodeID, c.Capability)
+	var asked map[string]string
+	for id, c := range r.Checkpoint.Calls {
+		switch {
+		case c.Task != nil || c.AwaitsInput() || safeToRepeat(setup, c):
+			// A call whose upstream task the checkpoint names is not
+			// made again: the run polls that task (actors/run/tasks.go).
+			// Nor is one that waits on answers to its input requests.
+		case lost != nil && c.FrameID == lost.FrameID && c.NodeID == lost.NodeID:
+			if asked == nil {
+				asked = map[string]string{}
+			}
+			asked[id] = fmt.Sprintf("mcpflow stopped while step %q waited on an upstream %s request, which died with its session; %s is not safe to repeat", c.NodeID, lost.Kind, c.Capability)
+		default:
+			return nil, nil, fmt.Sprintf("step %q was calling %s, which is not safe to repeat", c.NodeID, c.Capability)
 		}
 	}
-	return setup, ""
+	return setup, asked, ""
 }
 
 // safeToRepeat reports whether call c may be made again.
@@ -116,10 +133,11 @@ func safeToRepeat(setup *Setup, c workflow.Call) bool {
 	return ok && capability.SafeToRepeat
 }
 
-// launch continues a recovered run in the background.
-func (m *Manager) launch(rec store.Run, setup *Setup) error {
+// launch continues a recovered run in the background; lost are the
+// calls that fail as elicitation_lost (run.Spec.Lost).
+func (m *Manager) launch(rec store.Run, setup *Setup, lost map[string]string) error {
 	m.recordRunRecovered(rec)
-	return m.spawnRun(rec, setup, nil, reply.Address{}, reply.Address{})
+	return m.spawnRun(rec, setup, nil, lost, reply.Address{}, reply.Address{})
 }
 
 // recordRunRecovered records workflow_run_resumed for a run that goes on

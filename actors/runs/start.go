@@ -114,7 +114,7 @@ func (m *Manager) execute(ctx context.Context, rec store.Run, setup *Setup, resu
 	started, done := reply.Expect[run.Started](m.cfg.Replies), reply.Expect[run.Stopped](m.cfg.Replies)
 	defer started.Close()
 	defer done.Close() // a run that outlives the wait answers nobody
-	if err := m.spawnRun(rec, setup, resume, started.To(), done.To()); err != nil {
+	if err := m.spawnRun(rec, setup, resume, nil, started.To(), done.To()); err != nil {
 		return store.Run{}, err
 	}
 	if wait <= 0 {
@@ -165,7 +165,7 @@ func (m *Manager) acknowledged(ctx context.Context, rec store.Run, started *repl
 // incarnation running now. The run answers started and done (either may
 // be the zero Address). Once the manager stops accepting runs it spawns
 // nothing and refuses with ErrShuttingDown.
-func (m *Manager) spawnRun(rec store.Run, setup *Setup, resume *run.Resume, started, done reply.Address) error {
+func (m *Manager) spawnRun(rec store.Run, setup *Setup, resume *run.Resume, lost map[string]string, started, done reply.Address) error {
 	if !m.life.admit() {
 		return ErrShuttingDown
 	}
@@ -183,7 +183,7 @@ func (m *Manager) spawnRun(rec store.Run, setup *Setup, resume *run.Resume, star
 		Resume: resume, Deadline: setup.deadline(m.now()),
 		Supervisor: m.cfg.Supervisor.PID(), Store: m.cfg.Store,
 		CallTimeout: m.cfg.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: done, Release: release, Metrics: m.cfg.Metrics,
-		Live: m.cfg.Live,
+		Live: m.cfg.Live, Lost: lost,
 	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, m.incarnations.Add(1))), actor.WithInboxSize(runInbox),
 		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 	incarnation.pid.Store(pid)

@@ -72,6 +72,9 @@ func (a *Actor) start(w work) {
 	}
 	if task != nil {
 		task.token = token
+		if l, ok := task.link.(*httpLink); ok {
+			l.ask = a.callAsker(run)
+		}
 		go func() {
 			defer cancel()
 			result, err, rpcErr := task.run(ctx)

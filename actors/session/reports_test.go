@@ -28,7 +28,7 @@ func caller(t *testing.T, e *actor.Engine) (*actor.PID, chan any) {
 	got := make(chan any, 4096)
 	pid := e.SpawnFunc(func(c *actor.Context) {
 		switch m := c.Message().(type) {
-		case session.CallProgress, session.CallLog, session.ToolResult:
+		case session.CallProgress, session.CallLog, session.ToolResult, session.UpstreamRequest, session.UpstreamWithdrawn:
 			got <- m
 		}
 	}, "caller")

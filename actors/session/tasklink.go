@@ -60,17 +60,22 @@ var errTaskSessionGone = errors.New("the server no longer knows the session")
 // its own, under the session's id and protocol version: those of the
 // session open now, or of one mcpflow no longer holds (a task created
 // before a restart), which the server may still keep. An answer comes as
-// JSON or as an event stream; a request of the server's on that stream
-// (an elicitation while a task waits for input) is refused with an
-// error answer, and logged: go-sdk, which answers the session's others,
-// never sees this stream. A notification on it is logged at debug,
-// but a task status one wakes the poller of its task.
+// JSON or as an event stream. A request of the server's on that stream
+// (an elicitation while a task waits for input, sent on the stream of
+// tasks/result) goes to ask, which hands it to the run of the link's
+// call, and its answer is POSTed back; without ask (a catalog's link) it
+// is refused with an error answer, and logged: go-sdk, which answers the
+// session's others, never sees this stream. A notification on it is
+// logged at debug, but a task status one wakes the poller of its task.
 type httpLink struct {
 	client  *http.Client
 	url     string
 	session string
 	version string
 	wake    *taskWake
+	// ask answers a request of the server's (Actor.callAsker); set
+	// before the link's first request.
+	ask func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 }
 
 // linkIDs numbers the requests of every httpLink.
@@ -207,23 +212,45 @@ func (l *httpLink) other(ctx context.Context, msg jsonrpc.Message) {
 		// taken already, as the stream was read (resultBound's messageReader)
 	case !req.IsCall():
 		slog.Debug("an upstream notification on a task request's stream, dropped", "method", req.Method)
+	case l.ask != nil:
+		l.answerAsked(ctx, req)
 	default:
 		l.refuse(ctx, req)
 	}
+}
+
+// answerAsked has ask answer a request of the server's, and POSTs the
+// answer back. It blocks the stream's reading meanwhile: the server
+// waits for the answer before it goes on with its task.
+func (l *httpLink) answerAsked(ctx context.Context, req *jsonrpc.Request) {
+	result, err := l.ask(ctx, req.Method, req.Params)
+	answer := &jsonrpc.Response{ID: req.ID, Result: result}
+	if err != nil {
+		var rpcErr *jsonrpc.Error
+		if !errors.As(err, &rpcErr) {
+			rpcErr = &jsonrpc.Error{Code: codeUnhanded, Message: err.Error()}
+		}
+		answer = &jsonrpc.Response{ID: req.ID, Error: rpcErr}
+	}
+	l.reply(ctx, req.Method, answer)
+}
+
+// reply POSTs answer to a request of the server's.
+func (l *httpLink) reply(ctx context.Context, method string, answer *jsonrpc.Response) {
+	resp, err := l.post(ctx, answer)
+	if err != nil {
+		slog.Warn("the answer to an upstream request did not reach the server", "method", method, "err", err)
+		return
+	}
+	resp.Body.Close()
 }
 
 // refuse answers a request of the server's with an error: nothing here
 // can answer it.
 func (l *httpLink) refuse(ctx context.Context, req *jsonrpc.Request) {
 	slog.Warn("refused an upstream request on a task's stream: mcpflow answers the server's requests on its session, not on a task's own request", "method", req.Method)
-	answer := &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-		Message: fmt.Sprintf("mcpflow cannot answer %s on this stream (a task request of its own)", req.Method)}}
-	resp, err := l.post(ctx, answer)
-	if err != nil {
-		slog.Warn("the refusal of an upstream request did not reach the server", "method", req.Method, "err", err)
-		return
-	}
-	resp.Body.Close()
+	l.reply(ctx, req.Method, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+		Message: fmt.Sprintf("mcpflow cannot answer %s on this stream (a task request of its own)", req.Method)}})
 }
 
 // taskWake wakes the poller of a task when its server says its status

@@ -17,11 +17,14 @@ import (
 )
 
 // JSON-RPC error codes mcpflow answers a server's request with: one its
-// client block refuses (as a client that does not support the method),
-// one it cannot hand to a run, and a sampling request its answerer
-// declined (MCP's "user rejected sampling request").
+// client block refuses, one it cannot hand to a run, and a sampling
+// request its answerer declined (MCP's "user rejected sampling request").
+// A refusal is not -32601 (method not found), as a client that lacks the
+// method would answer: go-sdk replaces the message of a -32601 error with
+// "method not found", and the server would never read the refusal's
+// text, which says how to take the request (docs/decisions.md).
 const (
-	codeRefused  = -32601
+	codeRefused  = -32000
 	codeUnhanded = -32603
 	codeDeclined = -1
 )
@@ -48,10 +51,14 @@ type askAnswer struct {
 
 // Internal messages of the requests the server sends.
 type (
-	// asked: the server sent q on attempt's session.
+	// asked: the server sent q on attempt's session; or, when pinned,
+	// on the stream of running call run's own request (a task's
+	// tasks/result over streamable HTTP), which q belongs to.
 	asked struct {
 		attempt int
 		q       *ask
+		pinned  bool
+		run     uint64
 	}
 	// askGone: q's handler stopped waiting (the server cancelled the
 	// request, or its session ended).
@@ -82,34 +89,51 @@ func clientCapabilities(block *config.Client) *mcp.ClientCapabilities {
 func (a *Actor) answerAsClient(attempt int, opts *mcp.ClientOptions) mcp.Middleware {
 	block := a.conn.Client
 	opts.Capabilities = clientCapabilities(block)
-	elicit, sample := block.ElicitationPolicy() != config.PolicyRefuse, block.SamplingPolicy() != config.PolicyRefuse
-	if elicit {
-		h := a.asker(attempt, UpstreamElicitation)
+	if block.ElicitationPolicy() != config.PolicyRefuse {
+		h := a.asker(asked{attempt: attempt}, UpstreamElicitation)
 		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			var out mcp.ElicitResult
-			return &out, h(ctx, req.Params, &out)
+			return &out, decodeAnswer(ctx, h, UpstreamElicitation, req.Params, &out)
 		}
 	}
-	if sample {
-		h := a.asker(attempt, UpstreamSampling)
+	if block.SamplingPolicy() != config.PolicyRefuse {
+		h := a.asker(asked{attempt: attempt}, UpstreamSampling)
 		opts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			var out mcp.CreateMessageResult
-			return &out, h(ctx, req.Params, &out)
+			return &out, decodeAnswer(ctx, h, UpstreamSampling, req.Params, &out)
 		}
 	}
-	connID, m := a.conn.ID, a.opts.Metrics
+	refusal := refuser(block, a.conn.ID, a.opts.Metrics)
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			switch {
-			case method == "elicitation/create" && !elicit:
-				m.UpstreamRequest(connID, UpstreamElicitation, metrics.UpstreamRefusedPolicy)
-				return nil, &jsonrpc.Error{Code: codeRefused, Message: refusal(UpstreamElicitation, connID)}
-			case method == "sampling/createMessage" && !sample:
-				m.UpstreamRequest(connID, UpstreamSampling, metrics.UpstreamRefusedPolicy)
-				return nil, &jsonrpc.Error{Code: codeRefused, Message: refusal(UpstreamSampling, connID)}
+			if _, err := refusal(method); err != nil {
+				return nil, err
 			}
 			return next(ctx, method, req)
 		}
+	}
+}
+
+// askMethods are the kinds of the server's requests mcpflow hands to a
+// run, by method.
+var askMethods = map[string]string{"elicitation/create": UpstreamElicitation, "sampling/createMessage": UpstreamSampling}
+
+// refuser returns the refusal of a connection's server's requests under
+// client block block: the kind of a request of method, and, when block
+// refuses it, the error it is answered with, which says how to take it
+// (counted); kind "" for another method. It reads only what it was
+// given, so go-sdk's goroutines may call it while the actor changes its
+// connection's block (setClient, which applies at the next session).
+func refuser(block *config.Client, connID string, m *metrics.Metrics) func(method string) (string, error) {
+	return func(method string) (string, error) {
+		kind := askMethods[method]
+		switch {
+		case kind == UpstreamElicitation && block.ElicitationPolicy() == config.PolicyRefuse,
+			kind == UpstreamSampling && block.SamplingPolicy() == config.PolicyRefuse:
+			m.UpstreamRequest(connID, kind, metrics.UpstreamRefusedPolicy)
+			return kind, &jsonrpc.Error{Code: codeRefused, Message: refusal(kind, connID)}
+		}
+		return kind, nil
 	}
 }
 
@@ -122,35 +146,64 @@ func refusal(kind, connID string) string {
 	return fmt.Sprintf("mcpflow refuses sampling on source %q (its client block's \"sampling\" is \"refuse\", the default); set \"client\": {\"sampling\": \"interrupt\"} to have the run interrupted with the request and answered by its resume, or \"client\" to forward it to the MCP client that started the run", connID)
 }
 
-// asker returns the handler of kind's requests on attempt's session: it
-// hands the request to the actor and waits for its answer, the server's
-// cancel of the request, or the actor's end, and decodes the answer into
-// out.
-func (a *Actor) asker(attempt int, kind string) func(ctx context.Context, params any, out any) error {
+// decodeAnswer hands params to h and decodes its answer into out.
+func decodeAnswer(ctx context.Context, h func(context.Context, json.RawMessage) (json.RawMessage, error), kind string, params, out any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("encode the %s request: %w", kind, err)
+	}
+	result, err := h(ctx, raw)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(result, out); err != nil {
+		return &jsonrpc.Error{Code: codeUnhanded, Message: fmt.Sprintf("the answer to the %s request is not a valid result: %v", kind, err)}
+	}
+	return nil
+}
+
+// asker returns the handler of kind's requests where to says (a
+// session's attempt, or a running call's own stream): it hands the
+// request to the actor and waits for its answer, the server's cancel of
+// the request, or the actor's end.
+func (a *Actor) asker(to asked, kind string) func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	engine, self, life := a.engine, a.self, a.ctx
-	return func(ctx context.Context, params any, out any) error {
-		raw, err := json.Marshal(params)
-		if err != nil {
-			return fmt.Errorf("encode the %s request: %w", kind, err)
-		}
-		q := &ask{kind: kind, params: raw, answer: make(chan askAnswer, 1)}
-		engine.Send(self, asked{attempt: attempt, q: q})
-		var got askAnswer
+	return func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+		q := &ask{kind: kind, params: params, answer: make(chan askAnswer, 1)}
+		m := to
+		m.q = q
+		engine.Send(self, m)
 		select {
-		case got = <-q.answer:
+		case got := <-q.answer:
+			return got.result, got.err
 		case <-ctx.Done():
 			engine.Send(self, askGone{q: q, reason: "the server cancelled its " + kind + " request"})
-			return ctx.Err()
+			return nil, ctx.Err()
 		case <-life.Done():
-			return &jsonrpc.Error{Code: codeUnhanded, Message: "mcpflow closed the session before the " + kind + " request was answered"}
+			return nil, &jsonrpc.Error{Code: codeUnhanded, Message: "mcpflow closed the session before the " + kind + " request was answered"}
 		}
-		if got.err != nil {
-			return got.err
+	}
+}
+
+// callAsker is the handler of the server's requests on the stream of
+// running call run's own request (tasklink.go): a request the client
+// block takes is handed to that call's run, whatever else is in flight;
+// one it refuses, or of another method, is answered with an error.
+func (a *Actor) callAsker(run uint64) func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	handlers := map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){}
+	for method, kind := range askMethods {
+		handlers[method] = a.asker(asked{pinned: true, run: run}, kind)
+	}
+	refusal := refuser(a.conn.Client, a.conn.ID, a.opts.Metrics)
+	return func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		kind, err := refusal(method)
+		switch {
+		case err != nil:
+			return nil, err
+		case kind == "":
+			return nil, &jsonrpc.Error{Code: codeRefused, Message: fmt.Sprintf("mcpflow does not answer %s as a client", method)}
 		}
-		if err := json.Unmarshal(got.result, out); err != nil {
-			return &jsonrpc.Error{Code: codeUnhanded, Message: fmt.Sprintf("the answer to the %s request is not a valid result: %v", kind, err)}
-		}
-		return nil
+		return handlers[method](ctx, params)
 	}
 }
 
@@ -165,6 +218,15 @@ func (a *Actor) onAsked(m asked) {
 		slog.Warn("upstream request refused", "connection", a.conn.ID, "kind", q.kind, "why", why)
 		q.answer <- askAnswer{err: &jsonrpc.Error{Code: codeUnhanded, Message: why}}
 	}
+	if m.pinned {
+		// On the call's own stream: the call is the one that asked.
+		if f := a.running[m.run]; f == nil || f.w.call == nil {
+			refuse(metrics.UpstreamRefusedNoCall, "the call whose stream this "+q.kind+" request came on has ended")
+		} else {
+			a.handAsk(q, m.run, f)
+		}
+		return
+	}
 	if m.attempt != a.attempt || a.session == nil {
 		refuse(metrics.UpstreamRefusedNoCall, "mcpflow let go of the session this "+q.kind+" request came on")
 		return
@@ -178,7 +240,7 @@ func (a *Actor) onAsked(m asked) {
 	switch len(calls) {
 	case 0:
 		refuse(metrics.UpstreamRefusedNoCall, fmt.Sprintf(
-			"mcpflow answers a %s request only during a tool call of a run, and no call is in flight on source %q's session", q.kind, a.conn.ID))
+			"mcpflow answers %s requests only during a tool call of a run, and no call is in flight on source %q's session", q.kind, a.conn.ID))
 		return
 	case 1:
 	default:
@@ -186,19 +248,27 @@ func (a *Actor) onAsked(m asked) {
 			"mcpflow cannot tell which of the %d tool calls in flight on source %q's session sent this %s request, so it cannot hand it to the run that made the call; bind the source with \"session\": \"run\" to give each run a session of its own", len(calls), a.conn.ID, q.kind))
 		return
 	}
-	f := a.running[calls[0]]
+	a.handAsk(q, calls[0], a.running[calls[0]])
+}
+
+// handAsk hands q to the run that made running call run, f; a sampling
+// request the source forwards to the MCP client that started the run
+// (policy client) is refused when no such client did.
+func (a *Actor) handAsk(q *ask, run uint64, f *inflight) {
 	policy := config.PolicyInterrupt
 	if q.kind == UpstreamSampling {
 		policy = a.conn.Client.SamplingPolicy()
 	}
 	if policy == config.PolicyClient && !f.w.call.ClientSampling {
-		refuse(metrics.UpstreamRefusedNoClient, fmt.Sprintf(
-			"mcpflow forwards sampling on source %q to the MCP client that started the run (its client block says \"sampling\": \"client\"), and this run was not started by an MCP client that declared sampling; set \"client\": {\"sampling\": \"interrupt\"} to have the run interrupted with the request instead", a.conn.ID))
+		why := fmt.Sprintf("mcpflow forwards sampling on source %q to the MCP client that started the run (its client block says \"sampling\": \"client\"), and this run was not started by an MCP client that declared sampling; set \"client\": {\"sampling\": \"interrupt\"} to have the run interrupted with the request instead", a.conn.ID)
+		a.opts.Metrics.UpstreamRequest(a.conn.ID, q.kind, metrics.UpstreamRefusedNoClient)
+		slog.Warn("upstream request refused", "connection", a.conn.ID, "kind", q.kind, "why", why)
+		q.answer <- askAnswer{err: &jsonrpc.Error{Code: codeUnhanded, Message: why}}
 		return
 	}
 	a.nextAsk++
 	q.id = "g" + strconv.FormatInt(f.gen, 10) + "." + strconv.FormatUint(a.nextAsk, 10)
-	q.run, q.to = calls[0], f.w.call.Reply
+	q.run, q.to = run, f.w.call.Reply
 	a.asks[q.id] = q
 	a.opts.Metrics.UpstreamRequest(a.conn.ID, q.kind, metrics.UpstreamInterrupted)
 	reply.Send(a.engine, q.to, UpstreamRequest{

@@ -73,7 +73,6 @@ func copyProgress(r Run, entries []workflow.TraceEntry) (Run, []workflow.TraceEn
 	if err != nil {
 		return Run{}, nil, err
 	}
-	c.Replaced = slices.Clone(r.Replaced) // not in the record's JSON
 	newEntries, err := deepCopy(entries)
 	if newEntries == nil {
 		newEntries = []workflow.TraceEntry{}

@@ -298,8 +298,17 @@ type Run struct {
 	Sessions []RunSession `json:"sessions,omitempty"`
 	// Replaced are the session replacements the run saw since its last
 	// commit: the commit that writes the run appends a session_replaced
-	// run event for each. They are not kept in the record.
-	Replaced []RunEventSession `json:"-"`
+	// run event for each. The next commit's record has none. It is
+	// encoded, as all of a record is, because records cross nodes (the
+	// run's answers, run.Started and run.Stopped).
+	Replaced []RunEventSession `json:"replaced,omitempty"`
+}
+
+// Kept is r as a store keeps it: without Replaced, which the commit that
+// writes r tells as its session_replaced run events.
+func (r Run) Kept() Run {
+	r.Replaced = nil
+	return r
 }
 
 // RunSession is an upstream session a run's calls went to: its
@@ -355,6 +364,12 @@ type Runs interface {
 	RecoverRunning(ctx context.Context, now time.Time) ([]Run, error)
 }
 
+// UpstreamInterruptKinds are the interrupt kinds of a request an
+// upstream server sent during a call (actors/session's UpstreamElicitation
+// and UpstreamSampling): a run interrupted so waits in a live actor with
+// its call out, on the node that runs it, as a running run does.
+var UpstreamInterruptKinds = []string{"elicitation", "sampling"}
+
 // RunClaimer is what a store shared by the nodes of a cluster adds to
 // Runs: each running run belongs to one node, the one that executes it,
 // and only that node may commit it while it is running (RecordProgress of
@@ -363,7 +378,10 @@ type Runs interface {
 type RunClaimer interface {
 	// ClaimRuns moves every running run of node from to this store's node,
 	// in one statement, and returns them as stored (still running), sorted
-	// by id. A node claims its own runs and those of a store used by one
+	// by id. A run interrupted by its server's request (interrupt kind
+	// elicitation or sampling, UpstreamInterruptKinds) is claimed too, as
+	// stored (interrupted): its actor waited live on node from, its call
+	// out, and died with it (the claimer recovers it as a running run). A node claims its own runs and those of a store used by one
 	// node alone (from "") when it starts, and a surviving node claims a
 	// dead node's; two nodes claiming the runs of one node at once get
 	// disjoint sets.

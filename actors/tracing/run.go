@@ -114,7 +114,7 @@ func (r *Run) Attempt(call workflow.Call, attempt int, connection string, remote
 
 // Finished ends the span of call, which the run hands res: its outcome,
 // attempts and session generation, or its error. A tool error (outcome
-// "error") or a lost session (outcome "session_lost") marks the span as
+// "error") or a lost session (outcome "session_lost", "elicitation_lost") marks the span as
 // an error too, though the workflow may route it.
 func (r *Run) Finished(call workflow.Call, res workflow.Result) {
 	if r == nil {
@@ -137,6 +137,8 @@ func (r *Run) Finished(call workflow.Call, res workflow.Result) {
 			span.SetStatus(codes.Error, "the tool reported an error")
 		case workflow.OutcomeSessionLost:
 			span.SetStatus(codes.Error, "the session was lost during the call")
+		case workflow.OutcomeElicitationLost:
+			span.SetStatus(codes.Error, "the server's request the call waited on was lost with mcpflow's process")
 		}
 		// Its trace entry comes with the next Steps.
 		r.finished[[2]string{call.FrameID, call.NodeID}]++

@@ -24,7 +24,21 @@ const (
 	// starts "session_lost:". Every MCP tool step may route it; none has
 	// to. Like "error", it commits no output.
 	OutcomeSessionLost = "session_lost"
+	// OutcomeElicitationLost is the outcome of an MCP tool call that
+	// waited on its server's request (elicitation, sampling) when
+	// mcpflow's process stopped, and that is not safe to repeat: the
+	// request died with the session, and whether the call went on is
+	// unknown. A step that does not route it fails with an error that
+	// starts "elicitation_lost:". Every MCP tool step may route it; none
+	// has to. Like "session_lost", it commits no output.
+	OutcomeElicitationLost = "elicitation_lost"
 )
+
+// lostOutcome reports whether outcome is one every MCP tool step may
+// route without declaring it: its call's outcome is unknown.
+func lostOutcome(outcome string) bool {
+	return outcome == OutcomeSessionLost || outcome == OutcomeElicitationLost
+}
 
 // Object is a JSON object.
 type Object = map[string]any

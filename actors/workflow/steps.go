@@ -69,7 +69,7 @@ func (e *Execution) finishCall(f *Frame, node *Node, call Call, r Result) error 
 		return fmt.Errorf("step %q: outcome %q has no route", node.ID, r.Outcome)
 	}
 	changes := Object{}
-	if r.Outcome != OutcomeError && r.Outcome != OutcomeSessionLost {
+	if r.Outcome != OutcomeError && !lostOutcome(r.Outcome) {
 		if c, ok := e.capability(node.Node); ok {
 			if err := e.validate(c.OutputSchema, r.Output, fmt.Sprintf("step %q output", node.ID)); err != nil {
 				return err
@@ -96,7 +96,7 @@ func failureReason(r Result) string {
 	switch r.Outcome {
 	case OutcomeError:
 		return catalog.ToolErrorText(r.Output)
-	case OutcomeSessionLost:
+	case OutcomeSessionLost, OutcomeElicitationLost:
 		text, _ := r.Output["error"].(string)
 		return catalog.BoundReason(text)
 	}

@@ -194,7 +194,8 @@ type checker struct {
 	// outcomes are each node's declared outcomes; nil when unknown.
 	outcomes map[string][]string
 	// sessionful are the call steps of an MCP tool: they may also route
-	// OutcomeSessionLost, which they do not declare.
+	// OutcomeSessionLost and OutcomeElicitationLost, which they do not
+	// declare.
 	sessionful map[string]bool
 	aliases    []string
 }
@@ -242,7 +243,7 @@ func (c *checker) run() []Diagnostic {
 		}
 		routed[key] = true
 		if declared := c.outcomes[e.From]; declared != nil && !slices.Contains(declared, e.Outcome) &&
-			(e.Outcome != OutcomeSessionLost || !c.sessionful[e.From]) {
+			(!lostOutcome(e.Outcome) || !c.sessionful[e.From]) {
 			c.add("undeclared_edge_outcome", path, step, fmt.Sprintf("step %q does not declare outcome %q (it declares %s)", e.From, e.Outcome, strings.Join(declared, ", ")))
 		}
 		if e.To == End && !slices.Contains(p.Outcomes, OutcomeOK) {

@@ -30,7 +30,7 @@ func newRunRow(r store.Run, retention time.Duration) (runRow, error) {
 	r.CreatedAt = r.CreatedAt.UTC()
 	r.UpdatedAt = r.UpdatedAt.UTC()
 	values := store.Values{}
-	record, err := values.Pack(r.ID, r)
+	record, err := values.Pack(r.ID, r.Kept())
 	if err != nil {
 		return runRow{}, err
 	}

@@ -165,7 +165,8 @@ func readTrace(ctx context.Context, q querier, runID string, start, limit int) (
 //
 // It and ClaimRuns spell status = 'running' out, so that the planner can
 // use the index of the running runs by node (runs_running_by_node, which
-// is partial on that condition).
+// is partial on that condition); ClaimRuns reads the records of the
+// node's interrupted runs besides, for their interrupt's kind.
 func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []store.Run, err error) {
 	defer wrap(&err, "recover the running runs of node %q", s.node)
 	var appended [][]store.RunEvent // the events of each recovered run
@@ -221,13 +222,16 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 }
 
 // ClaimRuns implements store.RunClaimer: one UPDATE moves the running runs
-// of node from to the store's node and returns them. Two nodes claiming
+// of node from, and those interrupted by their server's request, to the
+// store's node and returns them. Two nodes claiming
 // at once queue on the rows' locks, and the second finds the rows the
 // first moved no longer from's (READ COMMITTED re-checks an updated row's
 // WHERE), so each gets its own.
 func (s *Store) ClaimRuns(ctx context.Context, from string) (_ []store.Run, err error) {
 	defer wrap(&err, "claim the running runs of node %q", from)
 	return getAll[store.Run](ctx, s.pool, `WITH claimed AS (
-		UPDATE runs SET node = $2 WHERE status = 'running' AND node = $1 RETURNING id, record
-	) SELECT record FROM claimed ORDER BY id`, from, s.node)
+		UPDATE runs SET node = $2 WHERE node = $1 AND (status = 'running'
+			OR (status = 'interrupted' AND (record::jsonb)->'interrupt'->>'kind' = ANY($3)))
+		RETURNING id, record
+	) SELECT record FROM claimed ORDER BY id`, from, s.node, store.UpstreamInterruptKinds)
 }

@@ -244,7 +244,7 @@ func (s *Store) newRunRow(r store.Run) (runRow, error) {
 	r.CreatedAt = r.CreatedAt.UTC()
 	r.UpdatedAt = r.UpdatedAt.UTC()
 	values := store.Values{}
-	record, err := values.Pack(r.ID, r)
+	record, err := values.Pack(r.ID, r.Kept())
 	if err != nil {
 		return runRow{}, err
 	}
