@@ -36,6 +36,28 @@ type Empty struct{}
 type HealthResult struct {
 	Status    string `json:"status"`
 	StoreRoot string `json:"store_root"`
+	// Sources (an mcpflow extension) says whether every enabled
+	// connection's session works: status stays "ok" while the server
+	// answers, and Sources.Status is "degraded" while one of them fails.
+	Sources *HealthSources `json:"sources,omitempty"`
+}
+
+// HealthSources is the health of the connections' sessions (an mcpflow
+// extension of workflow.health): Status is "ok", or "degraded" while
+// Failing of the Total enabled connections do not work now; Detail names
+// each failing one, its session state and the cause in a user's words.
+type HealthSources struct {
+	Status  string         `json:"status"`
+	Total   int            `json:"total"`
+	Failing int            `json:"failing"`
+	Detail  []SourceHealth `json:"detail"`
+}
+
+// SourceHealth is one failing connection of HealthSources.
+type SourceHealth struct {
+	SourceID string `json:"source_id"`
+	State    string `json:"state"`
+	Cause    string `json:"cause,omitempty"`
 }
 
 // ListCapabilitiesParams are the params of workflow.capabilities.list.
@@ -329,8 +351,11 @@ type RunResult struct {
 // ListRunsParams are the params of workflow.runs.list.
 type ListRunsParams struct {
 	Status *string `json:"status,omitempty"`
-	Cursor *string `json:"cursor,omitempty"`
-	Limit  *int    `json:"limit,omitempty"`
+	// DeploymentID (an mcpflow extension) lists the runs of one
+	// deployment only.
+	DeploymentID *string `json:"deployment_id,omitempty"`
+	Cursor       *string `json:"cursor,omitempty"`
+	Limit        *int    `json:"limit,omitempty"`
 }
 
 // RunSummary is one row of workflow.runs.list.
@@ -344,6 +369,9 @@ type RunSummary struct {
 	DiagnosticCount int    `json:"diagnostic_count"`
 	CreatedAt       string `json:"created_at"`
 	UpdatedAt       string `json:"updated_at"`
+	// StartedBy (an mcpflow extension) is who started the run, as
+	// RunResult.StartedBy.
+	StartedBy string `json:"started_by,omitempty"`
 }
 
 // ListRunsResult answers workflow.runs.list.
@@ -410,6 +438,9 @@ type SessionStatus struct {
 	// LoginHost is, in state needs_login, the host of the authorization
 	// URL `mcpflow sources login` goes to.
 	LoginHost *string `json:"login_host,omitempty"`
+	// Cause (an mcpflow extension) is LastError in a user's words, what
+	// to act on (session.Cause), while the session is failing.
+	Cause *string `json:"cause,omitempty"`
 }
 
 // ConnectionStatus is one row of workflow.admin.connection_statuses.list.

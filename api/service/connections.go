@@ -81,7 +81,17 @@ func sessionStatus(c config.Connection, st session.Status) protocol.SessionStatu
 		SessionsOpened: st.SessionsOpened, Restarts: st.Restarts, CallsInFlight: st.CallsInFlight, CallsQueued: st.CallsQueued,
 		MissedPings: st.MissedPings, LastError: optional(session.Redact(c, st.LastError)), LastErrorAtEpochMs: ms(st.LastErrorAt),
 		LastSuccessAtEpochMs: ms(st.LastSuccessAt), NextAttemptAtEpochMs: ms(st.NextAttemptAt), LoginHost: optional(st.LoginHost),
+		Cause: failingCause(c, st),
 	}
+}
+
+// failingCause is the cause of a failing session in a user's words, nil
+// while it works.
+func failingCause(c config.Connection, st session.Status) *string {
+	if !st.Failing() {
+		return nil
+	}
+	return ptr(liveCause(c, st))
 }
 
 func (s *Service) refreshCatalog(ctx context.Context, p protocol.RefreshCatalogParams) (protocol.RefreshCatalogResult, error) {

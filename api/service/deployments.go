@@ -66,6 +66,11 @@ func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDep
 		return protocol.ValidateDeploymentResult{}, runsErr(err)
 	}
 	diags := s.Runs.Dependencies(d, a)
+	bound := map[string]string{}
+	for _, b := range d.Bindings {
+		bound[b.LogicalSource] = b.ConcreteSource
+	}
+	diags = append(diags, s.sessionDiags(ctx, bound)...)
 	if p.LiveCheck {
 		diags = append(diags, s.Runs.LiveCheck(ctx, d, a)...)
 	}

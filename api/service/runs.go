@@ -171,7 +171,7 @@ func (s *Service) listRuns(ctx context.Context, p protocol.ListRunsParams) (prot
 	if err != nil {
 		return protocol.ListRunsResult{}, err
 	}
-	runs, total, err := s.Store.ListRuns(ctx, store.RunQuery{Status: deref(p.Status), Offset: offset, Limit: limit})
+	runs, total, err := s.Store.ListRuns(ctx, store.RunQuery{Status: deref(p.Status), DeploymentID: deref(p.DeploymentID), Offset: offset, Limit: limit})
 	if err != nil {
 		return protocol.ListRunsResult{}, storeErr(err, "runs")
 	}
@@ -181,6 +181,7 @@ func (s *Service) listRuns(ctx context.Context, p protocol.ListRunsParams) (prot
 			RunID: r.ID, DeploymentID: r.DeploymentID, ArtifactID: r.ArtifactID, ArtifactVersion: r.ArtifactVersion,
 			Status: r.Status, ResumeReadiness: r.ResumeReadiness, DiagnosticCount: len(r.Diagnostics),
 			CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
+			StartedBy: r.StartedBy,
 		})
 	}
 	return protocol.ListRunsResult{Runs: rows, Total: total, Cursor: p.Cursor, NextCursor: paging.Next(offset+len(runs), total), Limit: limit}, nil

@@ -202,6 +202,7 @@ func Start(ctx context.Context, opts Options) (_ *App, err error) {
 	sink := a.startSupervisor(ctx, opts, transports, observed, registry, view, &undo)
 	a.startRuns(opts, m, observed, registry, view)
 	a.newService(opts, observed, registry, view, sink)
+	a.life.sources = a.service.SourcesHealth
 	a.startTracer(ctx, &undo) // before any run starts, recovered ones included
 	if err := a.recoverCutOff(ctx); err != nil {
 		return nil, err
