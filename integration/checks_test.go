@@ -243,3 +243,43 @@ func TestRunsListShowsRunningRunsAndRunDetaches(t *testing.T) {
 	c.want(0, "runs", "cancel", runID)
 	_ = dir
 }
+
+// TestValidationCatchesAnUnboundRequiredInputAndAPathTypo is issue 29's
+// second group: a required step input left unbound is an error at draft
+// validate (with a code, a repair hint and the path to bind); a typo in
+// an input path that adds a field to the workflow's input is a warning
+// shown by the edit that made it.
+func TestValidationCatchesAnUnboundRequiredInputAndAPathTypo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real binary")
+	}
+	is := is.New(t)
+	dir := t.TempDir()
+	srv := startProcess(t, writeConfig(t, dir, stdioSource("demo.default", binary, "demo-server")), "serve.log")
+	c := cliTool{t: t, url: srv.url}
+
+	c.want(0, "draft", "create", "kv")
+	c.want(0, "draft", "contract", "set", "kv", "--input-schema", `{"type":"object","properties":{"key":{"type":"string"}}}`)
+	r := c.want(0, "draft", "add", "use", "kv", "set", "demo.default.kv_set", "--route", "ok=__end__", "--route", "error=__end__")
+	is.True(strings.Contains(r.stdout, "required_input_unbound"))
+	r = c.want(1, "draft", "validate", "kv")
+	is.True(strings.Contains(flat(r.stdout), `step "set" does not fill "key", which demo.default.kv_set requires: the call would be refused at run time; did you mean to bind input.key (--in key=input.key)?`))
+	ws := cliJSON[p.WorkspaceResult](t, c.want(1, "draft", "validate", "kv", "-o", "json"))
+	d := ws.Diagnostics[slices.IndexFunc(ws.Diagnostics, func(d p.Diagnostic) bool { return d.Code == "required_input_unbound" })]
+	is.True(d.IsError())
+	is.True(d.RepairHint != nil && strings.Contains(*d.RepairHint, "mcpflow draft bind")) // how to repair it
+	r = c.want(0, "draft", "bind", "kv", "set", "input.key", "local.key")
+	is.True(!strings.Contains(r.stdout, "required_input_unbound"))
+	c.want(0, "draft", "validate", "kv")
+
+	// The typo: input.ky adds "ky" to the input; the edit says so.
+	c.want(0, "draft", "create", "typo")
+	r = c.want(0, "draft", "add", "use", "typo", "set", "demo.default.kv_set", "--in", "key=input.ky", "--route", "ok=__end__", "--route", "error=__end__")
+	is.True(strings.Contains(flat(r.stdout), `input.ky added the field "ky" to the workflow's input schema; did you mean input.key?`))
+	edited := cliJSON[p.DraftEditResult](t, c.want(0, "draft", "bind", "typo", "set", "state.vaule", "local.value", "-o", "json"))
+	is.True(slices.ContainsFunc(edited.Diagnostics, func(d p.Diagnostic) bool {
+		return d.Code == "input_path_typo" && !d.IsError() && strings.Contains(d.Message, "did you mean state.value?")
+	}))
+	r = c.want(0, "draft", "validate", "typo")
+	is.True(!strings.Contains(r.stdout, "input_path_typo")) // the edit's warning, not the document's
+}
