@@ -92,7 +92,7 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 	}
 	now := s.now().UnixMilli()
 	ws := store.Workspace{
-		ID: p.WorkspaceID, Revision: 1, Title: p.Title, Draft: doc,
+		ID: p.WorkspaceID, Revision: 1, Title: ptr(firstNonEmpty(deref(p.Title), records.ScaffoldTitle(draft.Name))), Draft: doc,
 		Status: statusOf(diags), Diagnostics: diags, CreatedAtMs: now, UpdatedAtMs: now,
 	}
 	result := protocol.CreateFromCapabilityResult{WrapperHints: apiHints(hints)}

@@ -112,7 +112,7 @@ func detach(ctx context.Context, c *conn, params p.StartRunParams) error {
 	if c.json() {
 		return printRaw(c.out, raw)
 	}
-	fmt.Fprintf(c.out, "run %s: %s\nfollow it: mcpflow runs watch %s\n", *started.RunID, started.Status, *started.RunID)
+	fmt.Fprintf(c.out, "run %s: %s\nfollow it: %s runs watch %s\n", *started.RunID, started.Status, invocation(), *started.RunID)
 	return nil
 }
 
@@ -205,7 +205,7 @@ func runExit(run p.RunResult) error {
 		}
 		return withCode(ExitRunNotCompleted, errors.New(msg))
 	case statusInterrupted:
-		return withCode(ExitRunInterrupted, fmt.Errorf("run %s is interrupted; resume it: mcpflow runs resume %s --payload JSON", id, id))
+		return withCode(ExitRunInterrupted, fmt.Errorf("run %s is interrupted; resume it: %s runs resume %s --payload JSON", id, invocation(), id))
 	}
 	return nil
 }
