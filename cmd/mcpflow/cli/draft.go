@@ -271,7 +271,7 @@ func invalidExit(id, status string, diags []p.Diagnostic) error {
 			errs++
 		}
 	}
-	return fmt.Errorf("workspace %s is %s: %d error(s)", id, status, errs)
+	return fmt.Errorf("workspace %s is %s: %d error(s); fix what the diagnostics above say (mcpflow explain CODE says more), then validate again", id, status, errs)
 }
 
 func newDraftCompileCommand(r *remote) *cobra.Command {

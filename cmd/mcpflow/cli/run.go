@@ -50,8 +50,8 @@ func newRunCommand(r *remote) *cobra.Command {
 		Long: `Start a run of a deployment (workflow.runs.start) and show how it ended.
 
 Without a flag the server answers when the run ends, or, if it runs
-longer than the server lets a start wait (30s unless the server was
-started otherwise), with the run still running: follow it then with
+longer than the server lets a start wait (2 minutes unless the server
+was started otherwise), with the run still running: follow it then with
 mcpflow runs watch RUN. --detach answers at once with the run's id, while
 the run goes on (mcpflow runs list --status running lists it). --wait
 waits until the run ends or is interrupted; --follow shows its steps live
