@@ -98,7 +98,7 @@ func TestTroubleshootingListsTheMessagesTheCLIPrints(t *testing.T) {
 		if !exited || stderr.String() != e.stderr {
 			t.Logf("mcpflow %s: %v\nprinted:\n%s\ndocs/cli.md shows:\n%s", strings.Join(e.args, " "), err, stderr.String(), e.stderr)
 		}
-		is.True(exited)                  // the command fails
+		is.True(exited)                     // the command fails
 		is.Equal(stderr.String(), e.stderr) // with the text docs/cli.md lists
 	}
 }
