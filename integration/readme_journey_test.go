@@ -147,9 +147,23 @@ func TestREADMEJourneysAgreeOnOneServer(t *testing.T) {
 	is.NoErr(cl.Call(ctx, p.MethodWorkspaceCreateArtifact, p.Object{"workspace_id": "counter_ws", "artifact_id": "counter_workflow", "version": 1,
 		"title": *ws.Title, "outcomes": ws.Draft["outcomes"]}, &saved))
 	is.True(saved.Saved) // the same artifact as the CLI's: no "already exists with different content"
+	// Deploy asks first: a dry run says what the save would change.
+	deployment := p.Object{"id": "counter_workflow.default", "artifact_id": "counter_workflow", "artifact_version": 1,
+		"bindings": []p.Object{{"logical_source": "demo.default", "concrete_source": "demo.default"}}}
+	var dry p.SaveDeploymentResult
+	is.NoErr(cl.Call(ctx, p.MethodDeploymentsSave, p.Object{"deployment": deployment, "dry_run": true}, &dry))
+	is.True(!dry.Saved && dry.Change != nil && dry.Change.Previous != nil)
+	is.Equal(dry.Change.Previous.ArtifactVersion, 1) // what it runs now
+	is.Equal(dry.Change.Next.ArtifactVersion, 1)     // and would run
+	is.True(strings.Contains(dry.Change.Next.ToolDescription, `Runs the mcpflow workflow "Counter Workflow"`))
+	is.Equal(dry.Change.Previous.ToolDescription, dry.Change.Next.ToolDescription) // agents see no change
+	var fresh p.SaveDeploymentResult
+	is.NoErr(cl.Call(ctx, p.MethodDeploymentsSave, p.Object{"deployment": p.Object{"id": "counter.new", "artifact_id": "counter_workflow", "artifact_version": 1,
+		"bindings": deployment["bindings"]}, "dry_run": true}, &fresh))
+	is.True(fresh.Change.Previous == nil) // a new deployment
+	c.want(1, "deployments", "inspect", "counter.new") // a dry run saves nothing
 	var deployed p.SaveDeploymentResult
-	is.NoErr(cl.Call(ctx, p.MethodDeploymentsSave, p.Object{"deployment": p.Object{"id": "counter_workflow.default", "artifact_id": "counter_workflow", "artifact_version": 1,
-		"bindings": []p.Object{{"logical_source": "demo.default", "concrete_source": "demo.default"}}}}, &deployed))
+	is.NoErr(cl.Call(ctx, p.MethodDeploymentsSave, p.Object{"deployment": deployment}, &deployed))
 	is.Equal(deployed.ArtifactVersion, 1)
 	var run p.RunResult
 	is.NoErr(cl.Call(ctx, p.MethodRunsStart, p.Object{"deployment_id": "counter_workflow.default"}, &run))

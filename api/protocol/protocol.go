@@ -249,6 +249,10 @@ type InspectArtifactParams struct {
 // SaveDeploymentParams are the params of workflow.deployments.save.
 type SaveDeploymentParams struct {
 	Deployment Object `json:"deployment"`
+	// DryRun (an mcpflow extension) saves nothing and answers what the
+	// save would change (SaveDeploymentResult.Change): for a console to
+	// ask before it re-points a deployment.
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // SaveDeploymentResult answers workflow.deployments.save.
@@ -257,6 +261,25 @@ type SaveDeploymentResult struct {
 	ArtifactID      string `json:"artifact_id"`
 	ArtifactVersion int    `json:"artifact_version"`
 	Saved           bool   `json:"saved"`
+	// Change (an mcpflow extension) answers a dry run: what the save
+	// would change.
+	Change *DeploymentChange `json:"change,omitempty"`
+}
+
+// DeploymentChange is what saving a deployment would change: Previous is
+// the deployment saved now under its id (nil for a new one), Next the one
+// the save would write.
+type DeploymentChange struct {
+	Previous *DeploymentVersion `json:"previous"`
+	Next     DeploymentVersion  `json:"next"`
+}
+
+// DeploymentVersion is a deployment as the change shows it: the artifact
+// version it runs, and the description agents see of its tool on /mcp.
+type DeploymentVersion struct {
+	ArtifactID      string `json:"artifact_id"`
+	ArtifactVersion int    `json:"artifact_version"`
+	ToolDescription string `json:"tool_description"`
 }
 
 // DeploymentIDParams name one deployment.

@@ -25,6 +25,9 @@ func (s *Service) deploymentMethods() map[string]rpc.Method {
 }
 
 func (s *Service) saveDeployment(ctx context.Context, p protocol.SaveDeploymentParams) (protocol.SaveDeploymentResult, error) {
+	if p.DryRun {
+		return s.deploymentChange(ctx, p.Deployment)
+	}
 	saved, err := records.SaveDeployment(ctx, s.Store, p.Deployment, s.Runs.StepCeiling())
 	if saved.Written {
 		defer s.recordsChanged() // after the write, whatever its outcome
