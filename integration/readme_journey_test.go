@@ -160,7 +160,7 @@ func TestREADMEJourneysAgreeOnOneServer(t *testing.T) {
 	var fresh p.SaveDeploymentResult
 	is.NoErr(cl.Call(ctx, p.MethodDeploymentsSave, p.Object{"deployment": p.Object{"id": "counter.new", "artifact_id": "counter_workflow", "artifact_version": 1,
 		"bindings": deployment["bindings"]}, "dry_run": true}, &fresh))
-	is.True(fresh.Change.Previous == nil) // a new deployment
+	is.True(fresh.Change.Previous == nil)              // a new deployment
 	c.want(1, "deployments", "inspect", "counter.new") // a dry run saves nothing
 	var deployed p.SaveDeploymentResult
 	is.NoErr(cl.Call(ctx, p.MethodDeploymentsSave, p.Object{"deployment": deployment}, &deployed))
