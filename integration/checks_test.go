@@ -165,6 +165,13 @@ func TestChecksTellTheLiveTruthOfAFailingSource(t *testing.T) {
 	is.True(strings.Contains(c.want(0, "sources", "list").stdout, "demo.default  connection  yes      4"))
 }
 
+// demoCLI is the CLI of a real mcpflow serving the demo source.
+func demoCLI(t *testing.T) cliTool {
+	t.Helper()
+	srv := startProcess(t, writeConfig(t, t.TempDir(), stdioSource("demo.default", binary, "demo-server")), "serve.log")
+	return cliTool{t: t, url: srv.url}
+}
+
 // TestCLIErrorsSayHowToRepair is issue 29's third group of findings: no
 // JSON-RPC preamble (-o json keeps the code), unknown ids suggest the
 // nearest one, a refused connection says how to start the server.
@@ -173,9 +180,7 @@ func TestCLIErrorsSayHowToRepair(t *testing.T) {
 		t.Skip("starts the real binary")
 	}
 	is := is.New(t)
-	dir := t.TempDir()
-	srv := startProcess(t, writeConfig(t, dir, stdioSource("demo.default", binary, "demo-server")), "serve.log")
-	c := cliTool{t: t, url: srv.url}
+	c := demoCLI(t)
 	c.want(0, "workflow", "new", "--from-capability", "demo.default.counter", "--deployment-id", "visit.default")
 
 	r := c.want(1, "deployments", "inspect", "visit")
@@ -211,8 +216,7 @@ func TestRunsListShowsRunningRunsAndRunDetaches(t *testing.T) {
 		t.Skip("starts the real binary")
 	}
 	is := is.New(t)
-	dir := t.TempDir()
-	srv := startProcess(t, writeConfig(t, dir, stdioSource("fake.a", fakeMCP), stdioSource("demo.default", binary, "demo-server")), "serve.log")
+	srv := startProcess(t, writeConfig(t, t.TempDir(), stdioSource("fake.a", fakeMCP), stdioSource("demo.default", binary, "demo-server")), "serve.log")
 	c := cliTool{t: t, url: srv.url}
 	c.want(0, "workflow", "new", "--from-capability", "fake.a.sleep")
 	c.want(0, "workflow", "new", "--from-capability", "demo.default.counter")
@@ -241,7 +245,6 @@ func TestRunsListShowsRunningRunsAndRunDetaches(t *testing.T) {
 	is.True(strings.Contains(help.stdout, "--detach"))
 	is.True(!strings.Contains(help.stdout, "--run-wait")) // a server flag the CLI does not take
 	c.want(0, "runs", "cancel", runID)
-	_ = dir
 }
 
 // TestValidationCatchesAnUnboundRequiredInputAndAPathTypo is issue 29's
@@ -254,9 +257,7 @@ func TestValidationCatchesAnUnboundRequiredInputAndAPathTypo(t *testing.T) {
 		t.Skip("starts the real binary")
 	}
 	is := is.New(t)
-	dir := t.TempDir()
-	srv := startProcess(t, writeConfig(t, dir, stdioSource("demo.default", binary, "demo-server")), "serve.log")
-	c := cliTool{t: t, url: srv.url}
+	c := demoCLI(t)
 
 	c.want(0, "draft", "create", "kv")
 	c.want(0, "draft", "contract", "set", "kv", "--input-schema", `{"type":"object","properties":{"key":{"type":"string"}}}`)

@@ -1,13 +1,11 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -55,25 +53,6 @@ func readmeJourney(t *testing.T) []readmeCommand {
 // binary under test prints "mcpflow" where a go run build prints it.
 const goRunInvocation = "go run ./cmd/mcpflow"
 
-// lockedBuffer is a bytes.Buffer safe for a process writing it while the
-// test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestREADMEJourneysAgreeOnOneServer is issue 29's sixth item: on one
 // server started as the README starts it (serve with no config, in a
 // fresh folder), its serve log names the console's and the MCP face's
@@ -91,10 +70,13 @@ func TestREADMEJourneysAgreeOnOneServer(t *testing.T) {
 	is := is.New(t)
 	dir := t.TempDir()
 	addr := freeAddr(t)
-	var log lockedBuffer
+	logPath := filepath.Join(t.TempDir(), "serve.log")
+	log, err := os.Create(logPath)
+	is.NoErr(err)
+	defer log.Close()
 	serve := exec.Command(binary, "serve", "--listen", addr)
 	serve.Dir = dir // the README's default store: ./.mcpflow
-	serve.Stdout, serve.Stderr = &log, &log
+	serve.Stdout, serve.Stderr = log, log
 	is.NoErr(serve.Start())
 	exited := make(chan struct{})
 	go func() {
@@ -105,8 +87,12 @@ func TestREADMEJourneysAgreeOnOneServer(t *testing.T) {
 		_ = serve.Process.Kill()
 		<-exited
 	})
-	poll.For(t, "the serve log's serving line", 30*time.Second, func() bool { return strings.Contains(log.String(), "mcpflow serving") })
-	serving := log.String()
+	var serving string
+	poll.For(t, "the serve log's serving line", 30*time.Second, func() bool {
+		data, err := os.ReadFile(logPath)
+		serving = string(data)
+		return err == nil && strings.Contains(serving, "mcpflow serving")
+	})
 	is.True(strings.Contains(serving, "console=http://"+addr+"/console")) // where the README sends a browser
 	is.True(strings.Contains(serving, "mcp=http://"+addr+"/mcp"))         // and an agent
 	c := cliTool{t: t, url: "ws://" + addr + "/ws"}
