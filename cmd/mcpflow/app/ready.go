@@ -178,7 +178,7 @@ func (l *lifecycle) tell(states ...string) {
 // Start and the beginning of Shutdown while the health check passes and
 // the store can write, else 503 with status starting, stopping,
 // unhealthy, or what the store says (read_only, store_full). A ready
-// server also says how its sources are: "sources": {"status": "ok" or
+// server with a failing source says which: "sources": {"status":
 // "degraded", "total", "failing", "detail": [{"source_id", "state"}]}; a
 // failing source does not make the server unready (the others serve),
 // and the causes are left to the authenticated workflow.health.
@@ -198,7 +198,7 @@ func (l *lifecycle) serveReadyz(w http.ResponseWriter, r *http.Request) {
 	}
 	body := readyzBody{Status: status}
 	if code == http.StatusOK && l.sources != nil {
-		if h := l.sources(r.Context()); h != nil && h.Total > 0 {
+		if h := l.sources(r.Context()); h != nil && h.Failing > 0 {
 			body.Sources = &readyzSources{Status: h.Status, Total: h.Total, Failing: h.Failing, Detail: []readyzSource{}}
 			for _, d := range h.Detail {
 				body.Sources.Detail = append(body.Sources.Detail, readyzSource{SourceID: d.SourceID, State: d.State})
@@ -213,7 +213,7 @@ func (l *lifecycle) serveReadyz(w http.ResponseWriter, r *http.Request) {
 }
 
 // readyzBody is what /readyz answers; Sources only on a ready server
-// with sources.
+// with a failing source.
 type readyzBody struct {
 	Status  string         `json:"status"`
 	Sources *readyzSources `json:"sources,omitempty"`
