@@ -19,8 +19,13 @@ func newStatusCommand(r *remote) *cobra.Command {
 		Short:   "Show the server's health and each connection's session",
 		Long: `Show the server's health and, for each MCP connection, its upstream
 session: state, sessions opened, restarts, calls in flight and queued,
-catalog size and last error. With -o json: {"health": …, "connections": …},
-the results of workflow.health and workflow.admin.connection_statuses.list.`,
+catalog size and last error. While a source fails (failing to connect,
+degraded, waiting for a login) the server is "degraded (N of M sources
+failing)", and each failing source's cause comes first, whole, in words
+(the command was not found on PATH, the server refused the connection…).
+With -o json: {"health": …, "connections": …}, the results of
+workflow.health (its sources say which fail) and
+workflow.admin.connection_statuses.list (each session's cause).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return r.do(cmd, status)
@@ -50,7 +55,7 @@ func status(ctx context.Context, c *conn) error {
 		failing := false
 		for _, s := range res.Statuses {
 			if s.Session.Cause != nil {
-				t.line("%s", wrap(s.ConnectionID+" is "+s.Session.State+": "+*s.Session.Cause+" ("+lastErrorAgo(s.Session)+"mcpflow sources diagnose "+s.ConnectionID+")", wrapWidth, "    "))
+				t.line("%s", wrap(s.ConnectionID+" is "+stateWords(s.Session.State)+": "+*s.Session.Cause+" ("+lastErrorAgo(s.Session)+"mcpflow sources diagnose "+s.ConnectionID+")", wrapWidth, "    "))
 				failing = true
 			}
 		}
@@ -64,6 +69,19 @@ func status(ctx context.Context, c *conn) error {
 		}
 	})
 	return err
+}
+
+// stateWords is a failing session's state as a sentence says it.
+func stateWords(state string) string {
+	switch state {
+	case "backoff":
+		return "failing to connect (it retries)"
+	case "connecting":
+		return "reconnecting after a failure"
+	case "needs_login":
+		return "waiting for a login"
+	}
+	return state
 }
 
 // serverHealth is what the status line says of the server: ok, or
