@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -68,18 +70,24 @@ func TestChecksTellTheLiveTruthOfAFailingSource(t *testing.T) {
 	t.Cleanup(unauthorized.Close)
 	missing := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(missing.Close)
+	notExecutable := filepath.Join(dir, "server.sh")
+	is.NoErr(os.WriteFile(notExecutable, []byte("#!/bin/sh\n"), 0o600))
 	cfg := writeConfig(t, dir, stdioSource("demo.default", binary, "demo-server"),
 		quickToDegrade(stdioSource("pw.default", "playwrite-mcp")),
+		quickToDegrade(stdioSource("node.crash", "sh", "-c", "echo \"Error: Cannot find module 'x'\" >&2; exit 1")),
+		quickToDegrade(stdioSource("sh.noexec", notExecutable)),
 		quickToDegrade(httpSource("web.refused", freeAddr(t))),
 		quickToDegrade(httpSource("web.auth", strings.TrimPrefix(unauthorized.URL, "http://"))),
 		quickToDegrade(httpSource("web.missing", strings.TrimPrefix(missing.URL, "http://"))))
 	srv := startProcess(t, cfg, "serve.log")
 	c := cliTool{t: t, url: srv.url}
-	waitDegraded(t, c, "pw.default", "web.refused", "web.auth", "web.missing")
+	waitDegraded(t, c, "pw.default", "node.crash", "sh.noexec", "web.refused", "web.auth", "web.missing")
 
 	// diagnose and inspect: status error, the session's state and cause.
 	for id, cause := range map[string]string{
 		"pw.default":  "the command `playwrite-mcp` was not found on PATH",
+		"node.crash":  "the server process exited at start (EOF); its stderr ended with: Error: Cannot find module 'x'",
+		"sh.noexec":   "the command `" + notExecutable + "` could not be started: permission denied",
 		"web.refused": "the server refused the connection",
 		"web.auth":    "the server answered 401 Unauthorized",
 		"web.missing": "the server answered 404 Not Found",
@@ -110,7 +118,7 @@ func TestChecksTellTheLiveTruthOfAFailingSource(t *testing.T) {
 
 	// status: degraded, with each cause first and whole.
 	r = c.want(0, "status")
-	is.True(strings.HasPrefix(r.stdout, "server: degraded (4 of 5 sources failing)"))
+	is.True(strings.HasPrefix(r.stdout, "server: degraded (6 of 7 sources failing)"))
 	is.True(!strings.Contains(r.stdout, "server: ok"))
 	is.True(strings.Contains(flat(r.stdout), "pw.default is degraded: the command `playwrite-mcp` was not found on PATH: install it, or give the full path as the source's transport.command"))
 	is.True(!strings.Contains(r.stdout, "mcpflow reap")) // no internals
@@ -120,8 +128,8 @@ func TestChecksTellTheLiveTruthOfAFailingSource(t *testing.T) {
 	is.Equal(st.Health.Status, "ok") // the manifest's const: the server answers
 	is.True(st.Health.Sources != nil)
 	is.Equal(st.Health.Sources.Status, "degraded") // what the console's Health badge reads
-	is.Equal(st.Health.Sources.Failing, 4)
-	is.Equal(st.Health.Sources.Total, 5)
+	is.Equal(st.Health.Sources.Failing, 6)
+	is.Equal(st.Health.Sources.Total, 7)
 
 	// /readyz: ready (the other sources serve), with the per-source detail.
 	resp, err := http.Get("http://" + strings.TrimSuffix(strings.TrimPrefix(srv.url, "ws://"), "/ws") + "/readyz")
@@ -144,7 +152,7 @@ func TestChecksTellTheLiveTruthOfAFailingSource(t *testing.T) {
 	is.NoErr(json.Unmarshal(body, &ready))
 	is.Equal(ready.Status, "ready")
 	is.Equal(ready.Sources.Status, "degraded")
-	is.Equal(ready.Sources.Failing, 4)
+	is.Equal(ready.Sources.Failing, 6)
 	is.True(slices.ContainsFunc(ready.Sources.Detail, func(d struct {
 		SourceID string `json:"source_id"`
 		State    string `json:"state"`
