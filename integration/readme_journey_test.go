@@ -15,40 +15,6 @@ import (
 	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
-// readmeCommand is one `$ go run ./cmd/mcpflow …` of the README's first
-// workflow, and the lines the README shows it printing.
-type readmeCommand struct {
-	args   []string
-	output []string
-}
-
-// readmeJourney reads the commands of README.md's "A first workflow",
-// as it writes them.
-func readmeJourney(t *testing.T) []readmeCommand {
-	t.Helper()
-	is := is.New(t)
-	data, err := os.ReadFile(filepath.Join("..", "README.md"))
-	is.NoErr(err)
-	_, section, ok := strings.Cut(string(data), "\n## A first workflow\n")
-	is.True(ok) // the README has the section
-	section, _, _ = strings.Cut(section, "\n## ")
-	var cmds []readmeCommand
-	for _, line := range strings.Split(section, "\n") {
-		text, indented := strings.CutPrefix(line, "    ")
-		switch {
-		case !indented:
-			continue
-		case strings.HasPrefix(text, "$ "+goRunInvocation+" "):
-			cmds = append(cmds, readmeCommand{args: strings.Fields(strings.TrimPrefix(text, "$ "+goRunInvocation+" "))})
-		case strings.HasPrefix(text, "$ "):
-			continue // another tool's command (claude mcp add)
-		case len(cmds) > 0:
-			cmds[len(cmds)-1].output = append(cmds[len(cmds)-1].output, text)
-		}
-	}
-	return cmds
-}
-
 // goRunInvocation is how the README runs mcpflow from its clone; the
 // binary under test prints "mcpflow" where a go run build prints it.
 const goRunInvocation = "go run ./cmd/mcpflow"
@@ -98,7 +64,7 @@ func TestREADMEJourneysAgreeOnOneServer(t *testing.T) {
 	c := cliTool{t: t, url: "ws://" + addr + "/ws"}
 
 	// The CLI journey, as the README writes it.
-	journey := readmeJourney(t)
+	journey := docCommands(t, "README.md", "A first workflow", goRunInvocation)
 	is.True(len(journey) >= 4) // workflow new, run twice, status
 	for _, step := range journey {
 		r := c.want(0, step.args...)

@@ -12,42 +12,6 @@ import (
 	"github.com/matryer/is"
 )
 
-// troubleshootingEntry is one example of docs/cli.md's Troubleshooting
-// section: a command and the error it prints.
-type troubleshootingEntry struct {
-	args   []string
-	stderr string
-}
-
-// troubleshootingEntries reads the examples of docs/cli.md's
-// Troubleshooting section: each indented block that starts with
-// "$ mcpflow", its other lines what mcpflow prints on stderr.
-func troubleshootingEntries(t *testing.T) []troubleshootingEntry {
-	t.Helper()
-	is := is.New(t)
-	data, err := os.ReadFile(filepath.Join("..", "docs", "cli.md"))
-	is.NoErr(err)
-	_, section, ok := strings.Cut(string(data), "\n## Troubleshooting\n")
-	is.True(ok) // docs/cli.md has the section
-	section, _, _ = strings.Cut(section, "\n## ")
-	var entries []troubleshootingEntry
-	in := false
-	for _, line := range strings.Split(section, "\n") {
-		text, indented := strings.CutPrefix(line, "    ")
-		switch {
-		case !indented:
-			in = false
-		case strings.HasPrefix(text, "$ mcpflow "):
-			entries = append(entries, troubleshootingEntry{args: strings.Fields(strings.TrimPrefix(text, "$ mcpflow "))})
-			in = true
-		case in:
-			e := &entries[len(entries)-1]
-			e.stderr += text + "\n"
-		}
-	}
-	return entries
-}
-
 // troubleshootingConfigs are the config files the section's examples
 // name, written in the folder the commands run in.
 var troubleshootingConfigs = map[string]string{
@@ -84,7 +48,7 @@ func TestTroubleshootingListsTheMessagesTheCLIPrints(t *testing.T) {
 	c.want(0, "draft", "create", "kv")
 	c.want(0, "draft", "add", "use", "kv", "set", "demo.default.kv_set", "--route", "ok=__end__", "--route", "error=__end__")
 
-	entries := troubleshootingEntries(t)
+	entries := docCommands(t, "docs/cli.md", "Troubleshooting", "mcpflow")
 	is.True(len(entries) >= 10) // the audited errors
 	for _, e := range entries {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -95,10 +59,11 @@ func TestTroubleshootingListsTheMessagesTheCLIPrints(t *testing.T) {
 		err := cmd.Run()
 		cancel()
 		_, exited := err.(*exec.ExitError)
-		if !exited || stderr.String() != e.stderr {
-			t.Logf("mcpflow %s: %v\nprinted:\n%s\ndocs/cli.md shows:\n%s", strings.Join(e.args, " "), err, stderr.String(), e.stderr)
+		want := strings.Join(e.output, "\n") + "\n"
+		if !exited || stderr.String() != want {
+			t.Logf("mcpflow %s: %v\nprinted:\n%s\ndocs/cli.md shows:\n%s", strings.Join(e.args, " "), err, stderr.String(), want)
 		}
-		is.True(exited)                     // the command fails
-		is.Equal(stderr.String(), e.stderr) // with the text docs/cli.md lists
+		is.True(exited)                 // the command fails
+		is.Equal(stderr.String(), want) // with the text docs/cli.md lists
 	}
 }
