@@ -380,6 +380,9 @@ func (f *File) Connections() []Connection {
 // variables, never their values.
 func Parse(data []byte) (*File, error) {
 	var imported *ImportReport
+	if problems := findProblems(data); len(problems) > 0 && !IsForeign(data) {
+		return nil, &ParseError{Problems: problems}
+	}
 	if IsForeign(data) {
 		f, err := Import(data)
 		if err != nil {
@@ -391,6 +394,9 @@ func Parse(data []byte) (*File, error) {
 		}
 	}
 	written, err := decodeStrict(data)
+	if problem, ok := typeProblem(data, err); ok && imported == nil {
+		return nil, &ParseError{Problems: []Problem{problem}}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("parse config: %w", err)
 	}
@@ -423,6 +429,10 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
 	f, err := Parse(data)
+	if perr, ok := errors.AsType[*ParseError](err); ok {
+		perr.File = path
+		return nil, perr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -83,6 +83,7 @@ func (m *Manager) Dependencies(d store.Deployment, a store.Artifact) []Diagnosti
 		if drift := schemaDrift(req, live.InputSchema, live.OutputSchema, d.DriftPolicy, ref, concrete); drift != nil {
 			diags = append(diags, *drift)
 		}
+		diags = append(diags, unboundRequired(a.Plan, ref, concrete, live.InputSchema)...)
 	}
 	return diags
 }

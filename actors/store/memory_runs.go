@@ -107,7 +107,7 @@ func (m *Memory) ListRuns(_ context.Context, q RunQuery) ([]Run, int, error) {
 	defer m.mu.Unlock()
 	matched := []Run{}
 	for _, stored := range m.runs {
-		if q.Status == "" || stored.run.Status == q.Status {
+		if (q.Status == "" || stored.run.Status == q.Status) && (q.DeploymentID == "" || stored.run.DeploymentID == q.DeploymentID) {
 			matched = append(matched, stored.run)
 		}
 	}

@@ -324,9 +324,10 @@ type RunSession struct {
 
 // RunQuery filters and pages runs (newest update first).
 type RunQuery struct {
-	Status string // "" for any
-	Offset int
-	Limit  int // <= 0 for no limit
+	Status       string // "" for any
+	DeploymentID string // "" for any
+	Offset       int
+	Limit        int // <= 0 for no limit
 }
 
 // Runs keeps run records, their append-only traces and (for a Store) their

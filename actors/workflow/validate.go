@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/suggest"
 )
 
 // contextFields are the context.* keys every frame has; foreach items
@@ -354,6 +355,7 @@ func (c *checker) checkCall(path, step string, n Node) []string {
 		}
 	}
 	c.checkInputs(path+".input", step, "invalid_source_path", n.Input, in)
+	c.checkRequired(path+".input", step, n.Node, n.Input, in)
 	c.checkOutputs(path+".output", step, "invalid_destination_path", n.Output, out)
 	if n.Retry != nil && *n.Retry < 0 {
 		c.add("draft_invalid", path+".retry", step, "retry is a count of further attempts, 0 or more")
@@ -443,6 +445,58 @@ func (c *checker) checkInputs(path, step, sourceCode string, bindings []InputBin
 		}
 		c.readPaths(at, step, sourceCode, b.sourcePaths())
 	}
+}
+
+// checkRequired reports each field the step's input schema requires that
+// no input binding fills: the call would be refused at run time. A
+// binding of the whole input fills them all. When the workflow's input or
+// state declares a field of that name, or near it, the message says which
+// path to bind.
+func (c *checker) checkRequired(path, step, capability string, bindings []InputBinding, schema Object) {
+	required, _ := schema["required"].([]any)
+	if len(required) == 0 {
+		return
+	}
+	filled := map[string]bool{}
+	for _, b := range bindings {
+		if len(b.Target.Parts) == 0 {
+			return
+		}
+		filled[b.Target.Parts[0]] = true
+	}
+	for _, r := range required {
+		field, ok := r.(string)
+		if !ok || filled[field] {
+			continue
+		}
+		msg := fmt.Sprintf("step %q does not fill %q, which %s requires: the call would be refused at run time", step, field, capability)
+		if p, ok := c.nearestPath(field); ok {
+			msg += fmt.Sprintf("; did you mean to bind %s (--in %s=%s)?", p, field, p)
+		}
+		c.add("required_input_unbound", path, step, msg)
+	}
+}
+
+// nearestPath is the declared input.X or state.X whose name is field or
+// nearest it, if any is near enough.
+func (c *checker) nearestPath(field string) (string, bool) {
+	var names []string
+	pathOf := map[string]string{}
+	for _, root := range []struct {
+		name   string
+		schema Object
+	}{{RootInput, c.plan.InputSchema}, {RootState, c.plan.StateSchema}} {
+		for _, f := range catalog.Properties(root.schema) {
+			if _, seen := pathOf[f]; !seen {
+				names, pathOf[f] = append(names, f), root.name+"."+f
+			}
+		}
+	}
+	if p, ok := pathOf[field]; ok {
+		return p, true
+	}
+	near, ok := suggest.Nearest(field, names)
+	return pathOf[near], ok
 }
 
 // checkOutputs validates output bindings: valid local sources that the
@@ -695,6 +749,15 @@ func diag(code, path, message string) Diagnostic {
 	if repair, ok := repairs[code]; ok {
 		d.RepairHint = &repair
 	}
+	return d
+}
+
+// Warning is a warning of code about step stepID at path, with its
+// code's repair as its hint: for the findings of an edit rather than of
+// the document (authoring's input_path_typo).
+func Warning(code, path, stepID, message string) Diagnostic {
+	d := stepDiag(code, path, stepID, message)
+	d.Severity = SeverityWarning
 	return d
 }
 

@@ -74,7 +74,7 @@ func TestValidateParamsNamesTheOffendingKeyAndWhy(t *testing.T) {
 			"params.step.when.if: must be ExistsCondition, NotCondition, VariadicCondition or BinaryCondition"},
 
 		{"set_contract revision", "workflow.draft_workspaces.set_contract", `{"workspace_id":"w1","revision":0}`, "params.revision: must be >= 1"},
-		{"runs.list enum inside anyOf", "workflow.runs.list", `{"status":"bogus"}`, `params.status: must be "completed", "failed" or "interrupted"`},
+		{"runs.list enum inside anyOf", "workflow.runs.list", `{"status":"bogus"}`, `params.status: must be "completed", "failed", "interrupted", "running" or "cancelled"`},
 		{"capabilities.list maximum", "workflow.capabilities.list", `{"limit":201}`, "params.limit: must be <= 200"},
 		{"add_step_from_capability exclusiveMinimum", "workflow.draft_workspaces.add_step_from_capability",
 			`{"workspace_id":"w1","revision":1,"step_id":"s","capability_name":"c","timeout_seconds":0}`, "params.timeout_seconds: must be > 0"},

@@ -123,6 +123,16 @@ type artifact struct {
 	plan workflow.Plan
 }
 
+// Describe is the description agents see of a deployment's tool, as the
+// face offers it: for a dry run of workflow.deployments.save.
+func Describe(d protocol.Deployment, a protocol.Artifact) (string, error) {
+	var plan workflow.Plan
+	if err := json.Unmarshal(a.Plan, &plan); err != nil {
+		return "", fmt.Errorf("artifact %s v%d: plan: %w", a.ID, a.Version, err)
+	}
+	return describe(d, artifact{Artifact: a, plan: plan}), nil
+}
+
 func describe(d protocol.Deployment, a artifact) string {
 	var b strings.Builder
 	if a.Description != nil && strings.TrimSpace(*a.Description) != "" {

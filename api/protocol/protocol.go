@@ -38,6 +38,28 @@ type Empty struct{}
 type HealthResult struct {
 	Status    string `json:"status"`
 	StoreRoot string `json:"store_root"`
+	// Sources (an mcpflow extension) says whether every enabled
+	// connection's session works: status stays "ok" while the server
+	// answers, and Sources.Status is "degraded" while one of them fails.
+	Sources *HealthSources `json:"sources,omitempty"`
+}
+
+// HealthSources is the health of the connections' sessions (an mcpflow
+// extension of workflow.health): Status is "ok", or "degraded" while
+// Failing of the Total enabled connections do not work now; Detail names
+// each failing one, its session state and the cause in a user's words.
+type HealthSources struct {
+	Status  string         `json:"status"`
+	Total   int            `json:"total"`
+	Failing int            `json:"failing"`
+	Detail  []SourceHealth `json:"detail"`
+}
+
+// SourceHealth is one failing connection of HealthSources.
+type SourceHealth struct {
+	SourceID string `json:"source_id"`
+	State    string `json:"state"`
+	Cause    string `json:"cause,omitempty"`
 }
 
 // ListCapabilitiesParams are the params of workflow.capabilities.list.
@@ -229,6 +251,10 @@ type InspectArtifactParams struct {
 // SaveDeploymentParams are the params of workflow.deployments.save.
 type SaveDeploymentParams struct {
 	Deployment Object `json:"deployment"`
+	// DryRun (an mcpflow extension) saves nothing and answers what the
+	// save would change (SaveDeploymentResult.Change): for a console to
+	// ask before it re-points a deployment.
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // SaveDeploymentResult answers workflow.deployments.save.
@@ -237,6 +263,25 @@ type SaveDeploymentResult struct {
 	ArtifactID      string `json:"artifact_id"`
 	ArtifactVersion int    `json:"artifact_version"`
 	Saved           bool   `json:"saved"`
+	// Change (an mcpflow extension) answers a dry run: what the save
+	// would change.
+	Change *DeploymentChange `json:"change,omitempty"`
+}
+
+// DeploymentChange is what saving a deployment would change: Previous is
+// the deployment saved now under its id (nil for a new one), Next the one
+// the save would write.
+type DeploymentChange struct {
+	Previous *DeploymentVersion `json:"previous"`
+	Next     DeploymentVersion  `json:"next"`
+}
+
+// DeploymentVersion is a deployment as the change shows it: the artifact
+// version it runs, and the description agents see of its tool on /mcp.
+type DeploymentVersion struct {
+	ArtifactID      string `json:"artifact_id"`
+	ArtifactVersion int    `json:"artifact_version"`
+	ToolDescription string `json:"tool_description"`
 }
 
 // DeploymentIDParams name one deployment.
@@ -336,8 +381,11 @@ type RunResult struct {
 // ListRunsParams are the params of workflow.runs.list.
 type ListRunsParams struct {
 	Status *string `json:"status,omitempty"`
-	Cursor *string `json:"cursor,omitempty"`
-	Limit  *int    `json:"limit,omitempty"`
+	// DeploymentID (an mcpflow extension) lists the runs of one
+	// deployment only.
+	DeploymentID *string `json:"deployment_id,omitempty"`
+	Cursor       *string `json:"cursor,omitempty"`
+	Limit        *int    `json:"limit,omitempty"`
 }
 
 // RunSummary is one row of workflow.runs.list.
@@ -422,6 +470,9 @@ type SessionStatus struct {
 	// Logs are the connection's own log messages, newest last (an
 	// extension).
 	Logs []ConnectionLog `json:"logs,omitempty"`
+	// Cause (an mcpflow extension) is LastError in a user's words, what
+	// to act on (session.Actionable), while the session is failing.
+	Cause *string `json:"cause,omitempty"`
 }
 
 // ConnectionLog is a log message of a connection's upstream session that

@@ -195,6 +195,20 @@ type SourceDiagnosis struct {
 	Catalog     *SourceCatalogDiagnosis   `json:"catalog,omitempty"`
 	Diagnostics []DependencyDiag          `json:"diagnostics"`
 	Message     *string                   `json:"message,omitempty"`
+	// Session (an mcpflow extension) is the live state of the source's
+	// shared upstream session and its last failure.
+	Session *SourceSessionDiagnosis `json:"session,omitempty"`
+}
+
+// SourceSessionDiagnosis is a source's live session as a diagnosis shows
+// it: its state, whether it fails now, the cause of its last failure in a
+// user's words and as the transport said it (redacted).
+type SourceSessionDiagnosis struct {
+	State              string  `json:"state"`
+	Failing            bool    `json:"failing"`
+	Cause              *string `json:"cause,omitempty"`
+	LastError          *string `json:"last_error,omitempty"`
+	LastErrorAtEpochMs *int64  `json:"last_error_at_epoch_ms,omitempty"`
 }
 
 // SourceTransportDiagnosis says how a source is reached: the transport

@@ -13,7 +13,12 @@ func TestHealthReportsTheStoreRoot(t *testing.T) {
 	is := is.New(t)
 	f := newFixture(t)
 	res := mustCall[protocol.HealthResult](t, f, protocol.MethodHealth, `{}`)
-	is.Equal(res, protocol.HealthResult{Status: "ok", StoreRoot: storeRoot})
+	is.Equal(res.Status, "ok")
+	is.Equal(res.StoreRoot, storeRoot)
+	is.True(res.Sources != nil)        // the sources' health (an extension)
+	is.Equal(res.Sources.Status, "ok") // no session fails
+	is.Equal(res.Sources.Failing, 0)   // none listed
+	is.Equal(res.Sources.Detail, []protocol.SourceHealth{})
 	null := mustCall[protocol.HealthResult](t, f, protocol.MethodHealth, `null`)
 	is.Equal(null.StoreRoot, storeRoot) // null params are no params
 }

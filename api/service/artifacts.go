@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -158,9 +159,6 @@ func orEmpty(o workflow.Object) workflow.Object {
 	return o
 }
 
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+func firstNonEmpty(values ...string) string {
+	return cmp.Or(values...)
 }

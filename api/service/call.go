@@ -40,7 +40,7 @@ func (s *Service) callCapability(ctx context.Context, p protocol.CallCapabilityP
 	if wrapper {
 		return s.callWrapper(ctx, a, p)
 	}
-	c, err := s.capability(p.QualifiedName)
+	c, err := s.capability(ctx, p.QualifiedName)
 	if err != nil {
 		return protocol.CapabilityCallResult{}, err
 	}

@@ -3,8 +3,10 @@ package service
 import (
 	"context"
 	"sort"
+	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
+	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/paging"
 	"github.com/mcpflow/mcpflow/actors/records"
 	"github.com/mcpflow/mcpflow/actors/sources"
@@ -36,12 +38,46 @@ func (s *Service) findCapability(name string) (catalog.Capability, bool) {
 	return s.capabilities().Find(name)
 }
 
-// capability finds one capability or fails with the reference's KeyError.
-func (s *Service) capability(name string) (catalog.Capability, error) {
+// capability finds one capability or fails with the reference's KeyError,
+// or, when the name is of a source whose session is down, with why.
+func (s *Service) capability(ctx context.Context, name string) (catalog.Capability, error) {
 	if c, ok := s.findCapability(name); ok {
 		return c, nil
 	}
+	if err := s.sourceDown(ctx, name); err != nil {
+		return catalog.Capability{}, err
+	}
 	return catalog.Capability{}, notFound("unknown workflow capability %q", name)
+}
+
+// sourceDown is the error of a capability name whose connection's session
+// does not work now, or has no catalog yet, or is disabled: its tools are
+// not known, so the error says why rather than only that the name is
+// unknown. It stays the reference's KeyError. nil for any other name.
+func (s *Service) sourceDown(ctx context.Context, name string) error {
+	var conn config.Connection
+	for _, c := range s.connections() {
+		if strings.HasPrefix(name, c.ID+".") && len(c.ID) > len(conn.ID) {
+			conn = c
+		}
+	}
+	if conn.ID == "" {
+		return nil
+	}
+	if !conn.IsEnabled() {
+		return notFound("unknown workflow capability %q: its source %q is disabled; enable it (mcpflow registry enable %s, then mcpflow registry apply)", name, conn.ID, conn.ID)
+	}
+	st := s.liveStatuses(ctx)[conn.ID]
+	_, listed := s.Catalogs.Get(conn.ID)
+	switch {
+	case st.Failing():
+		return notFound("source %q is down (%s): %s; %q cannot be called until it connects (mcpflow sources diagnose %s)",
+			conn.ID, st.State, liveCause(conn, st), name, conn.ID)
+	case !listed:
+		return notFound("source %q has not listed its tools yet (session %s), so %q is not known yet: try again shortly, or see mcpflow sources diagnose %s",
+			conn.ID, firstNonEmpty(string(st.State), "idle"), name, conn.ID)
+	}
+	return nil
 }
 
 func (s *Service) listCapabilities(_ context.Context, p protocol.ListCapabilitiesParams) (protocol.ListCapabilitiesResult, error) {
@@ -71,8 +107,8 @@ func summarize(c catalog.Capability) protocol.CapabilitySummary {
 	}
 }
 
-func (s *Service) inspectCapability(_ context.Context, p protocol.InspectCapabilityParams) (protocol.CapabilityDetail, error) {
-	c, err := s.capability(p.QualifiedName)
+func (s *Service) inspectCapability(ctx context.Context, p protocol.InspectCapabilityParams) (protocol.CapabilityDetail, error) {
+	c, err := s.capability(ctx, p.QualifiedName)
 	if err != nil {
 		return protocol.CapabilityDetail{}, err
 	}

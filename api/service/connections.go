@@ -82,7 +82,8 @@ func sessionStatus(c config.Connection, st session.Status) protocol.SessionStatu
 		SessionsOpened: st.SessionsOpened, Restarts: st.Restarts, CallsInFlight: st.CallsInFlight, CallsQueued: st.CallsQueued,
 		MissedPings: st.MissedPings, LastError: optional(session.Redact(c, st.LastError)), LastErrorAtEpochMs: ms(st.LastErrorAt),
 		LastSuccessAtEpochMs: ms(st.LastSuccessAt), NextAttemptAtEpochMs: ms(st.NextAttemptAt), LoginHost: optional(st.LoginHost),
-		Logs: connectionLogs(c, st.Logs),
+		Logs:  connectionLogs(c, st.Logs),
+		Cause: failingCause(c, st),
 	}
 }
 
@@ -101,6 +102,15 @@ func connectionLogs(c config.Connection, logs []session.ConnectionLog) []protoco
 			Level: l.Log.Level, Logger: session.Redact(c, l.Log.Logger), Data: data, Truncated: l.Log.Truncated})
 	}
 	return out
+}
+
+// failingCause is the cause of a failing session in a user's words, nil
+// while it works.
+func failingCause(c config.Connection, st session.Status) *string {
+	if !st.Failing() {
+		return nil
+	}
+	return ptr(liveCause(c, st))
 }
 
 func (s *Service) refreshCatalog(ctx context.Context, p protocol.RefreshCatalogParams) (protocol.RefreshCatalogResult, error) {

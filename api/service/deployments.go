@@ -25,6 +25,9 @@ func (s *Service) deploymentMethods() map[string]rpc.Method {
 }
 
 func (s *Service) saveDeployment(ctx context.Context, p protocol.SaveDeploymentParams) (protocol.SaveDeploymentResult, error) {
+	if p.DryRun {
+		return s.deploymentChange(ctx, p.Deployment)
+	}
 	saved, err := records.SaveDeployment(ctx, s.Store, p.Deployment, s.Runs.StepCeiling())
 	if saved.Written {
 		defer s.recordsChanged() // after the write, whatever its outcome
@@ -66,6 +69,11 @@ func (s *Service) validateDeployment(ctx context.Context, p protocol.ValidateDep
 		return protocol.ValidateDeploymentResult{}, runsErr(err)
 	}
 	diags := append(s.Runs.Dependencies(d, a), runs.PlanWarnings(a)...)
+	bound := map[string]string{}
+	for _, b := range d.Bindings {
+		bound[b.LogicalSource] = b.ConcreteSource
+	}
+	diags = append(diags, s.sessionDiags(ctx, bound)...)
 	if p.LiveCheck {
 		diags = append(diags, s.Runs.LiveCheck(ctx, d, a)...)
 	}

@@ -78,19 +78,25 @@ func stepEdit[P authoring.Params](s *Service, ctx context.Context, id string, re
 		return protocol.DraftEditResult{}, authoringErr(err)
 	}
 	var after workflow.Object
+	var typos []workflow.Diagnostic
 	r, err := s.revise(ctx, id, revision, func(doc workflow.Object) (workflow.Object, error) {
 		next, err := op(doc, p, s.findCapability)
 		if err != nil {
 			return nil, err
 		}
-		after = next
+		after, typos = next, nil
 		if sameJSON(doc, next) {
 			return nil, nil
 		}
+		typos = authoring.TypoWarnings(doc, next)
 		return next, nil
 	})
 	if err != nil {
 		return protocol.DraftEditResult{}, err
+	}
+	if r.Status != statusConflict {
+		// The edit's own warnings: shown with the edit that caused them.
+		r.Diagnostics = append(r.Diagnostics, apiDiagnostics(typos)...)
 	}
 	return protocol.DraftEditResult{WorkspaceResult: r, NextActions: afterEdit(r, after)}, nil
 }

@@ -14,6 +14,9 @@ func (s *Service) healthMethods() map[string]rpc.Method {
 	}
 }
 
-func (s *Service) health(context.Context, protocol.Empty) (protocol.HealthResult, error) {
-	return protocol.HealthResult{Status: "ok", StoreRoot: s.StoreRoot}, nil
+// health answers workflow.health: status is "ok" while the server
+// answers (the manifest's const); sources says whether every enabled
+// connection's session works (an extension).
+func (s *Service) health(ctx context.Context, _ protocol.Empty) (protocol.HealthResult, error) {
+	return protocol.HealthResult{Status: "ok", StoreRoot: s.StoreRoot, Sources: s.SourcesHealth(ctx)}, nil
 }

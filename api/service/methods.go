@@ -37,6 +37,7 @@ func (s *Service) Methods() map[string]rpc.Method {
 			table[name] = m
 		}
 	}
+	s.suggesting(table)
 	return table
 }
 

@@ -171,7 +171,7 @@ func (s *Service) listRuns(ctx context.Context, p protocol.ListRunsParams) (prot
 	if err != nil {
 		return protocol.ListRunsResult{}, err
 	}
-	runs, total, err := s.Store.ListRuns(ctx, store.RunQuery{Status: deref(p.Status), Offset: offset, Limit: limit})
+	runs, total, err := s.Store.ListRuns(ctx, store.RunQuery{Status: deref(p.Status), DeploymentID: deref(p.DeploymentID), Offset: offset, Limit: limit})
 	if err != nil {
 		return protocol.ListRunsResult{}, storeErr(err, "runs")
 	}

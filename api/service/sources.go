@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -66,6 +67,11 @@ func sourceEntryOf(src sources.Source) sourceEntry {
 			InputSchema: orEmpty(c.InputSchema), OutputSchema: orEmpty(c.OutputSchema),
 			IsAsync: c.Async, AcceptsContext: c.AcceptsContext,
 		})
+	}
+	if src.Conn != nil {
+		// A connection's node specs are its MCP tools: count and list
+		// them as tools too (issue 29: sources list said TOOLS 0).
+		inv.Tools = append(inv.Tools, inv.NodeSpecs...)
 	}
 	for _, r := range src.Reducers {
 		inv.Reducers = append(inv.Reducers, r.Name)
@@ -202,13 +208,22 @@ func (s *Service) diagnosis(ctx context.Context, src sourceEntry) (protocol.Sour
 		cat = protocol.SourceCatalogDiagnosis{HasSnapshot: true, FetchedAtEpochMs: &snap.FetchedAtEpochMs, MaxAgeSeconds: &snap.MaxAgeSeconds,
 			NodeCount: len(snap.Tools), ResourceCount: len(snap.Resources), PromptCount: len(snap.Prompts)}
 	}
+	live := s.liveStatuses(ctx)
+	var sess *protocol.SourceSessionDiagnosis
+	if live != nil {
+		st := live[id]
+		sess = sessionDiagnosis(c, st)
+		if d, failing := liveDiag(c, st, id); failing && !slices.ContainsFunc(diags, func(x protocol.DependencyDiag) bool { return x.Code == d.Code }) {
+			diags = append(diags, protocol.DependencyDiag(d))
+		}
+	}
 	status := diagnosisOK
 	if len(diags) > 0 {
 		status = diagnosisError
 	}
 	return protocol.SourceDiagnosis{
 		SourceID: id, Status: status, Enabled: ptr(c.IsEnabled()),
-		Transport: &transport, Auth: &auth, Catalog: &cat, Diagnostics: diags,
+		Transport: &transport, Auth: &auth, Catalog: &cat, Diagnostics: diags, Session: sess,
 	}, nil
 }
 

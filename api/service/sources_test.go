@@ -57,7 +57,8 @@ func TestSourcesListShowsPlatformSourcesAndEveryConnectionSortedByID(t *testing.
 	is.Equal(one.Policy, protocol.SourcePolicy{Platform: false, BindingRequired: true})
 	is.True(one.Permissions.CallsUpstream)
 	is.Equal(one.NodeSpecCount, 3) // the catalog's tools, as node specs
-	is.Equal(one.ToolCount, 0)
+	is.Equal(one.ToolCount, 3)     // and as tools: they are its MCP tools
+	is.Equal(one.Preview.Tools, []string{"fake.one.counter", "fake.one.echo", "fake.one.fail"})
 	is.Equal(one.Preview.NodeSpecs, []string{"fake.one.counter", "fake.one.echo", "fake.one.fail"})
 	is.Equal(one.HasMore.NodeSpecs, false)
 	is.Equal(one.ResourceCount, 1)

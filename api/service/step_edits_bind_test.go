@@ -54,7 +54,9 @@ func TestBindAGraphPathToAnInputProjectsTheWorkflowSchema(t *testing.T) {
 func TestBindAnOutputToStateAndToTheWorkflowOutput(t *testing.T) {
 	is := is.New(t)
 	f := newFixture(t)
-	rev := workspaceWithOneEcho(t, f)
+	// echo requires message: bind it, or the draft is invalid
+	// (required_input_unbound).
+	rev := stepEdit(t, f, protocol.MethodWorkspaceBind, bindRequest(workspaceWithOneEcho(t, f), "input.text", "local.message")).Revision
 	res := stepEdit(t, f, protocol.MethodWorkspaceBind, bindRequest(rev, "local.message", "state.reply"))
 	is.Equal(res.Revision, rev+1)
 	draft := draftOf(t, f, "ws")

@@ -73,9 +73,9 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 	if err := checkRecordID("workspace_id", p.WorkspaceID); err != nil {
 		return protocol.CreateFromCapabilityResult{}, err
 	}
-	c, ok := s.findCapability(p.CapabilityName)
-	if !ok {
-		return protocol.CreateFromCapabilityResult{}, notFound("unknown workflow capability %q", p.CapabilityName)
+	c, err := s.capability(ctx, p.CapabilityName)
+	if err != nil {
+		return protocol.CreateFromCapabilityResult{}, err
 	}
 	errorSource, ok := p.ErrorMessageSource.(string)
 	if p.ErrorMessageSource != nil && !ok {
@@ -92,7 +92,7 @@ func (s *Service) createFromCapability(ctx context.Context, p protocol.CreateFro
 	}
 	now := s.now().UnixMilli()
 	ws := store.Workspace{
-		ID: p.WorkspaceID, Revision: 1, Title: p.Title, Draft: doc,
+		ID: p.WorkspaceID, Revision: 1, Title: ptr(firstNonEmpty(deref(p.Title), records.ScaffoldTitle(draft.Name))), Draft: doc,
 		Status: statusOf(diags), Diagnostics: diags, CreatedAtMs: now, UpdatedAtMs: now,
 	}
 	result := protocol.CreateFromCapabilityResult{WrapperHints: apiHints(hints)}

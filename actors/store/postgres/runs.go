@@ -128,6 +128,9 @@ func (s *Store) ListRuns(ctx context.Context, q store.RunQuery) (_ []store.Run, 
 	if q.Status != "" {
 		pq.filter("status = %s", q.Status)
 	}
+	if q.DeploymentID != "" {
+		pq.filter("(record::jsonb)->>'deployment_id' = %s", q.DeploymentID)
+	}
 	return listPage[store.Run](ctx, s.pool, pq, q.Offset, q.Limit)
 }
 

@@ -149,6 +149,10 @@ func (s *Store) ListRuns(ctx context.Context, q store.RunQuery) (_ []store.Run, 
 		pq.where = append(pq.where, "status = @status")
 		pq.args = append(pq.args, sql.Named("status", q.Status))
 	}
+	if q.DeploymentID != "" {
+		pq.where = append(pq.where, "json_extract(record, '$.deployment_id') = @deployment")
+		pq.args = append(pq.args, sql.Named("deployment", q.DeploymentID))
+	}
 	return listPage[store.Run](ctx, s.read, s.reads, pq, q.Offset, q.Limit)
 }
 

@@ -207,6 +207,7 @@ func Start(ctx context.Context, opts Options) (_ *App, err error) {
 	sink := a.startSupervisor(ctx, opts, transports, observed, registry, view, &undo)
 	a.startRuns(opts, m, observed, registry, view)
 	a.newService(opts, observed, registry, view, sink)
+	a.life.sources = a.service.SourcesHealth
 	a.startTracer(ctx, &undo) // before any run starts, recovered ones included
 	if err := a.recoverCutOff(ctx); err != nil {
 		return nil, err
@@ -231,13 +232,24 @@ func (a *App) Handler() http.Handler {
 	return mux
 }
 
+// servingAttrs are what the serve log says where to go: the WebSocket API,
+// the web console and, unless it is off, the MCP face (the README sends a
+// user to both).
+func (a *App) servingAttrs(addr string) []any {
+	attrs := []any{"addr", addr, "ws", "ws://" + addr + "/ws", "console", "http://" + addr + console.Path}
+	if a.face != nil {
+		attrs = append(attrs, "mcp", "http://"+addr+"/mcp")
+	}
+	return attrs
+}
+
 // Serve serves HTTP on l until Shutdown.
 func (a *App) Serve(l net.Listener) error {
 	// Headers within the edge's ReadHeaderTimeout; the edge bounds bodies
 	// and replies per request itself (a server-wide ReadTimeout or
 	// WriteTimeout would also cut its long-lived WebSocket connections).
 	a.http = &http.Server{Handler: a.Handler(), ReadHeaderTimeout: a.edge.Options().ReadHeaderTimeout, IdleTimeout: 2 * time.Minute}
-	slog.Info("mcpflow serving", "addr", l.Addr().String(), "ws", "ws://"+l.Addr().String()+"/ws")
+	slog.Info("mcpflow serving", a.servingAttrs(l.Addr().String())...)
 	if a.member != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
 		if err := a.member.node.Advertise(ctx, l.Addr().String()); err != nil {

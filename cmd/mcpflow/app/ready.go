@@ -3,6 +3,7 @@ package app
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/clock"
+	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
 // The phases of an App, as /readyz reports them.
@@ -43,6 +45,9 @@ type lifecycle struct {
 	// store, when set, says why the store cannot write ("read_only",
 	// "store_full"), or "" when it can: /readyz answers 503 with it.
 	store func() string
+	// sources, when set, is the health of the connections' sessions:
+	// /readyz shows which fail (their ids and states, never a cause).
+	sources func(context.Context) *protocol.HealthSources
 
 	phase     atomic.Int32
 	unhealthy atomic.Bool
@@ -172,8 +177,12 @@ func (l *lifecycle) tell(states ...string) {
 // serveReadyz answers /readyz: 200 {"status":"ready"} between the end of
 // Start and the beginning of Shutdown while the health check passes and
 // the store can write, else 503 with status starting, stopping,
-// unhealthy, or what the store says (read_only, store_full).
-func (l *lifecycle) serveReadyz(w http.ResponseWriter, _ *http.Request) {
+// unhealthy, or what the store says (read_only, store_full). A ready
+// server with a failing source says which: "sources": {"status":
+// "degraded", "total", "failing", "detail": [{"source_id", "state"}]}; a
+// failing source does not make the server unready (the others serve),
+// and the causes are left to the authenticated workflow.health.
+func (l *lifecycle) serveReadyz(w http.ResponseWriter, r *http.Request) {
 	status, code := "ready", http.StatusOK
 	switch l.phase.Load() {
 	case phaseStarting:
@@ -187,10 +196,39 @@ func (l *lifecycle) serveReadyz(w http.ResponseWriter, _ *http.Request) {
 			status, code = why, http.StatusServiceUnavailable
 		}
 	}
+	body := readyzBody{Status: status}
+	if code == http.StatusOK && l.sources != nil {
+		if h := l.sources(r.Context()); h != nil && h.Failing > 0 {
+			body.Sources = &readyzSources{Status: h.Status, Total: h.Total, Failing: h.Failing, Detail: []readyzSource{}}
+			for _, d := range h.Detail {
+				body.Sources.Detail = append(body.Sources.Detail, readyzSource{SourceID: d.SourceID, State: d.State})
+			}
+		}
+	}
+	data, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
-	_, _ = fmt.Fprintf(w, `{"status":%q}`, status)
+	_, _ = w.Write(data)
+}
+
+// readyzBody is what /readyz answers; Sources only on a ready server
+// with a failing source.
+type readyzBody struct {
+	Status  string         `json:"status"`
+	Sources *readyzSources `json:"sources,omitempty"`
+}
+
+type readyzSources struct {
+	Status  string         `json:"status"`
+	Total   int            `json:"total"`
+	Failing int            `json:"failing"`
+	Detail  []readyzSource `json:"detail"`
+}
+
+type readyzSource struct {
+	SourceID string `json:"source_id"`
+	State    string `json:"state"`
 }
 
 // storeStatus is what l.store says, "" without one.

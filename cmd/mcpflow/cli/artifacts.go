@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpflow/mcpflow/actors/records"
+
 	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -95,7 +97,7 @@ func newArtifactsInspectCommand(r *remote) *cobra.Command {
 // savedArtifactTable shows a saved artifact.
 func savedArtifactTable(t *table, res p.SaveArtifactResult) {
 	t.pairs("artifact", fmt.Sprintf("%s v%d", res.ArtifactID, res.Version), "saved", res.Saved)
-	t.line("deploy it: mcpflow deploy --artifact %s --version %d --bind LOGICAL=CONCRETE", res.ArtifactID, res.Version)
+	t.line("deploy it: %s deploy --artifact %s --version %d --bind LOGICAL=CONCRETE", invocation(), res.ArtifactID, res.Version)
 }
 
 func newArtifactsSaveCommand(r *remote) *cobra.Command {
@@ -143,7 +145,7 @@ its logical one and records what they require.`,
 		if err != nil {
 			return nil, err
 		}
-		params := p.CreateFromPlanParams{ArtifactID: f.id, Version: f.version, Title: firstSet(f.title, titleOf(f.id)),
+		params := p.CreateFromPlanParams{ArtifactID: f.id, Version: f.version, Title: firstSet(f.title, records.ScaffoldTitle(f.id)),
 			Plan: plan, Outcomes: f.outcomes, Kind: optional(f.kind), Description: optional(f.description)}
 		if params.Outcomes == nil {
 			params.Outcomes = []string{"ok"}

@@ -99,7 +99,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	if msg := err.Error(); msg != "" {
+	asJSON := false
+	if f := cmd.Flag("output"); f != nil {
+		asJSON = f.Value.String() == outputJSON
+	}
+	if msg := userMessage(err, asJSON); msg != "" {
 		fmt.Fprintln(stderr, "mcpflow:", msg)
 	}
 	if !ran {

@@ -120,12 +120,11 @@ func TestScaffoldDefaults(t *testing.T) {
 	s := scaffold{capability: "demo.default.counter"}
 	s.defaults()
 	is.Equal(s, scaffold{capability: "demo.default.counter", workspaceID: "counter_ws", artifactID: "counter_workflow",
-		deploymentID: "counter_workflow.default", title: "Counter Workflow"})
+		deploymentID: "counter_workflow.default"}) // the title is the server's (records.ScaffoldTitle)
 	s = scaffold{capability: "gh.team.Search-Issues", artifactID: "mine"}
 	s.defaults()
 	is.Equal(s.workspaceID, "search_issues_ws")
 	is.Equal(s.deploymentID, "mine.default")
-	is.Equal(s.title, "Mine")
 }
 
 func TestDeployFromFlags(t *testing.T) {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -60,21 +61,31 @@ func newDeploymentsInspectCommand(r *remote) *cobra.Command {
 
 func newDeploymentsValidateCommand(r *remote) *cobra.Command {
 	var live bool
-	cmd := showing(r, &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "validate DEPLOYMENT",
 		Short: "Check a deployment's bindings against the live sources (workflow.deployments.validate)",
-		Long: `Check that a deployment can run: each source its artifact requires is
-bound, configured, enabled and has the capability, with the schemas the
-artifact was saved against. --live-check also reaches each upstream. The
-diagnostics say what to repair ('mcpflow explain CODE' says more).`,
+		Long: `Check that a deployment can run now: each source its artifact requires is
+bound, configured, enabled, its session works (not failing to connect,
+degraded or waiting for a login) and has the capability, with the schemas
+the artifact was saved against. --live-check also reaches each upstream.
+The diagnostics say what to repair ('mcpflow explain CODE' says more).
+Exits 1 when the deployment cannot run now.`,
 		Example: "  mcpflow deployments validate counter_workflow.default --live-check",
 		Args:    cobra.ExactArgs(1),
-	}, p.MethodDeploymentsValidate, func(_ *cobra.Command, args []string) (any, error) {
-		return p.ValidateDeploymentParams{DeploymentID: args[0], LiveCheck: live}, nil
-	}, func(t *table, res p.ValidateDeploymentResult) {
-		t.pairs("deployment", res.DeploymentID, "artifact", fmt.Sprintf("%s v%d", res.ArtifactID, res.ArtifactVersion), "status", res.Status)
-		diagnosticRows(t, res.Diagnostics)
-	})
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return r.do(cmd, func(ctx context.Context, c *conn) error {
+				res, err := callShow(ctx, c, p.MethodDeploymentsValidate, p.ValidateDeploymentParams{DeploymentID: args[0], LiveCheck: live},
+					func(t *table, res p.ValidateDeploymentResult) {
+						t.pairs("deployment", res.DeploymentID, "artifact", fmt.Sprintf("%s v%d", res.ArtifactID, res.ArtifactVersion), "status", res.Status)
+						diagnosticRows(t, res.Diagnostics)
+					})
+				if err != nil || res.Status == "runnable" {
+					return err
+				}
+				return fmt.Errorf("deployment %s is %s now: fix the error diagnostics above, then validate again", res.DeploymentID, res.Status)
+			})
+		},
+	}
 	cmd.Flags().BoolVar(&live, "live-check", false, "also connect to each bound upstream and list its tools")
 	return cmd
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpflow/mcpflow/actors/records"
+
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -269,7 +271,7 @@ func invalidExit(id, status string, diags []p.Diagnostic) error {
 			errs++
 		}
 	}
-	return fmt.Errorf("workspace %s is %s: %d error(s)", id, status, errs)
+	return fmt.Errorf("workspace %s is %s: %d error(s); fix what the diagnostics above say (mcpflow explain CODE says more), then validate again", id, status, errs)
 }
 
 func newDraftCompileCommand(r *remote) *cobra.Command {
@@ -404,7 +406,7 @@ server suggests; an invalid workspace shows its diagnostics and exits 1.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.artifact, "artifact", "", "the artifact id (required)")
 	fl.IntVar(&f.version, "version", 1, "the artifact version")
-	fl.StringVar(&f.title, "title", "", "the artifact's title (default from the artifact id)")
+	fl.StringVar(&f.title, "title", "", "the artifact's title (default: the workspace's title, else one made from the artifact id)")
 	fl.StringVar(&f.description, "description", "", "the artifact's description")
 	fl.StringVar(&f.kind, "kind", "", "workflow (default) or wrapper")
 	fl.StringSliceVar(&f.outcomes, "outcomes", nil, "the artifact's outcomes (default: the draft's)")
@@ -423,7 +425,7 @@ func (f *saveFlags) save(ctx context.Context, c *conn, id string) error {
 		outcomes = documentOutcomes(w.Draft)
 	}
 	params := p.CreateArtifactParams{WorkspaceID: id, ArtifactID: f.artifact, Version: f.version,
-		Title: firstSet(f.title, titleOf(f.artifact)), Outcomes: outcomes, Kind: optional(f.kind), Description: optional(f.description)}
+		Title: firstSet(f.title, records.ScaffoldTitle(f.artifact)), Outcomes: outcomes, Kind: optional(f.kind), Description: optional(f.description)}
 	res, err := callShow(ctx, c, p.MethodWorkspaceCreateArtifact, params, func(t *table, res p.CreateArtifactResult) {
 		if !res.Saved {
 			t.pairs("saved", false)
@@ -432,7 +434,7 @@ func (f *saveFlags) save(ctx context.Context, c *conn, id string) error {
 		}
 		t.pairs("artifact", fmt.Sprintf("%s v%d", res.ArtifactID, res.Version), "saved", true,
 			"requires sources", res.RequiredLogicalSources, "suggested bindings", res.SuggestedBindings)
-		t.line("deploy it: mcpflow deploy --artifact %s --version %d%s", res.ArtifactID, res.Version, bindFlags(res.SuggestedBindings))
+		t.line("deploy it: %s deploy --artifact %s --version %d%s", invocation(), res.ArtifactID, res.Version, bindFlags(res.SuggestedBindings))
 	})
 	if err != nil {
 		return err

@@ -104,6 +104,9 @@ func (r *remote) dial(ctx context.Context) (*client.Client, error) {
 		if cause == nil {
 			cause = err
 		}
+		if refused(cause) {
+			return nil, withCode(ExitUnreachable, fmt.Errorf("connect to %s: %w; %s", redactURL(u), cause, unreachableHint(redactURL(u))))
+		}
 		return nil, withCode(ExitUnreachable, fmt.Errorf("connect to %s: %w", redactURL(u), cause))
 	}
 	return cl, nil

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ const (
 	statusFailed      = "failed"
 	statusCancelled   = "cancelled"
 	statusInterrupted = "interrupted"
+	statusRunning     = "running"
 )
 
 // defaultWaitTimeout bounds how long a client command waits for a run.
@@ -36,6 +38,7 @@ type runFlags struct {
 	input       string
 	follow      bool
 	wait        bool
+	detach      bool
 	waitTimeout time.Duration
 }
 
@@ -46,17 +49,22 @@ func newRunCommand(r *remote) *cobra.Command {
 		Short: "Start a run of a deployment",
 		Long: `Start a run of a deployment (workflow.runs.start) and show how it ended.
 
-Without --wait or --follow the server answers when the run ends, or with
-its running state after its --run-wait. --wait waits until the run ends
-or is interrupted; --follow shows its steps live as they happen, then its
-output. With -o json the result is the run's (workflow.runs.inspect after
---wait or --follow); --follow's progress then goes to stderr.
+Without a flag the server answers when the run ends, or, if it runs
+longer than the server lets a start wait (2 minutes unless the server
+was started otherwise), with the run still running: follow it then with
+mcpflow runs watch RUN. --detach answers at once with the run's id, while
+the run goes on (mcpflow runs list --status running lists it). --wait
+waits until the run ends or is interrupted; --follow shows its steps live
+as they happen, then its output. With -o json the result is the run's
+(workflow.runs.inspect after --wait or --follow); --follow's progress then
+goes to stderr.
 
 The exit code says how the run ended: 0 completed (or still running
-without --wait), 2 failed or cancelled, 3 interrupted.`,
+without --wait, or detached), 2 failed or cancelled, 3 interrupted.`,
 		Example: `  mcpflow run counter_workflow.default --follow
   mcpflow run my.default --input '{"title":"v2"}' --wait -o json
-  mcpflow run my.default --input @input.json`,
+  mcpflow run my.default --input @input.json
+  mcpflow run crawl.default --detach`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			params := p.StartRunParams{DeploymentID: args[0]}
@@ -70,17 +78,48 @@ without --wait), 2 failed or cancelled, 3 interrupted.`,
 			if f.waitTimeout <= 0 {
 				return errors.New("--wait-timeout must be positive")
 			}
+			if f.detach && (f.follow || f.wait) {
+				return errors.New("--detach answers at once: it cannot be used with --wait or --follow (follow the run afterwards: mcpflow runs watch RUN)")
+			}
 			return r.do(cmd, func(ctx context.Context, c *conn) error { return f.run(ctx, c, params) })
 		},
 	}
 	cmd.Flags().StringVar(&f.input, "input", "", "workflow input: a JSON object, @FILE, or @- for stdin")
 	cmd.Flags().BoolVar(&f.follow, "follow", false, "show the run's steps live until it ends or is interrupted")
 	cmd.Flags().BoolVar(&f.wait, "wait", false, "wait until the run ends or is interrupted")
+	cmd.Flags().BoolVar(&f.detach, "detach", false, "answer at once with the run's id; the run goes on on the server")
 	addWaitTimeout(cmd, &f.waitTimeout)
 	return cmd
 }
 
+// detach starts a run without waiting for it and prints its id (with
+// -o json, the run as the start answered it).
+func detach(ctx context.Context, c *conn, params p.StartRunParams) error {
+	noWait := false
+	params.Wait = &noWait
+	raw, err := c.call(ctx, p.MethodRunsStart, params)
+	if err != nil {
+		return err
+	}
+	var started p.RunResult
+	if err := json.Unmarshal(raw, &started); err != nil {
+		return fmt.Errorf("%s: decode result: %w", p.MethodRunsStart, err)
+	}
+	if started.RunID == nil {
+		_, err := show(c, p.MethodRunsStart, raw, runTable)
+		return errors.Join(err, runExit(started)) // refused before it began
+	}
+	if c.json() {
+		return printRaw(c.out, raw)
+	}
+	fmt.Fprintf(c.out, "run %s: %s\nfollow it: %s runs watch %s\n", *started.RunID, started.Status, invocation(), *started.RunID)
+	return nil
+}
+
 func (f *runFlags) run(ctx context.Context, c *conn, params p.StartRunParams) error {
+	if f.detach {
+		return detach(ctx, c, params)
+	}
 	if !f.follow && !f.wait {
 		return runCall(ctx, c, f.waitTimeout, p.MethodRunsStart, params)
 	}
@@ -166,7 +205,7 @@ func runExit(run p.RunResult) error {
 		}
 		return withCode(ExitRunNotCompleted, errors.New(msg))
 	case statusInterrupted:
-		return withCode(ExitRunInterrupted, fmt.Errorf("run %s is interrupted; resume it: mcpflow runs resume %s --payload JSON", id, id))
+		return withCode(ExitRunInterrupted, fmt.Errorf("run %s is interrupted; resume it: %s runs resume %s --payload JSON", id, invocation(), id))
 	}
 	return nil
 }
@@ -217,29 +256,66 @@ The exit code says how the run ended: 0 completed, 2 failed or cancelled,
 
 func newRunsListCommand(r *remote) *cobra.Command {
 	var (
-		status string
-		pg     page
+		status, deployment string
+		pg                 page
 	)
 	cmd := showing(r, &cobra.Command{
-		Use:     "list",
-		Short:   "List runs, newest first (workflow.runs.list)",
-		Example: "  mcpflow runs list --status failed\n  mcpflow runs list --limit 5 -o json",
+		Use:   "list",
+		Short: "List runs, newest first (workflow.runs.list)",
+		Long: `List runs, newest first: each run's start time, how long it ran (or has
+been running), and who started it (its token's name, or local).
+--status running lists what runs now; --deployment one deployment's runs.`,
+		Example: "  mcpflow runs list --status running\n  mcpflow runs list --deployment counter_workflow.default --status failed\n  mcpflow runs list --limit 5 -o json",
 		Args:    cobra.NoArgs,
 	}, p.MethodRunsList, func(*cobra.Command, []string) (any, error) {
-		params := p.ListRunsParams{Status: optional(status)}
+		params := p.ListRunsParams{Status: optional(status), DeploymentID: optional(deployment)}
 		params.Cursor, params.Limit = pg.params()
 		return params, nil
 	}, func(t *table, res p.ListRunsResult) {
-		t.row("RUN", "DEPLOYMENT", "ARTIFACT", "STATUS", "UPDATED")
+		now := time.Now()
+		t.row("RUN", "DEPLOYMENT", "ARTIFACT", "STATUS", "STARTED", "DURATION", "STARTED BY")
 		for _, run := range res.Runs {
-			t.row(run.RunID, run.DeploymentID, fmt.Sprintf("%s v%d", run.ArtifactID, run.ArtifactVersion), run.Status, run.UpdatedAt)
+			started, took := runTimes(run, now)
+			t.row(run.RunID, run.DeploymentID, fmt.Sprintf("%s v%d", run.ArtifactID, run.ArtifactVersion), run.Status, started, took, firstSet(run.StartedBy, "-"))
 		}
 		pg.more(t, res.NextCursor, len(res.Runs), res.Total)
 	})
-	cmd.Flags().StringVar(&status, "status", "", "only runs with this status: completed, failed or interrupted")
-	_ = cmd.RegisterFlagCompletionFunc("status", fixedCompletion(statusCompleted, statusFailed, statusInterrupted))
+	cmd.Flags().StringVar(&status, "status", "", "only runs with this status: running, interrupted, completed, failed or cancelled")
+	cmd.Flags().StringVar(&deployment, "deployment", "", "only the runs of this deployment")
+	_ = cmd.RegisterFlagCompletionFunc("status", fixedCompletion(statusRunning, statusInterrupted, statusCompleted, statusFailed, statusCancelled))
+	_ = cmd.RegisterFlagCompletionFunc("deployment", completeIDs(r, deploymentIDs))
 	pg.addFlags(cmd)
 	return cmd
+}
+
+// runTimes are when a run started, as a local time, and how long it ran:
+// until its last update once it ended, until now while it runs or waits.
+func runTimes(run p.RunSummary, now time.Time) (started, took string) {
+	created, err := time.Parse(time.RFC3339Nano, run.CreatedAt)
+	if err != nil {
+		return run.CreatedAt, "-"
+	}
+	end := now
+	if run.Status != statusRunning && run.Status != statusInterrupted {
+		if updated, err := time.Parse(time.RFC3339Nano, run.UpdatedAt); err == nil {
+			end = updated
+		}
+	}
+	return created.Local().Format("2006-01-02 15:04:05"), roundDuration(end.Sub(created))
+}
+
+// roundDuration is d to a precision a person reads: ms under a second,
+// then tenths of a second, then whole seconds.
+func roundDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }
 
 func newRunsInspectCommand(r *remote) *cobra.Command {

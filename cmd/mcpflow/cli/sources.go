@@ -31,8 +31,8 @@ func newSourcesInspectCommand(r *remote) *cobra.Command {
 			"tools", s.Capabilities.Tools, "node specs", s.Capabilities.NodeSpecs, "reducers", s.Capabilities.Reducers,
 			"prompts", s.Capabilities.Prompts, "resources", s.Capabilities.Resources)
 		if s.Diagnostics != nil {
-			t.pairs("status", s.Diagnostics.Status, "message", s.Diagnostics.Message)
-			diagnosticRows(t, s.Diagnostics.Diagnostics)
+			t.line("")
+			diagnosisTable(t, *s.Diagnostics)
 		}
 		connectionLogRows(t, s.ConnectionLogs)
 	})
@@ -163,18 +163,31 @@ func diagnosisTable(t *table, d p.SourceDiagnosis) {
 	if d.Message != nil {
 		t.pairs("message", d.Message)
 	}
+	if s := d.Session; s != nil {
+		t.pairs("session", s.State)
+		if s.Cause != nil {
+			label := "last failure"
+			if s.Failing {
+				label = "failing"
+			}
+			t.line("%s", wrap(label+": "+*s.Cause, wrapWidth, "    "))
+		}
+	}
 	diagnosticRows(t, d.Diagnostics)
 }
 
-// diagnosticRows lists dependency diagnostics after a blank line.
+// diagnosticRows lists dependency diagnostics after a blank line, each
+// whole (wrapped, not cut): what is wrong, then how to repair it.
 func diagnosticRows(t *table, diags []p.DependencyDiag) {
 	if len(diags) == 0 {
 		return
 	}
 	t.line("")
-	t.row("SEVERITY", "CODE", "REF", "MESSAGE", "HINT")
 	for _, d := range diags {
-		t.row(d.Severity, d.Code, d.LogicalRef, clip(d.Message, 100), clipPtr(d.RepairHint, 60))
+		t.line("%s", wrap(d.Severity+" "+d.Code+" ("+d.LogicalRef+"): "+d.Message, wrapWidth, "    "))
+		if d.RepairHint != nil && *d.RepairHint != "" {
+			t.line("    %s", wrap("repair: "+*d.RepairHint, wrapWidth-4, "      "))
+		}
 	}
 }
 

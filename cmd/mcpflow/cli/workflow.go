@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mcpflow/mcpflow/actors/records"
+
 	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -53,7 +55,7 @@ counter_workflow (artifact, version 1) and counter_workflow.default
 	f.StringVar(&s.workspaceID, "workspace-id", "", "draft workspace id (default <tool>_ws)")
 	f.StringVar(&s.artifactID, "artifact-id", "", "artifact id, also the workflow's name (default <tool>_workflow)")
 	f.StringVar(&s.deploymentID, "deployment-id", "", "deployment id (default <artifact-id>.default)")
-	f.StringVar(&s.title, "title", "", "artifact title (default from the artifact id)")
+	f.StringVar(&s.title, "title", "", "artifact title (default: the server's, from the artifact id: Counter Workflow)")
 	f.IntVar(&s.version, "version", 1, "artifact version")
 	_ = cmd.MarkFlagRequired("from-capability")
 	_ = cmd.RegisterFlagCompletionFunc("from-capability", completeIDs(r, capabilityNames))
@@ -66,7 +68,6 @@ func (s *scaffold) defaults() {
 	s.workspaceID = firstSet(s.workspaceID, tool+"_ws")
 	s.artifactID = firstSet(s.artifactID, tool+"_workflow")
 	s.deploymentID = firstSet(s.deploymentID, s.artifactID+".default")
-	s.title = firstSet(s.title, titleOf(s.artifactID))
 }
 
 // toolName is the tool part of a capability name <provider>.<account>.<tool>,
@@ -86,15 +87,6 @@ func toolName(capability string) string {
 	}, tool)
 }
 
-// titleOf is "Counter Workflow" for counter_workflow.
-func titleOf(id string) string {
-	words := strings.FieldsFunc(id, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
-	for i, w := range words {
-		words[i] = strings.ToUpper(w[:1]) + w[1:]
-	}
-	return strings.Join(words, " ")
-}
-
 func (s *scaffold) run(ctx context.Context, c *conn) error {
 	s.defaults()
 	var capability p.CapabilityDetail
@@ -103,13 +95,26 @@ func (s *scaffold) run(ctx context.Context, c *conn) error {
 	}
 	name := s.artifactID
 	workspace, err := c.call(ctx, p.MethodWorkspaceFromCapability, p.CreateFromCapabilityParams{
-		WorkspaceID: s.workspaceID, CapabilityName: s.capability, Name: &name, Title: &s.title,
+		WorkspaceID: s.workspaceID, CapabilityName: s.capability, Name: &name, Title: optional(s.title),
 	})
 	if err != nil {
 		return fmt.Errorf("scaffold workspace %s: %w", s.workspaceID, err)
 	}
+	var scaffolded p.CreateFromCapabilityResult
+	if err := json.Unmarshal(workspace, &scaffolded); err != nil {
+		return fmt.Errorf("%s: decode result: %w", p.MethodWorkspaceFromCapability, err)
+	}
+	// One capability saves to the same artifact from either face: as the
+	// console's Save
+	// artifact takes them, the title the server gave it and its draft's
+	// outcomes.
+	title := firstSet(s.title, ptrValue(scaffolded.Title), records.ScaffoldTitle(s.artifactID))
+	doc, err := getDocument(ctx, c, s.workspaceID)
+	if err != nil {
+		return err
+	}
 	artifact, err := c.call(ctx, p.MethodWorkspaceCreateArtifact, p.CreateArtifactParams{
-		WorkspaceID: s.workspaceID, ArtifactID: s.artifactID, Version: s.version, Title: s.title, Outcomes: capability.Outcomes,
+		WorkspaceID: s.workspaceID, ArtifactID: s.artifactID, Version: s.version, Title: title, Outcomes: documentOutcomes(doc.Draft),
 	})
 	if err != nil {
 		return fmt.Errorf("save artifact %s: %w", s.artifactID, err)
@@ -132,7 +137,7 @@ func (s *scaffold) run(ctx context.Context, c *conn) error {
 	}
 	t := newTable(c.out)
 	t.pairs("workspace", s.workspaceID, "artifact", fmt.Sprintf("%s v%d", s.artifactID, s.version), "deployment", s.deploymentID)
-	t.line("run it: mcpflow run %s --follow", s.deploymentID)
+	t.line("run it: %s run %s --follow", invocation(), s.deploymentID)
 	return t.flush()
 }
 
@@ -227,4 +232,12 @@ func parseBindings(values []string) ([]binding, error) {
 		out = append(out, binding{logical, concrete})
 	}
 	return out, nil
+}
+
+// ptrValue is *s, "" for nil.
+func ptrValue(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -406,6 +406,17 @@ export type HandleDraftBranch = {
 
 /** Health response shared by self-describing workflow transports. */
 export type HealthResult = {
+  /** mcpflow extension: whether every enabled connection's session works now. status stays ok while the server answers; sources.status is degraded while failing of the total enabled connections do not work (degraded, waiting for a login, or failing to connect), and detail names each, with its session state and the cause in a user's words. */
+  sources?: {
+    detail: {
+      cause?: string;
+      source_id: string;
+      state: string;
+    }[];
+    failing: number;
+    status: "ok" | "degraded";
+    total: number;
+  };
   status: "ok";
   store_root: string;
 };
@@ -901,7 +912,7 @@ export type RunSummary = {
   diagnostic_count: number;
   resume_readiness: ResumeReadiness;
   run_id: string;
-  /** mcpflow extension: who started the run, as in workflow.runs.inspect: the name of the token its start was sent with, or local on a server without tokens. Absent for runs started before it was kept. */
+  /** mcpflow extension: who started the run, as in workflow.runs.inspect. Absent for runs started before it was kept. */
   started_by?: string;
   status: RunStatus;
   updated_at: string;
@@ -937,6 +948,19 @@ export type SaveArtifactResult = {
 export type SaveDeploymentResult = {
   artifact_id: string;
   artifact_version: number;
+  /** mcpflow extension: the answer of a dry run (dry_run true): what saving the deployment would change. */
+  change?: {
+    next: {
+      artifact_id: string;
+      artifact_version: number;
+      tool_description: string;
+    };
+    previous: {
+      artifact_id: string;
+      artifact_version: number;
+      tool_description: string;
+    } | null;
+  };
   deployment_id: string;
   saved: boolean;
 };
@@ -1027,6 +1051,14 @@ export type SourceDiagnosisResult = {
   diagnostics: DependencyDiagnosticPayload[];
   enabled?: boolean;
   message?: string;
+  /** mcpflow extension: the live state of the source's shared upstream session: its state, whether it fails now (then the diagnosis has a source_failing, source_degraded or needs_login diagnostic and status error), the cause of its last failure in a user's words, and the last error as the transport said it (redacted). */
+  session?: {
+    cause?: string;
+    failing: boolean;
+    last_error?: string;
+    last_error_at_epoch_ms?: number;
+    state: string;
+  };
   source_id: string;
   status: string;
   transport?: SourceTransportDiagnosisPayload;
@@ -1525,6 +1557,8 @@ export type DeploymentsListReply = ListDeploymentsResult;
 
 export interface DeploymentsSaveParams {
   deployment: { [key: string]: Json };
+  /** mcpflow extension: save nothing, and answer what the save would change in change: the artifact version the deployment runs now (previous, null for a new deployment) and would run (next), each with the description agents see of its tool on /mcp. saved is false. */
+  dry_run?: boolean;
 }
 
 export type DeploymentsSaveReply = SaveDeploymentResult;
@@ -1874,7 +1908,10 @@ export interface RunsInspectParams {
 export type RunsInspectReply = RunResult;
 
 export interface RunsListParams {
-  status?: "completed" | "failed" | "interrupted" | null;
+  /** running and cancelled are an mcpflow extension: the runs executing now, and the cancelled ones. */
+  status?: "completed" | "failed" | "interrupted" | "running" | "cancelled" | null;
+  /** mcpflow extension: list the runs of this deployment only. */
+  deployment_id?: string | null;
   cursor?: string | null;
   limit?: number;
 }
