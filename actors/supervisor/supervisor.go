@@ -259,28 +259,12 @@ func (a *Actor) handle(c *actor.Context, msg any) {
 		}
 		c.Send(pid, m)
 	case session.CancelCalls:
-		// Only a live session can have the owner's calls; none is spawned.
-		if m.Scope != "" {
-			if pid := a.scopedFor(m.Connection, m.Scope); pid != nil {
-				c.Send(pid, m)
-			}
-		} else if a.routed(c, m.Connection, m) {
-			return
-		} else if ch := a.children[m.Connection]; ch != nil && ch.pid != nil {
-			c.Send(ch.pid, m)
-		}
+		// Only a live session can have the owner's calls.
+		a.toLive(c, m.Connection, m.Scope, m)
 	case session.AnswerUpstream:
 		// Goes where the request came from, as a cancel does: only a
 		// live session waits for it.
-		if m.Scope != "" {
-			if pid := a.scopedFor(m.Connection, m.Scope); pid != nil {
-				c.Send(pid, m)
-			}
-		} else if a.routed(c, m.Connection, m) {
-			return
-		} else if ch := a.children[m.Connection]; ch != nil && ch.pid != nil {
-			c.Send(ch.pid, m)
-		}
+		a.toLive(c, m.Connection, m.Scope, m)
 	case ReleaseScope:
 		a.releaseScope(m)
 	case RefreshCatalog:
@@ -357,6 +341,24 @@ func (a *Actor) setStatus(st session.Status) {
 // onReplaced records that a session actor's new session replaced its
 // previous one: session_replaced, with the generations, the cause (its
 // kind, error, and a stdio server's exit status and stderr tail, redacted
+
+// toLive sends m to the session actor of connection (in scope, "" for
+// the shared session) when one lives, here or on the node that owns the
+// connection; none is spawned for it.
+func (a *Actor) toLive(c *actor.Context, connection, scope string, m any) {
+	switch {
+	case scope != "":
+		if pid := a.scopedFor(connection, scope); pid != nil {
+			c.Send(pid, m)
+		}
+	case a.routed(c, connection, m):
+	default:
+		if ch := a.children[connection]; ch != nil && ch.pid != nil {
+			c.Send(ch.pid, m)
+		}
+	}
+}
+
 // and bounded by the session actor) and, for a scoped session, its scope.
 func (a *Actor) onReplaced(c *actor.Context, m session.Replaced) {
 	if a.opts.Events == nil {

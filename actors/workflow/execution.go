@@ -256,23 +256,22 @@ func (e *Execution) Complete(callID string, r Result) error {
 // SetTask records, in the snapshot, the upstream task outstanding call
 // callID runs as (nil: none, as for an attempt that makes a new one).
 func (e *Execution) SetTask(callID string, t *Task) error {
-	call, ok := e.snap.Calls[callID]
-	if !ok {
-		return fmt.Errorf("call %q is not outstanding", callID)
-	}
-	call.Task = t
-	e.snap.Calls[callID] = call
-	return nil
+	return e.amendCall(callID, func(c *Call) { c.Task = t })
 }
 
 // SetInput records, in the snapshot, the input round outstanding call
 // callID waits on (nil: none).
 func (e *Execution) SetInput(callID string, in *InputRound) error {
+	return e.amendCall(callID, func(c *Call) { c.Asked = in })
+}
+
+// amendCall changes outstanding call callID in the snapshot.
+func (e *Execution) amendCall(callID string, change func(*Call)) error {
 	call, ok := e.snap.Calls[callID]
 	if !ok {
 		return fmt.Errorf("call %q is not outstanding", callID)
 	}
-	call.Asked = in
+	change(&call)
 	e.snap.Calls[callID] = call
 	return nil
 }
