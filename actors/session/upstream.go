@@ -371,10 +371,12 @@ func containsRoot(roots []config.Root, r config.Root) bool {
 
 // setLogLevel asks a session's server, if it declares logging, for
 // level, before the session takes any call, within timeout; a refusal is
-// logged (the session goes on at the server's own level).
+// logged (the session goes on at the server's own level). A session of
+// the stateless era has no level to set: its server keeps nothing
+// between requests, and refuses a logging/setLevel outside any.
 func setLogLevel(ctx context.Context, cs *mcp.ClientSession, conn config.Connection, level string, timeout time.Duration) {
 	init := cs.InitializeResult()
-	if init == nil || init.Capabilities == nil || init.Capabilities.Logging == nil {
+	if init == nil || init.Capabilities == nil || init.Capabilities.Logging == nil || init.ProtocolVersion >= statelessEra {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
