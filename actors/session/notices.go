@@ -213,13 +213,14 @@ func (a *Actor) forwardProgress(p pendingProgress) string {
 		return metrics.NoticeUnfollowed
 	}
 	to := f.w.replyTo()
-	reply.Send(a.engine, to, CallProgress{CorrelationID: to.Correlation, Progress: p.params.Progress, Total: p.params.Total, Message: p.params.Message})
+	reply.Send(a.engine, to, CallProgress{CorrelationID: to.Correlation, Progress: p.params.Progress, Total: p.params.Total, Message: Redact(a.conn, p.params.Message)})
 	return metrics.NoticeForwarded
 }
 
 // forwardLog hands l to the only call in flight on its session, or keeps
 // it as the connection's, and says what became of it.
 func (a *Actor) forwardLog(l pendingLog) string {
+	l.log = l.log.redacted(a.conn)
 	var only *inflight
 	calls := 0
 	for _, f := range a.running {

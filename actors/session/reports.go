@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpflow/mcpflow/actors/config"
 )
 
 // What a session's upstream reports during a call reaches the caller as
@@ -48,6 +50,20 @@ type LogMessage struct {
 	// with Truncated set.
 	Data      json.RawMessage
 	Truncated bool
+}
+
+// redacted is m with the connection's secrets taken out of its logger
+// and data (an upstream may log its environment or its headers); the
+// data stays JSON: when redacting broke it, it is the redacted text as a
+// JSON string.
+func (m LogMessage) redacted(conn config.Connection) LogMessage {
+	m.Logger = Redact(conn, m.Logger)
+	data := json.RawMessage(Redact(conn, string(m.Data)))
+	if len(data) > 0 && !json.Valid(data) {
+		data, _ = json.Marshal(string(data))
+	}
+	m.Data = data
+	return m
 }
 
 // ConnectionLog is a log message the session kept as the connection's:

@@ -154,3 +154,30 @@ func TestALogMessageTooLargeIsCutToTheBound(t *testing.T) {
 	is.True(!cut)
 	is.Equal(string(small), `"short"`)
 }
+
+func TestALogMessageIsRedactedOfTheConnectionsSecretsWhereverItGoes(t *testing.T) {
+	is := is.New(t)
+	conn := testConn()
+	conn.Transport.Env = map[string]string{"CALL_SECRET": "log 1", "LATER_SECRET": "later"}
+	h := spawnConnWithParent(t, conn, reporting(), testOptions())
+	e, pid := h.engine, h.pid
+	me, got := caller(t, e)
+
+	e.Send(pid, session.CallTool{Connection: connID, Tool: "report", Arguments: fakes.CallArguments(map[string]any{"logs": 1, "level": "error"}),
+		Deadline: time.Now().Add(patience), Reply: reply.At(me, 1), Reports: true})
+	var logs []session.CallLog
+	for _, m := range until(t, got) {
+		if l, ok := m.(session.CallLog); ok {
+			logs = append(logs, l)
+		}
+	}
+	is.Equal(len(logs), 1)
+	is.Equal(string(logs[0].Log.Data), `"`+session.Redacted+`"`) // a call's log: the env value is gone
+
+	mustCall(t, e, pid, "log_later", map[string]any{"ms": 10, "level": "error"})
+	kept := poll.Value(t, "the connection's log", patience, func() ([]session.ConnectionLog, bool) {
+		st := status(t, e, pid)
+		return st.Logs, len(st.Logs) == 1
+	})
+	is.Equal(string(kept[0].Log.Data), `"`+session.Redacted+`"`) // the connection's log too
+}

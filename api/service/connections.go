@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -88,18 +87,12 @@ func sessionStatus(c config.Connection, st session.Status) protocol.SessionStatu
 }
 
 // connectionLogs are a connection's own log messages as the API shows
-// them: their data redacted of the connection's secrets (an upstream may
-// log its environment), and still JSON (else the redacted text as a JSON
-// string).
+// them (the session redacted them of the connection's secrets).
 func connectionLogs(c config.Connection, logs []session.ConnectionLog) []protocol.ConnectionLog {
 	out := make([]protocol.ConnectionLog, 0, len(logs))
 	for _, l := range logs {
-		data := json.RawMessage(session.Redact(c, string(l.Log.Data)))
-		if len(data) > 0 && !json.Valid(data) {
-			data, _ = json.Marshal(string(data))
-		}
 		out = append(out, protocol.ConnectionLog{AtEpochMs: l.At.UnixMilli(), Generation: l.Generation, CallsInFlight: l.CallsInFlight,
-			Level: l.Log.Level, Logger: session.Redact(c, l.Log.Logger), Data: data, Truncated: l.Log.Truncated})
+			Level: l.Log.Level, Logger: l.Log.Logger, Data: l.Log.Data, Truncated: l.Log.Truncated})
 	}
 	return out
 }
