@@ -52,14 +52,21 @@ func stamp(alias, ttl string) string {
 // lease is still live (a renewal); otherwise a new tenure starts with the
 // next epoch. The expiry never moves back within a tenure. ($1 key, $2
 // owner, $3 ttl.)
+//
+// The database's clock is read once, as the inserted row's renewed_at
+// (excluded.renewed_at), and every comparison uses that reading: with a
+// clock_timestamp() of their own, the expiry test could read a later
+// time than the new tenure's start, and a tenure begin before the one it
+// followed had ended.
 var acquireSQL = `
 INSERT INTO leases AS l (key, owner, epoch, renewed_at, expires_at)
 SELECT $1, $2, 1, t.now, t.now + $3::interval FROM (SELECT clock_timestamp() AS now) AS t
 ON CONFLICT (key) DO UPDATE SET
-	epoch = CASE WHEN l.owner = excluded.owner AND l.expires_at > clock_timestamp() THEN l.epoch ELSE l.epoch + 1 END,
+	epoch = CASE WHEN l.owner = excluded.owner AND l.expires_at > excluded.renewed_at THEN l.epoch ELSE l.epoch + 1 END,
 	owner = excluded.owner,
-	` + stamp("l.", "$3::interval") + `
-WHERE l.owner = excluded.owner OR l.expires_at <= clock_timestamp()
+	renewed_at = excluded.renewed_at,
+	expires_at = GREATEST(l.expires_at, excluded.expires_at)
+WHERE l.owner = excluded.owner OR l.expires_at <= excluded.renewed_at
 RETURNING epoch, renewed_at, expires_at`
 
 // acquireTries bounds Acquire's attempts when the lease that refused it
