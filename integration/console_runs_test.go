@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -49,7 +50,10 @@ func TestConsoleRunsAnythingInTheBrowser(t *testing.T) {
 	is := is.New(t)
 	chromium := newChromium(t)
 	dir := t.TempDir()
-	cfg := writeServerConfig(t, dir, config.Server{Sources: []config.Connection{stdioSource("slow.default", fakeMCP)}})
+	// broken.default's command does not exist: the Health badge says the
+	// server is degraded while it fails.
+	broken := stdioSource("broken.default", filepath.Join(dir, "no-such-mcp-server"))
+	cfg := writeServerConfig(t, dir, config.Server{Sources: []config.Connection{stdioSource("slow.default", fakeMCP), broken}})
 	pr := startProcess(t, cfg, "mcpflow.log")
 	api, err := client.Dial(testContext(t), pr.url)
 	is.NoErr(err)
@@ -74,6 +78,8 @@ func TestConsoleRunsAnythingInTheBrowser(t *testing.T) {
 	is.True(!b.hasText("Sign out")) // nor offers to sign out of nothing
 	b.wait("every scope", `document.querySelector("[data-scopes]")?.dataset.scopes === "read run author admin"`)
 	b.wait("the overview's figures", `document.querySelector('[data-count="failed"]')?.textContent === "1"`)
+	b.wait("the Health badge degraded", `document.querySelector("[data-health]")?.textContent === "status: degraded (1 of 2 sources failing)"`)
+	b.wait("the failing source named", `document.querySelector('[aria-label="Failing sources"]')?.textContent.includes("broken.default")`)
 	b.screens("tokenless")
 
 	b.route("discover/slow.default.sleep")
@@ -129,6 +135,15 @@ func TestConsoleRunsAnythingInTheBrowser(t *testing.T) {
 	b.wait("the deploy asks first", `!!document.querySelector('[aria-label="Deploy over an existing deployment"]')`)
 	var change string
 	b.eval("what changes", `document.querySelector('[aria-label="What changes"]').textContent`, &change)
+	// The descriptions are the server's: what its dry run of the same save answers.
+	now, err := api.InspectDeployment(testContext(t), nap)
+	is.NoErr(err)
+	var dry p.SaveDeploymentResult
+	is.NoErr(api.Call(testContext(t), p.MethodDeploymentsSave, p.Object{"dry_run": true, "deployment": p.Object{
+		"id": nap, "artifact_id": "nap_for", "artifact_version": 2, "bindings": now.Bindings}}, &dry))
+	is.True(dry.Change != nil && dry.Change.Previous != nil)
+	is.True(strings.Contains(change, dry.Change.Previous.ToolDescription))           // the server's description now
+	is.True(strings.Contains(change, dry.Change.Next.ToolDescription))               // and after
 	is.True(strings.Contains(change, "nap_for v1"))                                  // the version now
 	is.True(strings.Contains(change, "nap_for v2"))                                  // and after
 	is.True(strings.Contains(change, `Runs the mcpflow workflow "nap_for"`))         // the description agents see now

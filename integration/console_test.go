@@ -65,6 +65,9 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		b.wait("the workbench with the scaffold's steps", `!!document.querySelector('[data-step="call"]') && !!document.querySelector('[data-step="tool_error"]')`)
 		b.wait("a valid draft", `document.querySelector("#bench-h .status")?.textContent === "valid"`)
 		b.shot("workbench")
+		// Save artifact titles it as the CLI's `workflow new` does (the
+		// server's scaffold title), so that both journeys save one artifact.
+		b.wait("the scaffold's title", `document.querySelector("#a-title")?.value === "Counter Workflow"`)
 		b.click("Save artifact")
 		b.click("Deploy")
 		b.click("Run it")

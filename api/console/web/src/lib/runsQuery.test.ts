@@ -9,13 +9,12 @@ const row = (i: number, status: string, deployment = "a.default", startedBy = "l
 
 const rows = [row(1, "running"), row(2, "completed", "b.default"), row(3, "running", "b.default", "ci"), row(4, "failed"), row(5, "running")];
 
-/** server is runs.list over rows; it refuses statuses outside accepts with -32602, as the server does today for running. */
-function server(accepts: string[]): { list: ListRuns; calls: RunsListParams[] } {
+/** server is runs.list over rows, filtering by status and deployment as the server does. */
+function server(): { list: ListRuns; calls: RunsListParams[] } {
   const calls: RunsListParams[] = [];
   const list: ListRuns = async (p) => {
     calls.push(p);
-    if (p.status && !accepts.includes(p.status)) throw Object.assign(new Error("status must be completed, failed or interrupted"), { code: -32602 });
-    const all = rows.filter((r) => !p.status || r.status === p.status);
+    const all = rows.filter((r) => (!p.status || r.status === p.status) && (!p.deployment_id || r.deployment_id === p.deployment_id));
     const off = p.cursor ? Number(p.cursor) : 0;
     const lim = p.limit ?? 50;
     return { runs: all.slice(off, off + lim), total: all.length, next_cursor: off + lim < all.length ? String(off + lim) : null };
@@ -24,8 +23,8 @@ function server(accepts: string[]): { list: ListRuns; calls: RunsListParams[] } 
 }
 
 describe("the run query", () => {
-  it("lets the server filter what it can, and pages by its cursor", async () => {
-    const s = server(["completed", "failed", "interrupted", "running"]);
+  it("asks the server for the status, and pages by its cursor", async () => {
+    const s = server();
     const p = await listRuns(s.list, { ...noFilter, status: "running" }, null, 2);
     expect(p.runs.map((r) => r.run_id)).toEqual(["run_1", "run_3"]);
     expect(p.total).toBe(3);
@@ -33,22 +32,28 @@ describe("the run query", () => {
     expect(p.searched).toBeUndefined();
     expect(s.calls).toEqual([{ status: "running", cursor: null, limit: 2 }]);
   });
-  it("filters running runs here when the server refuses the status", async () => {
-    const s = server(["completed", "failed", "interrupted"]);
-    const p = await listRuns(s.list, { ...noFilter, status: "running" }, null, 2);
-    expect(p.runs.map((r) => r.run_id)).toEqual(["run_1", "run_3"]);
-    expect(p.total).toBe(3);
-    expect(p.nextCursor).toBe("2");
-    expect(p.searched).toEqual({ runs: 5, all: true });
-    const second = await listRuns(s.list, { ...noFilter, status: "running" }, "2", 2);
-    expect(second.runs.map((r) => r.run_id)).toEqual(["run_5"]);
-    expect(second.nextCursor).toBeNull();
+  it("asks the server for the deployment, with the status", async () => {
+    const s = server();
+    const p = await listRuns(s.list, { ...noFilter, status: "running", deployment: "b.default" }, null, 10);
+    expect(p.runs.map((r) => r.run_id)).toEqual(["run_3"]);
+    expect(p.searched).toBeUndefined();
+    expect(s.calls).toEqual([{ status: "running", deployment_id: "b.default", cursor: null, limit: 10 }]);
   });
-  it("filters by deployment, who started a run and a part of its id", async () => {
-    const s = server(["completed", "failed", "interrupted"]);
-    expect((await listRuns(s.list, { ...noFilter, deployment: "b.default" }, null, 10)).runs.map((r) => r.run_id)).toEqual(["run_2", "run_3"]);
+  it("asks nothing of the server it has no filter for", async () => {
+    const s = server();
+    await listRuns(s.list, noFilter, null, 10);
+    expect(s.calls).toEqual([{ cursor: null, limit: 10 }]);
+  });
+  it("filters who started a run and a part of its id here, over the server's filtered runs", async () => {
+    const s = server();
     expect((await listRuns(s.list, { ...noFilter, startedBy: "ci" }, null, 10)).runs.map((r) => r.run_id)).toEqual(["run_3"]);
     expect((await listRuns(s.list, { ...noFilter, runId: "RUN_4 " }, null, 10)).runs.map((r) => r.run_id)).toEqual(["run_4"]);
-    expect((await listRuns(s.list, { ...noFilter, status: "failed", runId: "run_" }, null, 10)).runs.map((r) => r.run_id)).toEqual(["run_4"]);
+    s.calls.length = 0;
+    const p = await listRuns(s.list, { ...noFilter, status: "running", deployment: "a.default", runId: "run_" }, null, 1);
+    expect(p.runs.map((r) => r.run_id)).toEqual(["run_1"]);
+    expect(p.total).toBe(2);
+    expect(p.nextCursor).toBe("1");
+    expect(p.searched).toEqual({ runs: 2, all: true });
+    expect(s.calls).toEqual([{ status: "running", deployment_id: "a.default", cursor: null, limit: 100 }]);
   });
 });

@@ -1,10 +1,9 @@
 // The run lists' query: runs.list with the console's filters (status,
-// deployment, who started it, a run id search). What the server filters
-// it filters; the rest is filtered here over the latest runs the server
-// lists, behind this one function, so that the server's own filters
-// replace it by a change here alone. Today runs.list filters by
-// completed, failed and interrupted; `running` is asked of the server
-// first and filtered here only when the server refuses it (-32602).
+// deployment, who started it, a run id search). The server filters by
+// status (running and cancelled included) and deployment; runs.list has
+// no filter for who started a run nor a run id search, so those two are
+// applied here over the latest runs the server lists (already filtered
+// by status and deployment), behind this one function.
 import type { RunSummary, RunsListParams } from "../api/generated";
 
 export const runStatuses = ["running", "interrupted", "completed", "failed", "cancelled"] as const;
@@ -34,17 +33,8 @@ export type ListRuns = (p: RunsListParams) => Promise<{ runs: RunSummary[]; tota
 export const scanLimit = 1000;
 const scanPage = 100;
 
-/** Statuses runs.list refused on this page: filtered here from then on. */
-const refusedStatuses = new Set<string>();
-
-function isInvalidParams(e: unknown): boolean {
-  return typeof e === "object" && e !== null && (e as { code?: unknown }).code === -32602;
-}
-
-/** matches is the filter applied here, to one row. */
-export function matches(r: RunSummary, f: RunFilter, statusHere: boolean): boolean {
-  if (statusHere && f.status && r.status !== f.status) return false;
-  if (f.deployment && r.deployment_id !== f.deployment) return false;
+/** matches is the filter applied here, to one row: who started it and the run id search. */
+export function matches(r: RunSummary, f: RunFilter): boolean {
   if (f.startedBy && (r.started_by ?? "") !== f.startedBy) return false;
   if (f.runId && !r.run_id.toLowerCase().includes(f.runId.trim().toLowerCase())) return false;
   return true;
@@ -52,42 +42,24 @@ export function matches(r: RunSummary, f: RunFilter, statusHere: boolean): boole
 
 /** listRuns answers one page of runs matching f, after cursor (an offset, as runs.list's). */
 export async function listRuns(list: ListRuns, f: RunFilter, cursor: string | null, limit: number): Promise<RunsPage> {
-  let statusHere = f.status !== "" && refusedStatuses.has(f.status);
-  const hereOnly = statusHere || f.deployment !== "" || f.startedBy !== "" || f.runId.trim() !== "";
-  const serverStatus = (f.status && !statusHere ? f.status : null) as RunsListParams["status"];
-  if (!hereOnly) {
-    try {
-      const r = await list({ status: serverStatus, cursor, limit });
-      return { runs: r.runs, total: r.total, nextCursor: r.next_cursor };
-    } catch (e) {
-      if (!f.status || !isInvalidParams(e)) throw e;
-      refusedStatuses.add(f.status);
-      statusHere = true;
-    }
+  const server: RunsListParams = {};
+  if (f.status) server.status = f.status;
+  if (f.deployment) server.deployment_id = f.deployment;
+  if (f.startedBy === "" && f.runId.trim() === "") {
+    const r = await list({ ...server, cursor, limit });
+    return { runs: r.runs, total: r.total, nextCursor: r.next_cursor };
   }
   // Filtered here: read the latest runs, page by page, up to scanLimit.
   const seen: RunSummary[] = [];
   let next: string | null = null;
   let total = 0;
-  let status = statusHere ? null : serverStatus;
   do {
-    let r;
-    try {
-      r = await list({ status, cursor: next, limit: scanPage });
-    } catch (e) {
-      if (!status || !isInvalidParams(e)) throw e;
-      refusedStatuses.add(status);
-      statusHere = true;
-      status = null;
-      seen.length = 0;
-      next = null;
-      continue;
-    }
+    const r = await list({ ...server, cursor: next, limit: scanPage });
     seen.push(...r.runs);
     total = r.total;
     next = r.next_cursor;
   } while (next !== null && seen.length < scanLimit);
-  const matched = seen.filter((r) => matches(r, f, statusHere));
+  const matched = seen.filter((r) => matches(r, f));
   const offset = cursor ? Number(cursor) || 0 : 0;
   const end = offset + limit;
   return {

@@ -1,31 +1,28 @@
 // Deploy: saves a deployment of an artifact version. Over an existing
 // deployment of another version it asks first, and shows what changes:
-// the version, the bindings and the tool description agents see on /mcp.
+// the version, the bindings and the tool description agents see on /mcp,
+// as the server answers a dry run of the save (deployments.save dry_run).
 import type { Json as JsonT, SourceBindingPayload } from "../api/generated";
 import { Action } from "../components/Action";
 import { ErrorBox } from "../components/Json";
 import { useLoad } from "../hooks";
-import { toolDescription } from "../lib/toolDescription";
 import { useSession } from "../session";
 
 export function Deploy({ deploymentId, artifactId, version, bindings, onDone }: { deploymentId: string; artifactId: string; version: number; bindings: SourceBindingPayload[]; onDone: (id: string) => void }) {
   const { conn } = useSession();
   const params = { deployment: { id: deploymentId, artifact_id: artifactId, artifact_version: version, bindings: bindings as unknown as JsonT } };
-  // What the deployment id names now, and both artifacts' descriptions.
+  // What the deployment id names now, and what the save would change, as the server says it.
   const change = useLoad(async () => {
-    const existing = (await conn.api.deploymentsList()).deployments.find((d) => d.id === deploymentId);
-    if (!existing || (existing.artifact_id === artifactId && existing.artifact_version === version)) return { existing };
-    const [before, after, current] = await Promise.all([
-      conn.api.artifactsInspect({ artifact_id: existing.artifact_id, version: existing.artifact_version }),
-      conn.api.artifactsInspect({ artifact_id: artifactId, version }),
-      conn.api.deploymentsInspect({ deployment_id: deploymentId }),
-    ]);
-    return { existing, before: toolDescription(deploymentId, before), after: toolDescription(deploymentId, after), bindingsBefore: current.bindings };
+    const dry = (await conn.api.deploymentsSave({ ...params, dry_run: true })).change;
+    const previous = dry?.previous ?? null;
+    if (!dry || !previous || (previous.artifact_id === artifactId && previous.artifact_version === version)) return { previous: null };
+    const current = await conn.api.deploymentsInspect({ deployment_id: deploymentId });
+    return { previous, before: previous.tool_description, after: dry.next.tool_description, bindingsBefore: current.bindings };
   }, [conn, deploymentId, artifactId, version]);
   if (change.error) return <ErrorBox error={change.error} />;
   if (!change.data) return <button type="button" disabled>Deploy</button>;
-  const { existing, before, after, bindingsBefore } = change.data;
-  if (!existing || before === undefined) return <Action method="workflow.deployments.save" params={params} scope="author" label="Deploy" onDone={(r) => onDone(r.deployment_id)} />;
+  const { previous: existing, before, after, bindingsBefore } = change.data;
+  if (!existing) return <Action method="workflow.deployments.save" params={params} scope="author" label="Deploy" onDone={(r) => onDone(r.deployment_id)} />;
   const show = (bs: SourceBindingPayload[]) => bs.map((b) => `${b.logical_source} → ${b.concrete_source}`).join(", ") || "none";
   return (
     <div className="confirm" role="group" aria-label="Deploy over an existing deployment">

@@ -3,6 +3,7 @@ import { followAdmin } from "../api/follow";
 import type { AdminEventNotification, AdminEventPayload, ConnectionLogPayload, ConnectionStatusPayload, RunSummary, RunsListParams } from "../api/generated";
 import { ErrorBox, Status } from "../components/Json";
 import { Ago, Duration } from "../components/Time";
+import { healthBadge } from "../lib/health";
 import { listRuns, noFilter } from "../lib/runsQuery";
 import { logText } from "../lib/runState";
 import { errorText, useLoad } from "../hooks";
@@ -21,7 +22,7 @@ export function Overview() {
   const [tick, setTick] = useState(0);
   const [events, setEvents] = useState<(AdminEventPayload | AdminEventNotification)[]>([]);
   const [liveError, setLiveError] = useState("");
-  const health = useLoad(() => conn.api.health(), [conn]);
+  const health = useLoad(async () => healthBadge(await conn.api.health()), [conn, tick]);
   const statuses = useLoad(() => (scopes.admin ? conn.api.adminConnectionStatusesList() : Promise.resolve(undefined)), [conn, tick]);
   const runs = useLoad(() => conn.api.runsList({ limit: 10 }), [conn, tick]);
   const counts = useLoad(async () => {
@@ -51,7 +52,21 @@ export function Overview() {
         <div className="card">
           <h2>Health</h2>
           <ErrorBox error={health.error} />
-          {health.data && <p data-health={health.data.status}>status: <Status status={health.data.status} /></p>}
+          {health.data && (
+            <>
+              <p data-health={health.data.status} title={health.data.causes.join("\n") || undefined}>
+                status: <Status status={health.data.status} />
+                {health.data.status === "degraded" && <span className="muted"> {health.data.text.slice("degraded ".length)}</span>}
+              </p>
+              {health.data.causes.length > 0 && (
+                <ul className="wrap" aria-label="Failing sources">
+                  {health.data.causes.map((c) => (
+                    <li key={c}>{c}</li>
+                  ))}
+                </ul>
+              )}
+            </>
+          )}
         </div>
         <div className="card">
           <h2>Runs by status</h2>

@@ -257,7 +257,7 @@ function Bench({ id }: { id: string }) {
             <StepPanel key={`${selected}:${ws.revision}`} id={selected} step={asObj(steps[selected])} stepIds={stepIds} draft={draft} routes={asObj(asObj(draft.routes)[selected])} outcomes={graph.nodes.find((n) => n.id === selected)?.outcomes ?? []} canEdit={canEdit} perform={perform} replaceWith={replaceWith} onGone={() => setSelected(undefined)} />
           )}
           <ContractPanel key={`contract:${ws.revision}`} draft={draft} stepIds={stepIds} canEdit={canEdit} perform={perform} />
-          <Publish workspace={id} draft={draft} valid={ws.status === "valid"} />
+          <Publish workspace={id} draft={draft} workspaceTitle={ws.title} valid={ws.status === "valid"} />
         </div>
       </div>
     </section>
@@ -574,12 +574,13 @@ function ContractPanel({ draft, stepIds, canEdit, perform }: { draft: Obj; stepI
   );
 }
 
-function Publish({ workspace, draft, valid }: { workspace: string; draft: Obj; valid: boolean }) {
+/** Publish saves the draft as an artifact with the workspace's title (the server titles a scaffold, as `workflow new` does) and the draft's outcomes, as the CLI saves it: after the CLI's journey, the same artifact. */
+function Publish({ workspace, draft, workspaceTitle, valid }: { workspace: string; draft: Obj; workspaceTitle: string | null; valid: boolean }) {
   const { scopes } = useSession();
   const name = String(draft.name ?? workspace);
   const [artifact, setArtifact] = useState(name);
   const [version, setVersion] = useState(1);
-  const [title, setTitle] = useState(name);
+  const [title, setTitle] = useState(workspaceTitle ?? name);
   const [saved, setSaved] = useState<{ id: string; version: number; bindings: Record<string, string> }>();
   const [deployId, setDeployId] = useState(`${name}.default`);
   const [deployed, setDeployed] = useState("");
