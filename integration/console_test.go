@@ -235,12 +235,17 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		b.wait("the condition undone, as a new revision", fmt.Sprintf(`document.querySelector('[data-step="check"] .step-detail')?.textContent === "exists input.value" && document.querySelector("#bench-h small").textContent === "revision %d"`, before+1))
 		b.click("Redo")
 		b.wait("the condition redone", fmt.Sprintf(`document.querySelector('[data-step="check"] .step-detail')?.textContent === "state.count ge 1" && document.querySelector("#bench-h small").textContent === "revision %d"`, before+2))
+		is := is.New(t)
+		b.wait("the handles of count", `document.querySelectorAll('[data-step="count"] [data-outcome]').length === 2`)
+		is.Equal(outcomeOrder(b, "count"), []string{"ok", "error"}) // the workbench draws ok, then error
 		b.click("Validate")
 		b.wait("a valid draft", `document.querySelector("#bench-h .status")?.textContent === "valid"`)
 		b.click("Save artifact")
 		b.click("Deploy")
 		b.click("Run it")
 		b.wait("the run completed through both steps", `document.querySelector('[data-run-status]')?.dataset.runStatus === "completed" && !!document.querySelector('.timeline li[data-node="say"][data-state="ok"]')`)
+		b.wait("the run graph's handles of count", `document.querySelectorAll('[data-step="count"] [data-outcome]').length === 2`)
+		is.Equal(outcomeOrder(b, "count"), []string{"ok", "error"}) // the run page draws them in the same order
 		b.noErrors()
 	})
 
@@ -377,4 +382,14 @@ func TestConsoleDocShowsEveryScreenshot(t *testing.T) {
 		is.NoErr(err)            // the screenshot is committed
 		is.True(info.Size() > 0) // and not empty
 	}
+}
+
+// outcomeOrder is the outcomes of step's handles on the canvas the page
+// shows, from left to right.
+func outcomeOrder(b *browser, step string) []string {
+	var order []string
+	b.eval("the outcome handles of "+step, fmt.Sprintf(`[...document.querySelectorAll('[data-step=%q] [data-outcome]')]
+		.sort((x, y) => x.getBoundingClientRect().left - y.getBoundingClientRect().left)
+		.map((h) => h.dataset.outcome)`, step), &order)
+	return order
 }
