@@ -61,6 +61,7 @@ func serveEverything(t *testing.T, tc everythingTransport, conn string, block *c
 }
 
 func TestServerEverythingElicitsThroughTheRun(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	for _, tc := range everythingTransports {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)

@@ -45,6 +45,7 @@ func reportsDraft(name, conn string) string {
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 func TestServerEverythingReportsProgressAndLogsLive(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	node, script := everythingTS(t)
 	preload, err := filepath.Abs(filepath.Join("testdata", "loopback-only.cjs"))
 	is.New(t).NoErr(err)

@@ -31,6 +31,7 @@ func lostRoutedDraft(conn string) string {
 }
 
 func TestAnElicitationCutOffByARestartEndsAsElicitationLost(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	if testing.Short() {
 		t.Skip("kills and restarts the real binary")
 	}

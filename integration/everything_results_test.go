@@ -29,6 +29,7 @@ const everythingTinyImage = "iVBORw0KGgoAAAANSUhEUgAAABQAAAAUCAYAAACNiR0N"
 const everythingRejected = "Invalid resourceId: 0. Must be a finite positive integer."
 
 func TestServerEverythingResultsKeepTheirKindAndFailuresSayWhy(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	node, script := everythingTS(t)
 	preload, err := filepath.Abs(filepath.Join("testdata", "loopback-only.cjs"))
 	is.New(t).NoErr(err)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestServerEverythingElicitsDuringItsTask(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	for _, tc := range everythingTransports {
 		t.Run(tc.name, func(t *testing.T) {
 			is := is.New(t)

@@ -32,6 +32,7 @@ const researchTool = "simulate-research-query"
 // completes with the server's report (not the empty content a
 // CreateTaskResult read as a result gave), and its trace names the task.
 func TestServerEverythingTaskToolCompletes(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	node, script := everythingTS(t)
 	preload, err := filepath.Abs(filepath.Join("testdata", "loopback-only.cjs"))
 	is.New(t).NoErr(err)
@@ -64,6 +65,7 @@ func TestServerEverythingTaskToolCompletes(t *testing.T) {
 // must neither cancel the task nor end the upstream session it lives
 // in).
 func TestServerEverythingTaskSurvivesARestart(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	node, script := everythingTS(t)
 	preload, err := filepath.Abs(filepath.Join("testdata", "loopback-only.cjs"))
 	is.New(t).NoErr(err)

@@ -5,7 +5,6 @@ package integration
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -30,8 +29,6 @@ import (
 var binary, fakeMCP string
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	lengthenDefaultTimeout()
 	// Keep routine logs out of test and benchmark output; warnings stay.
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	dir, err := os.MkdirTemp("", "mcpflow-integration")
@@ -57,25 +54,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// packageTimeout replaces go test's default timeout (10 minutes) for
-// this package: its tests drive real binaries and real peers one after
-// the other, some 9 to 12 minutes on CI's 2-core machine with the race
-// pass beside it (docs/testing.md), so the README's plain go test ./...
-// would stop them at 10. Any other -timeout is kept.
-const packageTimeout = 30 * time.Minute
-
-// lengthenDefaultTimeout sets -test.timeout to packageTimeout when go
-// test left it at its default.
-func lengthenDefaultTimeout() {
-	f := flag.Lookup("test.timeout")
-	if f == nil || f.Value.String() != (10*time.Minute).String() {
-		return
-	}
-	if err := f.Value.Set(packageTimeout.String()); err != nil {
-		fmt.Fprintln(os.Stderr, "set the package's timeout:", err)
-	}
-}
-
+// parallelTests: the tests of issue 28 that drive server-everything (and
+// its restart, sampling, tasks, the MCP face's forwarding) each start an
+// mcpflow and an upstream of their own, on their own ports and folders,
+// and spend their time waiting on those processes. They run in parallel
+// (t.Parallel), after the other tests, two at a time (go test's default
+// -parallel here): one after the other they took the package past go
+// test's 10 minutes in .ci/run's README pass.
 // service is one mcpflow started in-process on a loopback port.
 type service struct {
 	URL string

@@ -33,6 +33,7 @@ func everythingFace(t *testing.T, client *config.Client, tool, name string) (*fa
 }
 
 func TestMCPFaceAnUpstreamElicitationReachesTheClient(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	// Both eras: an elicitation/create request (2025-11-25) and an
 	// input_required answer (2026-07-28).
 	eachClient(t, []mcpClient{tsV1, tsV2}, func(t *testing.T, c mcpClient) { upstreamElicitation(t, c) })
@@ -82,6 +83,7 @@ func upstreamElicitation(t *testing.T, c mcpClient) {
 }
 
 func TestMCPFaceAnUpstreamURLElicitationReachesAClientThatDeclaredIt(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	eachClient(t, []mcpClient{goSDK2025, goSDK}, func(t *testing.T, c mcpClient) {
 		is := is.New(t)
 		f, _ := everythingFace(t, nil, "trigger-url-elicitation", "face_url")
@@ -104,6 +106,7 @@ func TestMCPFaceAnUpstreamURLElicitationReachesAClientThatDeclaredIt(t *testing.
 }
 
 func TestMCPFaceSamplingPolicyClientForwardsToTheClientThatStartedTheRun(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	// Both eras: a sampling/createMessage request (2025-11-25) and an
 	// input request (2026-07-28).
 	eachClient(t, []mcpClient{tsV1, goSDK}, func(t *testing.T, c mcpClient) { samplingClient(t, c) })

@@ -28,6 +28,7 @@ import (
 // answer, and a decline completes the other with the server's result
 // for it.
 func TestInputRequiredElicitationSurvivesARestart(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	is := is.New(t)
 	addr := freeAddr(t)
 	startFakeHTTPWith(t, addr, "FAKEMCP_ASK=1", "FAKEMCP_STATELESS=1")

@@ -74,6 +74,7 @@ func runEventsOf(t *testing.T, c *client.Client, notes <-chan client.Notificatio
 }
 
 func TestAKilledStatefulUpstreamIsAReplacedSessionEverywhere(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary and server-everything")
 	}
