@@ -52,6 +52,12 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		b := newTab(t, chromium, base)
 		b.open("")
 		b.wait("the sign-in form", `!!document.querySelector("#token")`)
+		var apart bool
+		b.eval("the Connect button's place", `(() => {
+			const help = document.querySelector("#token-help"), button = document.querySelector('form button[type="submit"]');
+			return !help.contains(button) && help.getBoundingClientRect().bottom <= button.getBoundingClientRect().top;
+		})()`, &apart)
+		is.New(t).True(apart) // the Connect button sits below the help text, not inline with it
 		b.shot("signin")
 		b.signIn(adminToken.Token)
 		b.wait("all four scopes", `document.querySelector("[data-scopes]").dataset.scopes === "read run author admin"`)
