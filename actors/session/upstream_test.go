@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anthdm/hollywood/actor"
 	"github.com/matryer/is"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -53,13 +54,21 @@ func upstreamCount(t *testing.T, opts session.Options, kind, outcome string) flo
 	return n
 }
 
-func TestAServersElicitationReachesTheCallersReplyAndItsAnswerTheServer(t *testing.T) {
-	is := is.New(t)
+// countedAsking spawns a session actor on a fake server whose tools
+// ask their client, with metrics, and a caller that takes what it gets.
+func countedAsking(t *testing.T) (*fakes.Asker, session.Options, *actor.Engine, *actor.PID, *actor.PID, chan any) {
+	t.Helper()
 	asker := fakes.NewAsker()
 	opts := testOptions()
 	opts.Metrics = metrics.New()
 	e, pid := spawn(t, asking(asker), opts)
 	me, got := caller(t, e)
+	return asker, opts, e, pid, me, got
+}
+
+func TestAServersElicitationReachesTheCallersReplyAndItsAnswerTheServer(t *testing.T) {
+	is := is.New(t)
+	asker, opts, e, pid, me, got := countedAsking(t)
 	e.Send(pid, session.CallTool{Connection: connID, Tool: "ask", Arguments: fakes.CallArguments(map[string]any{"message": "your name?"}),
 		Deadline: time.Now().Add(patience), Reply: reply.At(me, 7), Scope: "s1"})
 
@@ -114,11 +123,7 @@ func TestASamplingRequestIsHandedOnAndADeclineReachesTheServerAsAnError(t *testi
 
 func TestARequestDuringSeveralCallsIsRefusedAndCounted(t *testing.T) {
 	is := is.New(t)
-	asker := fakes.NewAsker()
-	opts := testOptions()
-	opts.Metrics = metrics.New()
-	e, pid := spawn(t, asking(asker), opts)
-	me, got := caller(t, e)
+	asker, opts, e, pid, me, got := countedAsking(t)
 	e.Send(pid, session.CallTool{Connection: connID, Tool: "sleep", Arguments: fakes.CallArguments(map[string]any{"ms": 60_000}),
 		Deadline: time.Now().Add(patience), Owner: "sleeper", Reply: reply.At(me, 1)})
 	e.Send(pid, session.CallTool{Connection: connID, Tool: "ask", Arguments: fakes.CallArguments(map[string]any{"message": "who?"}),
@@ -136,11 +141,7 @@ func TestARequestDuringSeveralCallsIsRefusedAndCounted(t *testing.T) {
 
 func TestARequestOutsideACallIsRefusedAndCounted(t *testing.T) {
 	is := is.New(t)
-	asker := fakes.NewAsker()
-	opts := testOptions()
-	opts.Metrics = metrics.New()
-	e, pid := spawn(t, asking(asker), opts)
-	me, got := caller(t, e)
+	asker, opts, e, pid, me, got := countedAsking(t)
 	e.Send(pid, session.CallTool{Connection: connID, Tool: "ask", Arguments: fakes.CallArguments(map[string]any{"message": "who?"}),
 		Deadline: time.Now().Add(patience), Reply: reply.At(me, 1)})
 	req := nextOf[session.UpstreamRequest](t, got)
