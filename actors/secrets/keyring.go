@@ -165,10 +165,8 @@ func (k *Keyring) find(id string) *key {
 // rotation made current, and never under a key the file no longer holds.
 // A key file that cannot be read fails the seal.
 func (k *Keyring) Seal(aad, plaintext []byte) (string, error) {
-	if k.path != "" {
-		if err := k.reload(); err != nil {
-			return "", fmt.Errorf("seal: %w", err)
-		}
+	if err := k.refresh(); err != nil {
+		return "", fmt.Errorf("seal: %w", err)
 	}
 	ky := k.find(k.Current())
 	nonce := make([]byte, ky.aead.NonceSize(), ky.aead.NonceSize()+len(plaintext)+ky.aead.Overhead())
@@ -205,8 +203,8 @@ func (k *Keyring) Open(aad []byte, value string) ([]byte, error) {
 		return nil, ErrNotSealed
 	}
 	ky := k.find(id)
-	if ky == nil && k.path != "" {
-		if err := k.reload(); err != nil {
+	if ky == nil {
+		if err := k.refresh(); err != nil {
 			return nil, fmt.Errorf("sealed under key %q: %w", id, err)
 		}
 		ky = k.find(id)
@@ -228,7 +226,23 @@ func (k *Keyring) Open(aad []byte, value string) ([]byte, error) {
 	return plaintext, nil
 }
 
-// reload reads the keyring's file again.
+// refresh reads the keyring's file again, for a rotation another node
+// made, unless this keyring is rotating: its own rotation writes the file
+// and sets the keys itself, and a read made before that write, set after
+// it, would make the old key current again (the re-seal would then leave
+// values under the key the rotation drops). Reads and rotations are
+// ordered by k.rotating; a seal or open during a rotation needs no read,
+// as the rotation holds every key.
+func (k *Keyring) refresh() error {
+	if k.path == "" || !k.rotating.TryLock() {
+		return nil
+	}
+	defer k.rotating.Unlock()
+	return k.reload()
+}
+
+// reload reads the key file again and makes what it holds the keyring's;
+// the caller holds k.rotating.
 func (k *Keyring) reload() error {
 	f, err := readKeyFile(k.path)
 	if err != nil {

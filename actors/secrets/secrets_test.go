@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/matryer/is"
@@ -162,4 +163,48 @@ func TestARotatedKeyStillOpensInMemoryOnly(t *testing.T) {
 	_, err = fresh.Open([]byte("r"), old)
 	is.True(errors.Is(err, secrets.ErrMissingKey)) // gone from the file
 	is.True(strings.Contains(err.Error(), rot.Retired[0]))
+}
+
+// TestARotationIsNotUndoneByASealThatReadTheFileBeforeIt: Seal reads the
+// key file again, for another node's rotation; a read made just before
+// this keyring's own rotation wrote the file must not set the old key
+// current again once the rotation has set the new one, or the re-seal
+// would keep values under a key the file is about to drop.
+func TestARotationIsNotUndoneByASealThatReadTheFileBeforeIt(t *testing.T) {
+	is := is.New(t)
+	keys, _, err := secrets.LoadOrCreateFile(filepath.Join(t.TempDir(), "secrets.key"))
+	is.NoErr(err)
+	stop, errs := make(chan struct{}), make(chan error, 4)
+	var sealers sync.WaitGroup
+	t.Cleanup(func() { close(stop); sealers.Wait() })
+	for range 4 {
+		sealers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := keys.Seal([]byte("aad"), []byte("value")); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for range 50 {
+		var during string
+		rot, err := keys.Rotate(t.Context(), func(context.Context) (int, error) {
+			during = keys.Current()
+			return 0, nil
+		})
+		is.NoErr(err)
+		is.Equal(during, rot.KeyID)               // the re-seal seals under the new key
+		is.Equal(keys.IDs(), []string{rot.KeyID}) // and the old one is gone
+	}
+	select {
+	case err := <-errs:
+		is.NoErr(err) // every seal succeeded
+	default:
+	}
 }
