@@ -86,21 +86,26 @@ func TestChecksTellTheLiveTruthOfAFailingSource(t *testing.T) {
 	// diagnose and inspect: status error, the session's state and cause.
 	for id, cause := range map[string]string{
 		"pw.default":  "the command `playwrite-mcp` was not found on PATH",
-		"node.crash":  "the server process exited at start (EOF); its stderr ended with: Error: Cannot find module 'x'",
+		"node.crash":  "the server process exited at start (exit status 1); its stderr ended with: Error: Cannot find module 'x'",
 		"sh.noexec":   "the command `" + notExecutable + "` could not be started: permission denied",
 		"web.refused": "the server refused the connection",
 		"web.auth":    "the server answered 401 Unauthorized",
 		"web.missing": "the server answered 404 Not Found",
 	} {
-		d := cliJSON[p.SourceDiagnosis](t, c.want(0, "sources", "diagnose", id, "-o", "json"))
-		is.Equal(d.Status, "error") // not "ok" for a source that fails
-		is.True(d.Session != nil && d.Session.State == "degraded" && d.Session.Failing)
-		is.True(d.Session.Cause != nil && strings.Contains(*d.Session.Cause, cause)) // the cause in a user's words
-		is.True(slices.ContainsFunc(d.Diagnostics, func(x p.DependencyDiag) bool { return x.Code == "source_degraded" }))
-		r := c.want(0, "sources", "diagnose", id)
-		is.True(strings.Contains(flat(r.stdout), cause)) // the table says it whole
-		in := cliJSON[p.InspectSourceResult](t, c.want(0, "sources", "inspect", id, "-o", "json"))
-		is.Equal(in.Diagnostics.Status, "error")
+		t.Run(id, func(t *testing.T) {
+			is, c := is.New(t), cliTool{t: t, url: srv.url}
+			d := cliJSON[p.SourceDiagnosis](t, c.want(0, "sources", "diagnose", id, "-o", "json"))
+			is.Equal(d.Status, "error") // not "ok" for a source that fails
+			is.True(d.Session != nil && d.Session.State == "degraded" && d.Session.Failing)
+			is.True(d.Session.Cause != nil)
+			t.Logf("cause: %s", *d.Session.Cause)              // shown when it fails
+			is.True(strings.Contains(*d.Session.Cause, cause)) // the cause in a user's words
+			is.True(slices.ContainsFunc(d.Diagnostics, func(x p.DependencyDiag) bool { return x.Code == "source_degraded" }))
+			r := c.want(0, "sources", "diagnose", id)
+			is.True(strings.Contains(flat(r.stdout), cause)) // the table says it whole
+			in := cliJSON[p.InspectSourceResult](t, c.want(0, "sources", "inspect", id, "-o", "json"))
+			is.Equal(in.Diagnostics.Status, "error")
+		})
 	}
 
 	// deployments validate: not runnable now, naming the source and its state.

@@ -22,6 +22,8 @@ func TestCauseWordsTheCommonFailuresForAUser(t *testing.T) {
 			"the command `./srv.sh` could not be started: permission denied"},
 		{"connect: calling \"initialize\": EOF; the server's stderr ended with:\nError: Cannot find module 'x'\n    at foo",
 			"the server process exited at start (EOF); its stderr ended with: Error: Cannot find module 'x' | at foo"},
+		{"connect: the server exited: exit status 1; the server's stderr ended with:\nError: Cannot find module 'x'",
+			"the server process exited at start (exit status 1); its stderr ended with: Error: Cannot find module 'x'"},
 		{`connect: calling "initialize": sending "initialize": Post "http://127.0.0.1:9/mcp": dial tcp 127.0.0.1:9: connect: connection refused`,
 			"the server refused the connection"},
 		{`connect: calling "initialize": sending "initialize": Unauthorized`, "401 Unauthorized"},

@@ -105,7 +105,7 @@ func (a *Actor) startConnect() {
 				_ = k.Kill()
 			}
 			closeIdle(t)
-			err = withStderr(err, t) // why a server that exited at start did
+			err = whyStartFailed(err, t) // a server that exited at start says why
 			engine.Send(self, connected{attempt: attempt, err: fmt.Errorf("connect: %w", err)})
 			return
 		}

@@ -30,11 +30,7 @@ func TestAFailedStdioConnectSaysWhatTheServerWroteToStderrAndLogsItOnce(t *testi
 	logs := fakes.CaptureLogs(t) // no test of this package runs in parallel
 	conn := config.Connection{Kind: "mcp", ID: "broken.one", Transport: config.Transport{
 		Kind: config.TransportStdio, Command: "sh",
-		// The server reads the initialize request before it dies, so that the
-		// client's write of it always lands and the connect sees the pipe
-		// close (EOF): one that died first would make the write a broken
-		// pipe instead, depending on which came first.
-		Args: []string{"-c", `read -r request; echo "Cannot find module ./nope.js" >&2; echo "key=$API_KEY" >&2; exit 1`},
+		Args: []string{"-c", `echo "Cannot find module ./nope.js" >&2; echo "key=$API_KEY" >&2; exit 1`},
 		Env:  map[string]string{"API_KEY": "s3cr3t-value"},
 	}}
 	opts := testOptions()
@@ -48,7 +44,7 @@ func TestAFailedStdioConnectSaysWhatTheServerWroteToStderrAndLogsItOnce(t *testi
 	listed := await(t, w)
 	is.True(listed.Error.Err() != nil) // the server never answered initialize
 	msg := listed.Error.Err().Error()
-	is.True(strings.Contains(msg, "EOF"))                                          // what the connect saw
+	is.True(strings.Contains(msg, "the server exited: exit status 1"))             // how it ended
 	is.True(strings.Contains(msg, "Cannot find module ./nope.js\nkey=[redacted]")) // and why, in order
 	is.True(!strings.Contains(msg, "s3cr3t-value"))                                // never a secret
 
@@ -96,4 +92,36 @@ func TestSessionGaugesAndCallLatencyFollowTheActor(t *testing.T) {
 		return open == 0
 	})
 	is.Equal(open, 0.0) // a stopped actor holds no session
+}
+
+// A server that exits at start is reported by how it exited, whether the
+// client's write of initialize saw the pipe close (EOF) or broke on it
+// (EPIPE), and whether the actor hears of the exit before or after the
+// connect fails.
+func TestAServerThatExitsAtStartIsReportedByItsExitHoweverTheConnectSawIt(t *testing.T) {
+	is := is.New(t)
+	for name, script := range map[string]string{
+		"after reading initialize": `read -r request; echo "boom" >&2; exit 3`,
+		"before reading anything":  `echo "boom" >&2; exit 3`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			conn := config.Connection{Kind: "mcp", ID: "broken.one", Transport: config.Transport{
+				Kind: config.TransportStdio, Command: "sh", Args: []string{"-c", script},
+			}}
+			opts := testOptions()
+			e := newEngine(t)
+			pid := e.Spawn(session.New(conn, session.NewStdio(opts, nil), opts), "session", actor.WithID(conn.ID))
+			t.Cleanup(func() { stop(t, e, pid) })
+			for range 3 {
+				w := expect[session.CatalogListed](e)
+				e.Send(pid, session.ListCatalog{Deadline: time.Now().Add(patience), Reply: w.To()})
+				listed := await(t, w)
+				is.True(listed.Error.Err() != nil)
+				msg := listed.Error.Err().Error()
+				is.True(strings.Contains(msg, "the server exited: exit status 3; the server's stderr ended with:\nboom")) // its exit and why
+				is.Equal(session.Actionable(status(t, e, pid).LastError),
+					"the server process exited at start (exit status 3); its stderr ended with: boom")
+			}
+		})
+	}
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -136,6 +138,33 @@ func (t *stdioTransport) stderrTail(wait time.Duration) string {
 		return ""
 	}
 	return t.stderr.text(wait)
+}
+
+// exitReporter is a transport whose peer is a process it waits for (a
+// stdio server).
+type exitReporter interface {
+	exitReport(wait time.Duration) error
+}
+
+// whyStartFailed is the error of a failed connect on t, already ended. If
+// the client saw the server's output end (EOF, a closed pipe), the server
+// ended by itself: its exit report (status and stderr) says why, and is
+// the cause whether or not the actor hears of the exit first. Otherwise
+// (a timeout, a refusal) the error stands, with the server's last stderr
+// lines (withStderr).
+func whyStartFailed(err error, t mcp.Transport) error {
+	if r, ok := t.(exitReporter); ok && streamEnded(err) {
+		if exit := r.exitReport(stderrWait + killWait); exit != nil {
+			return exit
+		}
+	}
+	return withStderr(err, t)
+}
+
+// streamEnded reports whether err says the peer's stream ended.
+func streamEnded(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) ||
+		strings.HasSuffix(err.Error(), ": EOF")
 }
 
 // withStderr adds to the error of a failed connect the last lines the

@@ -163,6 +163,8 @@ type stdioTransport struct {
 	lifeline *os.File // with a reaper: the only write end of its lifeline
 	exited   chan struct{}
 	waitErr  error // cmd.Wait's, once exited is closed
+	reported chan struct{}
+	exitErr  error // the exit report (status, stderr), once reported is closed
 
 	inputOnce, stopOnce, killOnce sync.Once
 	stopErr, killErr              error
@@ -236,7 +238,7 @@ func (t *stdioTransport) start() error {
 		return err
 	}
 	t.stdin, t.stdout = inW, outR
-	t.exited = make(chan struct{})
+	t.exited, t.reported = make(chan struct{}), make(chan struct{})
 	go func() {
 		t.waitErr = t.cmd.Wait()
 		close(t.exited)
@@ -244,7 +246,9 @@ func (t *stdioTransport) start() error {
 		if t.waitErr != nil {
 			cause = fmt.Errorf("the server exited: %w", t.waitErr)
 		}
-		t.peer.report(withStderr(cause, t), true)
+		t.exitErr = withStderr(cause, t)
+		close(t.reported)
+		t.peer.report(t.exitErr, true)
 	}()
 	go func() {
 		logLines(errR, t.log.With("stream", "stderr"), t.redact, t.stderr)
@@ -314,6 +318,26 @@ func (t *stdioTransport) Kill() error {
 		t.killErr = signalGroup(pid, syscall.SIGKILL)
 	})
 	return t.killErr
+}
+
+// exitReport waits up to d for the process to exit and returns how it
+// ended, with the last lines of its stderr; nil if it did not end in
+// time or never started.
+func (t *stdioTransport) exitReport(d time.Duration) error {
+	t.mu.Lock()
+	reported := t.reported
+	t.mu.Unlock()
+	if reported == nil {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-reported:
+		return t.exitErr
+	case <-timer.C:
+		return nil
+	}
 }
 
 // closeInput closes the server's stdin and, with a reaper, the lifeline.
