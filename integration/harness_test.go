@@ -61,6 +61,7 @@ func TestMain(m *testing.M) {
 // (t.Parallel), after the other tests, two at a time (go test's default
 // -parallel here): one after the other they took the package past go
 // test's 10 minutes in .ci/run's README pass.
+
 // service is one mcpflow started in-process on a loopback port.
 type service struct {
 	URL string
