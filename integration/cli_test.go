@@ -129,6 +129,7 @@ func commandTree(t *testing.T, c cliTool, path []string) [][]string {
 // offers, found by walking its completion, for --help: each exits 0 and
 // describes itself; the root's help lists the exit codes.
 func TestCLIHelpExitsZeroForEveryCommand(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	c := cliTool{t: t}
 	var found []string

@@ -35,6 +35,7 @@ const clusterCounter = "counter.default"
 // admin event subscription on c gets the run's start and end, which a
 // committed.
 func TestClusterAPIFollowsARunOfAnotherNode(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	c := servedCluster(t, stdioSource(liveSource, fakeMCP), "a", "c")
 	onA := c.client(t, "a")
@@ -109,6 +110,7 @@ func adminRunEvents(t *testing.T, notes <-chan client.Notification, sub p.Subscr
 // within seconds, node b's follower sees the run end as cancelled, and
 // inspecting it on b says so too.
 func TestClusterAPICancelsARunOfAnotherNode(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	c := servedCluster(t, stdioSource(clusterCounter, fakeMCP), "a", "b", "c")
 	membersSettled(t, c) // c asks the other members' desks
@@ -174,6 +176,7 @@ func pinnedCluster(t *testing.T, ids ...string) *testCluster {
 // fails within its deadline, and once b's lease has run out the error
 // names the nodes the source may run on.
 func TestClusterAPIRunsAPinnedSourceOnItsNode(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	c := pinnedCluster(t, "a", "b", "c") // a and c know where b is
 	onA, onC := c.client(t, "a"), c.client(t, "c")
@@ -211,6 +214,7 @@ func TestClusterAPIRunsAPinnedSourceOnItsNode(t *testing.T) {
 // client's next request to a (authoring from the capability, say) finds
 // it. Each of ten refreshes is checked.
 func TestClusterAPIRefreshThroughAnotherNodeIsKnownThere(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	c := pinnedCluster(t, "a", "b")
 	onA := c.client(t, "a")
@@ -303,6 +307,7 @@ type clusterStatusJSON struct {
 // session served a run, under the tenure and generation of the run's
 // trace, as a table and as JSON.
 func TestClusterAPIStatusShowsMembersLeasesAndOwners(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	ids := []string{"a", "b", "c"}
 	c := servedCluster(t, stdioSource(clusterCounter, fakeMCP), ids...)
@@ -383,6 +388,7 @@ func matchFields(row, fields []string) bool {
 // and the connection's; another node, through which a run went, counts
 // the calls it passed to the owner and holds its node lease only.
 func TestClusterAPIMetricsShowOwnershipAndLeases(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	ids := []string{"a", "b", "c"}
 	c := servedCluster(t, stdioSource(clusterCounter, fakeMCP), ids...)
@@ -443,6 +449,7 @@ const gateDraft = `{"name":"gate","start":"first","outcomes":["ok"],
 // approval on node a is resumed through node c, where it goes on, on the
 // connection's one session.
 func TestClusterAPIResumesARunInterruptedOnAnotherNode(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	c := servedCluster(t, stdioSource(clusterCounter, fakeMCP), "a", "c")
 	onA, onC := c.client(t, "a"), c.client(t, "c")

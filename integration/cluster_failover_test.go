@@ -147,6 +147,7 @@ func startOwnedCluster(t *testing.T) ownedCluster {
 }
 
 func TestClusterFailoverWhenTheOwningNodeIsKilled(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	c := startOwnedCluster(t)
 	counter, sleeper, first, owner, survivors := c.counter, c.sleeper, c.first, c.owner, c.survivors
@@ -198,6 +199,7 @@ func TestClusterFailoverWhenTheOwningNodeIsKilled(t *testing.T) {
 }
 
 func TestClusterPartitionedOwnerIsFencedWhenItComesBack(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	c := startOwnedCluster(t)
 	counter, sleeper, first, owner, survivors := c.counter, c.sleeper, c.first, c.owner, c.survivors

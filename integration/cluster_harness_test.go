@@ -144,6 +144,7 @@ func callEntry(t testing.TB, run p.RunResult) p.TraceEntry {
 const clusterTTL = 3 * time.Second
 
 func TestClusterSeedJourneyCountsAcrossNodesOnOneUpstreamSession(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	c := newTestCluster(t, clusterTTL, stdioSource("counter.default", fakeMCP))
 	c.startAll(t, "a", "b", "c")

@@ -29,6 +29,7 @@ import (
 // waits instead, and once a rejoins it creates the run, which completes.
 // Before the fence, the intruder claimed the new run.
 func TestClusterNodeWhoseMembershipLapsedCreatesNoRun(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	ctx := testContext(t)
 	c := newTestCluster(t, clusterTTL, stdioSource("counter.default", fakeMCP))

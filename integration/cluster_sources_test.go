@@ -31,6 +31,7 @@ func connectionIDs(t *testing.T, c *client.Client) []string {
 // entry added and applied on node a becomes an effective source of node
 // b, and once a removes it and applies again, b drops it too.
 func TestClusterAPIAppliedSourcesAreFollowedByTheOtherNodes(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	c := servedCluster(t, stdioSource(clusterCounter, fakeMCP), "a", "b")
 	membersSettled(t, c)

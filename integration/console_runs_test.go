@@ -44,6 +44,7 @@ func init() {
 // 800 px (no horizontal overflow, no collapsed column) and is
 // screenshotted at both.
 func TestConsoleRunsAnythingInTheBrowser(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary and Chromium")
 	}

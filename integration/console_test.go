@@ -42,6 +42,7 @@ func consoleServer(t *testing.T) (base string, admin *client.Client) {
 // No page may log an error; each screen is screenshotted (into
 // docs/console/ with MCPFLOW_SCREENSHOTS=1).
 func TestConsoleInTheBrowser(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary and Chromium")
 	}

@@ -83,6 +83,7 @@ func killUpstream(marker string, pid int) (sent, dead bool) {
 // the workflow routes session_lost, end with its own outcome. Every run
 // ends, and after shutdown no upstream process is left.
 func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("fault injection: starts the real binary and kills its upstream 50 times")
 	}

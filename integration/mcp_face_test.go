@@ -233,6 +233,7 @@ func completed(t *testing.T, s stepResult) envelope {
 var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,48}$`)
 
 func TestMCPFaceListsTheDeploymentsAsTools(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	eachClient(t, mcpClients, func(t *testing.T, c mcpClient) {
 		is := is.New(t)
 		f := startFace(t, faceOptions{})
@@ -276,6 +277,7 @@ func TestMCPFaceListsTheDeploymentsAsTools(t *testing.T) {
 }
 
 func TestMCPFaceSeedJourney(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	eachClient(t, mcpClients, func(t *testing.T, c mcpClient) {
 		f := startFace(t, faceOptions{})
 		got := c.run(t, f.scenario(callStep(counterTool, nil), callStep(counterTool, nil)))
@@ -312,6 +314,7 @@ func seedJourney(t *testing.T, f *faceServer, got driverResult) {
 // `mcpflow mcp` as a stdio server, as a host that only launches commands
 // does; the v2 client's auto negotiation probes a sibling process first.
 func TestMCPFaceSeedJourneyOverStdio(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	eachClient(t, []mcpClient{tsV1, tsV2}, func(t *testing.T, c mcpClient) {
 		f := startFace(t, faceOptions{})
 		sc := scenario{
@@ -327,6 +330,7 @@ func TestMCPFaceSeedJourneyOverStdio(t *testing.T) {
 }
 
 func TestMCPFaceThreeStepsSendProgressBeforeTheResult(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	eachClient(t, mcpClients, func(t *testing.T, c mcpClient) {
 		is := is.New(t)
 		f := startFace(t, faceOptions{})
@@ -355,6 +359,7 @@ func TestMCPFaceThreeStepsSendProgressBeforeTheResult(t *testing.T) {
 }
 
 func TestMCPFaceAnApprovalIsAnElicitation(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	eachClient(t, mcpClients, func(t *testing.T, c mcpClient) {
 		is := is.New(t)
 		f := startFace(t, faceOptions{})
@@ -378,6 +383,7 @@ func TestMCPFaceAnApprovalIsAnElicitation(t *testing.T) {
 }
 
 func TestMCPFaceWithoutElicitationTheRunIsResumedByTool(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	eachClient(t, mcpClients, func(t *testing.T, c mcpClient) {
 		is := is.New(t)
 		f := startFace(t, faceOptions{})
@@ -403,6 +409,7 @@ func TestMCPFaceWithoutElicitationTheRunIsResumedByTool(t *testing.T) {
 }
 
 func TestMCPFaceAnAbortedCallCancelsTheRunUpstreamToo(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	eachClient(t, mcpClients, func(t *testing.T, c mcpClient) {
 		is := is.New(t)
 		f := startFace(t, faceOptions{everything: true})
@@ -455,6 +462,7 @@ func TestMCPFaceAnAbortedCallCancelsTheRunUpstreamToo(t *testing.T) {
 }
 
 func TestMCPFaceASavedDeploymentIsAnnouncedAndCallable(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	eachClient(t, mcpClients, func(t *testing.T, c mcpClient) {
 		is := is.New(t)
 		f := startFace(t, faceOptions{})
@@ -478,6 +486,7 @@ func TestMCPFaceASavedDeploymentIsAnnouncedAndCallable(t *testing.T) {
 }
 
 func TestMCPFaceAClientThatGoesAwayLeavesTheRunRunning(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	tsV1.require(t)
 	goSDK.require(t)
 	is := is.New(t)
@@ -579,6 +588,7 @@ func sseData(t *testing.T, body []byte) json.RawMessage {
 const mcpInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
 
 func TestMCPFaceAccess(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	goSDK.require(t)
 	is := is.New(t)
 	f := startGuardedFace(t)
@@ -643,6 +653,7 @@ func TestMCPFaceAccess(t *testing.T) {
 }
 
 func TestMCPFaceAForgedRequestStateIsRefused(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	f := startGuardedFace(t)
 	ctx := testContext(t)
@@ -710,6 +721,7 @@ func forbidden(c mcpClient, e *driverError) bool {
 }
 
 func TestMCPFaceEachTokenListsExactlyTheToolsItCanCall(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	f := startFace(t, faceOptions{
 		access:   &config.Access{Tokens: []config.Token{readToken, runOnlyToken, authorToken, adminToken}},
@@ -819,6 +831,7 @@ func sessionRefused(t *testing.T, r rpcReply, knob string) {
 }
 
 func TestMCPFaceSessionCapHoldsUnder3000Initializes(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	dir := t.TempDir()
 	cfg := writeServerConfig(t, dir, config.Server{
@@ -933,6 +946,7 @@ func TestMCPFaceSessionCapHoldsUnder3000Initializes(t *testing.T) {
 }
 
 func TestMCPFaceAStopEndsTheCallsOfTheSessionsItCloses(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	f := startFace(t, faceOptions{})
 	// A 2025-era session's call that would run for a minute.
