@@ -16,7 +16,7 @@ func TestATypeArrayBecomesAnyOf(t *testing.T) {
 	got := portable(in, "", 0).(map[string]any)
 	props := got["properties"].(map[string]any)
 	is.Equal(props["note"], map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "null"}}, "maxLength": 10.0})
-	is.Equal(props["tags"].(map[string]any)["items"], map[string]any{"type": "integer"}) // one type needs no anyOf
+	is.Equal(props["tags"].(map[string]any)["items"], map[string]any{"type": "integer"})                  // one type needs no anyOf
 	is.Equal(in["properties"].(map[string]any)["note"].(map[string]any)["type"], []any{"string", "null"}) // the author's schema is unchanged
 }
 
@@ -42,7 +42,7 @@ func TestAnUnconstrainedSchemaAcceptsAnyTypeExplicitly(t *testing.T) {
 	is.Equal(props["anything"], map[string]any{"description": "Whatever the tool takes.", "anyOf": anyType()})
 	is.Equal(props["yes"], map[string]any{"anyOf": anyType()})
 	is.Equal(props["no"], map[string]any{"not": map[string]any{}}) // {} under not is what it means
-	is.Equal(got["additionalProperties"], false)                     // a boolean where one is portable stays
+	is.Equal(got["additionalProperties"], false)                   // a boolean where one is portable stays
 }
 
 // A deployment tool's input schema is the artifact's, spelled portably.

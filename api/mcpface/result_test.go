@@ -108,7 +108,7 @@ func TestAnInterruptedRunShowsItsInterrupt(t *testing.T) {
 	got := texts(res)
 	is.Equal(len(got), 2)
 	is.True(strings.Contains(got[0], `"message": "Ship it?"`)) // the interrupt, readable
-	is.True(strings.Contains(got[1], "mcpflow_resume_run"))     // then what to do
+	is.True(strings.Contains(got[1], "mcpflow_resume_run"))    // then what to do
 }
 
 // A cancelled or running run is said in words.
