@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/client"
 )
 
 // The MCP inspector, whose CLI's --strict tools/list reports tool schemas
@@ -37,20 +38,11 @@ func TestToolResultsAndSchemasAreReadable(t *testing.T) {
 
 	conn := "readable.default"
 	dir := t.TempDir()
-	data, err := json.Marshal(config.File{Version: 1, Server: config.Server{
-		Store:   config.Store{Root: filepath.Join(dir, "store")},
+	pr, c := serveMCPFlowWith(t, dir, conn, config.Server{
 		Sources: []config.Connection{stdioSource(conn, node, script, "stdio")},
 		MCP:     &config.MCP{Tools: config.MCPToolsPerDeployment, Authoring: true},
-	}})
-	is.NoErr(err)
-	cfgPath := filepath.Join(dir, "mcpflow.json")
-	is.NoErr(os.WriteFile(cfgPath, data, 0o600))
-	pr := startProcess(t, cfgPath, "mcpflow.log")
-	t.Cleanup(func() { stopEverythingMCPFlow(t, pr, nil) })
-	c := dialURL(t, pr.url)
+	})
 	ctx := testContext(t)
-	_, err = c.RefreshConnectionCatalog(ctx, conn)
-	is.NoErr(err)
 	for tool, name := range map[string]string{"echo": "echo", "get-tiny-image": "tiny", "get-structured-content": "weather", "get-resource-reference": "reference"} {
 		buildToolDeployment(t, c, conn, tool, name)
 	}
@@ -133,6 +125,26 @@ func TestToolResultsAndSchemasAreReadable(t *testing.T) {
 	texts = textsOf(res)
 	is.Equal(len(texts), 1)
 	is.True(strings.Contains(texts[0], everythingRejected)) // in the server's words
+}
+
+// serveMCPFlowWith starts the mcpflow binary with server's config (its
+// store in dir), stopped at cleanup, and answers it with a client
+// connected to it, conn's catalog read.
+func serveMCPFlowWith(t *testing.T, dir, conn string, server config.Server) (*process, *client.Client) {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	server.Store = config.Store{Root: filepath.Join(dir, "store")}
+	data, err := json.Marshal(config.File{Version: 1, Server: server})
+	is.NoErr(err)
+	cfgPath := filepath.Join(dir, "mcpflow.json")
+	is.NoErr(os.WriteFile(cfgPath, data, 0o600))
+	pr := startProcess(t, cfgPath, "mcpflow.log")
+	t.Cleanup(func() { stopEverythingMCPFlow(t, pr, nil) })
+	c := dialURL(t, pr.url)
+	_, err = c.RefreshConnectionCatalog(testContext(t), conn)
+	is.NoErr(err)
+	return pr, c
 }
 
 // textsOf is the text of each text block of a tool result.
