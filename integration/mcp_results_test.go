@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/client"
+	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
 // The MCP inspector, whose CLI's --strict tools/list reports tool schemas
@@ -46,6 +47,23 @@ func TestToolResultsAndSchemasAreReadable(t *testing.T) {
 	for tool, name := range map[string]string{"echo": "echo", "get-tiny-image": "tiny", "get-structured-content": "weather", "get-resource-reference": "reference"} {
 		buildToolDeployment(t, c, conn, tool, name)
 	}
+	// A workflow whose author wrote a type array, a property that
+	// constrains nothing and a description of their own: offered
+	// portably, in their words.
+	loose := p.Object{"type": "object", "required": []any{"message"}, "properties": p.Object{
+		"message": p.Object{"type": []any{"string", "null"}, "description": "What to say back."},
+		"extra":   p.Object{"description": "Anything at all."},
+	}}
+	ws, err := c.CreateDraftWorkspaceFromCapability(ctx, p.CreateFromCapabilityParams{WorkspaceID: "loose_ws", CapabilityName: conn + ".echo", Name: ptr("loose"), InputSchema: loose})
+	is.NoErr(err)
+	if ws.Status != "valid" {
+		t.Logf("loose draft: %+v", ws)
+	}
+	saved, err := c.CreateArtifactFromWorkspace(ctx, p.CreateArtifactParams{WorkspaceID: "loose_ws", ArtifactID: "loose", Version: 1, Title: "Loose echo", Outcomes: []string{"ok", "error"}, Description: ptr("Says the message back, whatever it is.")})
+	is.NoErr(err)
+	is.True(saved.Saved)
+	_, err = c.SaveDeployment(ctx, p.Object{"id": "loose.default", "artifact_id": "loose", "artifact_version": 1, "bindings": []any{p.Object{"logical_source": conn, "concrete_source": conn}}})
+	is.NoErr(err)
 	endpoint := strings.Replace(strings.Replace(pr.url, "ws://", "http://", 1), "/ws", "/mcp", 1)
 
 	// (a) The inspector's strict lint of tools/list: no warning, no error.
@@ -70,7 +88,12 @@ func TestToolResultsAndSchemasAreReadable(t *testing.T) {
 	for _, tool := range listed.Tools {
 		names[tool["name"].(string)] = true
 	}
-	for _, want := range []string{"echo", "tiny", "weather", "reference", "mcpflow_get_run", "mcpflow_resume_run", "mcpflow_cancel_run", "mcpflow_deploy"} {
+	for _, tool := range listed.Tools {
+		if tool["name"] == "loose" {
+			is.Equal(tool["description"], "Says the message back, whatever it is.") // the author's words alone
+		}
+	}
+	for _, want := range []string{"echo", "tiny", "weather", "reference", "loose", "mcpflow_get_run", "mcpflow_resume_run", "mcpflow_cancel_run", "mcpflow_deploy"} {
 		if !names[want] {
 			t.Logf("tools listed: %v", names)
 		}

@@ -47,9 +47,11 @@ func TestACompletedRunGivesItsContentBlocksBack(t *testing.T) {
 		map[string]any{"type": "text", "text": "Here's the image you requested:"},
 		map[string]any{"type": "image", "data": "iVBORw==", "mimeType": "image/png"},
 		map[string]any{"type": "resource_link", "uri": "demo://resource/dynamic/text/2", "name": "Text Resource 2"},
+		map[string]any{"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+		map[string]any{"type": "resource", "resource": map[string]any{"uri": "demo://resource/static/1", "mimeType": "text/plain", "text": "one\ntwo"}},
 	}}), "")
 	is.True(!res.IsError)
-	is.Equal(len(res.Content), 3) // the output's three blocks, and nothing else
+	is.Equal(len(res.Content), 5) // the output's five blocks, and nothing else
 	is.Equal(res.Content[0].(*mcp.TextContent).Text, "Here's the image you requested:")
 	img, isImage := res.Content[1].(*mcp.ImageContent)
 	is.True(isImage) // an image stays an image
@@ -58,6 +60,12 @@ func TestACompletedRunGivesItsContentBlocksBack(t *testing.T) {
 	link, isLink := res.Content[2].(*mcp.ResourceLink)
 	is.True(isLink) // a resource link stays a resource link
 	is.Equal(link.URI, "demo://resource/dynamic/text/2")
+	audio, isAudio := res.Content[3].(*mcp.AudioContent)
+	is.True(isAudio) // audio stays audio
+	is.Equal(audio.Data, []byte("RIFF"))
+	embedded, isEmbedded := res.Content[4].(*mcp.EmbeddedResource)
+	is.True(isEmbedded) // an embedded resource stays one, its contents with it
+	is.Equal(embedded.Resource.Text, "one\ntwo")
 }
 
 // The text of a run's output is the text itself: real newlines, and <, >
