@@ -9,7 +9,6 @@ package integration
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,17 +47,8 @@ func TestServerEverythingResultsKeepTheirKindAndFailuresSayWhy(t *testing.T) {
 				addr := startEverythingTSServer(t, node, preload, script, tc.mode)
 				src = config.Connection{Kind: "mcp", ID: conn, Transport: config.Transport{Kind: tc.transport, URL: "http://" + addr + tc.endpoint}}
 			}
-			dir := t.TempDir()
-			data, err := json.Marshal(config.File{Version: 1, Server: config.Server{Store: config.Store{Root: filepath.Join(dir, "store")}, Sources: []config.Connection{src}}})
-			is.NoErr(err)
-			cfgPath := filepath.Join(dir, "mcpflow.json")
-			is.NoErr(os.WriteFile(cfgPath, data, 0o600))
-			pr := startProcess(t, cfgPath, "mcpflow.log")
-			t.Cleanup(func() { stopEverythingMCPFlow(t, pr, nil) })
-			c := dialURL(t, pr.url)
+			pr, c := serveMCPFlowWith(t, t.TempDir(), conn, config.Server{Sources: []config.Connection{src}})
 			ctx := testContext(t)
-			_, err = c.RefreshConnectionCatalog(ctx, conn)
-			is.NoErr(err)
 
 			run := func(deployment string, input p.Object) p.RunResult {
 				t.Helper()
@@ -151,8 +141,7 @@ func TestServerEverythingResultsKeepTheirKindAndFailuresSayWhy(t *testing.T) {
 					said += text.Text + "\n"
 				}
 			}
-			is.True(strings.Contains(said, "The run failed: ")) // in words, beside the envelope
-			is.True(strings.Contains(said, everythingRejected)) // with the server's reason
+			is.True(strings.Contains(said, everythingRejected)) // its text is why, with the server's reason
 			res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "tiny", Arguments: map[string]any{}})
 			is.NoErr(err)
 			is.True(!res.IsError)

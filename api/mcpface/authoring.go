@@ -87,6 +87,6 @@ func (f *Face) callMethod(s *served, method string) mcp.ToolHandler {
 		if err := s.api.Call(ctx, method, params, &res); err != nil {
 			return refusedOrError(err)
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(res)}}, StructuredContent: res}, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{textBlock(readableRaw(res))}, StructuredContent: res}, nil
 	}
 }

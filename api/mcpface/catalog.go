@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
@@ -115,8 +116,6 @@ func (c *catalog) artifact(ctx context.Context, id string, version int) (artifac
 	return a, nil
 }
 
-// describe is the tool's description: the artifact's own, or one made
-// from what the workflow does; never empty (hosts reject an empty one).
 // artifact is an artifact as the API answers it, with its plan decoded.
 type artifact struct {
 	protocol.Artifact
@@ -133,41 +132,70 @@ func Describe(d protocol.Deployment, a protocol.Artifact) (string, error) {
 	return describe(d, artifact{Artifact: a, plan: plan}), nil
 }
 
+// describe is the tool's description, in the artifact's words: its
+// description, or, without one, its title and the tools it calls; never
+// empty (hosts reject an empty one). It names nothing of mcpflow's
+// inside (no deployment or artifact id, no built-in capability such as
+// wf.std.runtime_error): the model reads it to choose a tool. A workflow
+// that may stop for a person says what to do then.
 func describe(d protocol.Deployment, a artifact) string {
 	var b strings.Builder
 	if a.Description != nil && strings.TrimSpace(*a.Description) != "" {
 		b.WriteString(strings.TrimSpace(*a.Description))
 	} else {
 		fmt.Fprintf(&b, "Runs the mcpflow workflow %q", cmpOr(a.Title, a.ID))
-		if caps := callsOf(a.plan); len(caps) > 0 {
-			fmt.Fprintf(&b, ", which calls %s", strings.Join(caps, ", "))
+		if tools := toolsCalled(d, a.plan); len(tools) > 0 {
+			fmt.Fprintf(&b, ", which calls %s", strings.Join(tools, ", "))
 		}
 		b.WriteString(".")
 	}
-	fmt.Fprintf(&b, " (deployment %s, artifact %s v%d.) The result is the run: run_id, status, outcome and output;", d.ID, a.ID, a.Version)
-	b.WriteString(" a run that waits for a person is interrupted: ask the user, then call mcpflow_resume_run.")
+	if asksAPerson(a.plan) {
+		b.WriteString(" It may stop to ask a person: then ask your user, and call mcpflow_resume_run with the answer.")
+	}
 	return b.String()
 }
 
-// callsOf lists the capabilities a plan calls, sorted, once each.
-func callsOf(p workflow.Plan) []string {
-	var caps []string
+// toolsCalled lists the upstream tools a plan calls, by their own names
+// (the capability's name without its source), sorted, once each. The
+// built-in capabilities (wf.std, wf.recipes, wf.source) are how the
+// workflow works, not what it does, and are left out.
+func toolsCalled(d protocol.Deployment, p workflow.Plan) []string {
+	var tools []string
 	for _, n := range p.Nodes {
-		if n.Type == workflow.NodeCall && n.Node != "" && !slices.Contains(caps, n.Node) {
-			caps = append(caps, n.Node)
+		if n.Type != workflow.NodeCall || n.Node == "" {
+			continue
+		}
+		tool := n.Node
+		if b, ok := bindingOf(d, n.Node); ok {
+			tool = strings.TrimPrefix(n.Node, b.LogicalSource+".")
+		} else if parts := strings.SplitN(n.Node, ".", 3); len(parts) == 3 {
+			if config.IsReserved(parts[0] + "." + parts[1]) {
+				continue
+			}
+			tool = parts[2]
+		}
+		if !slices.Contains(tools, tool) {
+			tools = append(tools, tool)
 		}
 	}
-	slices.Sort(caps)
-	return caps
+	slices.Sort(tools)
+	return tools
 }
 
-// inputSchema is the artifact's input schema as MCP wants it: an object.
+// asksAPerson reports whether a plan has an interrupt step.
+func asksAPerson(p workflow.Plan) bool {
+	return slices.ContainsFunc(p.Nodes, func(n workflow.Node) bool { return n.Type == workflow.NodeInterrupt })
+}
+
+// inputSchema is the artifact's input schema as MCP wants it: an object,
+// spelled portably (portable).
 func inputSchema(s workflow.Object) map[string]any {
 	out := map[string]any{}
 	for k, v := range s {
 		out[k] = v
 	}
 	out["type"] = "object"
+	out = portable(out, "", 0).(map[string]any)
 	if _, ok := out["properties"]; !ok {
 		out["properties"] = map[string]any{}
 	}

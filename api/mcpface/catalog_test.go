@@ -103,6 +103,27 @@ func TestADescriptionIsNeverEmpty(t *testing.T) {
 	is := is.New(t)
 	empty := ""
 	d := describe(protocol.Deployment{ID: "c.default"}, artifact{Artifact: protocol.Artifact{ID: "c", Version: 1, Description: &empty}, plan: calls("demo.counter")})
-	is.True(len(d) > 40)
-	is.True(strings.Contains(d, "demo.counter") && strings.Contains(d, "c.default"))
+	is.Equal(d, `Runs the mcpflow workflow "c", which calls demo.counter.`)
+}
+
+// A description is in the artifact's words: its own description, or its
+// title and the upstream tools it calls; never a deployment or artifact
+// id, nor a built-in capability.
+func TestADescriptionNamesNothingInternal(t *testing.T) {
+	is := is.New(t)
+	d := protocol.Deployment{ID: "echo.default", Bindings: []protocol.Binding{{LogicalSource: "everything.default", ConcreteSource: "everything.work"}}}
+	scaffold := calls("everything.default.echo", "wf.std.runtime_error", "wf.recipes.extract_text_content")
+	got := describe(d, artifact{Artifact: protocol.Artifact{ID: "echo", Version: 3, Title: "Echo"}, plan: scaffold})
+	is.Equal(got, `Runs the mcpflow workflow "Echo", which calls echo.`)
+	own := "  Echoes a message back.\n"
+	got = describe(d, artifact{Artifact: protocol.Artifact{ID: "echo", Version: 3, Description: &own}, plan: scaffold})
+	is.Equal(got, "Echoes a message back.") // the author's words alone
+	ask := scaffold
+	ask.Nodes = append(ask.Nodes, workflow.Node{ID: "approve", Type: workflow.NodeInterrupt})
+	got = describe(d, artifact{Artifact: protocol.Artifact{ID: "echo", Version: 3, Description: &own}, plan: ask})
+	is.True(strings.HasPrefix(got, "Echoes a message back. It may stop to ask a person")) // what to do then
+	is.True(strings.Contains(got, "mcpflow_resume_run"))
+	for _, internal := range []string{"wf.", "echo.default", "v3", "everything"} {
+		is.True(!strings.Contains(got, internal))
+	}
 }

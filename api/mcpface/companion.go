@@ -150,7 +150,7 @@ func (f *Face) finderTools(s *served, vis []workflowTool) []toolEntry {
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}},
 			handler: f.findWorkflow(s), methods: findMethods},
 		{tool: &mcp.Tool{Name: toolRunWorkflow, Title: "Run a workflow",
-			Description: "Starts a run of the mcpflow workflow named (as mcpflow_find_workflow lists it) with input, and answers with the run: run_id, status, outcome and output.",
+			Description: "Starts a run of the mcpflow workflow named (as mcpflow_find_workflow lists it) with input, and answers with the run's output, as the workflow's own tool does.",
 			InputSchema: map[string]any{"type": "object", "properties": map[string]any{
 				"workflow": map[string]any{"type": "string", "description": "The workflow's name, or its deployment id."},
 				"input":    map[string]any{"type": "object", "description": "The workflow's input, as its input_schema says."},
@@ -186,11 +186,12 @@ func (f *Face) findWorkflow(s *served) mcp.ToolHandler {
 			}
 		}
 		f.mu.Unlock()
-		raw, err := json.Marshal(map[string]any{"workflows": out})
+		list := map[string]any{"workflows": out}
+		raw, err := json.Marshal(list)
 		if err != nil {
 			return nil, err
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: json.RawMessage(raw)}, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{textBlock(readable(list))}, StructuredContent: json.RawMessage(raw)}, nil
 	}
 }
 

@@ -138,7 +138,7 @@ func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend,
 }
 
 // instructions tell the model how the tools behave.
-const instructions = "Each workflow tool starts a durable mcpflow run and answers with the run: run_id, status, outcome and output. " +
+const instructions = "Each workflow tool starts a durable mcpflow run and answers with its output; the structured result is the run: run_id, status, outcome and output. " +
 	"A run that waits for a person comes back interrupted: ask the user, then call mcpflow_resume_run. " +
 	"mcpflow_get_run shows a run later, also one whose call was cut off."
 

@@ -67,14 +67,22 @@ func (h *hintCache) of(ctx context.Context, name string) protocol.ToolHints {
 // under the deployment's bindings: "<logical source>.<tool>" becomes
 // "<connection>.<tool>". A name no binding covers (a built-in) stays.
 func concrete(d protocol.Deployment, name string) string {
+	best, ok := bindingOf(d, name)
+	if !ok {
+		return name
+	}
+	return best.ConcreteSource + strings.TrimPrefix(name, best.LogicalSource)
+}
+
+// bindingOf is the deployment's binding of the logical source a plan's
+// capability name starts with (the longest that fits); none for a
+// built-in.
+func bindingOf(d protocol.Deployment, name string) (protocol.Binding, bool) {
 	best := protocol.Binding{}
 	for _, b := range d.Bindings {
 		if strings.HasPrefix(name, b.LogicalSource+".") && len(b.LogicalSource) > len(best.LogicalSource) {
 			best = b
 		}
 	}
-	if best.LogicalSource == "" {
-		return name
-	}
-	return best.ConcreteSource + strings.TrimPrefix(name, best.LogicalSource)
+	return best, best.LogicalSource != ""
 }
