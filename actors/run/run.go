@@ -510,6 +510,9 @@ func (a *Actor) onPersisted(m persisted) {
 			// Its start or resume may be tried again once the node
 			// has rejoined its cluster (the run manager's).
 			slog.Warn("run not started: this node's cluster membership lapsed", "run", a.record.ID)
+		} else if errors.Is(m.err, store.ErrKeyTaken) {
+			// The start answers with the run that holds the key.
+			slog.Debug("run not started: another run holds its idempotency key", "run", a.record.ID)
 		} else {
 			slog.Error("run not persisted", "run", a.record.ID, "err", m.err)
 		}

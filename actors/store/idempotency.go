@@ -12,10 +12,6 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
-// DefaultIdempotencyWindow is how long a start's idempotency key holds
-// its run unless the server's retention block says otherwise.
-const DefaultIdempotencyWindow = 24 * time.Hour
-
 // ErrKeyTaken means a run was not created because its idempotency key is
 // held, within its window, by another run (IdempotencyKeys). Nothing of
 // the run was written.
