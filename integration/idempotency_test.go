@@ -1,16 +1,20 @@
 package integration
 
 import (
+	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/client"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	"github.com/mcpflow/mcpflow/api/mcpface"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/fakes/poll"
 )
@@ -123,4 +127,44 @@ func TestFiftyStartsWithOneKeyStartOneRunAcrossTwoNodes(t *testing.T) {
 	id := startKeyed(t, []*client.Client{onA, onB}, deployment, "order-9")
 	checkOneRun(t, onA, deployment, "order-9", id)
 	checkOneRun(t, onB, deployment, "order-9", id)
+}
+
+// TestMCPFacePassesAnIdempotencyKeyThrough: two tools/call of a
+// workflow's tool with one key in _meta ("io.mcpflow/idempotency_key")
+// are one run, which called the counter once; a call without a key is a
+// run of its own.
+func TestMCPFacePassesAnIdempotencyKeyThrough(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	dir := t.TempDir()
+	cfg := writeServerConfig(t, dir, config.Server{Sources: []config.Connection{stdioSource("counter.default", fakeMCP)}})
+	pr := startProcess(t, cfg, "serve.log", "--run-wait", "30s")
+	buildCounterDeployment(t, dialURL(t, pr.url), "counter.default")
+	endpoint := "http://" + strings.TrimSuffix(strings.TrimPrefix(pr.url, "ws://"), "/ws") + "/mcp"
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "idempotency", Version: "0"}, nil).
+		Connect(testContext(t), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	is.NoErr(err)
+	t.Cleanup(func() { _ = cs.Close() })
+	call := func(meta mcp.Meta) envelope {
+		res, err := cs.CallTool(testContext(t), &mcp.CallToolParams{Meta: meta, Name: counterTool, Arguments: map[string]any{}})
+		is.NoErr(err)
+		is.True(!res.IsError)
+		data, err := json.Marshal(res.StructuredContent)
+		is.NoErr(err)
+		var env envelope
+		is.NoErr(json.Unmarshal(data, &env))
+		return env
+	}
+	poll.For(t, "/mcp lists "+counterTool, settleWait, func() bool {
+		tools, err := cs.ListTools(testContext(t), nil)
+		return err == nil && slices.ContainsFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == counterTool })
+	})
+	keyed := mcp.Meta{mcpface.IdempotencyKeyMeta: "call-1"}
+	first, again := call(keyed), call(keyed)
+	is.Equal(first.Status, "completed")
+	is.Equal(again.RunID, first.RunID)                   // one run for the key
+	is.Equal(again.Output, map[string]any{"count": 1.0}) // which called the counter once
+	other := call(nil)
+	is.True(other.RunID != first.RunID) // no key: a run of its own
+	is.Equal(other.Output, map[string]any{"count": 2.0})
 }
