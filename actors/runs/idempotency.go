@@ -16,12 +16,8 @@ type idempotent struct {
 	key, deployment, hash string
 }
 
-// newIdempotent is req's key with the hash of its input; nil for a start
-// without a key.
+// newIdempotent is req's key with the hash of its input.
 func newIdempotent(req StartRequest, input workflow.Object) (*idempotent, error) {
-	if req.IdempotencyKey == "" {
-		return nil, nil
-	}
 	hash, err := store.InputHash(input)
 	if err != nil {
 		return nil, invalidParams("invalid params: %v", err)

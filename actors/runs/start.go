@@ -62,11 +62,12 @@ type StartResult struct {
 // still executing is answered as it stands and goes on.
 func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, error) {
 	input := orEmpty(req.Input)
-	once, err := newIdempotent(req, input)
-	if err != nil {
-		return StartResult{}, err
-	}
-	if once != nil {
+	var once *idempotent // the start's key, looked up first (idempotency.go)
+	if req.IdempotencyKey != "" {
+		var err error
+		if once, err = newIdempotent(req, input); err != nil {
+			return StartResult{}, err
+		}
 		if r, found, err := m.firstRun(ctx, once); err != nil || found {
 			return StartResult{Run: r, Deduplicated: found}, err
 		}

@@ -36,8 +36,10 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 		return err
 	}
 	err = s.commit(ctx, func(tx pgx.Tx, b *pgx.Batch) ([]store.Event, error) {
-		if err := claimIdempotencyKey(ctx, tx, row.run); err != nil {
-			return nil, err
+		if row.run.Idempotency != nil {
+			if err := claimIdempotencyKey(ctx, tx, row.run); err != nil {
+				return nil, err
+			}
 		}
 		if err := s.member.insert(ctx, tx, s.node, append(row.args(int64(len(events)), s.node), seqs, records)); err != nil {
 			return nil, err

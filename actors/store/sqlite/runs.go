@@ -50,8 +50,10 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 		if err := insertNew(ctx, tx, insertRun, row.args(events, 0)...); err != nil {
 			return err
 		}
-		if err := claimIdempotencyKey(ctx, tx, row.run); err != nil {
-			return err
+		if row.run.Idempotency != nil {
+			if err := claimIdempotencyKey(ctx, tx, row.run); err != nil {
+				return err
+			}
 		}
 		return s.appendProgress(ctx, tx, nil, row, encoded, events)
 	})
