@@ -10,6 +10,7 @@ const (
 	DefaultFinishedRetention  = 30 * 24 * time.Hour
 	DefaultTombstoneRetention = 30 * 24 * time.Hour
 	DefaultPruneInterval      = 10 * time.Second
+	DefaultIdempotencyWindow  = 24 * time.Hour
 )
 
 // Retention says how long the store keeps finished runs and how it prunes
@@ -26,6 +27,11 @@ type Retention struct {
 	// absent, 30 days. The store keeps the run's id that long (some 60
 	// bytes a run).
 	TombstoneSeconds *int64 `json:"tombstone_seconds,omitempty"`
+	// IdempotencySeconds is how long the idempotency key of a run start
+	// holds its run (a second start with the key answers with that run):
+	// absent, 24 hours (docs/triggers.md, "Idempotent starts"). Retention
+	// drops a key once this has passed.
+	IdempotencySeconds *int64 `json:"idempotency_seconds,omitempty"`
 	// IntervalMS is how long the pruner waits, once nothing is left to
 	// prune, before it looks again: absent, 10000.
 	IntervalMS int `json:"interval_ms,omitempty"`
@@ -42,6 +48,9 @@ func (r *Retention) Validate() error {
 	}
 	if r.TombstoneSeconds != nil && *r.TombstoneSeconds < 0 {
 		errs = append(errs, errors.New("retention: tombstone_seconds must not be negative"))
+	}
+	if r.IdempotencySeconds != nil && *r.IdempotencySeconds <= 0 {
+		errs = append(errs, errors.New("retention: idempotency_seconds must be positive"))
 	}
 	if r.IntervalMS < 0 {
 		errs = append(errs, errors.New("retention: interval_ms must not be negative"))
@@ -64,6 +73,15 @@ func (r *Retention) Tombstones() time.Duration {
 		return DefaultTombstoneRetention
 	}
 	return secondsOr(r.TombstoneSeconds, DefaultTombstoneRetention)
+}
+
+// IdempotencyWindow is how long a run start's idempotency key holds its
+// run: DefaultIdempotencyWindow unless set.
+func (r *Retention) IdempotencyWindow() time.Duration {
+	if r == nil {
+		return DefaultIdempotencyWindow
+	}
+	return secondsOr(r.IdempotencySeconds, DefaultIdempotencyWindow)
 }
 
 // Interval is how long the pruner waits between passes.

@@ -1,7 +1,8 @@
 // Package retention owns the pruning of finished runs: one background
 // loop per server, started with it and stopped with it, that deletes the
 // runs whose retention has passed in bounded batches, drops the
-// tombstones whose own time has passed, gives the space freed back to the
+// tombstones whose own time has passed and the idempotency keys of run
+// starts whose window has, gives the space freed back to the
 // file system (SQLite) and samples the store's size.
 //
 // It does not decide how long a run is kept: the store stamps each run
@@ -76,6 +77,7 @@ type Pass struct {
 	Pruned  int   // runs deleted
 	Batches int   // prune batches (store writes) it took
 	Dropped int   // tombstones dropped
+	Keys    int   // expired idempotency keys dropped
 	Size    int64 // the store's size at its end, in bytes
 	// Full is set when the pass stopped at its bound with runs left to
 	// prune: the next one starts at once.
@@ -170,7 +172,8 @@ func (p *Pruner) report(pass Pass) {
 }
 
 // pass prunes the expired runs in batches until none is left (or the
-// pass's bound), drops the old tombstones, reclaims free space and
+// pass's bound), drops the old tombstones and the expired idempotency
+// keys, reclaims free space and
 // samples the store's size. Between two batches it pauses as long as the
 // last one took, so that the writer spends at least as long on commits as
 // on pruning.
@@ -196,18 +199,14 @@ func (p *Pruner) pass(ctx context.Context) (pass Pass) {
 		}
 	}
 	pass.Full = pass.Batches == maxBatches
-	before := p.opts.Now().Add(-p.opts.Tombstones)
-	for range maxDrops {
-		n, err := call(ctx, func(ctx context.Context) (int, error) { return p.store.DropTombstones(ctx, before, dropBatch) })
-		if err != nil {
-			pass.Err = err
-			return pass
-		}
-		p.opts.Metrics.TombstonesDropped(n)
-		pass.Dropped += n
-		if n < dropBatch {
-			break
-		}
+	before, now := p.opts.Now().Add(-p.opts.Tombstones), p.opts.Now()
+	pass.Dropped, pass.Err = drop(ctx, func(ctx context.Context) (int, error) { return p.store.DropTombstones(ctx, before, dropBatch) })
+	p.opts.Metrics.TombstonesDropped(pass.Dropped)
+	if pass.Err != nil {
+		return pass
+	}
+	if pass.Keys, pass.Err = drop(ctx, func(ctx context.Context) (int, error) { return p.store.DropIdempotencyKeys(ctx, now, dropBatch) }); pass.Err != nil {
+		return pass
 	}
 	for range maxReclaims {
 		t := time.Now()
@@ -228,6 +227,21 @@ func (p *Pruner) pass(ctx context.Context) (pass Pass) {
 	p.opts.Metrics.StoreSize(size)
 	pass.Size = size
 	return pass
+}
+
+// drop deletes in batches of dropBatch, with one store call each, until
+// a batch deletes fewer or maxDrops batches have run, and returns how
+// many it deleted.
+func drop(ctx context.Context, batch func(context.Context) (int, error)) (int, error) {
+	total := 0
+	for range maxDrops {
+		n, err := call(ctx, batch)
+		total += n
+		if err != nil || n < dropBatch {
+			return total, err
+		}
+	}
+	return total, nil
 }
 
 // call runs one store call within defaultTimeout.

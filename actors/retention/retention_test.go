@@ -112,3 +112,32 @@ func TestStopEndsThePruner(t *testing.T) {
 	defer cancel()
 	is.NoErr(p.Stop(ctx))
 }
+
+// TestAPassDropsTheExpiredIdempotencyKeys: a pass drops the keys of run
+// starts whose window has passed, and keeps the others.
+func TestAPassDropsTheExpiredIdempotencyKeys(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	s := store.NewMemory()
+	now := time.Now()
+	for _, k := range []struct {
+		key   string
+		until time.Time
+	}{{"old", now.Add(-time.Second)}, {"live", now.Add(time.Hour)}} {
+		r := store.Run{ID: "run-" + k.key, DeploymentID: "dep", Status: store.RunRunning, CreatedAt: now.Add(-time.Minute), UpdatedAt: now,
+			Idempotency: &store.RunIdempotency{Key: k.key, InputHash: "h", ExpiresAt: k.until}}
+		is.NoErr(s.CreateRun(ctx, r, nil))
+	}
+	passes := make(chan retention.Pass, 1)
+	p := retention.Start(s, retention.Options{Interval: time.Hour, Now: func() time.Time { return now }, Passes: passes})
+	pass := <-passes
+	stop, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	is.NoErr(p.Stop(stop))
+	is.NoErr(pass.Err)
+	is.Equal(pass.Keys, 1)
+	_, err := s.GetIdempotencyKey(ctx, "old")
+	is.True(errors.Is(err, store.ErrNotFound)) // expired: dropped
+	_, err = s.GetIdempotencyKey(ctx, "live")
+	is.NoErr(err) // within its window: kept
+}

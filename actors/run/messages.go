@@ -8,13 +8,15 @@ import (
 
 // Failure codes of what Started may tell: a resume the run refused
 // (workflow.ErrResume), a run whose id was taken (store.ErrExists), a
-// node whose cluster membership lapsed (store.ErrNotMember); and what
+// node whose cluster membership lapsed (store.ErrNotMember), a run whose
+// idempotency key another run holds (store.ErrKeyTaken); and what
 // Stopped.Unwritten may: a store whose disk is full (store.ErrFull).
 const (
 	CodeResumeRefused = "resume_refused"
 	CodeRunExists     = "run_exists"
 	CodeStoreFull     = "store_full"
 	CodeNotMember     = "not_member"
+	CodeKeyTaken      = "idempotency_key_taken"
 )
 
 func init() {
@@ -22,6 +24,7 @@ func init() {
 	reply.Register(CodeRunExists, store.ErrExists)
 	reply.Register(CodeStoreFull, store.ErrFull)
 	reply.Register(CodeNotMember, store.ErrNotMember)
+	reply.Register(CodeKeyTaken, store.ErrKeyTaken)
 }
 
 // Started answers Spec.Started: whether the run's first record was

@@ -220,6 +220,12 @@ type Actor struct {
 	// cancelled holds who asked to cancel, answered once committed.
 	cancelled    []reply.Address
 	acknowledged bool
+	// stored is set once the run is in the store: a resumed or recovered
+	// run from its start, a new one once its first commit landed. Only a
+	// stored run counts as started and ended (metrics): a new one whose
+	// creation the store refused (its idempotency key taken, say) never
+	// existed.
+	stored bool
 	// committed is the record as the store last accepted it; unwritten,
 	// when set, is why the commit of a later state failed, which is then
 	// retried (commit.go).
@@ -332,9 +338,9 @@ func (a *Actor) Receive(c *actor.Context) {
 // calls its checkpoint lists as in flight.
 func (a *Actor) start() {
 	fresh := a.record.Checkpoint == nil
+	a.stored = !fresh
 	var err error
 	if fresh {
-		a.spec.Metrics.RunStarted(a.record.DeploymentID)
 		a.exec, err = workflow.NewExecution(a.spec.Program, a.record.Input, a.spec.Options)
 	} else {
 		a.exec, err = workflow.Restore(a.spec.Program, *a.record.Checkpoint, a.spec.Options)
@@ -510,6 +516,9 @@ func (a *Actor) onPersisted(m persisted) {
 			// Its start or resume may be tried again once the node
 			// has rejoined its cluster (the run manager's).
 			slog.Warn("run not started: this node's cluster membership lapsed", "run", a.record.ID)
+		} else if errors.Is(m.err, store.ErrKeyTaken) {
+			// The start answers with the run that holds the key.
+			slog.Debug("run not started: another run holds its idempotency key", "run", a.record.ID)
 		} else {
 			slog.Error("run not persisted", "run", a.record.ID, "err", m.err)
 		}
@@ -523,6 +532,10 @@ func (a *Actor) onPersisted(m persisted) {
 		a.committedAgain()
 	}
 	a.committed = m.rec
+	if !a.stored {
+		a.stored = true
+		a.spec.Metrics.RunStarted(a.record.DeploymentID)
+	}
 	a.tasksCommitted(m.tasks)
 	a.acknowledge(nil)
 	if m.final {
@@ -892,7 +905,9 @@ func (a *Actor) stop() {
 		a.record = a.committed
 	}
 	a.releaseScopes()
-	a.spec.Metrics.RunEnded(a.record.DeploymentID, a.record.Status)
+	if a.stored {
+		a.spec.Metrics.RunEnded(a.record.DeploymentID, a.record.Status)
+	}
 	a.trace.End(a.record)
 	if a.spec.Release != nil {
 		a.spec.Release()

@@ -75,6 +75,10 @@ type Config struct {
 	// 0), and is tried once more. nil on a node alone.
 	Member     Member
 	MemberWait time.Duration
+	// IdempotencyWindow is how long the idempotency key of a start holds
+	// its run (StartRequest.IdempotencyKey;
+	// config.DefaultIdempotencyWindow when 0).
+	IdempotencyWindow time.Duration
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }

@@ -36,6 +36,13 @@ type StartRequest struct {
 	// Wait is how long Start waits, once the run is committed, for it to
 	// stop (finish or pause); 0 answers at once with it running.
 	Wait time.Duration
+	// IdempotencyKey, when set, makes the start idempotent: while a run of
+	// the deployment started with the key holds it (Config.IdempotencyWindow
+	// from its creation, across nodes and restarts), Start answers with
+	// that run, as committed, Deduplicated, and starts none. The key held
+	// by a run of another deployment, or started with another input, is
+	// refused (InvalidParams).
+	IdempotencyKey string
 }
 
 // StartResult is a started run, or the deployment that cannot run.
@@ -45,12 +52,26 @@ type StartResult struct {
 	// Unrunnable, when set, is the deployment prepared with an error
 	// diagnostic: no run started.
 	Unrunnable *Prepared
+	// Deduplicated says that Run is the run an earlier start with the
+	// request's idempotency key started: this one started none.
+	Deduplicated bool
 }
 
 // Start starts a run of deployment req.DeploymentID and answers once its
 // first record is committed and, up to req.Wait, it has stopped; a run
 // still executing is answered as it stands and goes on.
 func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, error) {
+	input := orEmpty(req.Input)
+	var once *idempotent // the start's key, looked up first (idempotency.go)
+	if req.IdempotencyKey != "" {
+		var err error
+		if once, err = newIdempotent(req, input); err != nil {
+			return StartResult{}, err
+		}
+		if r, found, err := m.firstRun(ctx, once); err != nil || found {
+			return StartResult{Run: r, Deduplicated: found}, err
+		}
+	}
 	pr, err := m.Prepare(ctx, req.DeploymentID)
 	if err != nil {
 		return StartResult{}, err
@@ -58,7 +79,6 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, err
 	if _, failed := FirstError(pr.Diagnostics); failed {
 		return StartResult{Unrunnable: pr}, nil
 	}
-	input := orEmpty(req.Input)
 	if err := cmp.Or(pr.inputErr, pr.input.Validate(input)); err != nil {
 		return StartResult{}, invalidParams("invalid params: workflow input does not match the input schema: %v", err)
 	}
@@ -70,7 +90,13 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, err
 		return StartResult{}, err
 	}
 	rec.StartedBy, rec.ClientSampling = req.StartedBy, req.ClientSampling
+	if once != nil {
+		rec.Idempotency = m.claim(once, rec)
+	}
 	r, err := m.asMember(ctx, rec.ID, func() (store.Run, error) { return m.execute(ctx, rec, pr.setup, nil, req.Wait) })
+	if once != nil && errors.Is(err, store.ErrKeyTaken) {
+		return m.lostClaim(ctx, once)
+	}
 	return StartResult{Run: r}, err
 }
 
@@ -151,8 +177,8 @@ func (m *Manager) acknowledged(ctx context.Context, rec store.Run, started *repl
 		return store.Run{}, invalidParams("invalid params: %v", err)
 	} else if errors.Is(err, store.ErrFull) {
 		return store.Run{}, storeErr(err, fmt.Sprintf("workflow run %s not started", rec.ID))
-	} else if errors.Is(err, store.ErrNotMember) {
-		return store.Run{}, fmt.Errorf("run %s: %w", rec.ID, err) // see asMember
+	} else if errors.Is(err, store.ErrNotMember) || errors.Is(err, store.ErrKeyTaken) {
+		return store.Run{}, fmt.Errorf("run %s: %w", rec.ID, err) // see asMember, Start
 	} else if err != nil {
 		return store.Run{}, failure(Upstream, "%v", err)
 	}

@@ -27,6 +27,7 @@ type Memory struct {
 	maxEvents   int
 	retention   time.Duration        // see Options
 	tombstones  map[string]time.Time // when each pruned run was pruned
+	keys        map[string]IdempotencyKey
 }
 
 var _ Store = (*Memory)(nil)
@@ -45,6 +46,7 @@ func NewMemory(opts ...Option) *Memory {
 		maxEvents:   o.MaxEvents,
 		retention:   o.Retention,
 		tombstones:  map[string]time.Time{},
+		keys:        map[string]IdempotencyKey{},
 	}
 }
 

@@ -34,8 +34,17 @@ func (m *Memory) CreateRun(_ context.Context, r Run, entries []workflow.TraceEnt
 	if _, ok := m.runs[r.ID]; ok {
 		return fmt.Errorf("create run %q: %w", r.ID, ErrExists)
 	}
+	claim := IdempotencyKeyOf(c)
+	if claim != nil {
+		if held, ok := m.keys[claim.Key]; ok && held.ExpiresAt.After(c.CreatedAt) {
+			return fmt.Errorf("create run %q: %w", r.ID, KeyTaken(claim.Key))
+		}
+	}
 	if err := m.appendRunAdminEvents(nil, c); err != nil {
 		return fmt.Errorf("create run %q: %w", r.ID, err)
+	}
+	if claim != nil {
+		m.keys[claim.Key] = *claim
 	}
 	m.runs[r.ID] = &storedRun{run: c, trace: newEntries, events: NewRunEvents(nil, c, newEntries, 0), expires: RunExpiry(c, m.retention)}
 	return nil

@@ -72,6 +72,10 @@ type RunRetention interface {
 	// DropTombstones deletes up to limit tombstones of runs pruned before
 	// `before`, oldest first, and returns how many it deleted.
 	DropTombstones(ctx context.Context, before time.Time, limit int) (int, error)
+	// DropIdempotencyKeys deletes up to limit idempotency key claims
+	// (IdempotencyKeys) that expired at or before now, soonest first,
+	// and returns how many it deleted.
+	DropIdempotencyKeys(ctx context.Context, now time.Time, limit int) (int, error)
 	// ReclaimSpace gives a bounded amount of the space that deletes freed
 	// back to the file system, where the database does not reuse it by
 	// itself (SQLite's incremental vacuum). It reports whether free space

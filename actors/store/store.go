@@ -62,6 +62,7 @@ type Store interface {
 	Artifacts
 	Deployments
 	Runs
+	IdempotencyKeys
 	RunEventLog
 	RunRetention
 	Catalogs
@@ -296,6 +297,10 @@ type Run struct {
 	// a later answer from another session tells the run that the one
 	// before was replaced.
 	Sessions []RunSession `json:"sessions,omitempty"`
+	// Idempotency is the idempotency key the run was started with (an
+	// mcpflow extension): CreateRun claims it (IdempotencyKeys); nil for
+	// none.
+	Idempotency *RunIdempotency `json:"idempotency,omitempty"`
 	// Replaced are the session replacements the run saw since its last
 	// commit: the commit that writes the run appends a session_replaced
 	// run event for each. The next commit's record has none. It is
@@ -339,7 +344,9 @@ type Runs interface {
 	// (r.TraceCount is len(entries)), and the events of its creation;
 	// ErrExists if the id is taken. A run can so start and commit its
 	// first steps in one transaction. A store of a cluster node whose
-	// membership has lapsed refuses it with ErrNotMember.
+	// membership has lapsed refuses it with ErrNotMember. A run whose
+	// Idempotency is set is created only with its key's claim, in the
+	// same transaction (IdempotencyKeys), or refused with ErrKeyTaken.
 	CreateRun(ctx context.Context, r Run, entries []workflow.TraceEntry) error
 	// RecordProgress atomically replaces the run record and appends trace
 	// entries and the events of the change; r.TraceCount must equal the

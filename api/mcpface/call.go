@@ -37,10 +37,14 @@ func (f *Face) startAndFollow(ctx context.Context, s *served, req *mcp.CallToolR
 	var started protocol.RunResult
 	no, sampling := false, samples(req)
 	params := protocol.StartRunParams{DeploymentID: t.deploymentID, WorkflowInput: input, Wait: &no}
+	var err error
+	if params.IdempotencyKey, err = idempotencyKey(req); err != nil {
+		return toolError("%v", err), nil
+	}
 	if sampling { // the run's sampling requests may come to this client
 		params.ClientSampling = &sampling
 	}
-	err := s.api.Call(ctx, protocol.MethodRunsStart, params, &started)
+	err = s.api.Call(ctx, protocol.MethodRunsStart, params, &started)
 	if refused, ok := invalidInput(err); ok {
 		return toolError("%s", refused), nil // the model can correct its arguments
 	}

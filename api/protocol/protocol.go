@@ -348,6 +348,11 @@ type StartRunParams struct {
 	// sampling request of a source whose client block says "sampling":
 	// "client" is forwarded to it. The MCP face sets it.
 	ClientSampling *bool `json:"client_sampling,omitempty"`
+	// IdempotencyKey (an extension) makes the start idempotent: a second
+	// start with the key, of the same deployment and input, within the
+	// server's window (a day by default), answers with the first run
+	// (Deduplicated) and starts none.
+	IdempotencyKey *string `json:"idempotency_key,omitempty"`
 }
 
 // RunIDParams name one run.
@@ -371,7 +376,11 @@ type RunResult struct {
 	TraceCount      int              `json:"trace_count"`
 	NextActions     NextActions      `json:"next_actions"`
 	// StartedBy (an extension) names who started the run.
-	StartedBy      string       `json:"started_by,omitempty"`
+	StartedBy string `json:"started_by,omitempty"`
+	// Deduplicated (an extension) says that a workflow.runs.start with an
+	// idempotency key answered with the run an earlier start with the key
+	// started, and started none.
+	Deduplicated   bool         `json:"deduplicated,omitempty"`
 	Trace          []TraceEntry `json:"trace,omitempty"`
 	TraceStart     *int         `json:"trace_start,omitempty"`
 	TraceLimit     *int         `json:"trace_limit,omitempty"`

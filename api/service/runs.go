@@ -56,7 +56,8 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 	if p.Wait != nil && !*p.Wait {
 		wait = 0
 	}
-	started, err := s.Runs.Start(ctx, runs.StartRequest{DeploymentID: p.DeploymentID, Input: p.WorkflowInput, StartedBy: startedBy(ctx), ClientSampling: deref(p.ClientSampling), Wait: wait})
+	started, err := s.Runs.Start(ctx, runs.StartRequest{DeploymentID: p.DeploymentID, Input: p.WorkflowInput, StartedBy: startedBy(ctx),
+		ClientSampling: deref(p.ClientSampling), Wait: wait, IdempotencyKey: deref(p.IdempotencyKey)})
 	if err != nil {
 		return protocol.RunResult{}, runsErr(err)
 	}
@@ -68,7 +69,9 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 			Diagnostics: dependencyDiags(pr.Diagnostics), NextActions: nextActions(true, nil, ptr(protocol.MethodDeploymentsValidate), "The deployment cannot run: fix its error diagnostics ("+first.Code+").", nil),
 		}, nil
 	}
-	return s.runResult(ctx, started.Run, p.TraceRange)
+	res, err := s.runResult(ctx, started.Run, p.TraceRange)
+	res.Deduplicated = started.Deduplicated
+	return res, err
 }
 
 func (s *Service) resumeRun(ctx context.Context, p protocol.ResumeRunParams) (protocol.RunResult, error) {

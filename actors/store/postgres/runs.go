@@ -11,8 +11,9 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
-// CreateRun implements store.Runs: in one transaction, one statement
-// inserts the run, as the store's node's, and its first events (a new run
+// CreateRun implements store.Runs: in one transaction, a first statement
+// claims the run's idempotency key, if it has one (store.ErrKeyTaken when
+// another run holds it), and one statement inserts the run, as the store's node's, and its first events (a new run
 // always has an event, its status, so no event inserted means the id was
 // taken), then its first trace entries and its admin events follow in one
 // round trip. The admin events are numbered once it has committed (see
@@ -35,6 +36,11 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 		return err
 	}
 	err = s.commit(ctx, func(tx pgx.Tx, b *pgx.Batch) ([]store.Event, error) {
+		if row.run.Idempotency != nil {
+			if err := claimIdempotencyKey(ctx, tx, row.run); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.member.insert(ctx, tx, s.node, append(row.args(int64(len(events)), s.node), seqs, records)); err != nil {
 			return nil, err
 		}

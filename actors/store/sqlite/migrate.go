@@ -149,6 +149,20 @@ CREATE TABLE run_values (
 	PRIMARY KEY (run_id, key)
 ) STRICT;
 `,
+	`
+-- The idempotency keys of run starts (store.IdempotencyKeys): each
+-- claimed by the run created with it, in the same transaction, until
+-- expires_at (Unix milliseconds). No reference to runs: a key outlives
+-- the pruning of its run, until retention drops it once expired.
+CREATE TABLE idempotency_keys (
+	key           TEXT PRIMARY KEY,
+	run_id        TEXT NOT NULL,
+	deployment_id TEXT NOT NULL,
+	input_hash    TEXT NOT NULL,
+	expires_at    INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+`,
 }
 
 // retentionVersion is the schema version that adds runs.expires_at.

@@ -29,7 +29,8 @@ var (
 )
 
 // CreateRun implements store.Runs: in one transaction it inserts the run,
-// its first trace entries, their events and the run's admin events. The
+// claims its idempotency key, inserts its first trace entries, their
+// events and the run's admin events. The
 // records are encoded before the transaction, off the writer.
 func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "create run %q", r.ID)
@@ -48,6 +49,11 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
 		if err := insertNew(ctx, tx, insertRun, row.args(events, 0)...); err != nil {
 			return err
+		}
+		if row.run.Idempotency != nil {
+			if err := claimIdempotencyKey(ctx, tx, row.run); err != nil {
+				return err
+			}
 		}
 		return s.appendProgress(ctx, tx, nil, row, encoded, events)
 	})

@@ -38,6 +38,8 @@ func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store
 		{"LiveRunEvents", testLiveRunEvents, nil},
 		{"CreateRunWithTrace", testCreateRunWithTrace, nil},
 		{"RunAdminEvents", testRunAdminEvents, nil},
+		{"IdempotencyKeyConcurrent", testIdempotencyKeyConcurrent, nil},
+		{"IdempotencyKeyLifetime", testIdempotencyKeyLifetime, nil},
 		{"AuthRecords", testAuthRecords, nil},
 		{"AuthIDs", testAuthIDs, nil},
 		{"SourceRegistry", testSourceRegistry, nil},

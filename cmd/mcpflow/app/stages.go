@@ -186,7 +186,7 @@ func (a *App) startRuns(opts Options, m *metrics.Metrics, observed store.Store, 
 	cfg := runs.Config{
 		Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Store: observed, Catalogs: registry, Connections: view,
 		CallTimeout: opts.Supervisor.Session.CallTimeout, MaxSteps: opts.MaxSteps, StepCeiling: opts.stepCeiling(), RunDeadline: opts.RunTimeout, Metrics: m,
-		MaxOutputBytes: opts.resultBytes(), Live: opts.liveLimits(),
+		MaxOutputBytes: opts.resultBytes(), Live: opts.liveLimits(), IdempotencyWindow: opts.Config.Server.Retention.IdempotencyWindow(),
 	}
 	if a.member != nil {
 		cfg.Nodes, cfg.Member, cfg.MemberWait = peers{a.member.node}, a.member.node, a.member.rejoinWait()

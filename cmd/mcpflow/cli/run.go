@@ -40,6 +40,7 @@ type runFlags struct {
 	wait        bool
 	detach      bool
 	waitTimeout time.Duration
+	key         string
 }
 
 func newRunCommand(r *remote) *cobra.Command {
@@ -59,15 +60,28 @@ as they happen, then its output. With -o json the result is the run's
 (workflow.runs.inspect after --wait or --follow); --follow's progress then
 goes to stderr.
 
+--idempotency-key makes the start safe to retry: a second start with the
+same key, deployment and input within the server's window (a day unless
+server.retention.idempotency_seconds says otherwise) shows the run the
+first one started ("deduplicated") and starts none; the same key with
+another input is refused (docs/triggers.md).
+
 The exit code says how the run ended: 0 completed (or still running
 without --wait, or detached), 2 failed or cancelled, 3 interrupted.`,
 		Example: `  mcpflow run counter_workflow.default --follow
+  mcpflow run invoice.default --input @invoice.json --idempotency-key invoice-2026-118
   mcpflow run my.default --input '{"title":"v2"}' --wait -o json
   mcpflow run my.default --input @input.json
   mcpflow run crawl.default --detach`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			params := p.StartRunParams{DeploymentID: args[0]}
+			if cmd.Flags().Changed("idempotency-key") {
+				if f.key == "" {
+					return errors.New("--idempotency-key must not be empty")
+				}
+				params.IdempotencyKey = &f.key
+			}
 			if f.input != "" {
 				input, err := readJSONArg(f.input, cmd.InOrStdin())
 				if err != nil {
@@ -88,6 +102,7 @@ without --wait, or detached), 2 failed or cancelled, 3 interrupted.`,
 	cmd.Flags().BoolVar(&f.follow, "follow", false, "show the run's steps live until it ends or is interrupted")
 	cmd.Flags().BoolVar(&f.wait, "wait", false, "wait until the run ends or is interrupted")
 	cmd.Flags().BoolVar(&f.detach, "detach", false, "answer at once with the run's id; the run goes on on the server")
+	cmd.Flags().StringVar(&f.key, "idempotency-key", "", "start at most one run for this key: a retry with the same key and input shows the first run")
 	addWaitTimeout(cmd, &f.waitTimeout)
 	return cmd
 }
@@ -112,7 +127,7 @@ func detach(ctx context.Context, c *conn, params p.StartRunParams) error {
 	if c.json() {
 		return printRaw(c.out, raw)
 	}
-	fmt.Fprintf(c.out, "run %s: %s\nfollow it: %s runs watch %s\n", *started.RunID, started.Status, invocation(), *started.RunID)
+	fmt.Fprintf(c.out, "run %s: %s%s\nfollow it: %s runs watch %s\n", *started.RunID, started.Status, deduplicated(started), invocation(), *started.RunID)
 	return nil
 }
 
@@ -213,7 +228,7 @@ func runExit(run p.RunResult) error {
 // runTable shows a run.
 func runTable(t *table, run p.RunResult) {
 	t.pairs("run", run.RunID, "deployment", fmt.Sprintf("%s (%s v%d)", run.DeploymentID, run.ArtifactID, run.ArtifactVersion),
-		"status", run.Status, "outcome", run.Outcome, "output", run.Output, "error", run.Error, "steps", run.TraceCount)
+		"status", run.Status+deduplicated(run), "outcome", run.Outcome, "output", run.Output, "error", run.Error, "steps", run.TraceCount)
 	if run.Interrupt != nil {
 		t.pairs("interrupt", run.Interrupt["kind"], "request", run.Interrupt["payload"],
 			"resume outcomes", run.Interrupt["outcomes"], "resume schema", run.Interrupt["resume_schema"])
@@ -221,6 +236,15 @@ func runTable(t *table, run p.RunResult) {
 	for _, d := range run.Diagnostics {
 		t.pairs(d.Severity, d.Code+": "+d.Message)
 	}
+}
+
+// deduplicated is what a run's status line adds when the start answered
+// with the run of an earlier start with its idempotency key.
+func deduplicated(run p.RunResult) string {
+	if !run.Deduplicated {
+		return ""
+	}
+	return " (deduplicated: started earlier with this idempotency key)"
 }
 
 func newRunsCommand(r *remote) *cobra.Command {

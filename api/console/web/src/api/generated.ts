@@ -883,6 +883,8 @@ export type RunEventStepPayload = {
 export type RunResult = {
   artifact_id: string;
   artifact_version: number;
+  /** mcpflow extension: true when a workflow.runs.start with an idempotency_key answered with the run an earlier start with that key started, and started none. Absent otherwise. */
+  deduplicated?: boolean;
   deployment_id: string;
   diagnostics: DependencyDiagnosticPayload[];
   error: string | null;
@@ -1935,6 +1937,8 @@ export interface RunsStartParams {
   wait?: boolean;
   /** mcpflow extension: true says that the caller is an MCP client that declared sampling and follows the run; an upstream sampling request of a source whose client block says "sampling": "client" is then forwarded to it (the MCP face sets it). Without it, such a request is refused. */
   client_sampling?: boolean;
+  /** mcpflow extension: makes the start idempotent. A second start with the same key, of the same deployment and with the same workflow_input, within the server's window (server.retention.idempotency_seconds, 24 hours by default), answers with the first run as committed, with deduplicated true, and starts none, across nodes and restarts. The key with another deployment or another input is refused (-32602), naming the first run. See docs/triggers.md. */
+  idempotency_key?: string;
 }
 
 export type RunsStartReply = RunResult;
