@@ -1,0 +1,95 @@
+package workflow_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/workflow"
+)
+
+// forkDraft is a concurrent foreach over input.items, then four counter
+// steps a, b, c and d in a line; each call appends its count to
+// state.seen.
+const forkDraft = `{"name":"w","start":"each",
+	"input_schema":{"type":"object","properties":{"items":{"type":"array"}}},
+	"state_schema":{"type":"object","properties":{"seen":{"type":"array","reducer":"wf.std.append"}}},
+	"output_schema":{"type":"object","properties":{"seen":{}}},
+	"steps":{"each":{"foreach":{"over":"input.items","as":"thing","mode":"concurrent","item_error":"fail"}},
+	  "call":{"use":"fixture.default.counter","input":[{"target":"item","path":"context.thing"}],"output":[{"source":"count","target":"state.seen"}]},
+	  "a":{"use":"fixture.default.counter","output":[{"source":"count","target":"state.seen"}]},
+	  "b":{"use":"fixture.default.counter","output":[{"source":"count","target":"state.seen"}]},
+	  "c":{"use":"fixture.default.counter","output":[{"source":"count","target":"state.seen"}]},
+	  "d":{"use":"fixture.default.counter","output":[{"source":"count","target":"state.seen"}]}},
+	"routes":{"each":{"loop":"call","done":"a","completed_with_errors":"a"},"call":{"ok":"each","error":"each"},
+	  "a":{"ok":"b","error":"__end__"},"b":{"ok":"c","error":"__end__"},"c":{"ok":"d","error":"__end__"},"d":{"ok":"__end__","error":"__end__"}}}`
+
+// parentRun runs forkDraft on three items, answering each call with the
+// next count from 1, and returns its program, input and trace.
+func parentRun(t *testing.T) (workflow.Program, workflow.Object, []workflow.TraceEntry) {
+	t.Helper()
+	is := is.New(t)
+	prog := workflow.Program{Root: compile(t, forkDraft)}
+	input := workflow.Object{"items": []any{"x", "y", "z"}}
+	e, err := workflow.NewExecution(prog, input, options)
+	is.NoErr(err)
+	trace := drive(t, e, counting())
+	is.Equal(e.Status(), workflow.StatusCompleted)
+	is.Equal(e.Output()["seen"], []any{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0})
+	return prog, input, trace
+}
+
+func TestAReplayCallsNothingBeforeItsForkPointAndGoesOnFromThere(t *testing.T) {
+	is := is.New(t)
+	prog, input, recorded := parentRun(t)
+	e, replayed, err := workflow.Replay(prog, input, options, recorded, "c")
+	is.NoErr(err)
+	is.Equal(len(e.Outstanding()), 0) // nothing called yet
+	is.Equal(e.Status(), workflow.StatusRunning)
+	// The loop's three items and its end, then a and b: each replayed.
+	is.Equal(hops(replayed), hops(recorded[:len(replayed)]))
+	for _, t := range replayed {
+		is.True(t.Replayed)
+	}
+	is.Equal(e.State()["seen"], []any{1.0, 2.0, 3.0, 4.0, 5.0})
+	// From c on, the calls are made: two of them, c and d.
+	calls := 0
+	rest := drive(t, e, func(c workflow.Call) workflow.Result {
+		calls++
+		return workflow.Result{Outcome: "ok", Output: workflow.Object{"count": float64(100 + calls)}}
+	})
+	is.Equal(calls, 2)
+	is.Equal(rest[0].NodeID, "c")
+	is.True(!rest[0].Replayed)
+	is.Equal(e.Output()["seen"], []any{1.0, 2.0, 3.0, 4.0, 5.0, 101.0, 102.0})
+}
+
+func TestAReplayFromTheStartReplaysNothing(t *testing.T) {
+	is := is.New(t)
+	prog, input, recorded := parentRun(t)
+	e, replayed, err := workflow.Replay(prog, input, options, recorded, "each")
+	is.NoErr(err)
+	is.Equal(len(replayed), 0)
+	is.Equal(len(e.Advance().Calls), 3) // the loop's items, called again
+}
+
+func TestAReplayThatCannotReachItsForkPointIsRefused(t *testing.T) {
+	is := is.New(t)
+	prog, input, recorded := parentRun(t)
+	_, _, err := workflow.Replay(prog, input, options, recorded, "nowhere")
+	is.True(errors.Is(err, workflow.ErrReplay))
+	// A trace cut short before the fork point: the replay needs a
+	// result it does not hold.
+	_, _, err = workflow.Replay(prog, input, options, recorded[:2], "c")
+	is.True(errors.Is(err, workflow.ErrReplay))
+}
+
+func TestForkPointsAreTheMainLineStepsARunReached(t *testing.T) {
+	is := is.New(t)
+	_, _, recorded := parentRun(t)
+	is.Equal(workflow.ForkPoints(recorded, nil), []string{"each", "a", "b", "c", "d"})
+	is.Equal(workflow.ForkPoints(recorded[:8], nil), []string{"each", "a", "b"}) // the loop and a ran: b is reached
+	is.True(workflow.InForeachBody(recorded, "call"))
+	is.True(!workflow.InForeachBody(recorded, "c"))
+}
