@@ -1,0 +1,141 @@
+package runs_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/runs"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+)
+
+// fourCounts is four steps a, b, c, d in a line, each calling fake.one's
+// counter and appending its count to state.seen (the output): the
+// session's counter counts every call the upstream took.
+const fourCounts = `{"name":"four","start":"a",
+	"input_schema":{"type":"object","properties":{"label":{"type":"string"}}},
+	"state_schema":{"type":"object","properties":{"seen":{"type":"array","reducer":"wf.std.append"}}},
+	"output_schema":{"type":"object","properties":{"seen":{}}},
+	"steps":{
+	  "a":{"use":"fake.one.counter","output":[{"source":"count","target":"state.seen"}]},
+	  "b":{"use":"fake.one.counter","output":[{"source":"count","target":"state.seen"}]},
+	  "c":{"use":"fake.one.counter","output":[{"source":"count","target":"state.seen"}]},
+	  "d":{"use":"fake.one.counter","output":[{"source":"count","target":"state.seen"}]}},
+	"routes":{"a":{"ok":"b","error":"__end__"},"b":{"ok":"c","error":"__end__"},"c":{"ok":"d","error":"__end__"},"d":{"ok":"__end__","error":"__end__"}}}`
+
+// saveFourCounts saves fourCounts as versions 1 and 2 of artifact
+// "four" and deployment "four" of version 1.
+func saveFourCounts(t *testing.T, n *node) {
+	t.Helper()
+	is := is.New(t)
+	var doc workflow.Object
+	is.NoErr(json.Unmarshal([]byte(fourCounts), &doc))
+	draft, diags := workflow.ParseDraft(doc)
+	is.Equal(diags, nil)
+	plan, err := workflow.Compile(draft)
+	is.NoErr(err)
+	ctx := bounded(t)
+	for v := 1; v <= 2; v++ {
+		_, err = n.store.SaveArtifact(ctx, store.Artifact{ID: "four", Version: v, Title: "Four", Kind: "workflow", Plan: plan,
+			InputSchema: plan.InputSchema, OutputSchema: plan.OutputSchema, Outcomes: plan.Outcomes})
+		is.NoErr(err)
+	}
+	is.NoErr(n.store.SaveDeployment(ctx, store.Deployment{ID: "four", ArtifactID: "four", ArtifactVersion: 1, DriftPolicy: "allow",
+		Bindings: []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}}}))
+}
+
+// startFour runs deployment "four" to its end; its four calls take the
+// session's counts 1 to 4.
+func startFour(t *testing.T, n *node) store.Run {
+	t.Helper()
+	is := is.New(t)
+	res, err := n.manager.Start(bounded(t), runs.StartRequest{DeploymentID: "four", Input: workflow.Object{"label": "x"}, Wait: patience})
+	is.NoErr(err)
+	is.Equal(res.Run.Status, store.RunCompleted)
+	is.Equal(res.Run.Output["seen"], []any{1.0, 2.0, 3.0, 4.0})
+	return res.Run
+}
+
+// A fork from the third step replays the first two from the parent's
+// trace and calls the upstream twice (c and d: counts 5 and 6), not four
+// times; it names its parent and its fork point, and its trace says
+// which steps it replayed.
+func TestAForkFromTheThirdStepCallsOnlyTheStepsFromThere(t *testing.T) {
+	is := is.New(t)
+	n := newNode(t)
+	saveFourCounts(t, n)
+	parent := startFour(t, n)
+	ctx := bounded(t)
+
+	res, err := n.manager.Fork(ctx, runs.ForkRequest{RunID: parent.ID, FromNode: "c", StartedBy: "test", Wait: patience})
+	is.NoErr(err)
+	fork := res.Run
+	is.Equal(fork.Status, store.RunCompleted)
+	is.Equal(fork.Output["seen"], []any{1.0, 2.0, 5.0, 6.0}) // a and b replayed; c and d called once each
+	is.Equal(fork.ParentRunID, parent.ID)
+	is.Equal(fork.ForkedFromNode, "c")
+	is.Equal(fork.Input, parent.Input)
+	trace, err := n.store.ReadTrace(ctx, fork.ID, 0, 0)
+	is.NoErr(err)
+	var replayed []string
+	for _, e := range trace {
+		if e.Replayed {
+			replayed = append(replayed, e.NodeID)
+		}
+	}
+	is.Equal(len(trace), 4)
+	is.Equal(replayed, []string{"a", "b"})
+}
+
+// A fork from a step the parent never reached is refused with the steps
+// that are valid, and starts nothing.
+func TestAForkFromAStepTheRunNeverReachedIsRefused(t *testing.T) {
+	is := is.New(t)
+	n := newNode(t)
+	saveFourCounts(t, n)
+	parent := startFour(t, n)
+	ctx := bounded(t)
+	_, err := n.manager.Fork(ctx, runs.ForkRequest{RunID: parent.ID, FromNode: "e", Wait: patience})
+	var refused *runs.Error
+	is.True(errors.As(err, &refused))
+	is.Equal(refused.Kind, runs.InvalidParams)
+	is.True(strings.Contains(refused.Message, `never reached step "e"`))
+	is.True(strings.Contains(refused.Message, "[a, b, c, d]"))
+	list, _, err := n.store.ListRuns(ctx, store.RunQuery{})
+	is.NoErr(err)
+	is.Equal(len(list), 1) // the parent alone
+}
+
+// A rerun runs the same input on the parent's version, or a newer one,
+// and names its parent; an older version is refused.
+func TestARerunRunsTheSameInputOnTheSameVersionOrANewerOne(t *testing.T) {
+	is := is.New(t)
+	n := newNode(t)
+	saveFourCounts(t, n)
+	parent := startFour(t, n)
+	ctx := bounded(t)
+
+	res, err := n.manager.Rerun(ctx, runs.RerunRequest{RunID: parent.ID, Wait: patience})
+	is.NoErr(err)
+	is.Equal(res.Run.Status, store.RunCompleted)
+	is.Equal(res.Run.Input, parent.Input)
+	is.Equal(res.Run.ParentRunID, parent.ID)
+	is.Equal(res.Run.ForkedFromNode, "")
+	is.Equal(res.Run.ArtifactVersion, 1)
+	is.Equal(res.Run.Output["seen"], []any{5.0, 6.0, 7.0, 8.0}) // every step called again
+
+	res, err = n.manager.Rerun(ctx, runs.RerunRequest{RunID: res.Run.ID, ArtifactVersion: 2, Wait: patience})
+	is.NoErr(err)
+	is.Equal(res.Run.ArtifactVersion, 2)
+	is.Equal(res.Run.Status, store.RunCompleted)
+
+	_, err = n.manager.Rerun(ctx, runs.RerunRequest{RunID: res.Run.ID, ArtifactVersion: 1, Wait: patience})
+	var refused *runs.Error
+	is.True(errors.As(err, &refused))
+	is.Equal(refused.Kind, runs.InvalidParams)
+	is.True(strings.Contains(refused.Message, "artifact_version 1 is older than version 2"))
+}
