@@ -371,7 +371,11 @@ type RunResult struct {
 	TraceCount      int              `json:"trace_count"`
 	NextActions     NextActions      `json:"next_actions"`
 	// StartedBy (an extension) names who started the run.
-	StartedBy      string       `json:"started_by,omitempty"`
+	StartedBy string `json:"started_by,omitempty"`
+	// ParentRunID and ForkedFromNode (extensions) name the run this one
+	// reran or forked, and the step a fork executed from.
+	ParentRunID    string       `json:"parent_run_id,omitempty"`
+	ForkedFromNode string       `json:"forked_from_node,omitempty"`
 	Trace          []TraceEntry `json:"trace,omitempty"`
 	TraceStart     *int         `json:"trace_start,omitempty"`
 	TraceLimit     *int         `json:"trace_limit,omitempty"`
@@ -401,6 +405,9 @@ type RunSummary struct {
 	UpdatedAt       string `json:"updated_at"`
 	// StartedBy (an extension) names who started the run, as in RunResult.
 	StartedBy string `json:"started_by,omitempty"`
+	// ParentRunID and ForkedFromNode (extensions) are as in RunResult.
+	ParentRunID    string `json:"parent_run_id,omitempty"`
+	ForkedFromNode string `json:"forked_from_node,omitempty"`
 }
 
 // ListRunsResult answers workflow.runs.list.
