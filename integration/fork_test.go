@@ -5,11 +5,13 @@ package integration
 // the counts a run's steps record say how often the upstream was called.
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	p "github.com/mcpflow/mcpflow/api/protocol"
@@ -35,7 +37,7 @@ const fourCounts = `{"name":"four","start":"a","outcomes":["ok"],
 // upstream once, for the fourth step, where the run called it four
 // times; the fork names its parent, in inspect and list, and its trace
 // marks what it replayed. A rerun runs the same input and calls every
-// step again.
+// step again; the MCP face's mcpflow_fork_run forks too.
 func TestAForkAfterTheThirdStepCallsTheUpstreamOnce(t *testing.T) {
 	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	if testing.Short() {
@@ -108,4 +110,21 @@ func TestAForkAfterTheThirdStepCallsTheUpstreamOnce(t *testing.T) {
 	is.Equal(again.ArtifactVersion, 1)
 	rerunRec := cliJSON[p.RunResult](t, cli.want(0, "runs", "inspect", *rerun.RunID, "-o", "json"))
 	is.Equal(rerunRec.ParentRunID, *parent.RunID)
+
+	// The MCP face's companion tool: a fork from c replays a and b and
+	// calls c and d (10 and 11), then answers the run as a workflow
+	// tool does.
+	session := connectFace(t, strings.Replace(strings.Replace(srv.url, "ws://", "http://", 1), "/ws", "/mcp", 1))
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "mcpflow_fork_run", Arguments: map[string]any{"run_id": *parent.RunID, "from_node": "c"}})
+	is.NoErr(err)
+	is.True(!res.IsError)
+	var env struct {
+		Status string   `json:"status"`
+		Output p.Object `json:"output"`
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	is.NoErr(err)
+	is.NoErr(json.Unmarshal(raw, &env))
+	is.Equal(env.Status, "completed")
+	is.Equal(env.Output["seen"], []any{1.0, 2.0, 10.0, 11.0})
 }
