@@ -94,8 +94,11 @@ func TestAForkAfterTheThirdStepCallsTheUpstreamOnce(t *testing.T) {
 	var refused *jsonrpc.Error
 	is.True(errors.As(err, &refused))
 	is.Equal(refused.Code, jsonrpc.InvalidParams)
-	t.Logf("refused: %v", err)
 	is.True(strings.Contains(refused.Error(), "[a, b, c, d]"))
+	bad := cli.run("runs", "fork", *parent.RunID, "--from", "e")
+	t.Logf("mcpflow runs fork --from e: exit %d: %s", bad.code, bad.stderr)
+	is.True(bad.code != 0)
+	is.True(strings.Contains(bad.stderr, `never reached step "e"`))
 
 	// A rerun: the same input, every step called again (5 to 9).
 	rerun, err := c.RerunRun(ctx, p.RerunRunParams{RunID: *parent.RunID})

@@ -36,7 +36,7 @@ func (m *Manager) Rerun(ctx context.Context, req RerunRequest) (StartResult, err
 	}
 	version := cmp.Or(req.ArtifactVersion, parent.ArtifactVersion)
 	if version < parent.ArtifactVersion {
-		return StartResult{}, invalidParams("invalid params: artifact_version %d is older than version %d of artifact %q, which run %q ran: "+
+		return StartResult{}, invalidParams("invalid params: params.artifact_version: version %d is older than version %d of artifact %q, which run %q ran: "+
 			"a rerun runs the same version or a newer one", version, parent.ArtifactVersion, parent.ArtifactID, parent.ID)
 	}
 	return m.startAfter(ctx, parent, version, req.StartedBy, req.Wait, nil)
@@ -73,10 +73,10 @@ func (m *Manager) Fork(ctx context.Context, req ForkRequest) (StartResult, error
 	if !slices.Contains(points, req.FromNode) {
 		valid := "[" + strings.Join(points, ", ") + "]"
 		if workflow.InForeachBody(recorded, req.FromNode) {
-			return StartResult{}, invalidParams("invalid params: from_node %q is a step of a foreach body of run %q; "+
+			return StartResult{}, invalidParams("invalid params: params.from_node: step %q is in a foreach body of run %q; "+
 				"a fork starts from a step of the workflow's main line that the run reached: one of %s", req.FromNode, parent.ID, valid)
 		}
-		return StartResult{}, invalidParams("invalid params: run %q never reached step %q on its workflow's main line; "+
+		return StartResult{}, invalidParams("invalid params: params.from_node: run %q never reached step %q on its workflow's main line; "+
 			"a fork starts from a step it reached: one of %s", parent.ID, req.FromNode, valid)
 	}
 	fork := func(rec *store.Run, setup *Setup) (*run.Replay, error) {

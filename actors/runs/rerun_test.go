@@ -137,5 +137,5 @@ func TestARerunRunsTheSameInputOnTheSameVersionOrANewerOne(t *testing.T) {
 	var refused *runs.Error
 	is.True(errors.As(err, &refused))
 	is.Equal(refused.Kind, runs.InvalidParams)
-	is.True(strings.Contains(refused.Message, "artifact_version 1 is older than version 2"))
+	is.True(strings.Contains(refused.Message, "params.artifact_version: version 1 is older than version 2"))
 }
