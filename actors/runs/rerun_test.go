@@ -48,16 +48,19 @@ func saveFourCounts(t *testing.T, n *node) {
 		Bindings: []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}}}))
 }
 
-// startFour runs deployment "four" to its end; its four calls take the
+// ranFour is a node with fourCounts saved (saveFourCounts) and the run
+// of deployment "four" that ran it to its end: its four calls took the
 // session's counts 1 to 4.
-func startFour(t *testing.T, n *node) store.Run {
+func ranFour(t *testing.T) (*node, store.Run) {
 	t.Helper()
 	is := is.New(t)
+	n := newNode(t)
+	saveFourCounts(t, n)
 	res, err := n.manager.Start(bounded(t), runs.StartRequest{DeploymentID: "four", Input: workflow.Object{"label": "x"}, Wait: patience})
 	is.NoErr(err)
 	is.Equal(res.Run.Status, store.RunCompleted)
 	is.Equal(res.Run.Output["seen"], []any{1.0, 2.0, 3.0, 4.0})
-	return res.Run
+	return n, res.Run
 }
 
 // A fork from the third step replays the first two from the parent's
@@ -66,9 +69,7 @@ func startFour(t *testing.T, n *node) store.Run {
 // which steps it replayed.
 func TestAForkFromTheThirdStepCallsOnlyTheStepsFromThere(t *testing.T) {
 	is := is.New(t)
-	n := newNode(t)
-	saveFourCounts(t, n)
-	parent := startFour(t, n)
+	n, parent := ranFour(t)
 	ctx := bounded(t)
 
 	res, err := n.manager.Fork(ctx, runs.ForkRequest{RunID: parent.ID, FromNode: "c", StartedBy: "test", Wait: patience})
@@ -95,9 +96,7 @@ func TestAForkFromTheThirdStepCallsOnlyTheStepsFromThere(t *testing.T) {
 // that are valid, and starts nothing.
 func TestAForkFromAStepTheRunNeverReachedIsRefused(t *testing.T) {
 	is := is.New(t)
-	n := newNode(t)
-	saveFourCounts(t, n)
-	parent := startFour(t, n)
+	n, parent := ranFour(t)
 	ctx := bounded(t)
 	_, err := n.manager.Fork(ctx, runs.ForkRequest{RunID: parent.ID, FromNode: "e", Wait: patience})
 	var refused *runs.Error
@@ -114,9 +113,7 @@ func TestAForkFromAStepTheRunNeverReachedIsRefused(t *testing.T) {
 // and names its parent; an older version is refused.
 func TestARerunRunsTheSameInputOnTheSameVersionOrANewerOne(t *testing.T) {
 	is := is.New(t)
-	n := newNode(t)
-	saveFourCounts(t, n)
-	parent := startFour(t, n)
+	n, parent := ranFour(t)
 	ctx := bounded(t)
 
 	res, err := n.manager.Rerun(ctx, runs.RerunRequest{RunID: parent.ID, Wait: patience})
