@@ -93,3 +93,48 @@ func TestForkPointsAreTheMainLineStepsARunReached(t *testing.T) {
 	is.True(workflow.InForeachBody(recorded, "call"))
 	is.True(!workflow.InForeachBody(recorded, "c"))
 }
+
+// A replay resumes an interrupt as the parent was resumed, and replays
+// the calls of a subgraph's child, without calling anything.
+func TestAReplayResumesInterruptsAndReplaysSubgraphs(t *testing.T) {
+	is := is.New(t)
+	child := compile(t, `{"name":"child","start":"c",
+		"state_schema":{"type":"object","properties":{"y":{}}},
+		"output_schema":{"type":"object","properties":{"y":{}}},
+		"steps":{"c":{"use":"fixture.default.counter","output":[{"source":"count","target":"state.y"}]}},
+		"routes":{"c":{"ok":"__end__","error":"__end__"}}}`)
+	root := compile(t, `{"name":"w","start":"ask","outcomes":["ok","rejected"],
+		"state_schema":{"type":"object","properties":{"approved":{"type":"boolean"},"got":{},"last":{}}},
+		"output_schema":{"type":"object","properties":{"approved":{},"got":{},"last":{}}},
+		"steps":{"ask":{"interrupt":{"kind":"approval","request":[{"target":"message","value":"ok?"}],
+		   "resume":[{"source":"approved","target":"state.approved"}],
+		   "resume_schema":{"type":"object","properties":{"approved":{"type":"boolean"}},"required":["approved"]},
+		   "outcomes":["submitted","rejected"]}},
+		  "sub":{"subgraph":{"workflow":{"artifact_id":"child","version":1},"output":[{"source":"y","target":"state.got"}]}},
+		  "last":{"use":"fixture.default.counter","output":[{"source":"count","target":"state.last"}]},
+		  "no":{"end":{"outcome":"rejected"}}},
+		"routes":{"ask":{"submitted":"sub","rejected":"no"},"sub":{"ok":"last"},"last":{"ok":"__end__","error":"__end__"}}}`)
+	_, key := ref("child", 1)
+	prog := workflow.Program{Root: root, Children: map[string]workflow.Plan{key: child}}
+	e, err := workflow.NewExecution(prog, nil, options)
+	is.NoErr(err)
+	count := counting()
+	recorded := drive(t, e, count)
+	is.Equal(e.Status(), workflow.StatusInterrupted)
+	is.NoErr(e.Resume("submitted", workflow.Object{"approved": true}))
+	recorded = append(recorded, drive(t, e, count)...)
+	is.Equal(e.Output(), workflow.Object{"approved": true, "got": 1.0, "last": 2.0})
+
+	r, replayed, err := workflow.Replay(prog, nil, options, recorded, "last")
+	is.NoErr(err)
+	is.Equal(len(replayed), 4) // the pause, the resume, the child's call, the subgraph's end
+	is.Equal(r.State(), workflow.Object{"approved": true, "got": 1.0})
+	calls := 0
+	drive(t, r, func(workflow.Call) workflow.Result {
+		calls++
+		return workflow.Result{Outcome: "ok", Output: workflow.Object{"count": 9.0}}
+	})
+	is.Equal(calls, 1) // last alone
+	is.Equal(r.Output(), workflow.Object{"approved": true, "got": 1.0, "last": 9.0})
+	is.Equal(workflow.ForkPoints(recorded, nil), []string{"ask", "sub", "last"})
+}
