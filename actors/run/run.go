@@ -382,7 +382,9 @@ func (a *Actor) start() {
 		// steps it replayed): its start is acknowledged once it is
 		// (onPersisted), and its first slice of steps follows.
 		if a.spec.Replay != nil {
-			a.unsaved = a.spec.Replay.Trace
+			// A copy: a start tried again (runs.asMember) spawns another
+			// actor with the same Replay.
+			a.unsaved = slices.Clone(a.spec.Replay.Trace)
 		}
 		a.commit(false, true)
 	default:
