@@ -136,3 +136,59 @@ func TestARerunRunsTheSameInputOnTheSameVersionOrANewerOne(t *testing.T) {
 	is.Equal(refused.Kind, runs.InvalidParams)
 	is.True(strings.Contains(refused.Message, "params.artifact_version: version 1 is older than version 2"))
 }
+
+// loopThenCount loops over input.items calling fake.one's counter for
+// each (step "each_call"), then calls it once more (step "after").
+const loopThenCount = `{"name":"loop","start":"each",
+	"input_schema":{"type":"object","properties":{"items":{"type":"array"}}},
+	"state_schema":{"type":"object","properties":{"seen":{"type":"array","reducer":"wf.std.append"}}},
+	"output_schema":{"type":"object","properties":{"seen":{}}},
+	"steps":{"each":{"foreach":{"over":"input.items","as":"thing","mode":"serial","item_error":"fail"}},
+	  "each_call":{"use":"fake.one.counter","output":[{"source":"count","target":"state.seen"}]},
+	  "after":{"use":"fake.one.counter","output":[{"source":"count","target":"state.seen"}]}},
+	"routes":{"each":{"loop":"each_call","done":"after","completed_with_errors":"after"},"each_call":{"ok":"each","error":"each"},
+	  "after":{"ok":"__end__","error":"__end__"}}}`
+
+// A fork from a step of a foreach body is refused, naming the steps of
+// the main line; a run whose deployment now runs another artifact is
+// not run again.
+func TestAForkInsideALoopAndARerunOnAnotherArtifactAreRefused(t *testing.T) {
+	is := is.New(t)
+	n := newNode(t)
+	ctx := bounded(t)
+	var doc workflow.Object
+	is.NoErr(json.Unmarshal([]byte(loopThenCount), &doc))
+	draft, diags := workflow.ParseDraft(doc)
+	is.Equal(diags, nil)
+	plan, err := workflow.Compile(draft)
+	is.NoErr(err)
+	_, err = n.store.SaveArtifact(ctx, store.Artifact{ID: "loop", Version: 1, Title: "Loop", Kind: "workflow", Plan: plan,
+		InputSchema: plan.InputSchema, OutputSchema: plan.OutputSchema, Outcomes: plan.Outcomes})
+	is.NoErr(err)
+	is.NoErr(n.store.SaveDeployment(ctx, store.Deployment{ID: "loop", ArtifactID: "loop", ArtifactVersion: 1, DriftPolicy: "allow",
+		Bindings: []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}}}))
+	res, err := n.manager.Start(ctx, runs.StartRequest{DeploymentID: "loop", Input: workflow.Object{"items": []any{"x", "y"}}, Wait: patience})
+	is.NoErr(err)
+	is.Equal(res.Run.Output["seen"], []any{1.0, 2.0, 3.0})
+
+	_, err = n.manager.Fork(ctx, runs.ForkRequest{RunID: res.Run.ID, FromNode: "each_call", Wait: patience})
+	var refused *runs.Error
+	is.True(errors.As(err, &refused))
+	is.Equal(refused.Kind, runs.InvalidParams)
+	is.True(strings.Contains(refused.Message, `step "each_call" is in a foreach body`))
+	is.True(strings.Contains(refused.Message, "[each, after]"))
+
+	// The fork from after: the loop's two calls replayed, after called.
+	fork, err := n.manager.Fork(ctx, runs.ForkRequest{RunID: res.Run.ID, FromNode: "after", Wait: patience})
+	is.NoErr(err)
+	is.Equal(fork.Run.Output["seen"], []any{1.0, 2.0, 4.0})
+
+	// The deployment now runs another artifact: no rerun.
+	is.NoErr(n.store.SaveDeployment(ctx, store.Deployment{ID: "loop", ArtifactID: "count", ArtifactVersion: 1, DriftPolicy: "allow",
+		Bindings: []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}}}))
+	n.manager.RecordsChanged()
+	_, err = n.manager.Rerun(ctx, runs.RerunRequest{RunID: res.Run.ID, Wait: patience})
+	is.True(errors.As(err, &refused))
+	is.Equal(refused.Kind, runs.Invalid)
+	is.True(strings.Contains(refused.Message, `deployment "loop" now runs artifact "count", not "loop"`))
+}
