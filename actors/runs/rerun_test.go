@@ -27,35 +27,45 @@ const fourCounts = `{"name":"four","start":"a",
 	  "d":{"use":"fake.one.counter","output":[{"source":"count","target":"state.seen"}]}},
 	"routes":{"a":{"ok":"b","error":"__end__"},"b":{"ok":"c","error":"__end__"},"c":{"ok":"d","error":"__end__"},"d":{"ok":"__end__","error":"__end__"}}}`
 
-// saveFourCounts saves fourCounts as versions 1 and 2 of artifact
-// "four" and deployment "four" of version 1.
-func saveFourCounts(t *testing.T, n *node) {
+// saveWorkflow saves the workflow of draft doc as versions 1 to
+// versions of artifact id, and deployment id of its version 1 on
+// fake.one.
+func saveWorkflow(t *testing.T, n *node, id, doc string, versions int) {
 	t.Helper()
 	is := is.New(t)
-	var doc workflow.Object
-	is.NoErr(json.Unmarshal([]byte(fourCounts), &doc))
-	draft, diags := workflow.ParseDraft(doc)
+	var obj workflow.Object
+	is.NoErr(json.Unmarshal([]byte(doc), &obj))
+	draft, diags := workflow.ParseDraft(obj)
 	is.Equal(diags, nil)
 	plan, err := workflow.Compile(draft)
 	is.NoErr(err)
 	ctx := bounded(t)
-	for v := 1; v <= 2; v++ {
-		_, err = n.store.SaveArtifact(ctx, store.Artifact{ID: "four", Version: v, Title: "Four", Kind: "workflow", Plan: plan,
+	for v := 1; v <= versions; v++ {
+		_, err = n.store.SaveArtifact(ctx, store.Artifact{ID: id, Version: v, Title: id, Kind: "workflow", Plan: plan,
 			InputSchema: plan.InputSchema, OutputSchema: plan.OutputSchema, Outcomes: plan.Outcomes})
 		is.NoErr(err)
 	}
-	is.NoErr(n.store.SaveDeployment(ctx, store.Deployment{ID: "four", ArtifactID: "four", ArtifactVersion: 1, DriftPolicy: "allow",
-		Bindings: []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}}}))
+	saveDeployment(t, n, id, id)
 }
 
-// ranFour is a node with fourCounts saved (saveFourCounts) and the run
+// saveDeployment saves deployment id of version 1 of artifact on
+// fake.one.
+func saveDeployment(t *testing.T, n *node, id, artifact string) {
+	t.Helper()
+	is.New(t).NoErr(n.store.SaveDeployment(bounded(t), store.Deployment{ID: id, ArtifactID: artifact, ArtifactVersion: 1, DriftPolicy: "allow",
+		Bindings: []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}}}))
+	n.manager.RecordsChanged()
+}
+
+// ranFour is a node with fourCounts saved as versions 1 and 2 of
+// artifact "four", deployment "four" of version 1, and the run
 // of deployment "four" that ran it to its end: its four calls took the
 // session's counts 1 to 4.
 func ranFour(t *testing.T) (*node, store.Run) {
 	t.Helper()
 	is := is.New(t)
 	n := newNode(t)
-	saveFourCounts(t, n)
+	saveWorkflow(t, n, "four", fourCounts, 2)
 	res, err := n.manager.Start(bounded(t), runs.StartRequest{DeploymentID: "four", Input: workflow.Object{"label": "x"}, Wait: patience})
 	is.NoErr(err)
 	is.Equal(res.Run.Status, store.RunCompleted)
@@ -156,17 +166,7 @@ func TestAForkInsideALoopAndARerunOnAnotherArtifactAreRefused(t *testing.T) {
 	is := is.New(t)
 	n := newNode(t)
 	ctx := bounded(t)
-	var doc workflow.Object
-	is.NoErr(json.Unmarshal([]byte(loopThenCount), &doc))
-	draft, diags := workflow.ParseDraft(doc)
-	is.Equal(diags, nil)
-	plan, err := workflow.Compile(draft)
-	is.NoErr(err)
-	_, err = n.store.SaveArtifact(ctx, store.Artifact{ID: "loop", Version: 1, Title: "Loop", Kind: "workflow", Plan: plan,
-		InputSchema: plan.InputSchema, OutputSchema: plan.OutputSchema, Outcomes: plan.Outcomes})
-	is.NoErr(err)
-	is.NoErr(n.store.SaveDeployment(ctx, store.Deployment{ID: "loop", ArtifactID: "loop", ArtifactVersion: 1, DriftPolicy: "allow",
-		Bindings: []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}}}))
+	saveWorkflow(t, n, "loop", loopThenCount, 1)
 	res, err := n.manager.Start(ctx, runs.StartRequest{DeploymentID: "loop", Input: workflow.Object{"items": []any{"x", "y"}}, Wait: patience})
 	is.NoErr(err)
 	is.Equal(res.Run.Output["seen"], []any{1.0, 2.0, 3.0})
@@ -184,9 +184,7 @@ func TestAForkInsideALoopAndARerunOnAnotherArtifactAreRefused(t *testing.T) {
 	is.Equal(fork.Run.Output["seen"], []any{1.0, 2.0, 4.0})
 
 	// The deployment now runs another artifact: no rerun.
-	is.NoErr(n.store.SaveDeployment(ctx, store.Deployment{ID: "loop", ArtifactID: "count", ArtifactVersion: 1, DriftPolicy: "allow",
-		Bindings: []store.Binding{{LogicalSource: "fake.one", ConcreteSource: "fake.one"}}}))
-	n.manager.RecordsChanged()
+	saveDeployment(t, n, "loop", "count")
 	_, err = n.manager.Rerun(ctx, runs.RerunRequest{RunID: res.Run.ID, Wait: patience})
 	is.True(errors.As(err, &refused))
 	is.Equal(refused.Kind, runs.Invalid)
