@@ -138,3 +138,27 @@ func TestAReplayResumesInterruptsAndReplaysSubgraphs(t *testing.T) {
 	is.Equal(r.Output(), workflow.Object{"approved": true, "got": 1.0, "last": 9.0})
 	is.Equal(workflow.ForkPoints(recorded, nil), []string{"ask", "sub", "last"})
 }
+
+// A step whose call failed the run has no trace entry; its checkpoint
+// still says where it stopped, and a fork may start there.
+func TestAFailedRunForksFromTheStepItStoppedAt(t *testing.T) {
+	is := is.New(t)
+	prog := workflow.Program{Root: compile(t, forkDraft)}
+	input := workflow.Object{"items": []any{}}
+	e, err := workflow.NewExecution(prog, input, options)
+	is.NoErr(err)
+	recorded := drive(t, e, func(c workflow.Call) workflow.Result {
+		if c.NodeID == "c" {
+			return workflow.Result{Err: errors.New("upstream down")}
+		}
+		return workflow.Result{Outcome: "ok", Output: workflow.Object{"count": 1.0}}
+	})
+	is.Equal(e.Status(), workflow.StatusFailed)
+	is.Equal(hops(recorded)[len(recorded)-1], "root b ok->c") // c left no entry
+	snap := e.Snapshot()
+	is.Equal(workflow.ForkPoints(recorded, &snap), []string{"each", "a", "b", "c"})
+	is.Equal(workflow.ForkPoints(nil, &snap), []string{"c"}) // the checkpoint alone says where it stopped
+	r, _, err := workflow.Replay(prog, input, options, recorded, "c")
+	is.NoErr(err)
+	is.Equal(r.Advance().Calls[0].NodeID, "c") // c is called again
+}
