@@ -95,7 +95,7 @@ func cliJSON[T any](t *testing.T, r cliResult) T {
 var cliCommands = []string{
 	"serve", "demo-server", "version", "completion", "config", "config import",
 	"status", "caps", "caps list", "caps inspect", "workflow", "workflow new", "deploy", "run",
-	"runs", "runs list", "runs inspect", "runs trace", "runs cancel", "runs resume",
+	"runs", "runs list", "runs inspect", "runs trace", "runs cancel", "runs resume", "runs rerun", "runs fork",
 	"sources", "sources list", "sources diagnose", "sources login", "registry", "registry add", "registry remove", "registry apply",
 	"schema", "schema methods", "schema draft", "schema plan", "schema deployment",
 	"artifacts", "artifacts list", "artifacts inspect", "artifacts save", "artifacts create-from-plan", "artifacts delete",

@@ -459,7 +459,19 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 		{method: "workflow.runs.trace", params: func() any {
 			return p.Object{"run_id": run("workflow.runs.start"), "trace_range": p.Object{"start": 0, "limit": 100}}
 		}, bad: p.Object{"run_id": "run_00000000000000000000000000000000"}, code: invalidParams},
+		{method: "workflow.runs.rerun", params: func() any {
+			return p.Object{"run_id": run("workflow.runs.start"), "artifact_version": 1, "trace_range": p.Object{"limit": 5}}
+		}, bad: p.Object{"run_id": "run_00000000000000000000000000000000"}, code: failed, data: keyError},
+		{method: "workflow.runs.fork", params: func() any {
+			if status := cf.settle(run("workflow.runs.rerun")); status != "completed" {
+				t.Errorf("the rerun of the kv run is %s", status)
+			}
+			return p.Object{"run_id": run("workflow.runs.start"), "from_node": "recall"}
+		}, bad: p.Object{"run_id": "run_00000000000000000000000000000000", "from_node": "recall"}, code: failed, data: keyError},
 		{method: "workflow.runs.resume", params: func() any {
+			if status := cf.settle(run("workflow.runs.fork")); status != "completed" {
+				t.Errorf("the fork of the kv run is %s", status)
+			}
 			started := cf.must("workflow.runs.start", p.Object{"deployment_id": "approval.default"})
 			interrupted, _ = started["run_id"].(string)
 			if status := cf.settle(interrupted); status != "interrupted" {

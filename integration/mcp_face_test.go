@@ -744,8 +744,8 @@ func TestMCPFaceEachTokenListsExactlyTheToolsItCanCall(t *testing.T) {
 	})
 
 	// admin may call every method: its list is every tool the face has.
-	everything := []string{approveTool, counterTool, "mcpflow_cancel_run", "mcpflow_create_draft", "mcpflow_deploy",
-		"mcpflow_get_run", "mcpflow_inspect_capability", "mcpflow_resume_run", "mcpflow_save_artifact",
+	everything := []string{approveTool, counterTool, "mcpflow_cancel_run", "mcpflow_create_draft", "mcpflow_deploy", "mcpflow_fork_run",
+		"mcpflow_get_run", "mcpflow_inspect_capability", "mcpflow_rerun_run", "mcpflow_resume_run", "mcpflow_save_artifact",
 		"mcpflow_search_capabilities", "mcpflow_validate_draft", sleepTool, stepsTool}
 	want := map[string][]string{
 		adminToken.Name: everything,

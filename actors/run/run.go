@@ -78,6 +78,11 @@ type Spec struct {
 	// and payload. A refusal is told through Started (errors.Is
 	// workflow.ErrResume) and changes nothing.
 	Resume *Resume
+	// Replay, when set, makes Record a new run that forks another
+	// (workflow.Replay): its Checkpoint is where the replay stopped, and
+	// Replay.Trace the entries the replay made. The run is created with
+	// both, before any of its own steps runs, and goes on from there.
+	Replay *Replay
 	// Deadline ends the run as failed when it passes; zero for none.
 	Deadline time.Time
 	// Supervisor routes tool calls to session actors.
@@ -114,6 +119,11 @@ type Spec struct {
 	// why: they are not sent again but fail with ErrElicitationLost,
 	// which the step may route (upstream.go).
 	Lost map[string]string
+}
+
+// Replay is what a fork replayed of its parent run before it starts.
+type Replay struct {
+	Trace []workflow.TraceEntry
 }
 
 // Resume is a resume request.
@@ -337,10 +347,11 @@ func (a *Actor) Receive(c *actor.Context) {
 // a resumed or recovered one records its progress and sends again the
 // calls its checkpoint lists as in flight.
 func (a *Actor) start() {
-	fresh := a.record.Checkpoint == nil
+	// A fork is a fresh run, though its replay gave it a checkpoint.
+	fresh := a.record.Checkpoint == nil || a.spec.Replay != nil
 	a.stored = !fresh
 	var err error
-	if fresh {
+	if a.record.Checkpoint == nil {
 		a.exec, err = workflow.NewExecution(a.spec.Program, a.record.Input, a.spec.Options)
 	} else {
 		a.exec, err = workflow.Restore(a.spec.Program, *a.record.Checkpoint, a.spec.Options)
@@ -372,9 +383,14 @@ func (a *Actor) start() {
 		a.record.Status, a.record.Error = store.RunFailed, ptr(fmt.Sprintf("run %s cannot execute: %v", a.record.ID, err))
 		a.commit(true, fresh)
 	case fresh:
-		// The run is created before any step runs: its start is
-		// acknowledged once it is (onPersisted), and its first slice of
-		// steps follows.
+		// The run is created before any step runs (a fork's with the
+		// steps it replayed): its start is acknowledged once it is
+		// (onPersisted), and its first slice of steps follows.
+		if a.spec.Replay != nil {
+			// A copy: a start tried again (runs.asMember) spawns another
+			// actor with the same Replay.
+			a.unsaved = slices.Clone(a.spec.Replay.Trace)
+		}
 		a.commit(false, true)
 	default:
 		// A call waiting on answers to its input requests goes again

@@ -84,6 +84,13 @@ func (m *Manager) Resolve(ctx context.Context, id string) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	return m.resolve(ctx, d, a)
+}
+
+// resolve resolves deployment d, which pins artifact a, against the
+// catalogs and connections now, as Resolve does.
+func (m *Manager) resolve(ctx context.Context, d store.Deployment, a store.Artifact) (*Prepared, error) {
+	var err error
 	p := &Prepared{Deployment: d, Artifact: a, Diagnostics: m.Dependencies(d, a)}
 	if p.stored, err = storedDiags(p.Diagnostics); err != nil {
 		return nil, err

@@ -137,7 +137,7 @@ func safeToRepeat(setup *Setup, c workflow.Call) bool {
 // calls that fail as elicitation_lost (run.Spec.Lost).
 func (m *Manager) launch(rec store.Run, setup *Setup, lost map[string]string) error {
 	m.recordRunRecovered(rec)
-	return m.spawnRun(rec, setup, nil, lost, reply.Address{}, reply.Address{})
+	return m.spawnRun(rec, setup, nil, nil, lost, reply.Address{}, reply.Address{})
 }
 
 // recordRunRecovered records workflow_run_resumed for a run that goes on

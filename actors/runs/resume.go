@@ -49,7 +49,7 @@ func (m *Manager) Resume(ctx context.Context, req ResumeRequest) (store.Run, err
 	if err := tryResume(setup, *r.Checkpoint, r.Interrupt, resume); err != nil {
 		return store.Run{}, err
 	}
-	return m.asMember(ctx, r.ID, func() (store.Run, error) { return m.execute(ctx, r, setup, resume, req.Wait) })
+	return m.asMember(ctx, r.ID, func() (store.Run, error) { return m.execute(ctx, r, setup, resume, nil, req.Wait) })
 }
 
 // tryResume checks a resume against a copy of the checkpoint, so that a

@@ -76,28 +76,40 @@ func (m *Manager) Start(ctx context.Context, req StartRequest) (StartResult, err
 	if err != nil {
 		return StartResult{}, err
 	}
-	if _, failed := FirstError(pr.Diagnostics); failed {
-		return StartResult{Unrunnable: pr}, nil
-	}
-	if err := cmp.Or(pr.inputErr, pr.input.Validate(input)); err != nil {
-		return StartResult{}, invalidParams("invalid params: workflow input does not match the input schema: %v", err)
-	}
-	if pr.setupErr != nil {
-		return StartResult{}, pr.setupErr
-	}
-	rec, err := m.newRun(pr.Deployment, pr.Artifact, input, pr.stored)
+	rec, unrunnable, err := m.newRunOf(pr, input)
 	if err != nil {
 		return StartResult{}, err
+	}
+	if unrunnable {
+		return StartResult{Unrunnable: pr}, nil
 	}
 	rec.StartedBy, rec.ClientSampling = req.StartedBy, req.ClientSampling
 	if once != nil {
 		rec.Idempotency = m.claim(once, rec)
 	}
-	r, err := m.asMember(ctx, rec.ID, func() (store.Run, error) { return m.execute(ctx, rec, pr.setup, nil, req.Wait) })
+	r, err := m.asMember(ctx, rec.ID, func() (store.Run, error) { return m.execute(ctx, rec, pr.setup, nil, nil, req.Wait) })
 	if once != nil && errors.Is(err, store.ErrKeyTaken) {
 		return m.lostClaim(ctx, once)
 	}
 	return StartResult{Run: r}, err
+}
+
+// newRunOf checks that prepared deployment pr can run on input and
+// builds the record of a run of it; unrunnable says that pr has an error
+// diagnostic, and nothing is built.
+func (m *Manager) newRunOf(pr *Prepared, input workflow.Object) (rec store.Run, unrunnable bool, err error) {
+	if _, failed := FirstError(pr.Diagnostics); failed {
+		return store.Run{}, true, nil
+	}
+	input = orEmpty(input)
+	if err := cmp.Or(pr.inputErr, pr.input.Validate(input)); err != nil {
+		return store.Run{}, false, invalidParams("invalid params: workflow input does not match the input schema: %v", err)
+	}
+	if pr.setupErr != nil {
+		return store.Run{}, false, pr.setupErr
+	}
+	rec, err = m.newRun(pr.Deployment, pr.Artifact, input, pr.stored)
+	return rec, false, err
 }
 
 // RunRequest asks for a run under a setup the caller resolved (Setup):
@@ -123,7 +135,7 @@ func (m *Manager) Run(ctx context.Context, req RunRequest) (store.Run, error) {
 	if err != nil {
 		return store.Run{}, err
 	}
-	return m.asMember(ctx, rec.ID, func() (store.Run, error) { return m.execute(ctx, rec, req.Setup, nil, req.Wait) })
+	return m.asMember(ctx, rec.ID, func() (store.Run, error) { return m.execute(ctx, rec, req.Setup, nil, nil, req.Wait) })
 }
 
 // execute spawns the run actor of rec and answers once its first record
@@ -136,11 +148,11 @@ func (m *Manager) Run(ctx context.Context, req RunRequest) (store.Run, error) {
 // start therefore waits for Stopped first: once that is in, so is Started,
 // which is read without waiting, and the caller wakes once per run rather
 // than once per answer.
-func (m *Manager) execute(ctx context.Context, rec store.Run, setup *Setup, resume *run.Resume, wait time.Duration) (store.Run, error) {
+func (m *Manager) execute(ctx context.Context, rec store.Run, setup *Setup, resume *run.Resume, replay *run.Replay, wait time.Duration) (store.Run, error) {
 	started, done := reply.Expect[run.Started](m.cfg.Replies), reply.Expect[run.Stopped](m.cfg.Replies)
 	defer started.Close()
 	defer done.Close() // a run that outlives the wait answers nobody
-	if err := m.spawnRun(rec, setup, resume, nil, started.To(), done.To()); err != nil {
+	if err := m.spawnRun(rec, setup, resume, replay, nil, started.To(), done.To()); err != nil {
 		return store.Run{}, err
 	}
 	if wait <= 0 {
@@ -186,12 +198,12 @@ func (m *Manager) acknowledged(ctx context.Context, rec store.Run, started *repl
 }
 
 // spawnRun starts the actor of one incarnation of a run (its start, a
-// resume, a recovery). Each incarnation is its own actor, so that a new
+// fork's start with what it replayed, a resume, a recovery). Each incarnation is its own actor, so that a new
 // one never waits for the last one's name; live maps the run id to the
 // incarnation running now. The run answers started and done (either may
 // be the zero Address). Once the manager stops accepting runs it spawns
 // nothing and refuses with ErrShuttingDown.
-func (m *Manager) spawnRun(rec store.Run, setup *Setup, resume *run.Resume, lost map[string]string, started, done reply.Address) error {
+func (m *Manager) spawnRun(rec store.Run, setup *Setup, resume *run.Resume, replay *run.Replay, lost map[string]string, started, done reply.Address) error {
 	if !m.life.admit() {
 		return ErrShuttingDown
 	}
@@ -206,7 +218,7 @@ func (m *Manager) spawnRun(rec store.Run, setup *Setup, resume *run.Resume, lost
 	}
 	pid := engine.Spawn(run.New(run.Spec{
 		Record: rec, Program: setup.program, Targets: setup.targets, Sources: setup.sources, Scopes: setup.scopes(rec), Strict: setup.strict, Options: setup.options,
-		Resume: resume, Deadline: setup.deadline(m.now()),
+		Resume: resume, Replay: replay, Deadline: setup.deadline(m.now()),
 		Supervisor: m.cfg.Supervisor.PID(), Store: m.cfg.Store,
 		CallTimeout: m.cfg.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: done, Release: release, Metrics: m.cfg.Metrics,
 		Live: m.cfg.Live, Lost: lost,

@@ -289,7 +289,13 @@ type Run struct {
 	// ClientSampling says that the run was started by an MCP client that
 	// declared sampling (through the MCP face): an upstream sampling
 	// request of a source whose policy is client is forwarded to it.
-	ClientSampling bool      `json:"client_sampling,omitempty"`
+	ClientSampling bool `json:"client_sampling,omitempty"`
+	// ParentRunID names the run this one reran or forked (an mcpflow
+	// extension; workflow.runs.rerun and workflow.runs.fork), and
+	// ForkedFromNode the step a fork executed from, its earlier steps
+	// replayed from the parent's trace; both "" for a run started anew.
+	ParentRunID    string    `json:"parent_run_id,omitempty"`
+	ForkedFromNode string    `json:"forked_from_node,omitempty"`
 	CreatedAt      time.Time `json:"created_at"`
 	UpdatedAt      time.Time `json:"updated_at"`
 	// Sessions are the upstream sessions the run's calls went to, the

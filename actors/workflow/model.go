@@ -261,4 +261,7 @@ type TraceEntry struct {
 	// Content are the typed MCP content blocks of a tool's result that
 	// its structured output (Output) does not hold.
 	Content []any `json:"content,omitempty"`
+	// Replayed says that the step was not executed by this run: a fork
+	// (Replay) took its result from the trace of the run it forked.
+	Replayed bool `json:"replayed,omitempty"`
 }

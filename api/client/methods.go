@@ -96,6 +96,18 @@ func (c *Client) CancelRun(ctx context.Context, params p.CancelRunParams) (p.Run
 	return call[p.RunResult](ctx, c, p.MethodRunsCancel, params)
 }
 
+// RerunRun starts a new run of a run's deployment on its input, on its
+// artifact version or a newer one (an mcpflow extension).
+func (c *Client) RerunRun(ctx context.Context, params p.RerunRunParams) (p.RunResult, error) {
+	return call[p.RunResult](ctx, c, p.MethodRunsRerun, params)
+}
+
+// ForkRun starts a new run that replays a run's recorded results up to
+// params.FromNode and executes from there (an mcpflow extension).
+func (c *Client) ForkRun(ctx context.Context, params p.ForkRunParams) (p.RunResult, error) {
+	return call[p.RunResult](ctx, c, p.MethodRunsFork, params)
+}
+
 // SubscribeRun follows a run (an mcpflow extension): its events after
 // params.AfterSequence come as workflow.runs.event notifications (see
 // OnNotification), until the one that ends the run.

@@ -47,7 +47,7 @@ func anys(ss []string) []any {
 	return out
 }
 
-// companions are the run tools (get, resume, cancel) and, for authors,
+// companions are the run tools (get, resume, cancel, rerun, fork) and, for authors,
 // the authoring tools.
 func (f *Face) companions(s *served) []companion {
 	no, yes := false, true
@@ -74,6 +74,7 @@ func (f *Face) companions(s *served) []companion {
 				Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: &yes, OpenWorldHint: &no}},
 			handler: f.cancelRun(s), methods: cancelMethods}},
 	}
+	tools = append(tools, f.againTools(s)...)
 	return append(tools, f.authoringTools(s)...)
 }
 

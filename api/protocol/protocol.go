@@ -380,7 +380,11 @@ type RunResult struct {
 	// Deduplicated (an extension) says that a workflow.runs.start with an
 	// idempotency key answered with the run an earlier start with the key
 	// started, and started none.
-	Deduplicated   bool         `json:"deduplicated,omitempty"`
+	Deduplicated bool `json:"deduplicated,omitempty"`
+	// ParentRunID and ForkedFromNode (extensions) name the run this one
+	// reran or forked, and the step a fork executed from.
+	ParentRunID    string       `json:"parent_run_id,omitempty"`
+	ForkedFromNode string       `json:"forked_from_node,omitempty"`
 	Trace          []TraceEntry `json:"trace,omitempty"`
 	TraceStart     *int         `json:"trace_start,omitempty"`
 	TraceLimit     *int         `json:"trace_limit,omitempty"`
@@ -410,6 +414,9 @@ type RunSummary struct {
 	UpdatedAt       string `json:"updated_at"`
 	// StartedBy (an extension) names who started the run, as in RunResult.
 	StartedBy string `json:"started_by,omitempty"`
+	// ParentRunID and ForkedFromNode (extensions) are as in RunResult.
+	ParentRunID    string `json:"parent_run_id,omitempty"`
+	ForkedFromNode string `json:"forked_from_node,omitempty"`
 }
 
 // ListRunsResult answers workflow.runs.list.

@@ -31,4 +31,7 @@ type TraceEntry struct {
 	// extensions, in workflow.TraceEntry's order (api/service converts
 	// one to the other).
 	Content []any `json:"content,omitempty"`
+	// Replayed says that a forked run took the step's result from the
+	// trace of its parent run, without executing it (workflow.runs.fork).
+	Replayed bool `json:"replayed,omitempty"`
 }

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/matryer/is"
@@ -11,17 +12,20 @@ import (
 
 // TestRunStartsAreBoundedByTheTable: the workflow.runs.start entry carries
 // the server-wide bound the edge applies (MaxConcurrentRuns, its default
-// when unset); no other method has one.
+// when unset), and so do the other methods that start a run (rerun and
+// fork), each its own; no other method has one.
 func TestRunStartsAreBoundedByTheTable(t *testing.T) {
 	is := is.New(t)
 	start := (&service.Service{MaxConcurrentRuns: 3}).Methods()[protocol.MethodRunsStart]
 	is.Equal(start.MaxConcurrent, 3)
 	is.Equal(start.Busy, "runs starting")
 	methods := (&service.Service{}).Methods()
-	is.Equal(methods[protocol.MethodRunsStart].MaxConcurrent, service.DefaultMaxConcurrentRuns)
+	starting := []string{protocol.MethodRunsStart, protocol.MethodRunsRerun, protocol.MethodRunsFork}
 	for name, m := range methods {
-		if name != protocol.MethodRunsStart {
-			is.Equal(m.MaxConcurrent, 0) // only runs.start is bounded
+		if slices.Contains(starting, name) {
+			is.Equal(m.MaxConcurrent, service.DefaultMaxConcurrentRuns)
+		} else {
+			is.Equal(m.MaxConcurrent, 0) // only the methods that start a run are bounded
 		}
 	}
 }

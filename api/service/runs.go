@@ -26,6 +26,8 @@ func (s *Service) runMethods() map[string]rpc.Method {
 		protocol.MethodRunsTrace:       forRead(s.readTrace),
 		protocol.MethodRunsResume:      forRun(s.resumeRun),
 		protocol.MethodRunsCancel:      forRun(s.cancelRun),
+		protocol.MethodRunsRerun:       s.startingRuns(forRun(s.rerunRun)),
+		protocol.MethodRunsFork:        s.startingRuns(forRun(s.forkRun)),
 		protocol.MethodRunsSubscribe:   pushing(forRead(s.subscribeRun)),
 		protocol.MethodRunsUnsubscribe: pushing(forRead(s.unsubscriber(false))),
 	}
@@ -52,12 +54,24 @@ func (s *Service) startingRuns(m rpc.Method) rpc.Method {
 const storeTimeout = 10 * time.Second
 
 func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (protocol.RunResult, error) {
-	wait := s.RunWait
-	if p.Wait != nil && !*p.Wait {
-		wait = 0
-	}
+	wait := s.runWait(p.Wait)
 	started, err := s.Runs.Start(ctx, runs.StartRequest{DeploymentID: p.DeploymentID, Input: p.WorkflowInput, StartedBy: startedBy(ctx),
 		ClientSampling: deref(p.ClientSampling), Wait: wait, IdempotencyKey: deref(p.IdempotencyKey)})
+	return s.startResult(ctx, started, err, p.TraceRange)
+}
+
+// runWait is how long a start waits for its run: RunWait, or nothing
+// when the caller said wait false.
+func (s *Service) runWait(wait *bool) time.Duration {
+	if wait != nil && !*wait {
+		return 0
+	}
+	return s.RunWait
+}
+
+// startResult projects a run start as workflow.runs.start answers it
+// (rerun and fork too): the run, or the deployment that cannot run.
+func (s *Service) startResult(ctx context.Context, started runs.StartResult, err error, tr *protocol.TraceRange) (protocol.RunResult, error) {
 	if err != nil {
 		return protocol.RunResult{}, runsErr(err)
 	}
@@ -69,9 +83,23 @@ func (s *Service) startRun(ctx context.Context, p protocol.StartRunParams) (prot
 			Diagnostics: dependencyDiags(pr.Diagnostics), NextActions: nextActions(true, nil, ptr(protocol.MethodDeploymentsValidate), "The deployment cannot run: fix its error diagnostics ("+first.Code+").", nil),
 		}, nil
 	}
-	res, err := s.runResult(ctx, started.Run, p.TraceRange)
+	res, err := s.runResult(ctx, started.Run, tr)
 	res.Deduplicated = started.Deduplicated
 	return res, err
+}
+
+// rerunRun starts a new run of a run's deployment on its input
+// (workflow.runs.rerun).
+func (s *Service) rerunRun(ctx context.Context, p protocol.RerunRunParams) (protocol.RunResult, error) {
+	started, err := s.Runs.Rerun(ctx, runs.RerunRequest{RunID: p.RunID, ArtifactVersion: deref(p.ArtifactVersion), StartedBy: startedBy(ctx), Wait: s.runWait(p.Wait)})
+	return s.startResult(ctx, started, err, p.TraceRange)
+}
+
+// forkRun starts a new run that replays a run up to a step and executes
+// from there (workflow.runs.fork).
+func (s *Service) forkRun(ctx context.Context, p protocol.ForkRunParams) (protocol.RunResult, error) {
+	started, err := s.Runs.Fork(ctx, runs.ForkRequest{RunID: p.RunID, FromNode: p.FromNode, StartedBy: startedBy(ctx), Wait: s.runWait(p.Wait)})
+	return s.startResult(ctx, started, err, p.TraceRange)
 }
 
 func (s *Service) resumeRun(ctx context.Context, p protocol.ResumeRunParams) (protocol.RunResult, error) {
@@ -134,6 +162,7 @@ func (s *Service) runResult(ctx context.Context, r store.Run, tr *protocol.Trace
 		Status: r.Status, RunID: &r.ID, ResumeReadiness: &r.ResumeReadiness,
 		Outcome: r.Outcome, Error: r.Error, Output: r.Output, Diagnostics: diags,
 		TraceCount: r.TraceCount, NextActions: afterRun(r), StartedBy: r.StartedBy,
+		ParentRunID: r.ParentRunID, ForkedFromNode: r.ForkedFromNode,
 	}
 	if r.Interrupt != nil {
 		obj, err := toObject(r.Interrupt)
@@ -184,7 +213,7 @@ func (s *Service) listRuns(ctx context.Context, p protocol.ListRunsParams) (prot
 			RunID: r.ID, DeploymentID: r.DeploymentID, ArtifactID: r.ArtifactID, ArtifactVersion: r.ArtifactVersion,
 			Status: r.Status, ResumeReadiness: r.ResumeReadiness, DiagnosticCount: len(r.Diagnostics),
 			CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
-			StartedBy: r.StartedBy,
+			StartedBy: r.StartedBy, ParentRunID: r.ParentRunID, ForkedFromNode: r.ForkedFromNode,
 		})
 	}
 	return protocol.ListRunsResult{Runs: rows, Total: total, Cursor: p.Cursor, NextCursor: paging.Next(offset+len(runs), total), Limit: limit}, nil

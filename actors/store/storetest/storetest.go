@@ -37,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store
 		{"RunEventsAtomic", testRunEventsAtomic, nil},
 		{"LiveRunEvents", testLiveRunEvents, nil},
 		{"CreateRunWithTrace", testCreateRunWithTrace, nil},
+		{"RunLineage", testRunLineage, nil},
 		{"RunAdminEvents", testRunAdminEvents, nil},
 		{"IdempotencyKeyConcurrent", testIdempotencyKeyConcurrent, nil},
 		{"IdempotencyKeyLifetime", testIdempotencyKeyLifetime, nil},

@@ -229,6 +229,12 @@ func runExit(run p.RunResult) error {
 func runTable(t *table, run p.RunResult) {
 	t.pairs("run", run.RunID, "deployment", fmt.Sprintf("%s (%s v%d)", run.DeploymentID, run.ArtifactID, run.ArtifactVersion),
 		"status", run.Status+deduplicated(run), "outcome", run.Outcome, "output", run.Output, "error", run.Error, "steps", run.TraceCount)
+	if run.ParentRunID != "" {
+		t.pairs("parent", run.ParentRunID)
+	}
+	if run.ForkedFromNode != "" {
+		t.pairs("forked from", run.ForkedFromNode)
+	}
 	if run.Interrupt != nil {
 		t.pairs("interrupt", run.Interrupt["kind"], "request", run.Interrupt["payload"],
 			"resume outcomes", run.Interrupt["outcomes"], "resume schema", run.Interrupt["resume_schema"])
@@ -248,8 +254,9 @@ func deduplicated(run p.RunResult) string {
 }
 
 func newRunsCommand(r *remote) *cobra.Command {
-	return newGroup("runs", "List, inspect, trace, watch, cancel and resume runs",
-		newRunsListCommand(r), newRunsInspectCommand(r), newRunsTraceCommand(r), newRunsWatchCommand(r), newRunsCancelCommand(r), newRunsResumeCommand(r))
+	return newGroup("runs", "List, inspect, trace, watch, cancel, resume, rerun and fork runs",
+		newRunsListCommand(r), newRunsInspectCommand(r), newRunsTraceCommand(r), newRunsWatchCommand(r), newRunsCancelCommand(r), newRunsResumeCommand(r),
+		newRunsRerunCommand(r), newRunsForkCommand(r))
 }
 
 func newRunsWatchCommand(r *remote) *cobra.Command {
@@ -367,7 +374,11 @@ func newRunsTraceCommand(r *remote) *cobra.Command {
 		}
 		t.row("#", "FRAME", "STEP", "TYPE", "OUTCOME", "NEXT", "ATTEMPTS", "ERROR")
 		for i, e := range run.Trace {
-			t.row(first+i, e.FrameID, e.NodeID, e.StepType, e.Outcome, e.NextNodeID, e.Attempts, clip(e.Error, 80))
+			step := e.NodeID
+			if e.Replayed {
+				step += " (replayed)" // a fork took its result from its parent's trace
+			}
+			t.row(first+i, e.FrameID, step, e.StepType, e.Outcome, e.NextNodeID, e.Attempts, clip(e.Error, 80))
 		}
 		if run.TraceTruncated != nil && *run.TraceTruncated {
 			t.line("%d of %d steps shown; more: --start %d", len(run.Trace), run.TraceCount, first+len(run.Trace))

@@ -888,10 +888,14 @@ export type RunResult = {
   deployment_id: string;
   diagnostics: DependencyDiagnosticPayload[];
   error: string | null;
+  /** mcpflow extension: the step a fork executed from; the steps before it were replayed from its parent's trace (their trace entries say replayed). Absent for a run that is no fork. */
+  forked_from_node?: string;
   interrupt: InterruptPayload | null;
   next_actions: NextActionsPayload;
   outcome: string | null;
   output: JsonObject | null;
+  /** mcpflow extension: the run this one reran (workflow.runs.rerun) or forked (workflow.runs.fork). Absent for a run started anew. */
+  parent_run_id?: string;
   resume_readiness: ResumeReadiness | null;
   run_id: string | null;
   /** mcpflow extension: who started the run: the name of the token its start was sent with, or local on a server without tokens. Absent for runs started before it was kept. */
@@ -912,9 +916,13 @@ export type RunSummary = {
   created_at: string;
   deployment_id: string;
   diagnostic_count: number;
+  /** mcpflow extension: the step a fork executed from, as in workflow.runs.inspect. Absent for a run that is no fork. */
+  forked_from_node?: string;
+  /** mcpflow extension: the run this one reran or forked, as in workflow.runs.inspect. Absent for a run started anew. */
+  parent_run_id?: string;
   resume_readiness: ResumeReadiness;
   run_id: string;
-  /** mcpflow extension: who started the run, as in workflow.runs.inspect. Absent for runs started before it was kept. */
+  /** mcpflow extension: who started the run, as in workflow.runs.inspect: the name of the token its start was sent with, or local on a server without tokens. Absent for runs started before it was kept. */
   started_by?: string;
   status: RunStatus;
   updated_at: string;
@@ -1131,6 +1139,8 @@ export type TraceEntryPayload = {
   node_id: string;
   outcome: string;
   output: JsonObject;
+  /** mcpflow extension: true when the run did not execute the step: a fork (workflow.runs.fork) took its result from the trace of its parent run, without calling its tool again. */
+  replayed?: boolean;
   resolved_input: JsonObject;
   state_changes: JsonObject;
   step_type: string;
@@ -1903,6 +1913,16 @@ export interface RunsCancelParams {
 
 export type RunsCancelReply = RunResult;
 
+export interface RunsForkParams {
+  run_id: string;
+  from_node: string;
+  trace_range?: TraceRangeParams | null;
+  /** mcpflow extension: false answers as soon as the new run is committed (status running) instead of waiting for it to finish, as in workflow.runs.start. */
+  wait?: boolean;
+}
+
+export type RunsForkReply = RunResult;
+
 export interface RunsInspectParams {
   run_id: string;
 }
@@ -1919,6 +1939,17 @@ export interface RunsListParams {
 }
 
 export type RunsListReply = ListRunsResult;
+
+export interface RunsRerunParams {
+  run_id: string;
+  /** The version of the run's artifact to run: the run's own when absent; never an older one. */
+  artifact_version?: number | null;
+  trace_range?: TraceRangeParams | null;
+  /** mcpflow extension: false answers as soon as the new run is committed (status running) instead of waiting for it to finish, as in workflow.runs.start. */
+  wait?: boolean;
+}
+
+export type RunsRerunReply = RunResult;
 
 export interface RunsResumeParams {
   run_id: string;
@@ -2063,8 +2094,10 @@ export interface Methods {
   "workflow.drafts.validate": { params: DraftsValidateParams; result: DraftsValidateReply };
   "workflow.health": { params: HealthParams; result: HealthReply };
   "workflow.runs.cancel": { params: RunsCancelParams; result: RunsCancelReply };
+  "workflow.runs.fork": { params: RunsForkParams; result: RunsForkReply };
   "workflow.runs.inspect": { params: RunsInspectParams; result: RunsInspectReply };
   "workflow.runs.list": { params: RunsListParams; result: RunsListReply };
+  "workflow.runs.rerun": { params: RunsRerunParams; result: RunsRerunReply };
   "workflow.runs.resume": { params: RunsResumeParams; result: RunsResumeReply };
   "workflow.runs.start": { params: RunsStartParams; result: RunsStartReply };
   "workflow.runs.subscribe": { params: RunsSubscribeParams; result: RunsSubscribeReply };
@@ -2087,6 +2120,8 @@ export const extensionMethods: readonly Method[] = [
   "workflow.admin.events.unsubscribe",
   "workflow.admin.secrets.rotate",
   "workflow.runs.cancel",
+  "workflow.runs.fork",
+  "workflow.runs.rerun",
   "workflow.runs.subscribe",
   "workflow.runs.unsubscribe",
 ];
@@ -2319,11 +2354,17 @@ export class WorkflowClient {
   runsCancel(params: RunsCancelParams): Promise<RunsCancelReply> {
     return this.call("workflow.runs.cancel", params);
   }
+  runsFork(params: RunsForkParams): Promise<RunsForkReply> {
+    return this.call("workflow.runs.fork", params);
+  }
   runsInspect(params: RunsInspectParams): Promise<RunsInspectReply> {
     return this.call("workflow.runs.inspect", params);
   }
   runsList(params: RunsListParams = {}): Promise<RunsListReply> {
     return this.call("workflow.runs.list", params);
+  }
+  runsRerun(params: RunsRerunParams): Promise<RunsRerunReply> {
+    return this.call("workflow.runs.rerun", params);
   }
   runsResume(params: RunsResumeParams): Promise<RunsResumeReply> {
     return this.call("workflow.runs.resume", params);
