@@ -29,3 +29,11 @@ describe("Copy as", () => {
     expect(c.cli).toBe("mcpflow runs cancel run_1");
   });
 });
+
+describe("rerun and fork", () => {
+  it("copy as the runs rerun and runs fork commands", () => {
+    expect(cliOf("workflow.runs.rerun", { run_id: "run_1", wait: false })).toBe("mcpflow runs rerun run_1");
+    expect(cliOf("workflow.runs.rerun", { run_id: "run_1", artifact_version: 3 })).toBe("mcpflow runs rerun run_1 --artifact-version 3");
+    expect(cliOf("workflow.runs.fork", { run_id: "run_1", from_node: "c" })).toBe("mcpflow runs fork run_1 --from c");
+  });
+});

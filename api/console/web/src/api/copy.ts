@@ -43,6 +43,14 @@ export function cliOf(method: string, params: P): string | undefined {
       flag("outcome", params.resume_outcome);
       if (!isEmpty(params.resume_payload)) words.push("--payload", quote(json(params.resume_payload)));
       break;
+    case "workflow.runs.rerun":
+      words.push("runs", "rerun", quote(String(params.run_id)));
+      flag("artifact-version", params.artifact_version);
+      break;
+    case "workflow.runs.fork":
+      words.push("runs", "fork", quote(String(params.run_id)));
+      flag("from", params.from_node);
+      break;
     case "workflow.runs.cancel":
       words.push("runs", "cancel", quote(String(params.run_id)));
       flag("reason", params.reason);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunEventNotification } from "../api/generated";
-import { applyEvent, emptyRun, fromResult, logText, progressText, sessionReplacedText, withTrace, type RunView } from "./runState";
+import { applyEvent, emptyRun, forkPoints, fromResult, logText, progressText, sessionReplacedText, withTrace, type RunView } from "./runState";
 
 const ev = (sequence: number, kind: RunEventNotification["kind"], rest: Partial<RunEventNotification>, t = sequence * 10): RunEventNotification => ({
   subscription_id: "sub_1", run_id: "run_1", sequence, kind, timestamp_epoch_ms: t, ...rest,
@@ -86,5 +86,13 @@ describe("the run-event reducer", () => {
     expect(r.timeline[0]).toMatchObject({ input: { a: 1 }, output: { count: 1 } });
     const seeded = fromResult(emptyRun("run_1"), { status: "completed", outcome: "ok", output: { count: 2 } } as never);
     expect(seeded).toMatchObject({ status: "completed", terminal: true, outcome: "ok", output: { count: 2 } });
+  });
+});
+
+describe("forkPoints", () => {
+  it("lists the main line's steps once each, in the order first reached", () => {
+    const at = (frameId: string, nodeId: string) => ({ key: `${frameId}/${nodeId}`, frameId, nodeId, state: "ok" as const });
+    expect(forkPoints([at("root", "a"), at("root", "loop"), at("loop#0", "body"), at("root", "b"), at("root", "a")])).toEqual(["a", "loop", "b"]);
+    expect(forkPoints([])).toEqual([]);
   });
 });

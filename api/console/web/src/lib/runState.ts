@@ -167,3 +167,20 @@ export function withTrace(run: RunView, trace: TraceEntryPayload[], start = 0): 
 export function fromResult(run: RunView, r: RunResult): RunView {
   return { ...run, status: run.cursor > 0 ? run.status : r.status, terminal: run.cursor > 0 ? run.terminal : terminalStatuses.includes(r.status), outcome: run.outcome ?? r.outcome ?? undefined, output: run.output ?? r.output, interrupt: run.cursor > 0 ? run.interrupt : r.interrupt, error: run.error ?? r.error ?? undefined };
 }
+
+/**
+ * forkPoints are the steps a fork of the run may start from, as far as
+ * its timeline shows them: the steps of its main line (the frame its
+ * first step ran in), each once, in the order first reached. The server
+ * has the last word (workflow.runs.fork refuses a step, naming the ones
+ * it takes).
+ */
+export function forkPoints(timeline: TimelineEntry[]): string[] {
+  if (timeline.length === 0) return [];
+  const root = timeline[0].frameId;
+  const seen = new Set<string>();
+  for (const t of timeline) {
+    if (t.frameId === root) seen.add(t.nodeId);
+  }
+  return [...seen];
+}

@@ -4,12 +4,13 @@ import type { InterruptPayload, JsonValue, RunEventNotification, RunResult, Trac
 import { Action } from "../components/Action";
 import { CopyAs } from "../components/Copy";
 import { GraphView } from "../components/Graph";
+import { RunAgain } from "../components/RunAgain";
 import { ErrorBox, Json, Status } from "../components/Json";
 import { Ago, Duration } from "../components/Time";
 import { SchemaForm } from "../components/SchemaForm";
 import { errorText, useLoad } from "../hooks";
 import { projectPlan } from "../lib/graph";
-import { applyEvent, emptyRun, fromResult, logText, progressText, sessionReplacedText, withTrace, type RunView } from "../lib/runState";
+import { applyEvent, emptyRun, forkPoints, fromResult, logText, progressText, sessionReplacedText, withTrace, type RunView } from "../lib/runState";
 import { buildForm, initialValue, validate } from "../lib/schemaForm";
 import { formatDuration } from "../lib/time";
 import { href, useSession } from "../session";
@@ -72,6 +73,7 @@ export function RunPage({ runId }: { runId: string }) {
         </h1>
         <div className="row run-actions">
           {live && <Action method="workflow.runs.cancel" params={{ run_id: runId, reason: "cancelled from the console" }} scope="run" label="Cancel run" confirm="Cancel this run?" className="danger" />}
+          {run.terminal && <RunAgain runId={runId} steps={forkPoints(run.timeline)} />}
           <CopyAs method="workflow.runs.inspect" params={{ run_id: runId }} label="inspect" />
         </div>
       </header>
@@ -104,6 +106,20 @@ export function RunPage({ runId }: { runId: string }) {
           <dt>started by</dt>
           <dd>{info.data?.started_by ?? <span className="muted">—</span>}</dd>
         </div>
+        {info.data?.parent_run_id && (
+          <div>
+            <dt>{info.data.forked_from_node ? "forked from" : "rerun of"}</dt>
+            <dd data-parent-run={info.data.parent_run_id}>
+              <a href={href("runs", info.data.parent_run_id)}>{info.data.parent_run_id}</a>
+              {info.data.forked_from_node && (
+                <>
+                  {" "}
+                  at step <code>{info.data.forked_from_node}</code>
+                </>
+              )}
+            </dd>
+          </div>
+        )}
         {run.outcome && (
           <div>
             <dt>outcome</dt>
