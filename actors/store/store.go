@@ -257,6 +257,10 @@ const (
 	RunCancelled   = "cancelled"
 )
 
+// RunPassthrough is the Kind of a run that is one MCP client's call of an
+// upstream tool exposed through the MCP face (gateway mode).
+const RunPassthrough = "passthrough"
+
 // Run is one execution of a deployment. Its checkpoint is CurrentStep with
 // State: the step to run next and the workflow state that the steps before
 // it committed. RecordProgress stores both with the trace entries that led
@@ -288,8 +292,11 @@ type Run struct {
 	// ClientSampling says that the run was started by an MCP client that
 	// declared sampling (through the MCP face): an upstream sampling
 	// request of a source whose policy is client is forwarded to it.
-	ClientSampling bool      `json:"client_sampling,omitempty"`
-	CreatedAt      time.Time `json:"created_at"`
+	ClientSampling bool `json:"client_sampling,omitempty"`
+	// Kind is what the run is: "" for a run of a workflow, RunPassthrough
+	// for an MCP client's call of an exposed upstream tool (gateway mode).
+	Kind      string    `json:"kind,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt      time.Time `json:"updated_at"`
 	// Sessions are the upstream sessions the run's calls went to, the
 	// last one per connection and session scope (an mcpflow extension):

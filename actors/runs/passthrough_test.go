@@ -1,0 +1,60 @@
+package runs_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/runs"
+	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/workflow"
+)
+
+// A pass-through call is a one-step run of kind passthrough on the
+// connection's shared session: the counter the deployment "count" also
+// uses counts on from the pass-through's calls; its output is the tool's
+// result, whole; a tool error fails the run with the tool's words; and
+// arguments the tool's schema refuses start nothing.
+func TestAPassthroughCallIsAOneStepRunOnTheSharedSession(t *testing.T) {
+	is := is.New(t)
+	n := newNode(t)
+	ctx := bounded(t)
+	call := func(tool string, input workflow.Object) store.Run {
+		r, err := n.manager.Passthrough(ctx, runs.PassthroughRequest{Connection: "fake.one", Tool: tool, Input: input, StartedBy: "agent", Wait: patience})
+		is.NoErr(err) // the pass-through runs
+		return r
+	}
+	for want := 1.0; want <= 2; want++ {
+		r := call("counter", nil)
+		is.Equal(r.Status, store.RunCompleted)
+		is.Equal(r.Output, workflow.Object{"count": want}) // the tool's structured result, whole
+		is.Equal(r.Kind, store.RunPassthrough)
+		is.Equal(r.StartedBy, "agent")
+		is.Equal(r.DeploymentID, "")
+		is.Equal(r.ArtifactID, runs.PassthroughArtifact("fake.one.counter"))
+		stored, err := n.store.GetRun(ctx, r.ID)
+		is.NoErr(err)                                // recorded
+		is.Equal(stored.Kind, store.RunPassthrough) // as a pass-through
+	}
+	res, err := n.manager.Start(ctx, runs.StartRequest{DeploymentID: "count", Wait: patience})
+	is.NoErr(err)
+	is.Equal(res.Run.Output["count"], 3.0) // the workflow's run counts on: one session
+	is.Equal(res.Run.Kind, "")             // a workflow's run has no kind
+
+	echoed := call("echo", workflow.Object{"message": "hi"})
+	is.Equal(echoed.Output, workflow.Object{"message": "hi"})
+
+	failed := call("fail", workflow.Object{"message": "boom"})
+	is.Equal(failed.Status, store.RunFailed)
+	is.True(failed.Error != nil && strings.Contains(*failed.Error, "boom")) // the tool's words
+
+	_, err = n.manager.Passthrough(ctx, runs.PassthroughRequest{Connection: "fake.one", Tool: "echo", Input: workflow.Object{"message": 7}})
+	var refused *runs.Error
+	is.True(errors.As(err, &refused)) // arguments the schema refuses
+	is.Equal(refused.Kind, runs.InvalidParams)
+	_, err = n.manager.Passthrough(ctx, runs.PassthroughRequest{Connection: "fake.one", Tool: "nope"})
+	is.True(errors.As(err, &refused)) // a tool the catalog lacks
+	is.Equal(refused.Message, `connection "fake.one" has no tool "nope" in its catalog`)
+}
