@@ -25,7 +25,7 @@ func TestExposedConnectionsParseWithTheirDefaults(t *testing.T) {
 	seq, ok := f.Server.MCP.Exposed("seqthink.default")
 	is.True(ok)
 	is.Equal(seq.DefaultPrefix(), "seqthink") // ".default" dropped
-	is.True(seq.Offers("sequentialthinking"))  // no filter: every tool
+	is.True(seq.Offers("sequentialthinking")) // no filter: every tool
 	ev, ok := f.Server.MCP.Exposed("everything.default")
 	is.True(ok)
 	is.Equal(ev.DefaultPrefix(), "ev")

@@ -35,7 +35,7 @@ func TestAPassthroughCallIsAOneStepRunOnTheSharedSession(t *testing.T) {
 		is.Equal(r.DeploymentID, "")
 		is.Equal(r.ArtifactID, runs.PassthroughArtifact("fake.one.counter"))
 		stored, err := n.store.GetRun(ctx, r.ID)
-		is.NoErr(err)                                // recorded
+		is.NoErr(err)                               // recorded
 		is.Equal(stored.Kind, store.RunPassthrough) // as a pass-through
 	}
 	res, err := n.manager.Start(ctx, runs.StartRequest{DeploymentID: "count", Wait: patience})

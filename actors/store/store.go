@@ -297,7 +297,7 @@ type Run struct {
 	// for an MCP client's call of an exposed upstream tool (gateway mode).
 	Kind      string    `json:"kind,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	// Sessions are the upstream sessions the run's calls went to, the
 	// last one per connection and session scope (an mcpflow extension):
 	// a later answer from another session tells the run that the one
