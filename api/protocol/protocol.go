@@ -372,6 +372,9 @@ type RunResult struct {
 	NextActions     NextActions      `json:"next_actions"`
 	// StartedBy (an extension) names who started the run.
 	StartedBy      string       `json:"started_by,omitempty"`
+	// Kind (an extension) is RunKindPassthrough for a pass-through call,
+	// absent for a workflow's run.
+	Kind string `json:"kind,omitempty"`
 	Trace          []TraceEntry `json:"trace,omitempty"`
 	TraceStart     *int         `json:"trace_start,omitempty"`
 	TraceLimit     *int         `json:"trace_limit,omitempty"`
@@ -401,6 +404,8 @@ type RunSummary struct {
 	UpdatedAt       string `json:"updated_at"`
 	// StartedBy (an extension) names who started the run, as in RunResult.
 	StartedBy string `json:"started_by,omitempty"`
+	// Kind (an extension) is as in RunResult.
+	Kind string `json:"kind,omitempty"`
 }
 
 // ListRunsResult answers workflow.runs.list.

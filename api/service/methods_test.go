@@ -11,7 +11,8 @@ import (
 
 // TestRunStartsAreBoundedByTheTable: the workflow.runs.start entry carries
 // the server-wide bound the edge applies (MaxConcurrentRuns, its default
-// when unset); no other method has one.
+// when unset), and so does workflow.runs.passthrough's, which starts runs
+// too; no other method has one.
 func TestRunStartsAreBoundedByTheTable(t *testing.T) {
 	is := is.New(t)
 	start := (&service.Service{MaxConcurrentRuns: 3}).Methods()[protocol.MethodRunsStart]
@@ -19,9 +20,10 @@ func TestRunStartsAreBoundedByTheTable(t *testing.T) {
 	is.Equal(start.Busy, "runs starting")
 	methods := (&service.Service{}).Methods()
 	is.Equal(methods[protocol.MethodRunsStart].MaxConcurrent, service.DefaultMaxConcurrentRuns)
+	is.Equal(methods[protocol.MethodRunsPassthrough].MaxConcurrent, service.DefaultMaxConcurrentRuns)
 	for name, m := range methods {
-		if name != protocol.MethodRunsStart {
-			is.Equal(m.MaxConcurrent, 0) // only runs.start is bounded
+		if name != protocol.MethodRunsStart && name != protocol.MethodRunsPassthrough {
+			is.Equal(m.MaxConcurrent, 0) // only the methods that start runs are bounded
 		}
 	}
 }

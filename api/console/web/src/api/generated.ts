@@ -887,6 +887,8 @@ export type RunResult = {
   diagnostics: DependencyDiagnosticPayload[];
   error: string | null;
   interrupt: InterruptPayload | null;
+  /** mcpflow extension: passthrough for an MCP client's call of an exposed upstream tool (workflow.runs.passthrough); absent for a workflow's run. */
+  kind?: string;
   next_actions: NextActionsPayload;
   outcome: string | null;
   output: JsonObject | null;
@@ -910,6 +912,8 @@ export type RunSummary = {
   created_at: string;
   deployment_id: string;
   diagnostic_count: number;
+  /** mcpflow extension: as in workflow.runs.inspect: passthrough for a pass-through call, absent for a workflow's run. */
+  kind?: string;
   resume_readiness: ResumeReadiness;
   run_id: string;
   /** mcpflow extension: who started the run, as in workflow.runs.inspect. Absent for runs started before it was kept. */
@@ -1918,6 +1922,18 @@ export interface RunsListParams {
 
 export type RunsListReply = ListRunsResult;
 
+export interface RunsPassthroughParams {
+  connection: string;
+  tool: string;
+  arguments?: { [key: string]: Json };
+  /** false answers once the run is committed, without waiting for it to finish, as in workflow.runs.start. */
+  wait?: boolean;
+  /** As in workflow.runs.start: the caller is an MCP client that declared sampling and follows the run. */
+  client_sampling?: boolean;
+}
+
+export type RunsPassthroughReply = RunResult;
+
 export interface RunsResumeParams {
   run_id: string;
   resume_payload?: { [key: string]: Json };
@@ -2061,6 +2077,7 @@ export interface Methods {
   "workflow.runs.cancel": { params: RunsCancelParams; result: RunsCancelReply };
   "workflow.runs.inspect": { params: RunsInspectParams; result: RunsInspectReply };
   "workflow.runs.list": { params: RunsListParams; result: RunsListReply };
+  "workflow.runs.passthrough": { params: RunsPassthroughParams; result: RunsPassthroughReply };
   "workflow.runs.resume": { params: RunsResumeParams; result: RunsResumeReply };
   "workflow.runs.start": { params: RunsStartParams; result: RunsStartReply };
   "workflow.runs.subscribe": { params: RunsSubscribeParams; result: RunsSubscribeReply };
@@ -2083,6 +2100,7 @@ export const extensionMethods: readonly Method[] = [
   "workflow.admin.events.unsubscribe",
   "workflow.admin.secrets.rotate",
   "workflow.runs.cancel",
+  "workflow.runs.passthrough",
   "workflow.runs.subscribe",
   "workflow.runs.unsubscribe",
 ];
@@ -2320,6 +2338,9 @@ export class WorkflowClient {
   }
   runsList(params: RunsListParams = {}): Promise<RunsListReply> {
     return this.call("workflow.runs.list", params);
+  }
+  runsPassthrough(params: RunsPassthroughParams): Promise<RunsPassthroughReply> {
+    return this.call("workflow.runs.passthrough", params);
   }
   runsResume(params: RunsResumeParams): Promise<RunsResumeReply> {
     return this.call("workflow.runs.resume", params);
