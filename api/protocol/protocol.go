@@ -371,10 +371,10 @@ type RunResult struct {
 	TraceCount      int              `json:"trace_count"`
 	NextActions     NextActions      `json:"next_actions"`
 	// StartedBy (an extension) names who started the run.
-	StartedBy      string       `json:"started_by,omitempty"`
+	StartedBy string `json:"started_by,omitempty"`
 	// Kind (an extension) is RunKindPassthrough for a pass-through call,
 	// absent for a workflow's run.
-	Kind string `json:"kind,omitempty"`
+	Kind           string       `json:"kind,omitempty"`
 	Trace          []TraceEntry `json:"trace,omitempty"`
 	TraceStart     *int         `json:"trace_start,omitempty"`
 	TraceLimit     *int         `json:"trace_limit,omitempty"`
