@@ -65,16 +65,22 @@ func (e MCPExpose) DefaultPrefix() string {
 	if e.Prefix != "" {
 		return e.Prefix
 	}
+	p := ToolSafe(strings.TrimSuffix(e.Connection, ".default"))
+	return p[:min(len(p), MaxExposePrefix)]
+}
+
+// ToolSafe is s with every character outside [A-Za-z0-9_-] made "_": a
+// name every host takes in a tool's (the MCP face's tool names).
+func ToolSafe(s string) string {
 	var b strings.Builder
-	for _, r := range strings.TrimSuffix(e.Connection, ".default") {
+	for _, r := range s {
 		if r < 0x80 && (r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
 			b.WriteRune(r)
 		} else {
 			b.WriteByte('_')
 		}
 	}
-	p := b.String()
-	return p[:min(len(p), MaxExposePrefix)]
+	return b.String()
 }
 
 // Offers reports whether the tool named tool (its upstream name) is

@@ -1,0 +1,93 @@
+package mcpface
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// Exposed tools are named "<prefix>_<tool>", within hosts' limits, the
+// same whatever order the upstreams list them in; a name too long, taken
+// or reserved ends in a hash of the connection and the tool.
+func TestExposedToolNamesAreShortSafeAndStable(t *testing.T) {
+	is := is.New(t)
+	prefixes := map[string]string{"seqthink.default": "think", "everything.default": "ev", "other.default": "ev_get"}
+	prefix := func(c string) string { return prefixes[c] }
+	long := strings.Repeat("x", 60)
+	keys := []gatewayKey{
+		{"seqthink.default", "sequentialthinking"},
+		{"everything.default", "get-tiny-image"},
+		{"everything.default", "greet (structured)"},
+		{"everything.default", long},
+		{"everything.default", "get_run"},
+		{"everything.default", "tiny"},
+		{"other.default", "tiny"}, // "ev_get" + "_" + "tiny": get_tiny's name too
+		{"everything.default", "get_tiny"},
+	}
+	reserved := func(n string) bool { return n == "ev_get_run" }
+	names := gatewayNames(keys, prefix, reserved)
+	is.Equal(names[gatewayKey{"seqthink.default", "sequentialthinking"}], "think_sequentialthinking")
+	is.Equal(names[gatewayKey{"everything.default", "get-tiny-image"}], "ev_get-tiny-image")
+	is.Equal(names[gatewayKey{"everything.default", "greet (structured)"}], "ev_greet__structured_") // only [A-Za-z0-9_-]
+	is.True(names[gatewayKey{"everything.default", "get_run"}] != "ev_get_run")                     // reserved: hashed
+	// "everything.default" sorts first, so its get_tiny keeps the name
+	// other.default's tiny also comes to.
+	is.Equal(names[gatewayKey{"everything.default", "get_tiny"}], "ev_get_tiny")
+	is.True(strings.HasPrefix(names[gatewayKey{"other.default", "tiny"}], "ev_get_tiny_"))
+	seen := map[string]bool{}
+	for _, n := range names {
+		is.True(validName.MatchString(n)) // fits every host
+		is.True(!seen[n])                 // one name, one tool
+		seen[n] = true
+	}
+	is.Equal(len(names[gatewayKey{"everything.default", long}]), MaxToolName)
+
+	reversed := slices.Clone(keys)
+	slices.Reverse(reversed)
+	is.Equal(gatewayNames(reversed, prefix, reserved), names) // the order listed changes nothing
+}
+
+// The filter of an exposed connection is its config's: allowed and not
+// denied; the default prefix is the connection id without ".default".
+func TestExposedToolsAreFilteredByTheirEntry(t *testing.T) {
+	is := is.New(t)
+	e := config.MCPExpose{Connection: "everything.default", Tools: &config.MCPToolFilter{Allow: []string{"get-*", "echo"}, Deny: []string{"get-env"}}}
+	var offered []string
+	for _, tool := range []string{"echo", "get-env", "get-tiny-image", "trigger-long-running-operation"} {
+		if e.Offers(tool) {
+			offered = append(offered, tool)
+		}
+	}
+	is.Equal(offered, []string{"echo", "get-tiny-image"})
+	is.Equal(e.DefaultPrefix(), "everything")
+}
+
+// A pass-through's result is the upstream's: content blocks of their own
+// types, or its structured content with the same JSON as text; a failed
+// run is an error saying why.
+func TestAPassthroughAnswersTheUpstreamsResult(t *testing.T) {
+	is := is.New(t)
+	id := "run_1"
+	image := passthroughResult(protocol.RunResult{RunID: &id, Status: "completed", Output: protocol.Object{
+		"content": []any{map[string]any{"type": "image", "data": "aGk=", "mimeType": "image/png"}}}})
+	is.Equal(len(image.Content), 1)
+	_, ok := image.Content[0].(*mcp.ImageContent)
+	is.True(ok) // an image stays an image
+
+	structured := passthroughResult(protocol.RunResult{RunID: &id, Status: "completed", Output: protocol.Object{"thoughtHistoryLength": 2.0}})
+	is.Equal(string(structured.StructuredContent.(json.RawMessage)), `{"thoughtHistoryLength":2}`)
+	is.Equal(structured.Content[0].(*mcp.TextContent).Text, `{"thoughtHistoryLength":2}`)
+	is.True(!structured.IsError)
+
+	why := "sequentialthinking failed: bad thought"
+	failed := passthroughResult(protocol.RunResult{RunID: &id, Status: "failed", Error: &why})
+	is.True(failed.IsError)
+	is.Equal(failed.Content[0].(*mcp.TextContent).Text, why)
+}
