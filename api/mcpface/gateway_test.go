@@ -36,7 +36,7 @@ func TestExposedToolNamesAreShortSafeAndStable(t *testing.T) {
 	is.Equal(names[gatewayKey{"seqthink.default", "sequentialthinking"}], "think_sequentialthinking")
 	is.Equal(names[gatewayKey{"everything.default", "get-tiny-image"}], "ev_get-tiny-image")
 	is.Equal(names[gatewayKey{"everything.default", "greet (structured)"}], "ev_greet__structured_") // only [A-Za-z0-9_-]
-	is.True(names[gatewayKey{"everything.default", "get_run"}] != "ev_get_run")                     // reserved: hashed
+	is.True(names[gatewayKey{"everything.default", "get_run"}] != "ev_get_run")                      // reserved: hashed
 	// "everything.default" sorts first, so its get_tiny keeps the name
 	// other.default's tiny also comes to.
 	is.Equal(names[gatewayKey{"everything.default", "get_tiny"}], "ev_get_tiny")
