@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -54,17 +55,7 @@ func (m *Manager) Passthrough(ctx context.Context, req PassthroughRequest) (stor
 	if err := schema.Default.Validate(c.InputSchema, input); err != nil {
 		return store.Run{}, invalidParams("invalid params: the arguments do not match the tool's input schema: %v", err)
 	}
-	plan, err := PassthroughPlan(c)
-	if err != nil {
-		return store.Run{}, err
-	}
-	prog, err := workflow.Program{Root: plan, Children: map[string]workflow.Plan{}}.Prepare()
-	if err != nil {
-		return store.Run{}, fmt.Errorf("pass-through of %s: %w", c.Name, err)
-	}
-	a := store.Artifact{ID: PassthroughArtifact(c.Name), Version: 1, Plan: plan}
-	d := store.Deployment{ArtifactID: a.ID, ArtifactVersion: a.Version, Bindings: []store.Binding{}, DriftPolicy: "block"}
-	setup, err := m.setupOf(d, prog)
+	d, a, setup, err := m.passthroughSetup(c)
 	if err != nil {
 		return store.Run{}, err
 	}
@@ -74,6 +65,50 @@ func (m *Manager) Passthrough(ctx context.Context, req PassthroughRequest) (stor
 	}
 	rec.StartedBy, rec.ClientSampling, rec.Kind = req.StartedBy, req.ClientSampling, store.RunPassthrough
 	return m.asMember(ctx, rec.ID, func() (store.Run, error) { return m.execute(ctx, rec, setup, nil, req.Wait) })
+}
+
+// passthroughSetup is how a pass-through of c runs: its deployment (no
+// id, one binding of its connection to itself, which names the
+// connection for a resume or a recovery), its artifact (stored nowhere)
+// and its setup.
+func (m *Manager) passthroughSetup(c catalog.Capability) (store.Deployment, store.Artifact, *Setup, error) {
+	plan, err := PassthroughPlan(c)
+	if err != nil {
+		return store.Deployment{}, store.Artifact{}, nil, err
+	}
+	prog, err := workflow.Program{Root: plan, Children: map[string]workflow.Plan{}}.Prepare()
+	if err != nil {
+		return store.Deployment{}, store.Artifact{}, nil, fmt.Errorf("pass-through of %s: %w", c.Name, err)
+	}
+	a := store.Artifact{ID: PassthroughArtifact(c.Name), Version: 1, Plan: plan}
+	d := store.Deployment{ArtifactID: a.ID, ArtifactVersion: a.Version, DriftPolicy: "block",
+		Bindings: []store.Binding{{LogicalSource: c.SourceID, ConcreteSource: c.SourceID}}}
+	setup, err := m.setupOf(d, prog)
+	return d, a, setup, err
+}
+
+// runSetup is how run r goes on (a resume, a recovery): a workflow's run
+// in the setup of its artifact and pinned deployment; a pass-through in
+// the setup made again from its tool's contract in the catalog now.
+func (m *Manager) runSetup(ctx context.Context, r store.Run) (*Setup, error) {
+	if r.Kind != store.RunPassthrough {
+		a, err := m.Artifact(ctx, r.ArtifactID, r.ArtifactVersion)
+		if err != nil {
+			return nil, storeErr(err, fmt.Sprintf("artifact %s v%d of run %q", r.ArtifactID, r.ArtifactVersion, r.ID))
+		}
+		return m.Setup(ctx, r.Deployment, a)
+	}
+	if len(r.Deployment.Bindings) != 1 {
+		return nil, invalid("pass-through run %q names no connection", r.ID)
+	}
+	conn := r.Deployment.Bindings[0].ConcreteSource
+	tool := strings.TrimPrefix(strings.TrimPrefix(r.ArtifactID, PassthroughArtifact("")), conn+".")
+	c, ok := m.cfg.Catalogs.Tool(conn, tool)
+	if !ok {
+		return nil, invalid("pass-through run %q: connection %q has no tool %q in its catalog", r.ID, conn, tool)
+	}
+	_, _, setup, err := m.passthroughSetup(c)
+	return setup, err
 }
 
 // PassthroughPlan is the one-step plan of a pass-through call of c: the
