@@ -108,3 +108,93 @@ func TestMCPGatewayPassesCallsThroughTheWorkflowsSession(t *testing.T) {
 	is.Equal(passthrough, 2) // each pass-through call is a run
 	is.Equal(workflows, 1)
 }
+
+// TestMCPGatewayForwardsWhatTheUpstreamSays: with npm server-everything
+// exposed under the prefix "ev", calls of its tools through the face
+// reach the TypeScript SDK as the upstream answered them, over the same
+// forwarding as a workflow tool's: get-tiny-image is an image block,
+// trigger-long-running-operation's progress is the client's progress,
+// trigger-elicitation-request asks the client, whose answer reaches the
+// server, and an aborted call cancels the run and the upstream call.
+func TestMCPGatewayForwardsWhatTheUpstreamSays(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
+	tsV1.require(t)
+	is := is.New(t)
+	f := startFace(t, faceOptions{everything: true, mcp: &config.MCP{Expose: []config.MCPExpose{{
+		Connection: faceEverything, Prefix: "ev",
+		Tools: &config.MCPToolFilter{Allow: []string{"get-tiny-image", "trigger-*"}, Deny: []string{"trigger-sampling-request"}},
+	}}}})
+	_, err := f.ws.RefreshConnectionCatalog(testContext(t), faceEverything)
+	is.NoErr(err)
+	f.awaitTools(t, "ev_get-tiny-image", "ev_trigger-long-running-operation", "ev_trigger-elicitation-request")
+
+	long := callStep("ev_trigger-long-running-operation", map[string]any{"duration": 1.5, "steps": 3})
+	long.Progress = true
+	sc := f.scenario(listStep(), callStep("ev_get-tiny-image", nil), long, callStep("ev_trigger-elicitation-request", nil))
+	sc.Elicitation = true
+	sc.Elicit = []elicitAnswer{{Action: "accept", Content: map[string]any{"name": "Ada Lovelace", "check": true}}}
+	got := tsV1.run(t, sc)
+	for _, s := range got.Steps[1:] {
+		if s.Error != nil {
+			t.Logf("%s: %+v", s.Name, *s.Error)
+		}
+		is.Equal(s.Error, (*driverError)(nil)) // each call answers
+		is.True(!s.Result.IsError)
+	}
+	listed := got.Steps[0].Tools
+	is.True(!slices.ContainsFunc(listed, func(tool toolInfo) bool { return tool.Name == "ev_trigger-sampling-request" })) // denied
+	is.True(!slices.ContainsFunc(listed, func(tool toolInfo) bool { return tool.Name == "ev_echo" }))                     // not allowed
+
+	image := got.Steps[1].Result.Content
+	is.True(slices.ContainsFunc(image, func(b textBlock) bool { return b.Type == "image" })) // an image stays an image
+
+	progress := got.Steps[2].Progress
+	t.Logf("progress: %+v", progress)
+	is.True(slices.ContainsFunc(progress, func(n progressNote) bool {
+		return strings.Contains(n.Message, "trigger-long-running-operation → 3/3")
+	})) // the upstream's progress, as the client's
+	is.True(strings.Contains(got.Steps[2].Result.Content[0].Text, "Long running operation completed"))
+
+	is.Equal(len(got.Elicitations), 1) // the server's elicitation, forwarded
+	is.True(slices.ContainsFunc(got.Steps[3].Result.Content, func(b textBlock) bool {
+		return strings.Contains(b.Text, "Ada Lovelace")
+	})) // the client's answer reached the server
+
+	// An aborted call cancels its run, and the upstream call.
+	call := callStep("ev_trigger-long-running-operation", map[string]any{"duration": 30, "steps": 3})
+	call.Abort = "stdin"
+	d := tsV1.start(t, f.scenario(call, markStep("aborted"), step{Op: "wait"}))
+	d.awaitMark(t, "in_flight")
+	var callID json.RawMessage
+	waitProbe(t, f.probe, "the tools/call of the 30 s operation", func(lines []probeLine) bool {
+		var calls []json.RawMessage
+		for _, l := range lines {
+			if l.In != nil && l.In.Method == "tools/call" && l.In.Params.Name == "trigger-long-running-operation" {
+				calls = append(calls, l.In.ID)
+			}
+		}
+		if len(calls) < 2 {
+			return false
+		}
+		callID = calls[1] // the second: the aborted call's
+		return true
+	})
+	d.proceed() // abort the call
+	d.awaitMark(t, "aborted")
+	waitProbe(t, f.probe, fmt.Sprintf("notifications/cancelled for request %s", callID), func(lines []probeLine) bool {
+		return slices.ContainsFunc(lines, func(l probeLine) bool {
+			return l.In != nil && l.In.Method == "notifications/cancelled" && string(l.In.Params.RequestID) == string(callID)
+		})
+	})
+	d.proceed() // the client closes
+	is.True(d.result(t).Steps[0].Aborted)
+
+	var passthrough []p.RunSummary
+	for _, r := range f.runs(t) {
+		if r.Kind == p.RunKindPassthrough {
+			passthrough = append(passthrough, r)
+		}
+	}
+	is.Equal(len(passthrough), 4)                                        // each call is a run
+	is.Equal(waitRun(t, f.ws, passthrough[0].RunID).Status, "cancelled") // the aborted one (the newest) cancelled
+}
