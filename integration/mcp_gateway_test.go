@@ -23,7 +23,8 @@ import (
 // TestMCPGatewayPassesCallsThroughTheWorkflowsSession: with npm
 // server-sequential-thinking exposed under the prefix "think", the
 // TypeScript SDK lists think_sequentialthinking (its upstream schema and
-// description); two pass-through calls count thoughts 1 then 2, a
+// description); two pass-through calls (the SDK's on a 2025-11-25
+// session, then the v2 client's on 2026-07-28) count thoughts 1 then 2, a
 // workflow run on the same connection then counts 3, one upstream session
 // served them all (sessions_opened 1), and runs.list has each call, as a
 // passthrough run started by the caller.
@@ -66,10 +67,16 @@ func TestMCPGatewayPassesCallsThroughTheWorkflowsSession(t *testing.T) {
 	thought := func(n int) map[string]any {
 		return map[string]any{"thought": fmt.Sprintf("thought %d", n), "nextThoughtNeeded": true, "thoughtNumber": n, "totalThoughts": 3}
 	}
-	face.Steps = []step{listStep(), callStep(exposed, thought(1)), callStep(exposed, thought(2))}
-	got := tsV1.run(t, face)
-	is.True(slices.ContainsFunc(got.Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == exposed })) // the TS SDK lists it
-	for n, s := range got.Steps[1:] {
+	// The first call from @modelcontextprotocol/sdk on a 2025-11-25
+	// session, the second from @modelcontextprotocol/client on 2026-07-28.
+	face.Steps = []step{listStep(), callStep(exposed, thought(1))}
+	v1 := tsV1.run(t, face)
+	is.True(slices.ContainsFunc(v1.Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == exposed })) // the TS SDK lists it
+	tsV2.require(t)
+	face.Steps = []step{callStep(exposed, thought(2))}
+	v2 := tsV2.run(t, face)
+	is.Equal(v2.ProtocolVersion, "2026-07-28")
+	for n, s := range []stepResult{v1.Steps[1], v2.Steps[0]} {
 		if s.Error != nil {
 			t.Logf("call %d: %+v", n+1, *s.Error)
 		}
