@@ -10,6 +10,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/runs"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // A pass-through call is a one-step run of kind passthrough on the
@@ -57,4 +58,44 @@ func TestAPassthroughCallIsAOneStepRunOnTheSharedSession(t *testing.T) {
 	_, err = n.manager.Passthrough(ctx, runs.PassthroughRequest{Connection: "fake.one", Tool: "nope"})
 	is.True(errors.As(err, &refused)) // a tool the catalog lacks
 	is.Equal(refused.Message, `connection "fake.one" has no tool "nope" in its catalog`)
+}
+
+// A pass-through run cut off by a stop goes on at the next start from
+// its tool's contract (its artifact is stored nowhere): made again when
+// the tool is safe to repeat (idle: idempotentHint), failed otherwise
+// (sleep), its outcome being unknown.
+func TestAPassthroughCutOffByAStopIsMadeAgainOnlyIfSafe(t *testing.T) {
+	is := is.New(t)
+	before := newNode(t)
+	ctx := bounded(t)
+	inFlight := func(tool string) store.Run {
+		r, err := before.manager.Passthrough(ctx, runs.PassthroughRequest{Connection: "fake.one", Tool: tool, Input: workflow.Object{"ms": 1000}}) // wide enough to see the call in flight, within the 2 s call timeout
+		is.NoErr(err)                                                                                                                              // the pass-through starts
+		return poll.Value(t, tool+"'s call committed in flight", patience, func() (store.Run, bool) {
+			stored, err := before.store.GetRun(ctx, r.ID)
+			return stored, err == nil && stored.Checkpoint != nil && len(stored.Checkpoint.Calls) == 1
+		})
+	}
+	idle, sleep := inFlight("idle"), inFlight("sleep")
+
+	after := newNode(t) // a new start, over the records the stop left
+	for _, r := range []store.Run{idle, sleep} {
+		is.NoErr(after.store.CreateRun(ctx, r, nil))
+	}
+	got, err := after.manager.Recover(ctx)
+	is.NoErr(err)
+	is.Equal(got, runs.Recovered{Resumed: 1, Failed: 1})
+	resumed := poll.Value(t, "the idle call made again", patience, func() (store.Run, bool) {
+		r, err := after.store.GetRun(ctx, idle.ID)
+		return r, err == nil && r.Status != store.RunRunning
+	})
+	if resumed.Status != store.RunCompleted {
+		t.Logf("resumed: %s %v", resumed.Status, *resumed.Error)
+	}
+	is.Equal(resumed.Status, store.RunCompleted)
+	is.Equal(resumed.Output, workflow.Object{"slept_ms": 1000.0})
+	failed, err := after.store.GetRun(ctx, sleep.ID)
+	is.NoErr(err)
+	is.Equal(failed.Status, store.RunFailed) // not safe to repeat
+	is.Equal(failed.Kind, store.RunPassthrough)
 }
