@@ -205,3 +205,41 @@ func TestMCPGatewayForwardsWhatTheUpstreamSays(t *testing.T) {
 	is.Equal(len(passthrough), 4)                                        // each call is a run
 	is.Equal(waitRun(t, f.ws, passthrough[0].RunID).Status, "cancelled") // the aborted one (the newest) cancelled
 }
+
+// TestMCPGatewayPassesAnUpstreamsToolListChangeOn: a tool the upstream
+// adds at runtime (fakemcp's add_tool, called through the face itself)
+// is announced by the upstream's notifications/tools/list_changed; the
+// face tells its client (notifications/tools/list_changed), lists the new
+// tool under the prefix, and calls it.
+func TestMCPGatewayPassesAnUpstreamsToolListChangeOn(t *testing.T) {
+	t.Parallel()
+	tsV1.require(t)
+	is := is.New(t)
+	const conn = "dynamic.default"
+	src := stdioSource(conn, fakeMCP)
+	src.Transport.Env = map[string]string{"FAKEMCP_ADD_TOOL": "1"}
+	cfg := writeServerConfig(t, t.TempDir(), config.Server{Sources: []config.Connection{src}, MCP: &config.MCP{
+		Expose: []config.MCPExpose{{Connection: conn, Prefix: "dyn"}},
+	}})
+	pr := startProcess(t, cfg, "mcpflow.log", "--run-wait", "2m")
+	face := scenario{URL: "http://" + strings.TrimSuffix(strings.TrimPrefix(pr.url, "ws://"), "/ws") + "/mcp"}
+	poll.For(t, "/mcp lists dyn_add_tool", settleWait, func() bool {
+		face.Steps = []step{listStep()}
+		return slices.ContainsFunc(goSDK.run(t, face).Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == "dyn_add_tool" })
+	})
+
+	face.Steps = []step{listStep(), {Op: "listen"}, callStep("dyn_add_tool", map[string]any{"name": "shout"}),
+		{Op: "await_list_changed", Tool: "dyn_shout"}, callStep("dyn_shout", map[string]any{"message": "hello"})}
+	got := tsV1.run(t, face)
+	for _, s := range got.Steps {
+		if s.Error != nil {
+			t.Logf("%s: %+v", s.Name, *s.Error)
+		}
+		is.Equal(s.Error, (*driverError)(nil))
+	}
+	is.True(!slices.ContainsFunc(got.Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == "dyn_shout" })) // not there before
+	changed := got.Steps[3]
+	is.True(changed.Changed) // notifications/tools/list_changed reached the client
+	is.True(slices.ContainsFunc(changed.Tools, func(tool toolInfo) bool { return tool.Name == "dyn_shout" }))
+	is.Equal(string(got.Steps[4].Result.StructuredContent), `{"message":"hello"}`) // and the new tool answers
+}
