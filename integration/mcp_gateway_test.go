@@ -27,7 +27,8 @@ import (
 // session, then the v2 client's on 2026-07-28) count thoughts 1 then 2, a
 // workflow run on the same connection then counts 3, one upstream session
 // served them all (sessions_opened 1), and runs.list has each call, as a
-// passthrough run started by the caller.
+// passthrough run started by the caller's token. A read-only token is not
+// offered the tool, and its call is refused.
 func TestMCPGatewayPassesCallsThroughTheWorkflowsSession(t *testing.T) {
 	t.Parallel()
 	node, script := sequentialThinking(t)
@@ -37,21 +38,23 @@ func TestMCPGatewayPassesCallsThroughTheWorkflowsSession(t *testing.T) {
 	const exposed = "think_sequentialthinking"
 	src := stdioSource(conn, node, script)
 	src.Transport.Env = map[string]string{"DISABLE_THOUGHT_LOGGING": "true"}
-	cfg := writeServerConfig(t, t.TempDir(), config.Server{Sources: []config.Connection{src}, MCP: &config.MCP{
-		Expose: []config.MCPExpose{{Connection: conn, Prefix: "think", Tools: &config.MCPToolFilter{Allow: []string{"sequential*"}}}},
-	}})
+	cfg := writeServerConfig(t, t.TempDir(), config.Server{Sources: []config.Connection{src},
+		Access: &config.Access{Tokens: []config.Token{readToken, runToken, adminToken}},
+		MCP: &config.MCP{
+			Expose: []config.MCPExpose{{Connection: conn, Prefix: "think", Tools: &config.MCPToolFilter{Allow: []string{"sequential*"}}}},
+		}})
 	pr := startProcess(t, cfg, "mcpflow.log", "--run-wait", "2m")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("mcpflow's log: %s", pr.logs)
 		}
 	})
-	ws, err := client.DialToken(testContext(t), pr.url, "")
+	ws, err := client.DialToken(testContext(t), pr.url, adminToken.Token)
 	is.NoErr(err) // dial /ws
 	t.Cleanup(func() { _ = ws.Close() })
 	_, err = ws.RefreshConnectionCatalog(testContext(t), conn)
 	is.NoErr(err) // the catalog the face lists the tool from
-	face := scenario{URL: "http://" + strings.TrimSuffix(strings.TrimPrefix(pr.url, "ws://"), "/ws") + "/mcp"}
+	face := scenario{URL: "http://" + strings.TrimSuffix(strings.TrimPrefix(pr.url, "ws://"), "/ws") + "/mcp", Token: runToken.Token}
 
 	var listed []toolInfo
 	poll.For(t, "/mcp lists "+exposed, settleWait, func() bool {
@@ -91,6 +94,14 @@ func TestMCPGatewayPassesCallsThroughTheWorkflowsSession(t *testing.T) {
 		is.Equal(out.ThoughtHistoryLength, n+1) // one upstream process remembers the calls before
 	}
 
+	// A token that may not start runs is neither offered the tool nor
+	// let call it; nothing starts.
+	reader := scenario{URL: face.URL, Token: readToken.Token, Steps: []step{listStep(), callStep(exposed, thought(9))}}
+	refused := tsV1.run(t, reader)
+	is.True(!slices.ContainsFunc(refused.Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == exposed }))
+	is.True(refused.Steps[1].Error != nil)
+	is.True(strings.Contains(refused.Steps[1].Error.Message, p.MethodRunsPassthrough)) // the method it may not call
+
 	deployment := buildToolDeployment(t, ws, conn, "sequentialthinking", "think_on")
 	run := runCompleted(t, ws, deployment, p.Object{"thought": "a workflow's thought", "nextThoughtNeeded": false, "thoughtNumber": 3, "totalThoughts": 3})
 	is.Equal(run.Output["thoughtHistoryLength"], float64(3)) // the workflow's run counts on: the same session
@@ -106,7 +117,7 @@ func TestMCPGatewayPassesCallsThroughTheWorkflowsSession(t *testing.T) {
 		case p.RunKindPassthrough:
 			passthrough++
 			is.Equal(r.Status, "completed")
-			is.Equal(r.StartedBy, "local") // the caller, as runs.start records it
+			is.Equal(r.StartedBy, runToken.Name) // the caller's token, as runs.start records it
 			is.Equal(r.ArtifactID, "passthrough:"+conn+".sequentialthinking")
 		case "":
 			workflows++
