@@ -133,7 +133,8 @@ func TestMCPGatewayPassesCallsThroughTheWorkflowsSession(t *testing.T) {
 // forwarding as a workflow tool's: get-tiny-image is an image block,
 // trigger-long-running-operation's progress is the client's progress,
 // trigger-elicitation-request asks the client, whose answer reaches the
-// server, and an aborted call cancels the run and the upstream call.
+// server (in both eras: @modelcontextprotocol/client on 2026-07-28 too),
+// and an aborted call cancels the run and the upstream call.
 func TestMCPGatewayForwardsWhatTheUpstreamSays(t *testing.T) {
 	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	tsV1.require(t)
@@ -178,6 +179,20 @@ func TestMCPGatewayForwardsWhatTheUpstreamSays(t *testing.T) {
 		return strings.Contains(b.Text, "Ada Lovelace")
 	})) // the client's answer reached the server
 
+	// On 2026-07-28 the question is an input_required answer, and the
+	// client's retry brings the answer to the same run.
+	tsV2.require(t)
+	modern := f.scenario(callStep("ev_trigger-elicitation-request", nil))
+	modern.Elicitation = true
+	modern.Elicit = []elicitAnswer{{Action: "accept", Content: map[string]any{"name": "Grace Hopper", "check": true}}}
+	v2 := tsV2.run(t, modern)
+	is.Equal(v2.ProtocolVersion, "2026-07-28")
+	is.Equal(len(v2.Elicitations), 1)
+	is.Equal(v2.Steps[0].Error, (*driverError)(nil))
+	is.True(slices.ContainsFunc(v2.Steps[0].Result.Content, func(b textBlock) bool {
+		return strings.Contains(b.Text, "Grace Hopper")
+	})) // the 2026 client's answer reached the server
+
 	// An aborted call cancels its run, and the upstream call.
 	call := callStep("ev_trigger-long-running-operation", map[string]any{"duration": 30, "steps": 3})
 	call.Abort = "stdin"
@@ -213,7 +228,7 @@ func TestMCPGatewayForwardsWhatTheUpstreamSays(t *testing.T) {
 			passthrough = append(passthrough, r)
 		}
 	}
-	is.Equal(len(passthrough), 4)                                        // each call is a run
+	is.Equal(len(passthrough), 5)                                        // each call is a run
 	is.Equal(waitRun(t, f.ws, passthrough[0].RunID).Status, "cancelled") // the aborted one (the newest) cancelled
 }
 
