@@ -125,6 +125,8 @@ func TestMCPGatewayPassesCallsThroughTheWorkflowsSession(t *testing.T) {
 	}
 	is.Equal(passthrough, 2) // each pass-through call is a run
 	is.Equal(workflows, 1)
+	started, _ := scrapeMetricsAs(t, pr.url, adminToken.Token).Value("mcpflow_runs_started_total", "deployment", "passthrough:"+conn+".sequentialthinking")
+	is.Equal(started, 2.0) // counted under the tool they called
 }
 
 // TestMCPGatewayForwardsWhatTheUpstreamSays: with npm server-everything

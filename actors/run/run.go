@@ -334,7 +334,7 @@ func (a *Actor) start() {
 	fresh := a.record.Checkpoint == nil
 	var err error
 	if fresh {
-		a.spec.Metrics.RunStarted(a.record.DeploymentID)
+		a.spec.Metrics.RunStarted(counted(a.record))
 		a.exec, err = workflow.NewExecution(a.spec.Program, a.record.Input, a.spec.Options)
 	} else {
 		a.exec, err = workflow.Restore(a.spec.Program, *a.record.Checkpoint, a.spec.Options)
@@ -892,7 +892,7 @@ func (a *Actor) stop() {
 		a.record = a.committed
 	}
 	a.releaseScopes()
-	a.spec.Metrics.RunEnded(a.record.DeploymentID, a.record.Status)
+	a.spec.Metrics.RunEnded(counted(a.record), a.record.Status)
 	a.trace.End(a.record)
 	if a.spec.Release != nil {
 		a.spec.Release()
