@@ -72,8 +72,12 @@ func TestMCPGatewayPassesCallsThroughTheWorkflowsSession(t *testing.T) {
 	}
 	// The first call from @modelcontextprotocol/sdk on a 2025-11-25
 	// session, the second from @modelcontextprotocol/client on 2026-07-28.
-	face.Steps = []step{listStep(), callStep(exposed, thought(1))}
+	face.Steps = []step{listStep(), callStep(exposed, thought(1)), callStep(exposed, map[string]any{"thoughtNumber": 1})}
 	v1 := tsV1.run(t, face)
+	bad := v1.Steps[2] // arguments the upstream's schema refuses: the model is told why, nothing starts
+	is.Equal(bad.Error, (*driverError)(nil))
+	is.True(bad.Result.IsError)
+	is.True(strings.Contains(bad.Result.Content[0].Text, "/nextThoughtNeeded")) // the path at fault
 	is.True(slices.ContainsFunc(v1.Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == exposed })) // the TS SDK lists it
 	tsV2.require(t)
 	face.Steps = []step{callStep(exposed, thought(2))}
