@@ -77,7 +77,7 @@ func TestMCPGatewayPassesCallsThroughTheWorkflowsSession(t *testing.T) {
 	bad := v1.Steps[2] // arguments the upstream's schema refuses: the model is told why, nothing starts
 	is.Equal(bad.Error, (*driverError)(nil))
 	is.True(bad.Result.IsError)
-	is.True(strings.Contains(bad.Result.Content[0].Text, "/nextThoughtNeeded")) // the path at fault
+	is.True(strings.Contains(bad.Result.Content[0].Text, "/nextThoughtNeeded"))                               // the path at fault
 	is.True(slices.ContainsFunc(v1.Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == exposed })) // the TS SDK lists it
 	tsV2.require(t)
 	face.Steps = []step{callStep(exposed, thought(2))}
