@@ -65,3 +65,10 @@ func TestExposingIsRefusedWithTheEntryAtFault(t *testing.T) {
 		})
 	}
 }
+
+func TestATokensMCPConnectionsArePatterns(t *testing.T) {
+	is := is.New(t)
+	err := (&Access{Tokens: []Token{{Name: "a", Token: strings.Repeat("t", 32), Scopes: []string{"run"}, MCPConnections: []string{"seq*", "["}}}}).Validate()
+	is.True(err != nil)
+	is.True(strings.Contains(err.Error(), `mcp_connections[1]: "[" is not a connection id or pattern`))
+}

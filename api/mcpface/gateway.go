@@ -142,11 +142,14 @@ func annotationsOf(h *protocol.ToolHints) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{ReadOnlyHint: h.ReadOnly, IdempotentHint: h.Idempotent, DestructiveHint: &h.Destructive, OpenWorldHint: &h.OpenWorld}
 }
 
-// gatewayEntries are the exposed tools as s offers them. Under f.mu.
+// gatewayEntries are the exposed tools s's principal sees (its token's
+// mcp_connections). Under f.mu.
 func (f *Face) gatewayEntries(s *served) []toolEntry {
 	out := make([]toolEntry, 0, len(f.gateway))
 	for _, g := range f.gateway {
-		out = append(out, toolEntry{tool: g.tool, handler: f.gatewayHandler(s, g), methods: gatewayMethods})
+		if s.who.SeesConnection(g.key.connection) {
+			out = append(out, toolEntry{tool: g.tool, handler: f.gatewayHandler(s, g), methods: gatewayMethods})
+		}
 	}
 	return out
 }

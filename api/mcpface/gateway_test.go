@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -90,4 +91,30 @@ func TestAPassthroughAnswersTheUpstreamsResult(t *testing.T) {
 	failed := passthroughResult(protocol.RunResult{RunID: &id, Status: "failed", Error: &why})
 	is.True(failed.IsError)
 	is.Equal(failed.Content[0].(*mcp.TextContent).Text, why)
+}
+
+// A token's mcp_connections chooses the exposed connections whose tools
+// it is offered; a token without the list sees them all.
+func TestATokenSeesTheExposedConnectionsItsListNames(t *testing.T) {
+	is := is.New(t)
+	f := New(Options{})
+	f.gateway = []gatewayTool{
+		{key: gatewayKey{"everything.default", "echo"}, tool: &mcp.Tool{Name: "ev_echo"}},
+		{key: gatewayKey{"seqthink.default", "sequentialthinking"}, tool: &mcp.Tool{Name: "think_sequentialthinking"}},
+	}
+	guard := access.NewGuard([]config.Token{
+		{Name: "narrow", Token: "narrow-" + strings.Repeat("n", 24), Scopes: []string{"run"}, MCPConnections: []string{"seq*"}},
+		{Name: "wide", Token: "wide-" + strings.Repeat("w", 24), Scopes: []string{"run"}},
+	})
+	offered := func(token string) []string {
+		who, ok := guard.Authenticate(token)
+		is.True(ok)
+		var names []string
+		for _, e := range f.gatewayEntries(&served{who: who}) {
+			names = append(names, e.tool.Name)
+		}
+		return names
+	}
+	is.Equal(offered("narrow-"+strings.Repeat("n", 24)), []string{"think_sequentialthinking"})
+	is.Equal(offered("wide-"+strings.Repeat("w", 24)), []string{"ev_echo", "think_sequentialthinking"})
 }
