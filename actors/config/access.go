@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 )
