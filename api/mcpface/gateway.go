@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/store"
+	mfrpc "github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -104,7 +106,7 @@ func (f *Face) loadGateway(ctx context.Context) ([]gatewayTool, map[string]bool)
 }
 
 // exposedTools reads the contracts of the tools of e's connection that e
-// offers, page by page.
+// offers, page by page; none when the connection is no longer a source.
 func (f *Face) exposedTools(ctx context.Context, e config.MCPExpose) ([]protocol.CapabilityDetail, error) {
 	var (
 		out    []protocol.CapabilityDetail
@@ -113,7 +115,11 @@ func (f *Face) exposedTools(ctx context.Context, e config.MCPExpose) ([]protocol
 	)
 	for {
 		var page protocol.ListCapabilitiesResult
-		if err := f.watch.Call(ctx, protocol.MethodCapabilitiesList, protocol.ListCapabilitiesParams{SourceID: &e.Connection, Cursor: cursor, Limit: &limit}, &page); err != nil {
+		err := f.watch.Call(ctx, protocol.MethodCapabilitiesList, protocol.ListCapabilitiesParams{SourceID: &e.Connection, Cursor: cursor, Limit: &limit}, &page)
+		if notFound(err) {
+			return nil, nil // the source is gone (a registry apply removed it): it offers nothing
+		}
+		if err != nil {
 			return nil, fmt.Errorf("list its tools: %w", err)
 		}
 		for _, c := range page.Capabilities {
@@ -131,6 +137,22 @@ func (f *Face) exposedTools(ctx context.Context, e config.MCPExpose) ([]protocol
 		}
 		cursor = page.NextCursor
 	}
+}
+
+// notFound reports whether err is the workflow API's KeyError: what
+// capabilities.list answers for a source that does not exist.
+func notFound(err error) bool {
+	var e *mfrpc.Error
+	if !errors.As(err, &e) || e.Code != mfrpc.OperationFailed {
+		return false
+	}
+	switch d := e.Data.(type) {
+	case mfrpc.ErrorData:
+		return d.Code == "KeyError"
+	case map[string]any: // decoded from the wire (mcpflow mcp)
+		return d["code"] == "KeyError"
+	}
+	return false
 }
 
 // annotationsOf are a tool's annotations as the catalog has them (MCP's

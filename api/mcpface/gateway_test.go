@@ -1,6 +1,7 @@
 package mcpface
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/access"
+	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -117,4 +119,61 @@ func TestATokenSeesTheExposedConnectionsItsListNames(t *testing.T) {
 	}
 	is.Equal(offered("narrow-"+strings.Repeat("n", 24)), []string{"think_sequentialthinking"})
 	is.Equal(offered("wide-"+strings.Repeat("w", 24)), []string{"ev_echo", "think_sequentialthinking"})
+}
+
+// upstreams is a Backend that answers capabilities.list and .inspect from
+// each connection's tools; a connection in gone is no source (KeyError),
+// one in broken fails otherwise.
+type upstreams struct {
+	tools        map[string][]string
+	gone, broken map[string]bool
+}
+
+func (u upstreams) Call(_ context.Context, method string, params, result any) error {
+	var out any
+	switch method {
+	case protocol.MethodCapabilitiesList:
+		conn := *params.(protocol.ListCapabilitiesParams).SourceID
+		switch {
+		case u.gone[conn]:
+			return jsonrpc.Failed("KeyError", "unknown source "+conn)
+		case u.broken[conn]:
+			return jsonrpc.Errorf(jsonrpc.InternalError, "broken")
+		}
+		var page protocol.ListCapabilitiesResult
+		for _, tool := range u.tools[conn] {
+			page.Capabilities = append(page.Capabilities, protocol.CapabilitySummary{Name: conn + "." + tool, SourceID: conn})
+		}
+		out = page
+	case protocol.MethodCapabilitiesInspect:
+		name := params.(protocol.InspectCapabilityParams).QualifiedName
+		out = protocol.CapabilityDetail{Name: name, InputSchema: protocol.Object{"type": "object"}}
+	default:
+		return jsonrpc.Errorf(jsonrpc.MethodNotFound, "%s", method)
+	}
+	raw, _ := json.Marshal(out)
+	return json.Unmarshal(raw, result)
+}
+
+func (u upstreams) Subscribe(context.Context, string, any, any, func(string, json.RawMessage)) error {
+	return nil
+}
+
+// An exposed connection whose tools cannot be read keeps the tools it was
+// offered with; one that is no longer a source offers none.
+func TestExposedToolsOfAConnectionThatFailsStayAndOfOneThatIsGoneGo(t *testing.T) {
+	is := is.New(t)
+	u := upstreams{tools: map[string][]string{"a.default": {"one"}, "b.default": {"two"}}, gone: map[string]bool{}, broken: map[string]bool{}}
+	f := New(Options{Watch: u, Config: &config.MCP{Expose: []config.MCPExpose{{Connection: "a.default"}, {Connection: "b.default"}}}})
+	names := func() []string {
+		f.gateway = f.refreshGateway(t.Context())
+		var out []string
+		for _, g := range f.gateway {
+			out = append(out, g.tool.Name)
+		}
+		return out
+	}
+	is.Equal(names(), []string{"a_one", "b_two"})
+	u.broken["a.default"], u.gone["b.default"] = true, true
+	is.Equal(names(), []string{"a_one"}) // a kept, b gone
 }
