@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 )
@@ -37,6 +38,10 @@ type Token struct {
 	// MCPDeployments, when set, are the only deployments this token sees
 	// as MCP tools: ids or path.Match patterns.
 	MCPDeployments []string `json:"mcp_deployments,omitempty"`
+	// MCPConnections, when set, are the only exposed connections
+	// (server.mcp.expose) whose tools this token sees as MCP tools: ids
+	// or path.Match patterns.
+	MCPConnections []string `json:"mcp_connections,omitempty"`
 }
 
 // Scopes a token may hold: read (list, inspect, trace), run (start,
@@ -93,6 +98,11 @@ func validateTokens(where string, tokens []Token) error {
 		}
 		if err := ValidatePatterns(at+".mcp_deployments", t.MCPDeployments); err != nil {
 			errs = append(errs, err)
+		}
+		for j, p := range t.MCPConnections {
+			if _, err := path.Match(p, ""); err != nil || p == "" {
+				errs = append(errs, fmt.Errorf("%s.mcp_connections[%d]: %q is not a connection id or pattern", at, j, p))
+			}
 		}
 	}
 	return errors.Join(errs...)

@@ -330,6 +330,13 @@ func (f *File) Validate() error {
 	if f.Server.Cluster != nil && f.Server.Store.Kind != StorePostgres {
 		errs = append(errs, fmt.Errorf("cluster: the nodes of a cluster share a PostgreSQL store: set server.store.kind to %q", StorePostgres))
 	}
+	ids := make([]string, 0, len(f.Server.Sources))
+	for _, c := range f.Server.Sources {
+		ids = append(ids, c.ID)
+	}
+	if err := f.Server.MCP.validateExpose(ids); err != nil {
+		errs = append(errs, err)
+	}
 	for _, c := range f.Server.Sources {
 		if err := c.Validate(); err != nil {
 			errs = append(errs, err)

@@ -37,6 +37,9 @@ type MCP struct {
 	MaxSessionsPerToken int `json:"max_sessions_per_token,omitempty"`
 	MaxSessions         int `json:"max_sessions,omitempty"`
 	SessionEvictIdleMS  int `json:"session_evict_idle_ms,omitempty"`
+	// Expose offers connections' upstream tools beside the deployments
+	// (gateway mode, expose.go).
+	Expose []MCPExpose `json:"expose,omitempty"`
 }
 
 // How deployments become tools.

@@ -4,8 +4,19 @@ import (
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/metrics"
+	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
+
+// counted is the deployment a run is counted under in the run metrics:
+// its own, or for a pass-through call (which has none) its artifact id,
+// "passthrough:<connection>.<tool>", one per exposed tool.
+func counted(r store.Run) string {
+	if r.Kind == store.RunPassthrough {
+		return r.ArtifactID
+	}
+	return r.DeploymentID
+}
 
 // observeStep records how long the step of f took, from its first
 // attempt to its result r, by where it ran: a tool on a connection, a

@@ -550,7 +550,7 @@ func (a *Actor) onPersisted(m persisted) {
 	a.committed = m.rec
 	if !a.stored {
 		a.stored = true
-		a.spec.Metrics.RunStarted(a.record.DeploymentID)
+		a.spec.Metrics.RunStarted(counted(a.record))
 	}
 	a.tasksCommitted(m.tasks)
 	a.acknowledge(nil)
@@ -922,7 +922,7 @@ func (a *Actor) stop() {
 	}
 	a.releaseScopes()
 	if a.stored {
-		a.spec.Metrics.RunEnded(a.record.DeploymentID, a.record.Status)
+		a.spec.Metrics.RunEnded(counted(a.record), a.record.Status)
 	}
 	a.trace.End(a.record)
 	if a.spec.Release != nil {

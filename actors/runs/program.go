@@ -95,6 +95,11 @@ func (m *Manager) Setup(ctx context.Context, d store.Deployment, a store.Artifac
 	if err != nil {
 		return nil, err
 	}
+	return m.setupOf(d, prog)
+}
+
+// setupOf resolves program prog under deployment d's bindings.
+func (m *Manager) setupOf(d store.Deployment, prog workflow.Program) (*Setup, error) {
 	targets, err := run.Resolve(prog, d.Bindings, m.isConnection)
 	if err != nil {
 		return nil, invalid("deployment %q: %v", d.ID, err)

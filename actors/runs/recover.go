@@ -97,11 +97,7 @@ func (m *Manager) resumable(ctx context.Context, r store.Run, lost *workflow.Int
 	if r.Checkpoint == nil {
 		return nil, nil, "no checkpoint"
 	}
-	a, err := m.Artifact(ctx, r.ArtifactID, r.ArtifactVersion)
-	if err != nil {
-		return nil, nil, fmt.Sprintf("artifact: %v", err)
-	}
-	setup, err := m.Setup(ctx, r.Deployment, a)
+	setup, err := m.runSetup(ctx, r)
 	if err != nil {
 		return nil, nil, fmt.Sprintf("setup: %v", err)
 	}

@@ -36,12 +36,8 @@ func (m *Manager) Resume(ctx context.Context, req ResumeRequest) (store.Run, err
 	if waitsUpstream(r) {
 		return m.resumeUpstream(ctx, r, req)
 	}
-	a, err := m.Artifact(ctx, r.ArtifactID, r.ArtifactVersion)
-	if err != nil {
-		return store.Run{}, storeErr(err, fmt.Sprintf("artifact %s v%d of run %q", r.ArtifactID, r.ArtifactVersion, r.ID))
-	}
 	// The run resumes in the environment it was pinned to.
-	setup, err := m.Setup(ctx, r.Deployment, a)
+	setup, err := m.runSetup(ctx, r)
 	if err != nil {
 		return store.Run{}, err
 	}

@@ -258,6 +258,10 @@ const (
 	RunCancelled   = "cancelled"
 )
 
+// RunPassthrough is the Kind of a run that is one MCP client's call of an
+// upstream tool exposed through the MCP face (gateway mode).
+const RunPassthrough = "passthrough"
+
 // Run is one execution of a deployment. Its checkpoint is CurrentStep with
 // State: the step to run next and the workflow state that the steps before
 // it committed. RecordProgress stores both with the trace entries that led
@@ -294,10 +298,13 @@ type Run struct {
 	// extension; workflow.runs.rerun and workflow.runs.fork), and
 	// ForkedFromNode the step a fork executed from, its earlier steps
 	// replayed from the parent's trace; both "" for a run started anew.
-	ParentRunID    string    `json:"parent_run_id,omitempty"`
-	ForkedFromNode string    `json:"forked_from_node,omitempty"`
-	CreatedAt      time.Time `json:"created_at"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	ParentRunID    string `json:"parent_run_id,omitempty"`
+	ForkedFromNode string `json:"forked_from_node,omitempty"`
+	// Kind is what the run is: "" for a run of a workflow, RunPassthrough
+	// for an MCP client's call of an exposed upstream tool (gateway mode).
+	Kind      string    `json:"kind,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	// Sessions are the upstream sessions the run's calls went to, the
 	// last one per connection and session scope (an mcpflow extension):
 	// a later answer from another session tells the run that the one

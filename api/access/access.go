@@ -38,6 +38,9 @@ type Principal struct {
 	// deployments are the patterns of the deployments the principal sees
 	// as MCP tools; none: all.
 	deployments []string
+	// connections are the patterns of the exposed connections whose
+	// tools the principal sees as MCP tools; none: all.
+	connections []string
 }
 
 // Anonymous is the principal of every request when no token is
@@ -81,6 +84,12 @@ func (p Principal) SeesDeployment(id string) bool {
 	return config.MatchAny(p.deployments, id)
 }
 
+// SeesConnection reports whether the principal's token offers the tools
+// of exposed connection id as MCP tools (config's mcp_connections).
+func (p Principal) SeesConnection(id string) bool {
+	return config.MatchAny(p.connections, id)
+}
+
 // principalKey is the context key of a request's principal.
 type principalKey struct{}
 
@@ -109,7 +118,7 @@ type Guard struct {
 func NewGuard(tokens []config.Token) *Guard {
 	g := &Guard{}
 	for _, t := range tokens {
-		p := Principal{Name: t.Name, deployments: t.MCPDeployments}
+		p := Principal{Name: t.Name, deployments: t.MCPDeployments, connections: t.MCPConnections}
 		for _, s := range t.Scopes {
 			p.scopes = append(p.scopes, Scope(s))
 		}

@@ -21,7 +21,7 @@ func TestTheManifestListsSeventyMethods(t *testing.T) {
 		"workflow.access.whoami", "workflow.admin.connections.login_complete", "workflow.admin.connections.login_start",
 		"workflow.admin.connections.refresh_catalog", "workflow.admin.events.subscribe", "workflow.admin.events.unsubscribe",
 		"workflow.admin.secrets.rotate",
-		"workflow.runs.cancel", "workflow.runs.fork", "workflow.runs.rerun", "workflow.runs.subscribe", "workflow.runs.unsubscribe",
+		"workflow.runs.cancel", "workflow.runs.fork", "workflow.runs.passthrough", "workflow.runs.rerun", "workflow.runs.subscribe", "workflow.runs.unsubscribe",
 	})
 	is.Equal(c.Notifications(), []string{"workflow.admin.event", "workflow.admin.lagged", "workflow.runs.event", "workflow.runs.lagged"})
 	is.True(slices.IsSorted(methods))

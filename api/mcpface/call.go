@@ -84,6 +84,9 @@ func (f *Face) followRun(ctx context.Context, s *served, req *mcp.CallToolReques
 			return f.interrupted(ctx, s, req, t, r, after)
 		case store.Terminal(r.Status):
 			p.stop()
+			if t.answer != nil {
+				return t.answer(r), nil
+			}
 			return result(envelopeOf(r), ""), nil
 		case stop == stopLagged:
 			continue // subscribe again after the cursor

@@ -24,6 +24,9 @@ type workflowTool struct {
 	total int
 	// hidden deployments are offered by no tool; the finder skips them.
 	hidden bool
+	// answer, when set, is the result of a run that ended (an exposed
+	// tool's, gateway.go); nil answers the run's envelope.
+	answer func(protocol.RunResult) *mcp.CallToolResult
 }
 
 // artifactKey names one immutable artifact version.

@@ -72,6 +72,7 @@ type Face struct {
 
 	mu      sync.Mutex
 	tools   []workflowTool
+	gateway []gatewayTool
 	loaded  bool
 	servers []*served
 }
@@ -247,13 +248,18 @@ func (f *Face) refresh(ctx context.Context) {
 	defer cancel()
 	f.loading.Lock()
 	defer f.loading.Unlock()
-	tools, errs := f.catalog.load(ctx, isOwnTool)
+	gateway := f.refreshGateway(ctx)
+	tools, errs := f.catalog.load(ctx, gatewayReserved(gateway))
 	for _, err := range errs {
 		f.log.Warn("mcp face: a deployment is not offered", "err", err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.gateway = gateway
 	if tools == nil && len(errs) > 0 && f.loaded {
+		for _, s := range f.servers {
+			f.offer(s)
+		}
 		return // the list itself failed: keep what is offered
 	}
 	f.tools, f.loaded = tools, true
@@ -365,6 +371,7 @@ func (f *Face) candidates(s *served) []toolEntry {
 			out = append(out, toolEntry{tool: t.tool, handler: f.workflowHandler(s, t), methods: workflowMethods})
 		}
 	}
+	out = append(out, f.gatewayEntries(s)...)
 	for _, c := range f.companions(s) {
 		if !c.authoring || f.cfg.Authoring {
 			out = append(out, c.toolEntry)

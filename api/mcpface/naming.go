@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
+
+	"github.com/mcpflow/mcpflow/actors/config"
 )
 
 // MaxToolName is the longest tool name the face gives: a host's prefix
@@ -19,16 +21,7 @@ const hashedPrefix = MaxToolName - 9
 // ".default" dropped, every character outside [A-Za-z0-9_-] made "_", and
 // a name longer than MaxToolName cut and suffixed with a hash of the id.
 func toolName(deploymentID string) string {
-	base := strings.TrimSuffix(deploymentID, ".default")
-	var b strings.Builder
-	for _, r := range base {
-		if r < 0x80 && (r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	name := b.String()
+	name := config.ToolSafe(strings.TrimSuffix(deploymentID, ".default"))
 	if name == "" {
 		name = "workflow"
 	}

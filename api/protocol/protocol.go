@@ -383,8 +383,11 @@ type RunResult struct {
 	Deduplicated bool `json:"deduplicated,omitempty"`
 	// ParentRunID and ForkedFromNode (extensions) name the run this one
 	// reran or forked, and the step a fork executed from.
-	ParentRunID    string       `json:"parent_run_id,omitempty"`
-	ForkedFromNode string       `json:"forked_from_node,omitempty"`
+	ParentRunID    string `json:"parent_run_id,omitempty"`
+	ForkedFromNode string `json:"forked_from_node,omitempty"`
+	// Kind (an extension) is RunKindPassthrough for a pass-through call,
+	// absent for a workflow's run.
+	Kind           string       `json:"kind,omitempty"`
 	Trace          []TraceEntry `json:"trace,omitempty"`
 	TraceStart     *int         `json:"trace_start,omitempty"`
 	TraceLimit     *int         `json:"trace_limit,omitempty"`
@@ -417,6 +420,8 @@ type RunSummary struct {
 	// ParentRunID and ForkedFromNode (extensions) are as in RunResult.
 	ParentRunID    string `json:"parent_run_id,omitempty"`
 	ForkedFromNode string `json:"forked_from_node,omitempty"`
+	// Kind (an extension) is as in RunResult.
+	Kind string `json:"kind,omitempty"`
 }
 
 // ListRunsResult answers workflow.runs.list.

@@ -21,6 +21,7 @@ import (
 func (s *Service) runMethods() map[string]rpc.Method {
 	return map[string]rpc.Method{
 		protocol.MethodRunsStart:       s.startingRuns(forRun(s.startRun)),
+		protocol.MethodRunsPassthrough: s.startingRuns(forRun(s.passthrough)),
 		protocol.MethodRunsInspect:     forRead(s.inspectRun),
 		protocol.MethodRunsList:        forRead(s.listRuns),
 		protocol.MethodRunsTrace:       forRead(s.readTrace),
@@ -161,7 +162,7 @@ func (s *Service) runResult(ctx context.Context, r store.Run, tr *protocol.Trace
 		DeploymentID: r.DeploymentID, ArtifactID: r.ArtifactID, ArtifactVersion: r.ArtifactVersion,
 		Status: r.Status, RunID: &r.ID, ResumeReadiness: &r.ResumeReadiness,
 		Outcome: r.Outcome, Error: r.Error, Output: r.Output, Diagnostics: diags,
-		TraceCount: r.TraceCount, NextActions: afterRun(r), StartedBy: r.StartedBy,
+		TraceCount: r.TraceCount, NextActions: afterRun(r), StartedBy: r.StartedBy, Kind: r.Kind,
 		ParentRunID: r.ParentRunID, ForkedFromNode: r.ForkedFromNode,
 	}
 	if r.Interrupt != nil {
@@ -213,7 +214,7 @@ func (s *Service) listRuns(ctx context.Context, p protocol.ListRunsParams) (prot
 			RunID: r.ID, DeploymentID: r.DeploymentID, ArtifactID: r.ArtifactID, ArtifactVersion: r.ArtifactVersion,
 			Status: r.Status, ResumeReadiness: r.ResumeReadiness, DiagnosticCount: len(r.Diagnostics),
 			CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
-			StartedBy: r.StartedBy, ParentRunID: r.ParentRunID, ForkedFromNode: r.ForkedFromNode,
+			StartedBy: r.StartedBy, Kind: r.Kind, ParentRunID: r.ParentRunID, ForkedFromNode: r.ForkedFromNode,
 		})
 	}
 	return protocol.ListRunsResult{Runs: rows, Total: total, Cursor: p.Cursor, NextCursor: paging.Next(offset+len(runs), total), Limit: limit}, nil

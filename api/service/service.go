@@ -49,6 +49,9 @@ type Service struct {
 	// be store.Observed with Hub as its observer, so that the hub sees
 	// every commit.
 	Hub *live.Hub
+	// MCP is the server.mcp block: the connections it exposes are those
+	// workflow.runs.passthrough may call (nil exposes none).
+	MCP *config.MCP
 	// RotateKeys re-seals the store's auth records under a new key
 	// (workflow.admin.secrets.rotate); nil when the store seals nothing.
 	RotateKeys KeyRotator

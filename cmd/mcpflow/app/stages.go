@@ -201,7 +201,7 @@ func (a *App) newService(opts Options, observed store.Store, registry *catalog.R
 		Store: observed, Hub: a.hub, Catalogs: registry, Supervisor: a.supervisor, Connections: view,
 		Sources: sources.New(observed, view, a.supervisor), Runs: a.runs,
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, MaxConcurrentRuns: opts.MaxConcurrentRuns,
-		RotateKeys: rotator(a.keys, a.store),
+		RotateKeys: rotator(a.keys, a.store), MCP: opts.Config.Server.MCP,
 	}
 	if a.member != nil {
 		a.member.serve(a.service, a.runs, sink)

@@ -891,6 +891,8 @@ export type RunResult = {
   /** mcpflow extension: the step a fork executed from; the steps before it were replayed from its parent's trace (their trace entries say replayed). Absent for a run that is no fork. */
   forked_from_node?: string;
   interrupt: InterruptPayload | null;
+  /** mcpflow extension: passthrough for an MCP client's call of an exposed upstream tool (workflow.runs.passthrough); absent for a workflow's run. */
+  kind?: string;
   next_actions: NextActionsPayload;
   outcome: string | null;
   output: JsonObject | null;
@@ -918,6 +920,8 @@ export type RunSummary = {
   diagnostic_count: number;
   /** mcpflow extension: the step a fork executed from, as in workflow.runs.inspect. Absent for a run that is no fork. */
   forked_from_node?: string;
+  /** mcpflow extension: as in workflow.runs.inspect: passthrough for a pass-through call, absent for a workflow's run. */
+  kind?: string;
   /** mcpflow extension: the run this one reran or forked, as in workflow.runs.inspect. Absent for a run started anew. */
   parent_run_id?: string;
   resume_readiness: ResumeReadiness;
@@ -1940,6 +1944,18 @@ export interface RunsListParams {
 
 export type RunsListReply = ListRunsResult;
 
+export interface RunsPassthroughParams {
+  connection: string;
+  tool: string;
+  arguments?: { [key: string]: Json };
+  /** false answers once the run is committed, without waiting for it to finish, as in workflow.runs.start. */
+  wait?: boolean;
+  /** As in workflow.runs.start: the caller is an MCP client that declared sampling and follows the run. */
+  client_sampling?: boolean;
+}
+
+export type RunsPassthroughReply = RunResult;
+
 export interface RunsRerunParams {
   run_id: string;
   /** The version of the run's artifact to run: the run's own when absent; never an older one. */
@@ -2097,6 +2113,7 @@ export interface Methods {
   "workflow.runs.fork": { params: RunsForkParams; result: RunsForkReply };
   "workflow.runs.inspect": { params: RunsInspectParams; result: RunsInspectReply };
   "workflow.runs.list": { params: RunsListParams; result: RunsListReply };
+  "workflow.runs.passthrough": { params: RunsPassthroughParams; result: RunsPassthroughReply };
   "workflow.runs.rerun": { params: RunsRerunParams; result: RunsRerunReply };
   "workflow.runs.resume": { params: RunsResumeParams; result: RunsResumeReply };
   "workflow.runs.start": { params: RunsStartParams; result: RunsStartReply };
@@ -2121,6 +2138,7 @@ export const extensionMethods: readonly Method[] = [
   "workflow.admin.secrets.rotate",
   "workflow.runs.cancel",
   "workflow.runs.fork",
+  "workflow.runs.passthrough",
   "workflow.runs.rerun",
   "workflow.runs.subscribe",
   "workflow.runs.unsubscribe",
@@ -2362,6 +2380,9 @@ export class WorkflowClient {
   }
   runsList(params: RunsListParams = {}): Promise<RunsListReply> {
     return this.call("workflow.runs.list", params);
+  }
+  runsPassthrough(params: RunsPassthroughParams): Promise<RunsPassthroughReply> {
+    return this.call("workflow.runs.passthrough", params);
   }
   runsRerun(params: RunsRerunParams): Promise<RunsRerunReply> {
     return this.call("workflow.runs.rerun", params);

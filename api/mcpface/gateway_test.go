@@ -1,0 +1,179 @@
+package mcpface
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/access"
+	"github.com/mcpflow/mcpflow/api/jsonrpc"
+	"github.com/mcpflow/mcpflow/api/protocol"
+)
+
+// Exposed tools are named "<prefix>_<tool>", within hosts' limits, the
+// same whatever order the upstreams list them in; a name too long, taken
+// or reserved ends in a hash of the connection and the tool.
+func TestExposedToolNamesAreShortSafeAndStable(t *testing.T) {
+	is := is.New(t)
+	prefixes := map[string]string{"seqthink.default": "think", "everything.default": "ev", "other.default": "ev_get"}
+	prefix := func(c string) string { return prefixes[c] }
+	long := strings.Repeat("x", 60)
+	keys := []gatewayKey{
+		{"seqthink.default", "sequentialthinking"},
+		{"everything.default", "get-tiny-image"},
+		{"everything.default", "greet (structured)"},
+		{"everything.default", long},
+		{"everything.default", "get_run"},
+		{"everything.default", "tiny"},
+		{"other.default", "tiny"}, // "ev_get" + "_" + "tiny": get_tiny's name too
+		{"everything.default", "get_tiny"},
+	}
+	reserved := func(n string) bool { return n == "ev_get_run" }
+	names := gatewayNames(keys, prefix, reserved)
+	is.Equal(names[gatewayKey{"seqthink.default", "sequentialthinking"}], "think_sequentialthinking")
+	is.Equal(names[gatewayKey{"everything.default", "get-tiny-image"}], "ev_get-tiny-image")
+	is.Equal(names[gatewayKey{"everything.default", "greet (structured)"}], "ev_greet__structured_") // only [A-Za-z0-9_-]
+	is.True(names[gatewayKey{"everything.default", "get_run"}] != "ev_get_run")                      // reserved: hashed
+	// "everything.default" sorts first, so its get_tiny keeps the name
+	// other.default's tiny also comes to.
+	is.Equal(names[gatewayKey{"everything.default", "get_tiny"}], "ev_get_tiny")
+	is.True(strings.HasPrefix(names[gatewayKey{"other.default", "tiny"}], "ev_get_tiny_"))
+	seen := map[string]bool{}
+	for _, n := range names {
+		is.True(validName.MatchString(n)) // fits every host
+		is.True(!seen[n])                 // one name, one tool
+		seen[n] = true
+	}
+	is.Equal(len(names[gatewayKey{"everything.default", long}]), MaxToolName)
+
+	reversed := slices.Clone(keys)
+	slices.Reverse(reversed)
+	is.Equal(gatewayNames(reversed, prefix, reserved), names) // the order listed changes nothing
+}
+
+// The filter of an exposed connection is its config's: allowed and not
+// denied; the default prefix is the connection id without ".default".
+func TestExposedToolsAreFilteredByTheirEntry(t *testing.T) {
+	is := is.New(t)
+	e := config.MCPExpose{Connection: "everything.default", Tools: &config.MCPToolFilter{Allow: []string{"get-*", "echo"}, Deny: []string{"get-env"}}}
+	var offered []string
+	for _, tool := range []string{"echo", "get-env", "get-tiny-image", "trigger-long-running-operation"} {
+		if e.Offers(tool) {
+			offered = append(offered, tool)
+		}
+	}
+	is.Equal(offered, []string{"echo", "get-tiny-image"})
+	is.Equal(e.DefaultPrefix(), "everything")
+}
+
+// A pass-through's result is the upstream's: content blocks of their own
+// types, or its structured content with the same JSON as text; a failed
+// run is an error saying why.
+func TestAPassthroughAnswersTheUpstreamsResult(t *testing.T) {
+	is := is.New(t)
+	id := "run_1"
+	image := passthroughResult(protocol.RunResult{RunID: &id, Status: "completed", Output: protocol.Object{
+		"content": []any{map[string]any{"type": "image", "data": "aGk=", "mimeType": "image/png"}}}})
+	is.Equal(len(image.Content), 1)
+	_, ok := image.Content[0].(*mcp.ImageContent)
+	is.True(ok) // an image stays an image
+
+	structured := passthroughResult(protocol.RunResult{RunID: &id, Status: "completed", Output: protocol.Object{"thoughtHistoryLength": 2.0}})
+	is.Equal(string(structured.StructuredContent.(json.RawMessage)), `{"thoughtHistoryLength":2}`)
+	is.Equal(structured.Content[0].(*mcp.TextContent).Text, `{"thoughtHistoryLength":2}`)
+	is.True(!structured.IsError)
+
+	why := "sequentialthinking failed: bad thought"
+	failed := passthroughResult(protocol.RunResult{RunID: &id, Status: "failed", Error: &why})
+	is.True(failed.IsError)
+	is.Equal(failed.Content[0].(*mcp.TextContent).Text, why)
+}
+
+// A token's mcp_connections chooses the exposed connections whose tools
+// it is offered; a token without the list sees them all.
+func TestATokenSeesTheExposedConnectionsItsListNames(t *testing.T) {
+	is := is.New(t)
+	f := New(Options{})
+	f.gateway = []gatewayTool{
+		{key: gatewayKey{"everything.default", "echo"}, tool: &mcp.Tool{Name: "ev_echo"}},
+		{key: gatewayKey{"seqthink.default", "sequentialthinking"}, tool: &mcp.Tool{Name: "think_sequentialthinking"}},
+	}
+	guard := access.NewGuard([]config.Token{
+		{Name: "narrow", Token: "narrow-" + strings.Repeat("n", 24), Scopes: []string{"run"}, MCPConnections: []string{"seq*"}},
+		{Name: "wide", Token: "wide-" + strings.Repeat("w", 24), Scopes: []string{"run"}},
+	})
+	offered := func(token string) []string {
+		who, ok := guard.Authenticate(token)
+		is.True(ok)
+		var names []string
+		for _, e := range f.gatewayEntries(&served{who: who}) {
+			names = append(names, e.tool.Name)
+		}
+		return names
+	}
+	is.Equal(offered("narrow-"+strings.Repeat("n", 24)), []string{"think_sequentialthinking"})
+	is.Equal(offered("wide-"+strings.Repeat("w", 24)), []string{"ev_echo", "think_sequentialthinking"})
+}
+
+// upstreams is a Backend that answers capabilities.list and .inspect from
+// each connection's tools; a connection in gone is no source (KeyError),
+// one in broken fails otherwise.
+type upstreams struct {
+	tools        map[string][]string
+	gone, broken map[string]bool
+}
+
+func (u upstreams) Call(_ context.Context, method string, params, result any) error {
+	var out any
+	switch method {
+	case protocol.MethodCapabilitiesList:
+		conn := *params.(protocol.ListCapabilitiesParams).SourceID
+		switch {
+		case u.gone[conn]:
+			return jsonrpc.Failed("KeyError", "unknown source "+conn)
+		case u.broken[conn]:
+			return jsonrpc.Errorf(jsonrpc.InternalError, "broken")
+		}
+		var page protocol.ListCapabilitiesResult
+		for _, tool := range u.tools[conn] {
+			page.Capabilities = append(page.Capabilities, protocol.CapabilitySummary{Name: conn + "." + tool, SourceID: conn})
+		}
+		out = page
+	case protocol.MethodCapabilitiesInspect:
+		name := params.(protocol.InspectCapabilityParams).QualifiedName
+		out = protocol.CapabilityDetail{Name: name, InputSchema: protocol.Object{"type": "object"}}
+	default:
+		return jsonrpc.Errorf(jsonrpc.MethodNotFound, "%s", method)
+	}
+	raw, _ := json.Marshal(out)
+	return json.Unmarshal(raw, result)
+}
+
+func (u upstreams) Subscribe(context.Context, string, any, any, func(string, json.RawMessage)) error {
+	return nil
+}
+
+// An exposed connection whose tools cannot be read keeps the tools it was
+// offered with; one that is no longer a source offers none.
+func TestExposedToolsOfAConnectionThatFailsStayAndOfOneThatIsGoneGo(t *testing.T) {
+	is := is.New(t)
+	u := upstreams{tools: map[string][]string{"a.default": {"one"}, "b.default": {"two"}}, gone: map[string]bool{}, broken: map[string]bool{}}
+	f := New(Options{Watch: u, Config: &config.MCP{Expose: []config.MCPExpose{{Connection: "a.default"}, {Connection: "b.default"}}}})
+	names := func() []string {
+		f.gateway = f.refreshGateway(t.Context())
+		var out []string
+		for _, g := range f.gateway {
+			out = append(out, g.tool.Name)
+		}
+		return out
+	}
+	is.Equal(names(), []string{"a_one", "b_two"})
+	u.broken["a.default"], u.gone["b.default"] = true, true
+	is.Equal(names(), []string{"a_one"}) // a kept, b gone
+}
