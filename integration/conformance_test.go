@@ -245,6 +245,8 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 			{Kind: "mcp", ID: "remote.default", Auth: &config.SourceAuth{Kind: config.AuthOAuth},
 				Transport: config.Transport{Kind: config.TransportHTTP, URL: remote.URL}},
 		},
+		// The demo server's tools behind the MCP face, for workflow.runs.passthrough.
+		MCP: &config.MCP{Expose: []config.MCPExpose{{Connection: "demo.default", Prefix: "demo"}}},
 	}}
 	data, err := json.Marshal(cfg)
 	is.NoErr(err)
@@ -462,6 +464,8 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 		{method: "workflow.runs.rerun", params: func() any {
 			return p.Object{"run_id": run("workflow.runs.start"), "artifact_version": 1, "trace_range": p.Object{"limit": 5}}
 		}, bad: p.Object{"run_id": "run_00000000000000000000000000000000"}, code: failed, data: keyError},
+		{method: "workflow.runs.passthrough", params: fixed(p.Object{"connection": "demo.default", "tool": "counter"}),
+			bad: p.Object{"connection": "fake.a", "tool": "echo"}, code: failed, data: keyError},
 		{method: "workflow.runs.fork", params: func() any {
 			if status := cf.settle(run("workflow.runs.rerun")); status != "completed" {
 				t.Errorf("the rerun of the kv run is %s", status)

@@ -20,13 +20,9 @@ func (s *Service) passthrough(ctx context.Context, p protocol.PassthroughParams)
 	if !e.Offers(p.Tool) {
 		return protocol.RunResult{}, notFound("tool %q of connection %q is not offered through the MCP face (server.mcp.expose[].tools)", p.Tool, p.Connection)
 	}
-	wait := s.RunWait
-	if p.Wait != nil && !*p.Wait {
-		wait = 0
-	}
 	r, err := s.Runs.Passthrough(ctx, runs.PassthroughRequest{
 		Connection: p.Connection, Tool: p.Tool, Input: p.Arguments,
-		StartedBy: startedBy(ctx), ClientSampling: deref(p.ClientSampling), Wait: wait,
+		StartedBy: startedBy(ctx), ClientSampling: deref(p.ClientSampling), Wait: s.runWait(p.Wait),
 	})
 	if err != nil {
 		return protocol.RunResult{}, runsErr(err)
