@@ -73,10 +73,13 @@ func OptionsFor(r *config.Retention, m *metrics.Metrics) Options {
 
 // Pass is what one pass did.
 type Pass struct {
-	Pruned  int   // runs deleted
-	Batches int   // prune batches (store writes) it took
-	Dropped int   // tombstones dropped
-	Size    int64 // the store's size at its end, in bytes
+	Pruned  int // runs deleted
+	Batches int // prune batches (store writes) it took
+	Dropped int // tombstones dropped
+	// Deliveries is how many webhook delivery ids it forgot, their
+	// dedup window past (a store that keeps webhooks: store.Webhooks).
+	Deliveries int
+	Size       int64 // the store's size at its end, in bytes
 	// Full is set when the pass stopped at its bound with runs left to
 	// prune: the next one starts at once.
 	Full bool
@@ -209,6 +212,20 @@ func (p *Pruner) pass(ctx context.Context) (pass Pass) {
 			break
 		}
 	}
+	if hooks, ok := p.store.(deliveryPruner); ok {
+		for range maxDrops {
+			n, err := call(ctx, func(ctx context.Context) (int, error) { return hooks.PruneDeliveries(ctx, p.opts.Now(), dropBatch) })
+			if err != nil {
+				pass.Err = err
+				return pass
+			}
+			p.opts.Metrics.WebhookDeliveriesPruned(n)
+			pass.Deliveries += n
+			if n < dropBatch {
+				break
+			}
+		}
+	}
 	for range maxReclaims {
 		t := time.Now()
 		more, err := call(ctx, p.store.ReclaimSpace)
@@ -248,4 +265,10 @@ func pause(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// deliveryPruner is the part of store.Webhooks a pass prunes: the
+// delivery ids whose dedup window has passed.
+type deliveryPruner interface {
+	PruneDeliveries(ctx context.Context, now time.Time, limit int) (int, error)
 }
