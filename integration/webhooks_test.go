@@ -92,7 +92,7 @@ func TestSignedWebhooksStartRunsThroughTheRealBinary(t *testing.T) {
 	is.Equal(status, http.StatusUnauthorized) // no signature
 	status, _ = postHook(t, strings.Replace(hook, "on-push", "nope", 1), body, signed(secret, time.Now(), "d-4"))
 	is.Equal(status, http.StatusNotFound) // an unknown hook
-	is.Equal(len(listedRuns(t, c)), 1)        // only the first delivery started a run
+	is.Equal(len(listedRuns(t, c)), 1)    // only the first delivery started a run
 
 	// GitHub's signature over a push event's payload.
 	push, err := os.ReadFile(filepath.Join("testdata", "github_push.json"))
