@@ -27,6 +27,12 @@ const echoDraft = `{"name":"echo","start":"take","outcomes":["ok"],
 	"steps":{"take":{"use":"wf.std.constant","input":[{"target":"value","path":"input"}],"output":[{"source":"value","target":"state.got"}]}},
 	"routes":{"take":{"ok":"__end__"}}}`
 
+// hookBodyBound is the edge's body bound of the webhook test: small, so
+// that the server reads a body twice its size whole before it answers
+// 413 (net/http drains up to 256 KiB), and the client always reads the
+// answer rather than a reset.
+const hookBodyBound = 64 << 10
+
 // bodyMarker is in the body of every refused delivery: no log line may
 // hold it.
 const bodyMarker = "body-marker-7f3e1c"
@@ -37,14 +43,16 @@ const bodyMarker = "body-marker-7f3e1c"
 // timestamp and a replayed delivery id each start nothing (401, 401,
 // 409), and leave nothing of the body in the log; GitHub's signature of
 // a push event fixture is accepted; each refusal is an admin event and
-// every delivery is counted by outcome.
+// every delivery is counted by outcome; a rotated secret and the old one
+// within its grace verify; a body past the edge's bound is 413 and a
+// burst past the hook's rate 429.
 func TestSignedWebhooksStartRunsThroughTheRealBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
 	t.Parallel()
 	is := is.New(t)
-	pr := startProcess(t, writeServerConfig(t, t.TempDir(), config.Server{}), "webhooks.log")
+	pr := startProcess(t, writeServerConfig(t, t.TempDir(), config.Server{Edge: &config.Edge{MaxMessageBytes: hookBodyBound}}), "webhooks.log")
 	c := dialURL(t, pr.url)
 	ctx := testContext(t)
 	saveArtifact(t, c, "echo", echoDraft, []string{"ok"})
@@ -118,12 +126,14 @@ func TestSignedWebhooksStartRunsThroughTheRealBinary(t *testing.T) {
 			is.True(!strings.Contains(string(raw), bodyMarker)) // nothing of the body
 		}
 	}
-	is.Equal(outcomes, []string{"bad_signature", "stale", "replayed", "unsigned", "unknown_hook"})
+	is.Equal(outcomes, []string{"bad_signature", "stale", "replayed", "unsigned"}) // an unknown hook is only counted
 	metrics := scrapeMetrics(t, pr.url)
 	started, _ := metrics.Value("mcpflow_webhook_deliveries_total", "outcome", "started")
 	is.Equal(started, 2.0) // deliveries are counted by outcome
 	replayed, _ := metrics.Value("mcpflow_webhook_deliveries_total", "outcome", "replayed")
 	is.Equal(replayed, 1.0)
+	unknown, _ := metrics.Value("mcpflow_webhook_deliveries_total", "outcome", "unknown_hook")
+	is.Equal(unknown, 1.0)
 
 	// Rotated: the new secret and, within the grace, the old one verify.
 	var rotated p.WebhookWithSecret
@@ -134,6 +144,20 @@ func TestSignedWebhooksStartRunsThroughTheRealBinary(t *testing.T) {
 	is.Equal(status, http.StatusAccepted)
 	status, _ = postHook(t, hook, body, signed(secret, time.Now(), "d-6"))
 	is.Equal(status, http.StatusAccepted)
+
+	// Past the edge's body bound: 413; past the hook's rate: 429.
+	huge := bytes.Repeat([]byte("x"), 2*hookBodyBound)
+	status, _ = postHook(t, hook, huge, http.Header{})
+	is.Equal(status, http.StatusRequestEntityTooLarge)
+	limited := false
+	for range 200 { // all 200 pass only if they take 18 s: the bucket holds 20 and refills 10 a second
+		if status, _ := postHook(t, hook, body, http.Header{}); status == http.StatusTooManyRequests {
+			limited = true
+			break
+		}
+	}
+	is.True(limited) // a burst past the rate is refused
+	is.Equal(len(listedRuns(t, c)), 4)
 
 	logs, err := os.ReadFile(pr.logs)
 	is.NoErr(err)

@@ -4,8 +4,9 @@
 // checks the signature (actors/webhooks), takes its delivery id once
 // (durably, in the store), maps the body to the workflow's input and
 // starts the run through the method table, as the webhook's principal
-// (started_by "webhook:<id>"). Every refusal is counted and recorded as
-// an admin event; nothing of a body is logged. docs/triggers.md.
+// (started_by "webhook:<id>"). Every refusal is counted, and those of a
+// known webhook within its rate recorded as admin events; nothing of a
+// body is logged. docs/triggers.md.
 package hooks
 
 import (
@@ -130,10 +131,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.opts.BodyTimeout > 0 {
 		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
 	}
-	runID, ref := h.deliver(r, id)
+	runID, ref := h.deliver(w, r, id)
 	if ref != nil {
 		h.opts.Metrics.WebhookDelivery(ref.outcome)
-		h.reject(r, id, ref)
+		if ref.outcome != OutcomeUnknownHook && ref.outcome != OutcomeRateLimited {
+			h.reject(r, id, ref) // past the rate: a flood writes at most the rate's events
+		}
 		writeJSON(w, ref.status, map[string]any{"error": ref.msg, "outcome": ref.outcome})
 		return
 	}
@@ -142,7 +145,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // deliver takes one delivery as far as the run it starts.
-func (h *Handler) deliver(r *http.Request, id string) (string, *refusal) {
+func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, id string) (string, *refusal) {
 	ctx := r.Context()
 	hook, err := h.opts.Store.GetWebhook(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -155,7 +158,7 @@ func (h *Handler) deliver(r *http.Request, id string) (string, *refusal) {
 	if !h.rates.allow(id, h.opts.Now()) {
 		return "", &refusal{http.StatusTooManyRequests, OutcomeRateLimited, "too many deliveries to this webhook; retry later"}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, h.opts.MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
 	if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
 		return "", &refusal{http.StatusRequestEntityTooLarge, OutcomeTooLarge, fmt.Sprintf("the body is larger than %d bytes", h.opts.MaxBodyBytes)}
 	}
@@ -241,7 +244,9 @@ func startRefusal(err error) *refusal {
 }
 
 // reject records a refused delivery as an admin event: the webhook, the
-// outcome, the status and the delivery id, never the body.
+// outcome, the status and the delivery id, never the body. Deliveries to
+// no webhook and past a webhook's rate are only counted: each event is a
+// store write, which a flood of them must not buy.
 func (h *Handler) reject(r *http.Request, id string, ref *refusal) {
 	payload := map[string]any{"webhook_id": id, "outcome": ref.outcome, "status": ref.status, "reason": ref.msg}
 	if d := webhooks.DeliveryID(r.Header); d != "" && len(d) <= MaxDeliveryIDLen {
