@@ -145,6 +145,17 @@ func TestSignedWebhooksStartRunsThroughTheRealBinary(t *testing.T) {
 	status, _ = postHook(t, hook, body, signed(secret, time.Now(), "d-6"))
 	is.Equal(status, http.StatusAccepted)
 
+	// A start the method table refuses (the input lacks its required
+	// ref) is 422 and releases the delivery id: the sender's retry, fixed,
+	// is taken.
+	noRef := []byte(`{"repository":{"full_name":"acme/app"}}`)
+	status, answer = postHook(t, hook, noRef, http.Header{"X-Mcpflow-Signature": {webhooks.SignatureHeaderValue(rotated.Secret, time.Now(), noRef)},
+		"X-Mcpflow-Delivery": {"d-7"}})
+	is.Equal(status, http.StatusUnprocessableEntity)
+	t.Logf("refused start: %v", answer["error"])
+	status, _ = postHook(t, hook, body, signed(rotated.Secret, time.Now(), "d-7"))
+	is.Equal(status, http.StatusAccepted)
+
 	// Past the edge's body bound: 413; past the hook's rate: 429.
 	huge := bytes.Repeat([]byte("x"), 2*hookBodyBound)
 	status, _ = postHook(t, hook, huge, http.Header{})
@@ -157,7 +168,7 @@ func TestSignedWebhooksStartRunsThroughTheRealBinary(t *testing.T) {
 		}
 	}
 	is.True(limited) // a burst past the rate is refused
-	is.Equal(len(listedRuns(t, c)), 4)
+	is.Equal(len(listedRuns(t, c)), 5)
 
 	logs, err := os.ReadFile(pr.logs)
 	is.NoErr(err)

@@ -10,6 +10,7 @@
 package hooks
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -124,6 +125,9 @@ type refusal struct {
 	status  int
 	outcome string
 	msg     string
+	// recorded is the admin event's reason where msg may quote the body
+	// (a schema's complaint about the input); msg when empty.
+	recorded string
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -149,21 +153,21 @@ func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, id string) (st
 	ctx := r.Context()
 	hook, err := h.opts.Store.GetWebhook(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", &refusal{http.StatusNotFound, OutcomeUnknownHook, "no such webhook"}
+		return "", refuse(http.StatusNotFound, OutcomeUnknownHook, "no such webhook")
 	}
 	if err != nil {
 		slog.Warn("webhook delivery: the store failed", "webhook", id, "err", err)
-		return "", &refusal{http.StatusServiceUnavailable, OutcomeStartFailed, "the webhook could not be read; retry later"}
+		return "", refuse(http.StatusServiceUnavailable, OutcomeStartFailed, "the webhook could not be read; retry later")
 	}
 	if !h.rates.allow(id, h.opts.Now()) {
-		return "", &refusal{http.StatusTooManyRequests, OutcomeRateLimited, "too many deliveries to this webhook; retry later"}
+		return "", refuse(http.StatusTooManyRequests, OutcomeRateLimited, "too many deliveries to this webhook; retry later")
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
 	if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
-		return "", &refusal{http.StatusRequestEntityTooLarge, OutcomeTooLarge, fmt.Sprintf("the body is larger than %d bytes", h.opts.MaxBodyBytes)}
+		return "", refuse(http.StatusRequestEntityTooLarge, OutcomeTooLarge, fmt.Sprintf("the body is larger than %d bytes", h.opts.MaxBodyBytes))
 	}
 	if err != nil {
-		return "", &refusal{http.StatusBadRequest, OutcomeBadRequest, "the body could not be read"}
+		return "", refuse(http.StatusBadRequest, OutcomeBadRequest, "the body could not be read")
 	}
 	now := h.opts.Now()
 	if err := h.verify.Verify(r.Header, body, hook.Secrets, now); err != nil {
@@ -171,20 +175,20 @@ func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, id string) (st
 	}
 	delivery := webhooks.DeliveryID(r.Header)
 	if len(delivery) > MaxDeliveryIDLen {
-		return "", &refusal{http.StatusBadRequest, OutcomeBadRequest, fmt.Sprintf("the delivery id is longer than %d bytes", MaxDeliveryIDLen)}
+		return "", refuse(http.StatusBadRequest, OutcomeBadRequest, fmt.Sprintf("the delivery id is longer than %d bytes", MaxDeliveryIDLen))
 	}
 	input, err := webhooks.MapInput(hook.InputMap, body, r.Header)
 	if err != nil {
-		return "", &refusal{http.StatusBadRequest, OutcomeBadRequest, err.Error()}
+		return "", refuse(http.StatusBadRequest, OutcomeBadRequest, err.Error())
 	}
 	if delivery != "" {
 		fresh, err := h.opts.Store.ClaimDelivery(ctx, id, delivery, now, now.Add(h.opts.DedupWindow))
 		if err != nil {
 			slog.Warn("webhook delivery: the store failed", "webhook", id, "err", err)
-			return "", &refusal{http.StatusServiceUnavailable, OutcomeStartFailed, "the delivery could not be recorded; retry later"}
+			return "", refuse(http.StatusServiceUnavailable, OutcomeStartFailed, "the delivery could not be recorded; retry later")
 		}
 		if !fresh {
-			return "", &refusal{http.StatusConflict, OutcomeReplayed, "this delivery id was taken already: its run was started once"}
+			return "", refuse(http.StatusConflict, OutcomeReplayed, "this delivery id was taken already: its run was started once")
 		}
 	}
 	runID, err := h.start(ctx, hook, input)
@@ -220,6 +224,11 @@ func (h *Handler) start(ctx context.Context, hook store.Webhook, input any) (str
 	return res.RunID, nil
 }
 
+// refuse is a refusal whose message may be recorded as it is.
+func refuse(status int, outcome, msg string) *refusal {
+	return &refusal{status: status, outcome: outcome, msg: msg}
+}
+
 // signatureRefusal is the 401 of a signature that does not verify.
 func signatureRefusal(err error) *refusal {
 	outcome := OutcomeBadSignature
@@ -229,18 +238,25 @@ func signatureRefusal(err error) *refusal {
 	case errors.Is(err, webhooks.ErrStale):
 		outcome = OutcomeStale
 	}
-	return &refusal{http.StatusUnauthorized, outcome, err.Error()}
+	return refuse(http.StatusUnauthorized, outcome, err.Error())
 }
 
 // startRefusal is the answer to a start the method table refused: 422
 // for what the sender's input or the deployment made impossible, 503 for
 // the rest (busy, shutting down), which a retry may get past.
+// The sender is told why (it knows its body); the admin event says only
+// the error's code.
 func startRefusal(err error) *refusal {
 	var rpcErr *jsonrpc.Error
-	if errors.As(err, &rpcErr) && (rpcErr.Code == jsonrpc.Overloaded || rpcErr.Code == jsonrpc.RequestTimeout) {
-		return &refusal{http.StatusServiceUnavailable, OutcomeStartFailed, "the run could not start: " + rpcErr.Message}
+	if !errors.As(err, &rpcErr) {
+		return &refusal{http.StatusUnprocessableEntity, OutcomeStartFailed, "the run could not start: " + err.Error(), "the run could not start"}
 	}
-	return &refusal{http.StatusUnprocessableEntity, OutcomeStartFailed, "the run could not start: " + err.Error()}
+	why := cmp.Or(rpcErr.Detail(), rpcErr.Message)
+	recorded := fmt.Sprintf("the run could not start (%d)", rpcErr.Code)
+	if rpcErr.Code == jsonrpc.Overloaded || rpcErr.Code == jsonrpc.RequestTimeout {
+		return &refusal{http.StatusServiceUnavailable, OutcomeStartFailed, "the run could not start now: " + why, recorded}
+	}
+	return &refusal{http.StatusUnprocessableEntity, OutcomeStartFailed, "the run could not start: " + why, recorded}
 }
 
 // reject records a refused delivery as an admin event: the webhook, the
@@ -248,7 +264,7 @@ func startRefusal(err error) *refusal {
 // no webhook and past a webhook's rate are only counted: each event is a
 // store write, which a flood of them must not buy.
 func (h *Handler) reject(r *http.Request, id string, ref *refusal) {
-	payload := map[string]any{"webhook_id": id, "outcome": ref.outcome, "status": ref.status, "reason": ref.msg}
+	payload := map[string]any{"webhook_id": id, "outcome": ref.outcome, "status": ref.status, "reason": cmp.Or(ref.recorded, ref.msg)}
 	if d := webhooks.DeliveryID(r.Header); d != "" && len(d) <= MaxDeliveryIDLen {
 		payload["delivery_id"] = d
 	}
