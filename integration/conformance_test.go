@@ -446,6 +446,18 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 		{method: "workflow.deployments.validate", params: fixed(p.Object{"deployment_id": "kv.default", "live_check": true}),
 			bad: p.Object{"deployment_id": "no.such"}, code: failed, data: keyError},
 
+		// Webhooks (extensions): the secret is answered by create and
+		// rotate_secret only.
+		{method: "workflow.webhooks.create", params: fixed(p.Object{"webhook": p.Object{"id": "kv-hook", "deployment_id": "kv.default",
+			"input_map": p.Object{"key": "/key", "value": "/value"}}}),
+			bad: p.Object{"webhook": p.Object{"id": "kv-other", "deployment_id": "no.such"}}, code: failed, data: keyError},
+		{method: "workflow.webhooks.inspect", params: fixed(p.Object{"webhook_id": "kv-hook"}),
+			bad: p.Object{"webhook_id": "no-such"}, code: failed, data: keyError},
+		{method: "workflow.webhooks.list", params: fixed(nil),
+			bad: p.Object{"deployment_id": "kv.default"}, code: invalidParams},
+		{method: "workflow.webhooks.rotate_secret", params: fixed(p.Object{"webhook_id": "kv-hook", "grace_seconds": 60}),
+			bad: p.Object{"webhook_id": "kv-hook", "grace_seconds": -1}, code: invalidParams},
+
 		// Runs.
 		{method: "workflow.runs.start", params: fixed(p.Object{"deployment_id": "kv.default", "workflow_input": p.Object{"key": "greeting", "value": "hello"},
 			"trace_range": p.Object{"limit": 10}}),
@@ -547,6 +559,8 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 			bad: p.Object{"auth_ref": ""}, code: invalidParams},
 		{method: "workflow.admin.source_registry.remove", params: fixed(p.Object{"source_id": "reg.fake"}),
 			bad: p.Object{"source_id": "reg.none"}, code: failed, data: keyError},
+		{method: "workflow.webhooks.delete", params: fixed(p.Object{"webhook_id": "kv-hook"}),
+			bad: p.Object{"webhook_id": ""}, code: invalidParams},
 		{method: "workflow.deployments.delete", params: fixed(p.Object{"deployment_id": "kv.default"}),
 			bad: p.Object{"deployment_id": "no.such"}, code: failed, data: keyError},
 		{method: "workflow.artifacts.delete", params: fixed(p.Object{"artifact_id": "kv_copy", "version": 1}),

@@ -50,6 +50,13 @@ const (
 	// writes had failed for lack of disk space (nothing can record the
 	// moment it filled: the log is in the store).
 	StoreWritableAgain = "store_writable_again"
+	// The webhooks' events (mcpflow extensions): a webhook created, its
+	// secret rotated, deleted, and a delivery refused (its payload says
+	// why and with what HTTP status, never anything of the body).
+	WebhookCreated          = "webhook_created"
+	WebhookSecretRotated    = "webhook_secret_rotated"
+	WebhookDeleted          = "webhook_deleted"
+	WebhookDeliveryRejected = "webhook_delivery_rejected"
 )
 
 // Timeout bounds each append.

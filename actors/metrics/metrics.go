@@ -80,6 +80,7 @@ type Metrics struct {
 	retention retentionCollectors
 	upstream  upstreamCollectors
 	mcpFace   mcpFaceCollectors
+	webhooks  webhookCollectors
 }
 
 // New returns metrics on a registry of their own, with the Go runtime and
@@ -137,6 +138,7 @@ func New() *Metrics {
 		retention: newRetentionCollectors(),
 		upstream:  newUpstreamCollectors(),
 		mcpFace:   newMCPFaceCollectors(),
+		webhooks:  newWebhookCollectors(),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -149,6 +151,7 @@ func New() *Metrics {
 	reg.MustRegister(m.retention.collectors()...)
 	reg.MustRegister(m.upstream.collectors()...)
 	reg.MustRegister(m.mcpFace.collectors()...)
+	reg.MustRegister(m.webhooks.collectors()...)
 	return m
 }
 

@@ -74,11 +74,14 @@ func OptionsFor(r *config.Retention, m *metrics.Metrics) Options {
 
 // Pass is what one pass did.
 type Pass struct {
-	Pruned  int   // runs deleted
-	Batches int   // prune batches (store writes) it took
-	Dropped int   // tombstones dropped
-	Keys    int   // expired idempotency keys dropped
-	Size    int64 // the store's size at its end, in bytes
+	Pruned  int // runs deleted
+	Batches int // prune batches (store writes) it took
+	Dropped int // tombstones dropped
+	Keys    int // expired idempotency keys dropped
+	// Deliveries is how many webhook delivery ids it forgot, their
+	// dedup window past (a store that keeps webhooks: store.Webhooks).
+	Deliveries int
+	Size       int64 // the store's size at its end, in bytes
 	// Full is set when the pass stopped at its bound with runs left to
 	// prune: the next one starts at once.
 	Full bool
@@ -208,6 +211,13 @@ func (p *Pruner) pass(ctx context.Context) (pass Pass) {
 	if pass.Keys, pass.Err = drop(ctx, func(ctx context.Context) (int, error) { return p.store.DropIdempotencyKeys(ctx, now, dropBatch) }); pass.Err != nil {
 		return pass
 	}
+	if hooks, ok := p.store.(deliveryPruner); ok {
+		pass.Deliveries, pass.Err = drop(ctx, func(ctx context.Context) (int, error) { return hooks.PruneDeliveries(ctx, now, dropBatch) })
+		p.opts.Metrics.WebhookDeliveriesPruned(pass.Deliveries)
+		if pass.Err != nil {
+			return pass
+		}
+	}
 	for range maxReclaims {
 		t := time.Now()
 		more, err := call(ctx, p.store.ReclaimSpace)
@@ -262,4 +272,10 @@ func pause(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// deliveryPruner is the part of store.Webhooks a pass prunes: the
+// delivery ids whose dedup window has passed.
+type deliveryPruner interface {
+	PruneDeliveries(ctx context.Context, now time.Time, limit int) (int, error)
 }

@@ -22,8 +22,10 @@ type Memory struct {
 	catalogs    map[string]catalog.Snapshot
 	auth        map[string]AuthRecord
 	registry    map[string]RegistryEntry
-	events      []Event // the kept events, in sequence order
-	lastSeq     int64   // the sequence number of the last event appended
+	webhooks    map[string]Webhook
+	deliveries  map[deliveryKey]time.Time // each claimed delivery's expiry
+	events      []Event                   // the kept events, in sequence order
+	lastSeq     int64                     // the sequence number of the last event appended
 	maxEvents   int
 	retention   time.Duration        // see Options
 	tombstones  map[string]time.Time // when each pruned run was pruned
@@ -43,6 +45,8 @@ func NewMemory(opts ...Option) *Memory {
 		catalogs:    map[string]catalog.Snapshot{},
 		auth:        map[string]AuthRecord{},
 		registry:    map[string]RegistryEntry{},
+		webhooks:    map[string]Webhook{},
+		deliveries:  map[deliveryKey]time.Time{},
 		maxEvents:   o.MaxEvents,
 		retention:   o.Retention,
 		tombstones:  map[string]time.Time{},

@@ -22,6 +22,8 @@ func TestTheManifestListsSeventyMethods(t *testing.T) {
 		"workflow.admin.connections.refresh_catalog", "workflow.admin.events.subscribe", "workflow.admin.events.unsubscribe",
 		"workflow.admin.secrets.rotate",
 		"workflow.runs.cancel", "workflow.runs.fork", "workflow.runs.passthrough", "workflow.runs.rerun", "workflow.runs.subscribe", "workflow.runs.unsubscribe",
+		"workflow.webhooks.create", "workflow.webhooks.delete", "workflow.webhooks.inspect", "workflow.webhooks.list",
+		"workflow.webhooks.rotate_secret",
 	})
 	is.Equal(c.Notifications(), []string{"workflow.admin.event", "workflow.admin.lagged", "workflow.runs.event", "workflow.runs.lagged"})
 	is.True(slices.IsSorted(methods))

@@ -15,15 +15,7 @@ import (
 // 403 or 401 and a JSON-RPC error body (id null) that says why, and admit
 // returns false: nothing else happens.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) (access.Principal, bool) {
-	gate := s.opts.Gate
-	switch {
-	case !gate.AllowHost(r.Host):
-		refuseHTTP(w, http.StatusForbidden, jsonrpc.Errorf(jsonrpc.Forbidden,
-			"host %q is not served: use a loopback address or a name in access.allowed_hosts", r.Host))
-		return access.Principal{}, false
-	case !gate.AllowOrigin(r.Header.Get("Origin")):
-		refuseHTTP(w, http.StatusForbidden, jsonrpc.Errorf(jsonrpc.Forbidden,
-			"origin %q is not allowed: add it to access.allowed_origins (--allow-origin)", r.Header.Get("Origin")))
+	if !s.gated(w, r) {
 		return access.Principal{}, false
 	}
 	token := access.Token(r)
@@ -35,6 +27,23 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (access.Principal
 		return access.Principal{}, false
 	}
 	return p, true
+}
+
+// gated is admit's check of the Host and the Origin, without the token:
+// false when it refused the request (403, answered here).
+func (s *Server) gated(w http.ResponseWriter, r *http.Request) bool {
+	gate := s.opts.Gate
+	switch {
+	case !gate.AllowHost(r.Host):
+		refuseHTTP(w, http.StatusForbidden, jsonrpc.Errorf(jsonrpc.Forbidden,
+			"host %q is not served: use a loopback address or a name in access.allowed_hosts", r.Host))
+		return false
+	case !gate.AllowOrigin(r.Header.Get("Origin")):
+		refuseHTTP(w, http.StatusForbidden, jsonrpc.Errorf(jsonrpc.Forbidden,
+			"origin %q is not allowed: add it to access.allowed_origins (--allow-origin)", r.Header.Get("Origin")))
+		return false
+	}
+	return true
 }
 
 // refuseHTTP answers an HTTP request, whose body it does not read, with

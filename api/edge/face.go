@@ -18,13 +18,27 @@ var ErrShuttingDown = errors.New("mcpflow is shutting down")
 // serving, and shutdown's accounting. The request's context carries the
 // caller (access.PrincipalFrom), and ends when the edge closes.
 func (s *Server) admitted(face http.Handler) http.HandlerFunc {
+	return s.admittedBy(face, s.admit)
+}
+
+// signed serves a face whose requests carry their own credential (a
+// webhook's signature, checked by the face): admitted's admission
+// without the token; the caller in its context holds no scope.
+func (s *Server) signed(face http.Handler) http.HandlerFunc {
+	return s.admittedBy(face, func(w http.ResponseWriter, r *http.Request) (access.Principal, bool) {
+		return signedCaller, s.gated(w, r)
+	})
+}
+
+// admittedBy is admitted with admit as the check of who sends a request.
+func (s *Server) admittedBy(face http.Handler, admit func(http.ResponseWriter, *http.Request) (access.Principal, bool)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !s.track.enter(&s.track.requests) {
 			http.Error(w, "mcpflow is shutting down", http.StatusServiceUnavailable)
 			return
 		}
 		defer s.track.requests.Done()
-		caller, ok := s.admit(w, r)
+		caller, ok := admit(w, r)
 		if !ok {
 			return
 		}
@@ -43,3 +57,7 @@ func (s *Server) admitted(face http.Handler) http.HandlerFunc {
 		face.ServeHTTP(w, r.WithContext(ctx))
 	}
 }
+
+// signedCaller is the caller of a signed face's requests: it may call
+// nothing; the face acts as the principal the signature names.
+var signedCaller = access.NewPrincipal("signed", nil, nil)

@@ -198,6 +198,8 @@ type Server struct {
 	clients clients
 	// faces are the handlers Mount added, by path pattern.
 	faces map[string]http.Handler
+	// signedFaces are the handlers MountSigned added, by path pattern.
+	signedFaces map[string]http.Handler
 }
 
 // New returns a server of methods checked against c. Zero options take
@@ -260,6 +262,17 @@ func (s *Server) Mount(pattern string, face http.Handler) {
 	s.faces[pattern] = face
 }
 
+// MountSigned adds a face whose requests are their own credential (the
+// signed webhooks at "POST /hooks/{id}"), before Handler is called. It is
+// served as Mount's faces are, without the bearer token: the face checks
+// each request itself, and the caller in its context may call nothing.
+func (s *Server) MountSigned(pattern string, face http.Handler) {
+	if s.signedFaces == nil {
+		s.signedFaces = map[string]http.Handler{}
+	}
+	s.signedFaces[pattern] = face
+}
+
 // Handler routes /ws, /rpc, /healthz, the mounted faces and, with
 // Metrics, /metrics.
 func (s *Server) Handler() http.Handler {
@@ -275,6 +288,9 @@ func (s *Server) Handler() http.Handler {
 	}
 	for pattern, face := range s.faces {
 		mux.Handle(pattern, s.admitted(face))
+	}
+	for pattern, face := range s.signedFaces {
+		mux.Handle(pattern, s.signed(face))
 	}
 	return mux
 }

@@ -26,6 +26,7 @@ func (s *Service) Methods() map[string]rpc.Method {
 		s.connectionMethods(),
 		s.registryMethods(),
 		s.authMethods(),
+		s.webhookMethods(),
 		s.secretMethods(),
 		s.eventMethods(),
 		s.accessMethods(),

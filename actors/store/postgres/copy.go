@@ -25,13 +25,14 @@ type Counts struct {
 	Catalogs        int `json:"catalogs"`
 	AuthRecords     int `json:"auth_records"`
 	RegistryEntries int `json:"registry_entries"`
+	Webhooks        int `json:"webhooks"`
 	Events          int `json:"events"`
 }
 
 // Total is the count of all records.
 func (c Counts) Total() int {
 	return c.Workspaces + c.Artifacts + c.Deployments + c.Runs + c.TraceEntries + c.RunEvents +
-		c.Catalogs + c.AuthRecords + c.RegistryEntries + c.Events
+		c.Catalogs + c.AuthRecords + c.RegistryEntries + c.Webhooks + c.Events
 }
 
 // CopyFrom copies every record of src into s, which must hold none, in one
@@ -54,7 +55,7 @@ func (s *Store) CopyFrom(ctx context.Context, src store.Store) (copied Counts, e
 		}
 		c := copier{ctx: ctx, tx: tx, src: src, retention: s.retention}
 		for _, step := range []func(*Counts) error{
-			c.workspaces, c.artifacts, c.deployments, c.runs, c.catalogs, c.authRecords, c.registry, c.events,
+			c.workspaces, c.artifacts, c.deployments, c.runs, c.catalogs, c.authRecords, c.registry, c.webhooks, c.events,
 		} {
 			if err := step(&copied); err != nil {
 				return err
@@ -79,8 +80,8 @@ func countRecords(ctx context.Context, q querier) (Counts, error) {
 		(SELECT count(*) FROM workspaces), (SELECT count(*) FROM artifacts), (SELECT count(*) FROM deployments),
 		(SELECT count(*) FROM runs), (SELECT count(*) FROM run_trace), (SELECT count(*) FROM run_events),
 		(SELECT count(*) FROM catalogs), (SELECT count(*) FROM auth_records), (SELECT count(*) FROM source_registry),
-		(SELECT count(*) FROM events)`).Scan(&c.Workspaces, &c.Artifacts, &c.Deployments, &c.Runs, &c.TraceEntries,
-		&c.RunEvents, &c.Catalogs, &c.AuthRecords, &c.RegistryEntries, &c.Events)
+		(SELECT count(*) FROM webhooks), (SELECT count(*) FROM events)`).Scan(&c.Workspaces, &c.Artifacts, &c.Deployments,
+		&c.Runs, &c.TraceEntries, &c.RunEvents, &c.Catalogs, &c.AuthRecords, &c.RegistryEntries, &c.Webhooks, &c.Events)
 	return c, err
 }
 
@@ -234,6 +235,23 @@ func (c copier) authRecords(n *Counts) error {
 		}
 	}
 	n.AuthRecords += len(list)
+	return nil
+}
+
+// webhooks copies the webhooks, their secrets as src keeps them (sealed
+// by a store that seals). The delivery ids they took are not copied: the
+// dedup window starts again.
+func (c copier) webhooks(n *Counts) error {
+	list, err := c.src.ListWebhooks(c.ctx)
+	if err != nil {
+		return err
+	}
+	for _, h := range list {
+		if err := upsert(c.ctx, c.tx, insertWebhook, h.ID, h); err != nil {
+			return fmt.Errorf("webhook %q: %w", h.ID, err)
+		}
+	}
+	n.Webhooks += len(list)
 	return nil
 }
 

@@ -46,7 +46,7 @@ func testCopy(t *testing.T, srv *pgtest.Server) {
 			copied, err := dst.CopyFrom(ctx, src)
 			is.NoErr(err)
 			is.Equal(copied, postgres.Counts{Workspaces: 2, Artifacts: 3, Deployments: 1, Runs: 3, TraceEntries: 3, RunEvents: 7,
-				Catalogs: 1, AuthRecords: 1, RegistryEntries: 1, Events: tt.events})
+				Catalogs: 1, AuthRecords: 1, RegistryEntries: 1, Webhooks: 1, Events: tt.events})
 			same(t, dst, src)
 
 			seq, err := dst.AppendEvent(ctx, store.Event{Kind: "after_the_copy"})
@@ -127,6 +127,7 @@ func fill(t *testing.T, s store.Store) {
 	is.NoErr(s.SaveCatalog(ctx, catalog.Snapshot{ConnectionID: "web.default", FetchedAtEpochMs: 1_000,
 		Tools: []catalog.Tool{{Name: "fetch", InputSchema: catalog.Object{"type": "object"}}}}))
 	is.NoErr(s.SaveAuth(ctx, store.AuthRecord{ID: "web", Scheme: "bearer", Payload: map[string]any{"token": "s3cret"}}))
+	is.NoErr(s.CreateWebhook(ctx, store.Webhook{ID: "on-push", DeploymentID: "dep", Secrets: []store.WebhookSecret{{Secret: "whsec_x"}}}))
 	is.NoErr(s.PutRegistryEntry(ctx, store.RegistryEntry{ID: "web.default", Kind: "mcp", Enabled: true,
 		Transport: map[string]any{"kind": "http", "url": "https://mcp.example.com"}}))
 	for i := range 5 {
@@ -166,6 +167,7 @@ func same(t *testing.T, got, want store.Store) {
 		{"catalogs", func(s store.Store) (any, error) { return s.ListCatalogs(ctx) }},
 		{"auth records", func(s store.Store) (any, error) { return s.ListAuth(ctx) }},
 		{"registry", func(s store.Store) (any, error) { return s.ListRegistryEntries(ctx) }},
+		{"webhooks", func(s store.Store) (any, error) { return s.ListWebhooks(ctx) }},
 		{"events", func(s store.Store) (any, error) {
 			list, err := s.ListEvents(ctx, 0, 0)
 			if err != nil {

@@ -261,6 +261,8 @@ func testMigrateGivesFinishedRunsTheirExpiry(t *testing.T, srv *pgtest.Server) {
 	is.NoErr(storetest.FinishedRun(ctx, s, "done", end))
 	is.NoErr(storetest.InterruptedRun(ctx, s, "waiting", end))
 	is.NoErr(s.Close())
+	exec(t, dsn, `DROP TABLE webhook_deliveries`)
+	exec(t, dsn, `DROP TABLE webhooks`)
 	exec(t, dsn, `DROP TABLE idempotency_keys`)
 	exec(t, dsn, `DROP TABLE run_values`)
 	exec(t, dsn, `ALTER TABLE runs DROP COLUMN expires_at`)

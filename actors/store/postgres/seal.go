@@ -44,7 +44,7 @@ func (s *Store) Reseal(ctx context.Context) (n int, err error) {
 		return 0, fmt.Errorf("the store was opened without a sealer")
 	}
 	err = s.update(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `LOCK TABLE auth_records, source_registry IN EXCLUSIVE MODE`); err != nil {
+		if _, err := tx.Exec(ctx, `LOCK TABLE auth_records, source_registry, webhooks IN EXCLUSIVE MODE`); err != nil {
 			return err
 		}
 		auths, err := resealKept(ctx, tx, s.sealer, `SELECT record FROM auth_records ORDER BY id`, upsertAuth,
@@ -54,7 +54,12 @@ func (s *Store) Reseal(ctx context.Context) (n int, err error) {
 		}
 		entries, err := resealKept(ctx, tx, s.sealer, `SELECT record FROM source_registry ORDER BY id`, upsertRegistryEntry,
 			store.ResealEntry, func(e store.RegistryEntry) string { return e.ID })
-		n = auths + entries
+		if err != nil {
+			return err
+		}
+		hooks, err := resealKept(ctx, tx, s.sealer, `SELECT record FROM webhooks ORDER BY id`, updateWebhook,
+			store.ResealWebhook, func(h store.Webhook) string { return h.ID })
+		n = auths + entries + hooks
 		return err
 	})
 	return n, err

@@ -163,6 +163,25 @@ CREATE TABLE idempotency_keys (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
 `,
+	`
+-- Signed webhooks (store.Webhooks): each definition's record holds its
+-- secrets, sealed when the store seals (the database file is mode 0600),
+-- and each delivery id a webhook has taken, until expires_at (timeKey
+-- text), so that a replayed delivery starts nothing; retention prunes
+-- the expired ones.
+CREATE TABLE webhooks (
+	id     TEXT PRIMARY KEY,
+	record TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE webhook_deliveries (
+	hook_id     TEXT NOT NULL,
+	delivery_id TEXT NOT NULL,
+	expires_at  TEXT NOT NULL,
+	PRIMARY KEY (hook_id, delivery_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX webhook_deliveries_by_expiry ON webhook_deliveries (expires_at);
+`,
 }
 
 // retentionVersion is the schema version that adds runs.expires_at.

@@ -50,7 +50,8 @@ func putSealed[T any](ctx context.Context, s *Store, query writeQuery, key strin
 	})
 }
 
-// reseal is Reseal within tx: the auth records, then the source registry.
+// reseal is Reseal within tx: the auth records, the source registry,
+// then the webhooks.
 func (s *Store) reseal(ctx context.Context, tx writeTx) (n int, err error) {
 	if _, err := tx.exec(ctx, secureDelete[1]); err != nil {
 		return 0, err
@@ -65,7 +66,11 @@ func (s *Store) reseal(ctx context.Context, tx writeTx) (n int, err error) {
 		return 0, err
 	}
 	entries, err := resealKept(ctx, tx, s.sealer, keptRegistryEntries, putRegistryEntry, store.ResealEntry, func(e store.RegistryEntry) string { return e.ID })
-	return auths + entries, err
+	if err != nil {
+		return 0, err
+	}
+	hooks, err := resealKept(ctx, tx, s.sealer, keptWebhooks, updateWebhook, store.ResealWebhook, func(h store.Webhook) string { return h.ID })
+	return auths + entries + hooks, err
 }
 
 // resealKept re-seals each record the query kept reads (see

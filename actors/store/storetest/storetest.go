@@ -7,6 +7,7 @@ import (
 
 	"testing"
 
+	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/actors/store"
 )
 
@@ -14,6 +15,8 @@ import (
 // open must return a new, empty store with opts applied on each call; Run
 // closes it. The tests run in parallel, each on its own store.
 func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store) {
+	sealer, err := secrets.Ephemeral()
+	is.New(t).NoErr(err)
 	tests := []struct {
 		name string
 		test func(t *testing.T, s store.Store)
@@ -44,6 +47,9 @@ func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store
 		{"AuthRecords", testAuthRecords, nil},
 		{"AuthIDs", testAuthIDs, nil},
 		{"SourceRegistry", testSourceRegistry, nil},
+		{"Webhooks", testWebhooks, nil},
+		{"SealedWebhooks", testWebhooks, []store.Option{store.WithSealer(sealer)}},
+		{"WebhookDeliveries", testWebhookDeliveries, nil},
 		{"Events", testEvents, nil},
 		{"ConcurrentEvents", testConcurrentEvents, nil},
 		{"EventPaging", testEventPaging, nil},

@@ -213,6 +213,7 @@ func Start(ctx context.Context, opts Options) (_ *App, err error) {
 		return nil, err
 	}
 	a.startEdge(opts.Edge, c)
+	mountHooks(a.edge, observed)
 	a.pruner = retention.Start(a.store, opts.Retention)
 	a.face = startFace(a.edge, opts.Config.Server.MCP, states)
 	a.life.ready()

@@ -1194,6 +1194,23 @@ export type VariadicCondition = {
   op: "and" | "or";
 };
 
+/** mcpflow extension: a signed webhook. POST path (on the serve listener, no bearer token: the signature is the credential) starts a run of deployment_id with the JSON body mapped by input_map (empty: the whole body). Its secrets are never shown but once, by create and rotate_secret. */
+export type WebhookPayload = {
+  created_at_epoch_ms: number;
+  deployment_id: string;
+  id: string;
+  input_map: { [key: string]: string };
+  path: string;
+  previous_secret_expires_at_epoch_ms?: number;
+  rotated_at_epoch_ms?: number;
+};
+
+/** mcpflow extension: a webhook and its new secret, shown this once. */
+export type WebhookWithSecretResult = {
+  secret: string;
+  webhook: WebhookPayload;
+};
+
 /** mcpflow extension: who the caller is: the name of its token (anonymous on a server without tokens, where every loopback caller holds every scope), its scopes, the deployments it sees as MCP tools (mcp_deployments; empty: all), and the methods it may call. */
 export type WhoamiResult = {
   anonymous: boolean;
@@ -2038,6 +2055,46 @@ export interface SourcesListParams {
 
 export type SourcesListReply = ListSourcesResult;
 
+export interface WebhooksCreateParams {
+  webhook: {
+    deployment_id: string;
+    id: string;
+    input_map?: { [key: string]: string };
+  };
+}
+
+export type WebhooksCreateReply = WebhookWithSecretResult;
+
+export interface WebhooksDeleteParams {
+  webhook_id: string;
+}
+
+export type WebhooksDeleteReply = {
+  deleted: boolean;
+  id: string;
+};
+
+export interface WebhooksInspectParams {
+  webhook_id: string;
+}
+
+export type WebhooksInspectReply = WebhookPayload;
+
+export interface WebhooksListParams {
+}
+
+export type WebhooksListReply = {
+  total: number;
+  webhooks: WebhookPayload[];
+};
+
+export interface WebhooksRotateSecretParams {
+  webhook_id: string;
+  grace_seconds?: number;
+}
+
+export type WebhooksRotateSecretReply = WebhookWithSecretResult;
+
 /** Every method of the contract: its params and its result. */
 export interface Methods {
   "workflow.access.whoami": { params: AccessWhoamiParams; result: AccessWhoamiReply };
@@ -2123,6 +2180,11 @@ export interface Methods {
   "workflow.sources.diagnose": { params: SourcesDiagnoseParams; result: SourcesDiagnoseReply };
   "workflow.sources.inspect": { params: SourcesInspectParams; result: SourcesInspectReply };
   "workflow.sources.list": { params: SourcesListParams; result: SourcesListReply };
+  "workflow.webhooks.create": { params: WebhooksCreateParams; result: WebhooksCreateReply };
+  "workflow.webhooks.delete": { params: WebhooksDeleteParams; result: WebhooksDeleteReply };
+  "workflow.webhooks.inspect": { params: WebhooksInspectParams; result: WebhooksInspectReply };
+  "workflow.webhooks.list": { params: WebhooksListParams; result: WebhooksListReply };
+  "workflow.webhooks.rotate_secret": { params: WebhooksRotateSecretParams; result: WebhooksRotateSecretReply };
 }
 
 export type Method = keyof Methods;
@@ -2142,6 +2204,11 @@ export const extensionMethods: readonly Method[] = [
   "workflow.runs.rerun",
   "workflow.runs.subscribe",
   "workflow.runs.unsubscribe",
+  "workflow.webhooks.create",
+  "workflow.webhooks.delete",
+  "workflow.webhooks.inspect",
+  "workflow.webhooks.list",
+  "workflow.webhooks.rotate_secret",
 ];
 
 /** What the server pushes to subscriptions. */
@@ -2410,5 +2477,20 @@ export class WorkflowClient {
   }
   sourcesList(params: SourcesListParams = {}): Promise<SourcesListReply> {
     return this.call("workflow.sources.list", params);
+  }
+  webhooksCreate(params: WebhooksCreateParams): Promise<WebhooksCreateReply> {
+    return this.call("workflow.webhooks.create", params);
+  }
+  webhooksDelete(params: WebhooksDeleteParams): Promise<WebhooksDeleteReply> {
+    return this.call("workflow.webhooks.delete", params);
+  }
+  webhooksInspect(params: WebhooksInspectParams): Promise<WebhooksInspectReply> {
+    return this.call("workflow.webhooks.inspect", params);
+  }
+  webhooksList(params: WebhooksListParams = {}): Promise<WebhooksListReply> {
+    return this.call("workflow.webhooks.list", params);
+  }
+  webhooksRotateSecret(params: WebhooksRotateSecretParams): Promise<WebhooksRotateSecretReply> {
+    return this.call("workflow.webhooks.rotate_secret", params);
   }
 }

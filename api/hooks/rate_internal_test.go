@@ -1,0 +1,38 @@
+package hooks
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/matryer/is"
+)
+
+func TestEachHookHasItsOwnBucket(t *testing.T) {
+	is := is.New(t)
+	l := newLimiters(10, 20)
+	now := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	for range 20 {
+		is.True(l.allow("a", now)) // the burst
+	}
+	is.True(!l.allow("a", now))                           // past it
+	is.True(l.allow("b", now))                            // another hook is not held back
+	is.True(l.allow("a", now.Add(100*time.Millisecond)))  // a token a tenth of a second
+	is.True(!l.allow("a", now.Add(100*time.Millisecond))) // and one only
+	for range 20 {
+		is.True(l.allow("a", now.Add(10*time.Second))) // refilled to the burst, no more
+	}
+	is.True(!l.allow("a", now.Add(10*time.Second)))
+}
+
+func TestIdleBucketsAreForgottenPastTheBound(t *testing.T) {
+	is := is.New(t)
+	l := newLimiters(10, 20)
+	now := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	for i := range maxLimiters {
+		l.allow(fmt.Sprint("hook-", i), now)
+	}
+	is.Equal(len(l.buckets), maxLimiters)
+	l.allow("one-more", now.Add(time.Minute)) // the others have refilled: forgotten
+	is.Equal(len(l.buckets), 1)
+}
