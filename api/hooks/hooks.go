@@ -12,6 +12,8 @@ package hooks
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -191,7 +193,7 @@ func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, id string) (st
 			return "", refuse(http.StatusConflict, OutcomeReplayed, "this delivery id was taken already: its run was started once")
 		}
 	}
-	runID, err := h.start(ctx, hook, input)
+	runID, err := h.start(ctx, hook, input, delivery)
 	if err != nil {
 		if delivery != "" {
 			if rerr := h.opts.Store.ReleaseDelivery(context.WithoutCancel(ctx), id, delivery); rerr != nil {
@@ -203,8 +205,12 @@ func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, id string) (st
 	return runID, nil
 }
 
-// start starts the webhook's deployment on input, as the webhook.
-func (h *Handler) start(ctx context.Context, hook store.Webhook, input any) (string, error) {
+// start starts the webhook's deployment on input, as the webhook. A
+// delivery with an id starts with an idempotency key of it (deliveryKey),
+// so that, should its claim be released after a start whose answer was
+// lost, the sender's retry answers with the run it started rather than
+// starting another.
+func (h *Handler) start(ctx context.Context, hook store.Webhook, input any, delivery string) (string, error) {
 	as := access.NewPrincipal("webhook:"+hook.ID, []access.Scope{access.Run}, nil)
 	raw, err := json.Marshal(input)
 	if err != nil {
@@ -215,6 +221,9 @@ func (h *Handler) start(ctx context.Context, hook store.Webhook, input any) (str
 		Status string `json:"status"`
 	}
 	params := map[string]any{"deployment_id": hook.DeploymentID, "workflow_input": json.RawMessage(raw), "wait": false}
+	if delivery != "" {
+		params["idempotency_key"] = deliveryKey(hook.ID, delivery)
+	}
 	if err := h.opts.As(as).Call(ctx, "workflow.runs.start", params, &res); err != nil {
 		return "", err
 	}
@@ -222,6 +231,14 @@ func (h *Handler) start(ctx context.Context, hook store.Webhook, input any) (str
 		return "", fmt.Errorf("the deployment cannot run (%s)", res.Status)
 	}
 	return res.RunID, nil
+}
+
+// deliveryKey is the idempotency key of a webhook's delivery: the hook
+// and a digest of the delivery id, which bounds its length (a delivery id
+// may be MaxDeliveryIDLen bytes).
+func deliveryKey(hook, delivery string) string {
+	sum := sha256.Sum256([]byte(delivery))
+	return "webhook:" + hook + ":" + hex.EncodeToString(sum[:16])
 }
 
 // refuse is a refusal whose message may be recorded as it is.
