@@ -34,7 +34,12 @@ export function RunPage({ runId }: { runId: string }) {
   const [error, setError] = useState("");
   const [trace, setTrace] = useState<TraceEntryPayload[]>([]);
   const info = useLoad(() => conn.api.runsInspect({ run_id: runId }), [conn, runId]);
-  const art = useLoad(async () => (info.data ? conn.api.artifactsInspect({ artifact_id: info.data.artifact_id, version: info.data.artifact_version }) : undefined), [conn, info.data?.artifact_id, info.data?.artifact_version]);
+  // A pass-through call (gateway mode) has no stored artifact: its graph is its one step.
+  const passthrough = info.data?.kind === "passthrough";
+  const art = useLoad(
+    async () => (info.data && !passthrough ? conn.api.artifactsInspect({ artifact_id: info.data.artifact_id, version: info.data.artifact_version }) : undefined),
+    [conn, info.data?.artifact_id, info.data?.artifact_version, passthrough],
+  );
   const graph = useMemo(() => projectPlan(art.data?.plan), [art.data]);
 
   useEffect(() => {
@@ -80,11 +85,23 @@ export function RunPage({ runId }: { runId: string }) {
       <dl className="details" aria-label="Run details">
         <div>
           <dt>deployment</dt>
-          <dd>{info.data ? <a href={href("artifacts", "deployment", info.data.deployment_id)}>{info.data.deployment_id}</a> : "…"}</dd>
+          <dd>{!info.data ? "…" : info.data.deployment_id ? <a href={href("artifacts", "deployment", info.data.deployment_id)}>{info.data.deployment_id}</a> : <span className="muted">—</span>}</dd>
         </div>
         <div>
           <dt>artifact</dt>
-          <dd>{info.data ? <a href={href("artifacts", "artifact", info.data.artifact_id, String(info.data.artifact_version))}>{info.data.artifact_id} v{info.data.artifact_version}</a> : "…"}</dd>
+          <dd>
+            {!info.data ? (
+              "…"
+            ) : passthrough ? (
+              <span data-passthrough>
+                a pass-through call: <code>{info.data.artifact_id.replace(/^passthrough:/, "")}</code>
+              </span>
+            ) : (
+              <a href={href("artifacts", "artifact", info.data.artifact_id, String(info.data.artifact_version))}>
+                {info.data.artifact_id} v{info.data.artifact_version}
+              </a>
+            )}
+          </dd>
         </div>
         <div>
           <dt>started</dt>
