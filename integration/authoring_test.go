@@ -45,6 +45,7 @@ func (a *authoringAgent) edit(method string, params p.Object) p.DraftEditResult 
 // add_step_from_capability, bind and branch; then validates it, saves it,
 // deploys it and runs it.
 func TestAnAgentAuthorsATwoStepWorkflowFromNothingAndRunsIt(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}

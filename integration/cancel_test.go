@@ -208,6 +208,7 @@ func buildEchoThenWait(t *testing.T, c *client.Client, connID string) string {
 // notifications/cancelled for that very tools/call and aborts its
 // handler, and the same upstream process then serves another run.
 func TestCancelStopsALongUpstreamCallAndKeepsTheSession(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	node, script := everythingTS(t)
 	is := is.New(t)
 	const (

@@ -59,6 +59,7 @@ func waitDegraded(t *testing.T, c cliTool, ids ...string) {
 // failing source says it is down rather than "unknown workflow
 // capability"; sources list counts a connection's tools as tools.
 func TestChecksTellTheLiveTruthOfAFailingSource(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
@@ -189,6 +190,7 @@ func demoCLI(t *testing.T) cliTool {
 // JSON-RPC preamble (-o json keeps the code), unknown ids suggest the
 // nearest one, a refused connection says how to start the server.
 func TestCLIErrorsSayHowToRepair(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
@@ -225,6 +227,7 @@ func TestCLIErrorsSayHowToRepair(t *testing.T) {
 // runs.list filters by running and by deployment, run --detach answers
 // with the run's id at once, runs list shows start, duration and who.
 func TestRunsListShowsRunningRunsAndRunDetaches(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
@@ -266,6 +269,7 @@ func TestRunsListShowsRunningRunsAndRunDetaches(t *testing.T) {
 // an input path that adds a field to the workflow's input is a warning
 // shown by the edit that made it.
 func TestValidationCatchesAnUnboundRequiredInputAndAPathTypo(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}

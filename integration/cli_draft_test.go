@@ -78,6 +78,7 @@ func startDemoServer(t *testing.T) (cliTool, string) {
 // and runs it; resumes the interrupt and follows the run. Each step checks
 // the table and the -o json output.
 func TestCLIAuthorsABranchingWorkflowAndRunsIt(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
@@ -246,6 +247,7 @@ var keptFile = regexp.MustCompile(`your document is kept in (\S+)\)`)
 // refused with the diff from their revision to mine and, with no terminal
 // to ask on, fails with the conflict and keeps my document.
 func TestCLIDraftEditSavesWithTheRevisionCheck(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}

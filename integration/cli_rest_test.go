@@ -27,6 +27,7 @@ import (
 // real binary against a real `mcpflow serve`: each command's table and
 // its -o json.
 func TestCLIRestOfTheAPIAgainstARealServer(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}

@@ -160,6 +160,7 @@ func TestCLIHelpExitsZeroForEveryCommand(t *testing.T) {
 // TestCLIVersionShowsTheGoVersion checks `mcpflow version`, its -o json
 // and --version.
 func TestCLIVersionShowsTheGoVersion(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	c := cliTool{t: t}
 	r := c.want(0, "version")
@@ -175,6 +176,7 @@ func TestCLIVersionShowsTheGoVersion(t *testing.T) {
 // TestCLIBadUsageExitsOne checks that usage errors exit 1 and say where
 // the usage is.
 func TestCLIBadUsageExitsOne(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	c := cliTool{t: t, url: "ws://127.0.0.1:1/ws"} // never dialled: usage is checked first
 	for _, args := range [][]string{
@@ -206,6 +208,7 @@ func TestCLIBadUsageExitsOne(t *testing.T) {
 // not there and for one that refuses the client (-32001, -32003), and that
 // no token shows in any output.
 func TestCLIUnreachableOrRefusedExitsFour(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	down := cliTool{t: t, url: "ws://" + freeAddr(t) + "/ws?key=url-secret-value", env: []string{"MCPFLOW_TOKEN=" + adminToken.Token}}
 	r := down.want(4, "status")
@@ -243,6 +246,7 @@ const askDraft = `{"name":"ask","start":"ask","outcomes":["ok"],
 // fake MCP server: tables, -o json, and the exit codes of runs that
 // complete (0), fail (2) and wait at an interrupt (3).
 func TestCLICommandsAgainstARealServer(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}

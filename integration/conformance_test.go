@@ -229,6 +229,7 @@ func mustJSON(v any) string {
 // checking the error code and data; the connection keeps answering after
 // each failure.
 func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}

@@ -15,6 +15,7 @@ import (
 // A stdio source whose command fails at start says why, in its status
 // and in the log, once; its secrets never show.
 func TestConnectErrorOfAStdioSourceShowsItsStderrOnce(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	const secret = "sk-connect-errors-0123456789"
 	// The server dies at start, before or after it reads initialize: the

@@ -319,6 +319,7 @@ func settled(t *testing.T, c *client.Client, id string) p.RunResult {
 // outcome of its step is unknown; one that had completed is as it was;
 // one cut off before its call went out, if any, resumed and completed.
 func TestNothingAcknowledgedIsLostWhenTheProcessIsKilled(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("crash test: starts and kills the real binary")
 	}
@@ -370,6 +371,7 @@ func TestNothingAcknowledgedIsLostWhenTheProcessIsKilled(t *testing.T) {
 // acknowledged run completes, and each whose call was in flight at the
 // kill was resumed from its last committed step.
 func TestRunsCutOffInAnIdempotentStepResumeAfterRestart(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("crash test: starts and kills the real binary")
 	}

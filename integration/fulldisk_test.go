@@ -191,6 +191,7 @@ func logged(t *testing.T, pr *process, parts ...string) bool {
 // with no restart, the first is written completed and the second
 // cancelled, everywhere alike, and store_writable_again is recorded.
 func TestARunThatCannotCommitOnAFullDiskAgreesEverywhereAndIsCancellable(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("full-disk test: starts the real binary on a tmpfs")
 	}
@@ -269,6 +270,7 @@ func TestARunThatCannotCommitOnAFullDiskAgreesEverywhereAndIsCancellable(t *test
 // answers reads as before, and refuses writes, a run's start among them,
 // as StoreFull.
 func TestMcpflowStartsReadOnlyOnAFullDisk(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("full-disk test: starts the real binary on a tmpfs")
 	}

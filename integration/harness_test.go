@@ -54,16 +54,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// parallelTests: a test that starts its own mcpflow (and upstreams, a
-// PostgreSQL, a browser) on its own ports and folders, and spends its
-// time waiting on those processes, runs in parallel (t.Parallel) after
-// the other tests, two at a time (go test's default -parallel here): the
-// tests of issue 28 that drive server-everything, the MCP face's, the
-// cluster's, the console's in the browser, fault injection and the CLI's
-// help. One after the other they took the package past go test's 10
-// minutes in .ci/run's README pass. A test stays serial when it measures
-// this process (goroutines, heap, allocations), times something tightly,
-// sets the environment (t.Setenv) or captures the log.
+// parallelTests: a test that starts its own mcpflow process (and
+// upstreams, a PostgreSQL, a browser) on its own ports and folders, and
+// spends its time waiting on those processes, runs in parallel
+// (t.Parallel) after the other tests, two at a time (go test's default
+// -parallel here). One after the other they took the package past go
+// test's 10 minutes in .ci/run's README pass. A test stays serial when
+// it runs mcpflow in this process (startService), measures this process
+// (goroutines, heap, allocations, CPU), times something tightly
+// (keepalives, a hung upstream, a kill storm), sets the environment
+// (t.Setenv) or captures the log.
 
 // service is one mcpflow started in-process on a loopback port.
 type service struct {

@@ -63,6 +63,7 @@ func saveDraft(t *testing.T, c *client.Client, id, doc string) {
 // session, calls a subgraph and waits for approval; the service is then
 // restarted and the run resumed.
 func TestOneWorkflowUsesEveryKindOfStepThroughTheRealBinary(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts and restarts the real binary")
 	}

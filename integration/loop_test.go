@@ -64,6 +64,7 @@ func startSpin(t *testing.T, c *client.Client, deployment string, pad int) strin
 // deadline within 1 s of it, a third runs its 100,000 steps to its
 // budget, and the server's RSS stays under 300 MB throughout.
 func TestALoopOfPureStepsIsBoundedThroughTheRealBinary(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}

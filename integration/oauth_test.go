@@ -35,6 +35,7 @@ import (
 //   - no token is in any answer, CLI output, log line, redirected request
 //     or the store's files.
 func TestAnOAuthSourceNeedsALoginThenRefreshesAndRotates(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("oauth: starts the real binary twice")
 	}
@@ -176,6 +177,7 @@ func TestAnOAuthSourceNeedsALoginThenRefreshesAndRotates(t *testing.T) {
 // and in `mcpflow status`, no longer shows the needs_login error the
 // login answered.
 func TestAnOAuthSourceDiagnosesItsLoginAndItsStatusForgetsTheLoginError(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("oauth: starts the real binary")
 	}

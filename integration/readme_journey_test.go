@@ -30,6 +30,7 @@ const goRunInvocation = "go run ./cmd/mcpflow"
 // "version 1 already exists with different content", and the run goes on
 // counting on the same session.
 func TestREADMEJourneysAgreeOnOneServer(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}

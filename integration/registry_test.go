@@ -25,6 +25,7 @@ import (
 // store and runs it again; then removes the source, applies, and sees its
 // upstream process gone.
 func TestRegistrySourceGoesLiveSurvivesARestartAndIsRemoved(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts and restarts the real binary")
 	}

@@ -50,6 +50,7 @@ func watchRSS(t *testing.T, pid int, stop <-chan struct{}) <-chan int64 {
 }
 
 func TestA200MBUpstreamResultFailsItsStepAsTooLargeAndTheNextCallSucceeds(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	upstream := httptest.NewServer(fakes.StreamHuge(fakes.NewHTTPHandler(func() *mcp.Server { return fakes.WithHuge(fakes.NewServer()) })))
 	t.Cleanup(upstream.Close)

@@ -34,6 +34,7 @@ import (
 // opens it at the next start, and a start with a wrong or a missing key
 // fails, names the key it needs, and loses nothing.
 func TestSecretsSealedRotatedAndRefusedThroughTheBinary(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	dir := t.TempDir()
 	root := filepath.Join(dir, "store")
@@ -184,6 +185,7 @@ func failedStart(t *testing.T, cfgPath string) string {
 // an older release kept in clear is sealed at the next start, and
 // connects too.
 func TestRegistrySecretsAreSealedAtRestAndStillReachTheUpstream(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts and restarts the real binary")
 	}

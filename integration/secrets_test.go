@@ -190,6 +190,7 @@ func (h *headerRecorder) saw(s string) bool {
 // token), calls every read method, stops the binary, and greps every
 // answer, every error and the whole debug log: no secret appears.
 func TestSecretsAppearInNoResponseLogOrError(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	is := is.New(t)
 	bearer, wrong := unique("bearer-secret"), unique("wrong-secret")
 	refresh, clientSecret := unique("refresh-secret"), unique("client-secret")

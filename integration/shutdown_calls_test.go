@@ -58,6 +58,7 @@ func stopTries(t *testing.T) int {
 // its call is unknown; the operation (safe to repeat) resumed, and is
 // cancelled so that every stop meets the same two calls.
 func TestSIGTERMDuringLongUpstreamCallsExitsZeroEveryTime(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("shutdown test: starts and stops the real binary 21 times")
 	}

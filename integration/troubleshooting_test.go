@@ -31,6 +31,7 @@ var troubleshootingConfigs = map[string]string{
 // checks that each prints, word for word, the error the section shows:
 // the doc cannot drift from the code.
 func TestTroubleshootingListsTheMessagesTheCLIPrints(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
 		t.Skip("starts the real binary")
 	}
