@@ -32,7 +32,7 @@ func testSchedules(t *testing.T, s store.Store) {
 	for _, id := range []string{"sched-b", "sched-a"} {
 		is.NoErr(s.CreateSchedule(ctx, schedule(id)))
 	}
-	is.True(errors.Is(s.CreateSchedule(ctx, schedule("sched-a")), store.ErrExists))   // ids are unique
+	is.True(errors.Is(s.CreateSchedule(ctx, schedule("sched-a")), store.ErrExists))  // ids are unique
 	is.True(errors.Is(s.CreateSchedule(ctx, schedule("bad id!")), store.ErrInvalid)) // ids are auth-like
 	missing := schedule("sched-missing")
 	is.True(errors.Is(s.UpdateSchedule(ctx, missing.ScheduleDef), store.ErrNotFound))
