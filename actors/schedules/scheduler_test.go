@@ -145,7 +145,7 @@ func TestOverlapBufferOneHoldsOneTickUntilTheRunEnds(t *testing.T) {
 		is.Equal(f.keys(), []string{key(t0, 1)})
 		s := state(is, st)
 		is.Equal(s.BufferedTickMs, t0.Add(2*time.Minute).UnixMilli()) // the first tick held
-		is.Equal(s.Skipped, int64(1))                                  // the second dropped
+		is.Equal(s.Skipped, int64(1))                                 // the second dropped
 		f.end()
 		after(schedules.BufferPoll) // the buffered tick starts once the run has ended
 		is.Equal(f.keys(), []string{key(t0, 1), key(t0, 2)})
