@@ -91,6 +91,18 @@ func (s *Scheduler) Poke() {
 	}
 }
 
+// Changed is told that a schedule's definition was written: it waits for
+// a fire under way to end (so that none started on the old definition
+// after Changed returns) and makes the loop plan again.
+func (s *Scheduler) Changed() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.mu.Unlock() //nolint:staticcheck // an empty critical section: waits for the fire under way
+	s.Poke()
+}
+
 func (s *Scheduler) loop(ctx context.Context) {
 	defer close(s.done)
 	for {

@@ -24,7 +24,9 @@ const nextFires = 5
 // ScheduleLoop is the scheduling loop the methods tell of changes and
 // trigger through (schedules.Scheduler).
 type ScheduleLoop interface {
-	Poke()
+	// Changed is told of each write of a definition: once it returns,
+	// no fire on the old definition is under way.
+	Changed()
 	Trigger(ctx context.Context, id string) (store.Schedule, error)
 }
 
@@ -141,7 +143,7 @@ func (s *Service) scheduleChanged(ctx context.Context, sc store.Schedule, kind s
 	}
 	s.record(ctx, audit.Event{Kind: kind, WorkflowName: sc.DeploymentID, Payload: payload})
 	if s.Schedules != nil {
-		s.Schedules.Poke()
+		s.Schedules.Changed()
 	}
 	return protocol.ScheduleResult{Schedule: schedulePayload(sc, s.now())}, nil
 }
