@@ -7,8 +7,8 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/config"
-	"github.com/mcpflow/mcpflow/fakes/poll"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // TestATwoSecondScheduleFiresPausesAndResumesThroughTheRealBinary: an
