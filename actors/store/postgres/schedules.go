@@ -15,6 +15,12 @@ func (s *Store) CreateSchedule(ctx context.Context, sc store.Schedule) (err erro
 	if !store.ValidAuthID(sc.ID) {
 		return store.ErrInvalid
 	}
+	return insertSchedule(ctx, s.pool, sc)
+}
+
+// insertSchedule inserts a new schedule with its state through q;
+// ErrExists if the id is taken.
+func insertSchedule(ctx context.Context, q querier, sc store.Schedule) error {
 	record, err := encode(sc.ScheduleDef)
 	if err != nil {
 		return err
@@ -23,7 +29,7 @@ func (s *Store) CreateSchedule(ctx context.Context, sc store.Schedule) (err erro
 	if err != nil {
 		return err
 	}
-	return insertNew(ctx, s.pool, `INSERT INTO schedules (id, record, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+	return insertNew(ctx, q, `INSERT INTO schedules (id, record, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
 		sc.ID, record, state)
 }
 
