@@ -2,6 +2,7 @@ package schedules
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -64,6 +65,9 @@ func (f *firing) active() bool {
 		return false
 	}
 	status, err := within(f.ctx, func(ctx context.Context) (string, error) { return f.s.opts.Runs.Status(ctx, f.st.LastRunID) })
+	if errors.Is(err, store.ErrNotFound) { // deleted, or pruned once retention passed: it ended long ago
+		return false
+	}
 	if err != nil {
 		slog.Warn("schedules: the last run's status", "schedule", f.sc.ID, "run_id", f.st.LastRunID, "err", err)
 		return false
