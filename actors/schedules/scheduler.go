@@ -98,8 +98,9 @@ func (s *Scheduler) Changed() {
 	if s == nil {
 		return
 	}
+	// An empty critical section: it waits for the fire under way.
 	s.mu.Lock()
-	s.mu.Unlock() //nolint:staticcheck // an empty critical section: waits for the fire under way
+	s.mu.Unlock()
 	s.Poke()
 }
 
