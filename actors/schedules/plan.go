@@ -11,9 +11,12 @@ import (
 // if it is within the catch-up window.
 const Late = 5 * time.Second
 
-// MaxTicks bounds the ticks one plan walks through: past it, the rest of
-// a long outage's ticks are left for the next plan.
-const MaxTicks = 100_000
+// MaxTicks bounds the ticks one plan walks through, and MaxDue the ticks
+// it fires: past either, the rest are left for the next plan, at once.
+const (
+	MaxTicks = 100_000
+	MaxDue   = 100
+)
 
 // Plan is what a schedule is to do at a wake.
 type Plan struct {
@@ -38,7 +41,7 @@ func PlanAt(sc store.Schedule, spec Spec, now time.Time) Plan {
 	window := max(time.Duration(sc.CatchupWindowSeconds)*time.Second, Late)
 	var p Plan
 	tick := spec.Next(time.UnixMilli(from))
-	for n := 0; !tick.IsZero() && n < MaxTicks; n++ {
+	for n := 0; !tick.IsZero() && n < MaxTicks && len(p.Due) < MaxDue; n++ {
 		at := spec.FireAt(sc.ID, tick)
 		if at.After(now) {
 			p.Next = at
@@ -58,7 +61,7 @@ func PlanAt(sc store.Schedule, spec Spec, now time.Time) Plan {
 		tick = spec.Next(tick)
 	}
 	if !tick.IsZero() {
-		p.Next = now // more ticks than one plan walks: plan again at once
+		p.Next = now // more ticks than one plan walks or fires: plan again at once
 	}
 	return p
 }

@@ -214,3 +214,24 @@ func TestPausedSchedulesDoNotFireAndTriggerFiresNow(t *testing.T) {
 		is.Equal(f.starts[0].StartedBy, "schedule:s1")
 	})
 }
+
+// A catch-up of more ticks than one plan fires (MaxDue) goes on at once
+// in the next plans: every tick of the window is fired, once, in order.
+func TestALongCatchUpIsFiredInBoundedPlans(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		t0 := time.Now()
+		st := store.NewMemory()
+		sc := every60(schedules.OverlapAllowAll, t0.Add(-5*time.Hour), 3*3600)
+		is.NoErr(st.CreateSchedule(t.Context(), sc))
+		f := newFakeRuns()
+		start(t, st, f)
+		keys := f.keys()
+		is.Equal(len(keys), 181) // three hours of minutes, and now
+		is.Equal(keys[0], key(t0, -180))
+		is.Equal(keys[180], key(t0, 0))
+		s := state(is, st)
+		is.Equal(s.Skipped, int64(119)) // the two hours before the window
+		is.Equal(s.Fired, int64(181))
+	})
+}
