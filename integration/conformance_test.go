@@ -228,6 +228,13 @@ func mustJSON(v any) string {
 // against the method's result schema, and once with params that must fail
 // checking the error code and data; the connection keeps answering after
 // each failure.
+// schedule is the conformance test's schedule of deployment, firing each
+// 1 January at midnight (UTC) only.
+func schedule(deployment string, paused bool) p.Object {
+	return p.Object{"id": "kv-sched", "deployment_id": deployment, "workflow_input": p.Object{"key": "greeting", "value": "scheduled"},
+		"spec": p.Object{"cron": "0 0 1 1 *", "time_zone": "UTC"}, "overlap": "skip", "catchup_window_seconds": 60, "paused": paused}
+}
+
 func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
@@ -459,6 +466,21 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 		{method: "workflow.webhooks.rotate_secret", params: fixed(p.Object{"webhook_id": "kv-hook", "grace_seconds": 60}),
 			bad: p.Object{"webhook_id": "kv-hook", "grace_seconds": -1}, code: invalidParams},
 
+		// Schedules (extensions): kv-sched is paused, or fires each 1
+		// January only.
+		{method: "workflow.schedules.create", params: fixed(p.Object{"schedule": schedule("kv.default", true)}),
+			bad: p.Object{"schedule": schedule("no.such", true)}, code: failed, data: keyError},
+		{method: "workflow.schedules.inspect", params: fixed(p.Object{"schedule_id": "kv-sched"}),
+			bad: p.Object{"schedule_id": "no-such"}, code: failed, data: keyError},
+		{method: "workflow.schedules.list", params: fixed(nil),
+			bad: p.Object{"deployment_id": "kv.default"}, code: invalidParams},
+		{method: "workflow.schedules.update", params: fixed(p.Object{"schedule": schedule("kv.default", false)}),
+			bad: p.Object{"schedule": p.Object{"id": "kv-sched", "deployment_id": "kv.default", "spec": p.Object{"interval_seconds": 0}}}, code: invalidParams},
+		{method: "workflow.schedules.pause", params: fixed(p.Object{"schedule_id": "kv-sched", "note": "conformance"}),
+			bad: p.Object{"schedule_id": ""}, code: invalidParams},
+		{method: "workflow.schedules.unpause", params: fixed(p.Object{"schedule_id": "kv-sched"}),
+			bad: p.Object{"schedule_id": "no-such"}, code: failed, data: keyError},
+
 		// Runs.
 		{method: "workflow.runs.start", params: fixed(p.Object{"deployment_id": "kv.default", "workflow_input": p.Object{"key": "greeting", "value": "hello"},
 			"trace_range": p.Object{"limit": 10}}),
@@ -560,6 +582,10 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 			bad: p.Object{"auth_ref": ""}, code: invalidParams},
 		{method: "workflow.admin.source_registry.remove", params: fixed(p.Object{"source_id": "reg.fake"}),
 			bad: p.Object{"source_id": "reg.none"}, code: failed, data: keyError},
+		{method: "workflow.schedules.trigger", params: fixed(p.Object{"schedule_id": "kv-sched"}),
+			bad: p.Object{"schedule_id": "no-such"}, code: failed, data: keyError},
+		{method: "workflow.schedules.delete", params: fixed(p.Object{"schedule_id": "kv-sched"}),
+			bad: p.Object{"schedule_id": ""}, code: invalidParams},
 		{method: "workflow.webhooks.delete", params: fixed(p.Object{"webhook_id": "kv-hook"}),
 			bad: p.Object{"webhook_id": ""}, code: invalidParams},
 		{method: "workflow.deployments.delete", params: fixed(p.Object{"deployment_id": "kv.default"}),

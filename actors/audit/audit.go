@@ -57,6 +57,18 @@ const (
 	WebhookSecretRotated    = "webhook_secret_rotated"
 	WebhookDeleted          = "webhook_deleted"
 	WebhookDeliveryRejected = "webhook_delivery_rejected"
+	// The schedules' events (mcpflow extensions): a schedule created,
+	// updated, paused, unpaused or deleted; a fire (its outcome, run and
+	// tick), a tick skipped by the overlap policy, and the ticks missed
+	// while nothing fired them (how many caught up, how many skipped).
+	ScheduleCreated  = "schedule_created"
+	ScheduleUpdated  = "schedule_updated"
+	SchedulePaused   = "schedule_paused"
+	ScheduleUnpaused = "schedule_unpaused"
+	ScheduleDeleted  = "schedule_deleted"
+	ScheduleFired    = "schedule_fired"
+	ScheduleSkipped  = "schedule_skipped"
+	ScheduleMissed   = "schedule_missed"
 )
 
 // Timeout bounds each append.

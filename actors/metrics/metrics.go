@@ -81,6 +81,7 @@ type Metrics struct {
 	upstream  upstreamCollectors
 	mcpFace   mcpFaceCollectors
 	webhooks  webhookCollectors
+	schedules scheduleCollectors
 }
 
 // New returns metrics on a registry of their own, with the Go runtime and
@@ -139,6 +140,7 @@ func New() *Metrics {
 		upstream:  newUpstreamCollectors(),
 		mcpFace:   newMCPFaceCollectors(),
 		webhooks:  newWebhookCollectors(),
+		schedules: newScheduleCollectors(),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -152,6 +154,7 @@ func New() *Metrics {
 	reg.MustRegister(m.upstream.collectors()...)
 	reg.MustRegister(m.mcpFace.collectors()...)
 	reg.MustRegister(m.webhooks.collectors()...)
+	reg.MustRegister(m.schedules.collectors()...)
 	return m
 }
 

@@ -23,6 +23,7 @@ type Memory struct {
 	auth        map[string]AuthRecord
 	registry    map[string]RegistryEntry
 	webhooks    map[string]Webhook
+	schedules   map[string]Schedule
 	deliveries  map[deliveryKey]time.Time // each claimed delivery's expiry
 	events      []Event                   // the kept events, in sequence order
 	lastSeq     int64                     // the sequence number of the last event appended
@@ -46,6 +47,7 @@ func NewMemory(opts ...Option) *Memory {
 		auth:        map[string]AuthRecord{},
 		registry:    map[string]RegistryEntry{},
 		webhooks:    map[string]Webhook{},
+		schedules:   map[string]Schedule{},
 		deliveries:  map[deliveryKey]time.Time{},
 		maxEvents:   o.MaxEvents,
 		retention:   o.Retention,

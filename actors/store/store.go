@@ -1,6 +1,6 @@
 // Package store owns durable records: draft workspaces, artifacts,
 // deployments, runs with their checkpoints and traces, catalog snapshots,
-// auth records, the source registry, signed webhooks and the admin event log. It defines one
+// auth records, the source registry, signed webhooks, schedules and the admin event log. It defines one
 // interface for all of them and its implementations, and the decorator
 // (Observed) through which writers tell an Observer of what they commit to
 // the event logs, and the stored form of a run's records that the durable
@@ -69,6 +69,7 @@ type Store interface {
 	AuthRecords
 	SourceRegistry
 	Webhooks
+	Schedules
 	Events
 	// Close releases the store.
 	Close() error

@@ -27,6 +27,7 @@ func (s *Service) Methods() map[string]rpc.Method {
 		s.registryMethods(),
 		s.authMethods(),
 		s.webhookMethods(),
+		s.scheduleMethods(),
 		s.secretMethods(),
 		s.eventMethods(),
 		s.accessMethods(),

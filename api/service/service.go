@@ -55,6 +55,10 @@ type Service struct {
 	// RotateKeys re-seals the store's auth records under a new key
 	// (workflow.admin.secrets.rotate); nil when the store seals nothing.
 	RotateKeys KeyRotator
+	// Schedules is the scheduling loop: told of each change to a
+	// schedule, and what workflow.schedules.trigger fires through (nil
+	// refuses trigger).
+	Schedules ScheduleLoop
 }
 
 func (s *Service) now() time.Time {

@@ -26,13 +26,14 @@ type Counts struct {
 	AuthRecords     int `json:"auth_records"`
 	RegistryEntries int `json:"registry_entries"`
 	Webhooks        int `json:"webhooks"`
+	Schedules       int `json:"schedules"`
 	Events          int `json:"events"`
 }
 
 // Total is the count of all records.
 func (c Counts) Total() int {
 	return c.Workspaces + c.Artifacts + c.Deployments + c.Runs + c.TraceEntries + c.RunEvents +
-		c.Catalogs + c.AuthRecords + c.RegistryEntries + c.Webhooks + c.Events
+		c.Catalogs + c.AuthRecords + c.RegistryEntries + c.Webhooks + c.Schedules + c.Events
 }
 
 // CopyFrom copies every record of src into s, which must hold none, in one
@@ -55,7 +56,7 @@ func (s *Store) CopyFrom(ctx context.Context, src store.Store) (copied Counts, e
 		}
 		c := copier{ctx: ctx, tx: tx, src: src, retention: s.retention}
 		for _, step := range []func(*Counts) error{
-			c.workspaces, c.artifacts, c.deployments, c.runs, c.catalogs, c.authRecords, c.registry, c.webhooks, c.events,
+			c.workspaces, c.artifacts, c.deployments, c.runs, c.catalogs, c.authRecords, c.registry, c.webhooks, c.schedules, c.events,
 		} {
 			if err := step(&copied); err != nil {
 				return err
@@ -80,8 +81,9 @@ func countRecords(ctx context.Context, q querier) (Counts, error) {
 		(SELECT count(*) FROM workspaces), (SELECT count(*) FROM artifacts), (SELECT count(*) FROM deployments),
 		(SELECT count(*) FROM runs), (SELECT count(*) FROM run_trace), (SELECT count(*) FROM run_events),
 		(SELECT count(*) FROM catalogs), (SELECT count(*) FROM auth_records), (SELECT count(*) FROM source_registry),
-		(SELECT count(*) FROM webhooks), (SELECT count(*) FROM events)`).Scan(&c.Workspaces, &c.Artifacts, &c.Deployments,
-		&c.Runs, &c.TraceEntries, &c.RunEvents, &c.Catalogs, &c.AuthRecords, &c.RegistryEntries, &c.Webhooks, &c.Events)
+		(SELECT count(*) FROM webhooks), (SELECT count(*) FROM schedules), (SELECT count(*) FROM events)`).Scan(&c.Workspaces,
+		&c.Artifacts, &c.Deployments, &c.Runs, &c.TraceEntries, &c.RunEvents, &c.Catalogs, &c.AuthRecords, &c.RegistryEntries,
+		&c.Webhooks, &c.Schedules, &c.Events)
 	return c, err
 }
 
@@ -252,6 +254,22 @@ func (c copier) webhooks(n *Counts) error {
 		}
 	}
 	n.Webhooks += len(list)
+	return nil
+}
+
+// schedules copies the schedules with their state: counts and last
+// tick, so that the copy catches up from where the source stopped.
+func (c copier) schedules(n *Counts) error {
+	list, err := c.src.ListSchedules(c.ctx)
+	if err != nil {
+		return err
+	}
+	for _, sc := range list {
+		if err := insertSchedule(c.ctx, c.tx, sc); err != nil {
+			return fmt.Errorf("schedule %q: %w", sc.ID, err)
+		}
+	}
+	n.Schedules += len(list)
 	return nil
 }
 

@@ -46,7 +46,7 @@ func testCopy(t *testing.T, srv *pgtest.Server) {
 			copied, err := dst.CopyFrom(ctx, src)
 			is.NoErr(err)
 			is.Equal(copied, postgres.Counts{Workspaces: 2, Artifacts: 3, Deployments: 1, Runs: 3, TraceEntries: 3, RunEvents: 7,
-				Catalogs: 1, AuthRecords: 1, RegistryEntries: 1, Webhooks: 1, Events: tt.events})
+				Catalogs: 1, AuthRecords: 1, RegistryEntries: 1, Webhooks: 1, Schedules: 1, Events: tt.events})
 			same(t, dst, src)
 
 			seq, err := dst.AppendEvent(ctx, store.Event{Kind: "after_the_copy"})
@@ -128,6 +128,8 @@ func fill(t *testing.T, s store.Store) {
 		Tools: []catalog.Tool{{Name: "fetch", InputSchema: catalog.Object{"type": "object"}}}}))
 	is.NoErr(s.SaveAuth(ctx, store.AuthRecord{ID: "web", Scheme: "bearer", Payload: map[string]any{"token": "s3cret"}}))
 	is.NoErr(s.CreateWebhook(ctx, store.Webhook{ID: "on-push", DeploymentID: "dep", Secrets: []store.WebhookSecret{{Secret: "whsec_x"}}}))
+	is.NoErr(s.CreateSchedule(ctx, store.Schedule{ScheduleDef: store.ScheduleDef{ID: "nightly", DeploymentID: "dep",
+		Spec: store.ScheduleSpec{Cron: "0 2 * * *"}, Overlap: "skip", CatchupWindowSeconds: 300}, State: store.ScheduleState{Fired: 3, LastRunID: "run-1"}}))
 	is.NoErr(s.PutRegistryEntry(ctx, store.RegistryEntry{ID: "web.default", Kind: "mcp", Enabled: true,
 		Transport: map[string]any{"kind": "http", "url": "https://mcp.example.com"}}))
 	for i := range 5 {
@@ -168,6 +170,7 @@ func same(t *testing.T, got, want store.Store) {
 		{"auth records", func(s store.Store) (any, error) { return s.ListAuth(ctx) }},
 		{"registry", func(s store.Store) (any, error) { return s.ListRegistryEntries(ctx) }},
 		{"webhooks", func(s store.Store) (any, error) { return s.ListWebhooks(ctx) }},
+		{"schedules", func(s store.Store) (any, error) { return s.ListSchedules(ctx) }},
 		{"events", func(s store.Store) (any, error) {
 			list, err := s.ListEvents(ctx, 0, 0)
 			if err != nil {

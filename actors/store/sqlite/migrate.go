@@ -182,6 +182,16 @@ CREATE TABLE webhook_deliveries (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX webhook_deliveries_by_expiry ON webhook_deliveries (expires_at);
 `,
+	`
+-- Schedules (store.Schedules): each one's definition (record) and what
+-- the scheduling loop records of it (state), written apart so that an
+-- update and a fire never overwrite each other.
+CREATE TABLE schedules (
+	id     TEXT PRIMARY KEY,
+	record TEXT NOT NULL,
+	state  TEXT NOT NULL
+) STRICT;
+`,
 }
 
 // retentionVersion is the schema version that adds runs.expires_at.

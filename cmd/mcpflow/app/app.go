@@ -23,6 +23,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/retention"
 	"github.com/mcpflow/mcpflow/actors/runs"
+	"github.com/mcpflow/mcpflow/actors/schedules"
 	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -128,6 +129,7 @@ type App struct {
 	replies    *reply.Router         // the answers the service's handlers wait for
 	refresher  *supervisor.Refresher // background catalog listing; nil when off
 	pruner     *retention.Pruner     // the pruning of finished runs
+	scheduler  *schedules.Scheduler  // the scheduling loop
 	pool       *session.Pool         // the HTTP sessions' connections; nil with Options.Transports
 	edge       *edge.Server
 	http       *http.Server
@@ -212,6 +214,7 @@ func Start(ctx context.Context, opts Options) (_ *App, err error) {
 	if err := a.recoverCutOff(ctx); err != nil {
 		return nil, err
 	}
+	a.startScheduler(observed, m) // before the edge serves the methods that reach it
 	a.startEdge(opts.Edge, c)
 	mountHooks(a.edge, observed)
 	a.pruner = retention.Start(a.store, opts.Retention)

@@ -94,10 +94,11 @@ func (a *App) Shutdown(ctx context.Context) error {
 	}
 	deadline, _ := ctx.Deadline()
 	plan := planStop(start, deadline, a.closeTimeout)
-	a.life.stopping() // /readyz 503, STOPPING=1
+	a.life.stopping()                    // /readyz 503, STOPPING=1
+	unscheduled := a.scheduler.Stop(ctx) // no fire starts a run from here on
 	a.runs.StopAccepting()
 
-	cut := []error{stage(ctx, "drain", plan.drained, a.stopEdgeAndRuns(plan))}
+	cut := []error{unscheduled, stage(ctx, "drain", plan.drained, a.stopEdgeAndRuns(plan))}
 	cut = append(cut, stage(ctx, "sessions", plan.sessions, func(ctx context.Context) error {
 		// Every connection is closed: so is every subscription. The
 		// supervisor releases the connections it owned as their sessions

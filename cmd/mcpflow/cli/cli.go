@@ -156,7 +156,7 @@ JSON result with -o json.
 	for _, cmd := range []*cobra.Command{
 		newStatusCommand(r), newCapsCommand(r), newWorkflowCommand(r), newDeployCommand(r), newRunCommand(r),
 		newRunsCommand(r), newSourcesCommand(r), newRegistryCommand(r), newSchemaCommand(r), newBenchCommand(r), newMCPCommand(r),
-		newSecretsCommand(r), newWebhooksCommand(r),
+		newSecretsCommand(r), newWebhooksCommand(r), newSchedulesCommand(r),
 		newArtifactsCommand(r), newDeploymentsCommand(r), newEventsCommand(r), newAuthCommand(r),
 		newDraftCommand(r),
 	} {

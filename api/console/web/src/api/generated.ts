@@ -988,6 +988,42 @@ export type SavedDraftArtifactResult = {
   version: number;
 };
 
+/** mcpflow extension: a schedule, each fire of which starts a run of deployment_id with workflow_input, started_by "schedule:<id>", with the idempotency key "schedule:<id>:<tick unix seconds>". next_fire_times are the next 5 fire times (epoch ms; none while paused); last_fire the last start (its run's status as last seen, or start_failed / unrunnable); fired, missed (ticks fired late or not at all because nothing fired them on time) and skipped (ticks not fired: by the overlap policy, or beyond the catch-up window) are counts since creation. */
+export type SchedulePayload = {
+  buffered_tick_epoch_ms?: number;
+  catchup_window_seconds: number;
+  created_at_epoch_ms: number;
+  deployment_id: string;
+  fired: number;
+  id: string;
+  last_fire: null | {
+    at_epoch_ms: number;
+    outcome: string;
+    run_id?: string;
+  };
+  missed: number;
+  next_fire_times: number[];
+  note?: string;
+  overlap: "skip" | "buffer_one" | "allow_all" | "cancel_other";
+  paused: boolean;
+  skipped: number;
+  spec: ScheduleSpec;
+  workflow_input: { [key: string]: Json };
+};
+
+/** mcpflow extension: a schedule as a change or a trigger left it. */
+export type ScheduleResult = {
+  schedule: SchedulePayload;
+};
+
+/** When the schedule fires: a cron expression (five fields, or six with seconds first; descriptors such as @hourly; a CRON_TZ= prefix) or interval_seconds (ticks at the multiples of the interval since the Unix epoch), not both. time_zone is an IANA zone for the cron; jitter_seconds delays each fire by a fixed fraction of it drawn from the schedule and the tick. */
+export type ScheduleSpec = {
+  cron?: string;
+  interval_seconds?: number;
+  jitter_seconds?: number;
+  time_zone?: string;
+};
+
 /** JSON Schema object used at workflow and node boundaries. */
 export type SchemaRef = {
   properties?: { [key: string]: Json };
@@ -2036,6 +2072,77 @@ export type RunsUnsubscribeReply = {
   unsubscribed: boolean;
 };
 
+export interface SchedulesCreateParams {
+  schedule: {
+    catchup_window_seconds?: number;
+    deployment_id: string;
+    id: string;
+    overlap?: "skip" | "buffer_one" | "allow_all" | "cancel_other";
+    paused?: boolean;
+    spec: ScheduleSpec;
+    workflow_input?: { [key: string]: Json };
+  };
+}
+
+export type SchedulesCreateReply = ScheduleResult;
+
+export interface SchedulesDeleteParams {
+  schedule_id: string;
+}
+
+export type SchedulesDeleteReply = {
+  deleted: boolean;
+  id: string;
+};
+
+export interface SchedulesInspectParams {
+  schedule_id: string;
+}
+
+export type SchedulesInspectReply = SchedulePayload;
+
+export interface SchedulesListParams {
+}
+
+export type SchedulesListReply = {
+  schedules: SchedulePayload[];
+  total: number;
+};
+
+export interface SchedulesPauseParams {
+  schedule_id: string;
+  note?: string;
+}
+
+export type SchedulesPauseReply = ScheduleResult;
+
+export interface SchedulesTriggerParams {
+  schedule_id: string;
+}
+
+export type SchedulesTriggerReply = ScheduleResult;
+
+export interface SchedulesUnpauseParams {
+  schedule_id: string;
+  note?: string;
+}
+
+export type SchedulesUnpauseReply = ScheduleResult;
+
+export interface SchedulesUpdateParams {
+  schedule: {
+    catchup_window_seconds?: number;
+    deployment_id: string;
+    id: string;
+    overlap?: "skip" | "buffer_one" | "allow_all" | "cancel_other";
+    paused?: boolean;
+    spec: ScheduleSpec;
+    workflow_input?: { [key: string]: Json };
+  };
+}
+
+export type SchedulesUpdateReply = ScheduleResult;
+
 export interface SourcesDiagnoseParams {
   source_id: string;
 }
@@ -2177,6 +2284,14 @@ export interface Methods {
   "workflow.runs.subscribe": { params: RunsSubscribeParams; result: RunsSubscribeReply };
   "workflow.runs.trace": { params: RunsTraceParams; result: RunsTraceReply };
   "workflow.runs.unsubscribe": { params: RunsUnsubscribeParams; result: RunsUnsubscribeReply };
+  "workflow.schedules.create": { params: SchedulesCreateParams; result: SchedulesCreateReply };
+  "workflow.schedules.delete": { params: SchedulesDeleteParams; result: SchedulesDeleteReply };
+  "workflow.schedules.inspect": { params: SchedulesInspectParams; result: SchedulesInspectReply };
+  "workflow.schedules.list": { params: SchedulesListParams; result: SchedulesListReply };
+  "workflow.schedules.pause": { params: SchedulesPauseParams; result: SchedulesPauseReply };
+  "workflow.schedules.trigger": { params: SchedulesTriggerParams; result: SchedulesTriggerReply };
+  "workflow.schedules.unpause": { params: SchedulesUnpauseParams; result: SchedulesUnpauseReply };
+  "workflow.schedules.update": { params: SchedulesUpdateParams; result: SchedulesUpdateReply };
   "workflow.sources.diagnose": { params: SourcesDiagnoseParams; result: SourcesDiagnoseReply };
   "workflow.sources.inspect": { params: SourcesInspectParams; result: SourcesInspectReply };
   "workflow.sources.list": { params: SourcesListParams; result: SourcesListReply };
@@ -2204,6 +2319,14 @@ export const extensionMethods: readonly Method[] = [
   "workflow.runs.rerun",
   "workflow.runs.subscribe",
   "workflow.runs.unsubscribe",
+  "workflow.schedules.create",
+  "workflow.schedules.delete",
+  "workflow.schedules.inspect",
+  "workflow.schedules.list",
+  "workflow.schedules.pause",
+  "workflow.schedules.trigger",
+  "workflow.schedules.unpause",
+  "workflow.schedules.update",
   "workflow.webhooks.create",
   "workflow.webhooks.delete",
   "workflow.webhooks.inspect",
@@ -2468,6 +2591,30 @@ export class WorkflowClient {
   }
   runsUnsubscribe(params: RunsUnsubscribeParams): Promise<RunsUnsubscribeReply> {
     return this.call("workflow.runs.unsubscribe", params);
+  }
+  schedulesCreate(params: SchedulesCreateParams): Promise<SchedulesCreateReply> {
+    return this.call("workflow.schedules.create", params);
+  }
+  schedulesDelete(params: SchedulesDeleteParams): Promise<SchedulesDeleteReply> {
+    return this.call("workflow.schedules.delete", params);
+  }
+  schedulesInspect(params: SchedulesInspectParams): Promise<SchedulesInspectReply> {
+    return this.call("workflow.schedules.inspect", params);
+  }
+  schedulesList(params: SchedulesListParams = {}): Promise<SchedulesListReply> {
+    return this.call("workflow.schedules.list", params);
+  }
+  schedulesPause(params: SchedulesPauseParams): Promise<SchedulesPauseReply> {
+    return this.call("workflow.schedules.pause", params);
+  }
+  schedulesTrigger(params: SchedulesTriggerParams): Promise<SchedulesTriggerReply> {
+    return this.call("workflow.schedules.trigger", params);
+  }
+  schedulesUnpause(params: SchedulesUnpauseParams): Promise<SchedulesUnpauseReply> {
+    return this.call("workflow.schedules.unpause", params);
+  }
+  schedulesUpdate(params: SchedulesUpdateParams): Promise<SchedulesUpdateReply> {
+    return this.call("workflow.schedules.update", params);
   }
   sourcesDiagnose(params: SourcesDiagnoseParams): Promise<SourcesDiagnoseReply> {
     return this.call("workflow.sources.diagnose", params);
