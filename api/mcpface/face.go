@@ -73,7 +73,9 @@ type Face struct {
 	mu      sync.Mutex
 	tools   []workflowTool
 	gateway []gatewayTool
-	loaded  bool
+	// resources are the exposed connections' resources (gateway_resources.go).
+	resources []gatewayResource
+	loaded    bool
 	servers []*served
 }
 
@@ -86,6 +88,9 @@ type served struct {
 	// offered maps each tool offered to its definition as JSON, to tell
 	// a changed tool from an unchanged one.
 	offered map[string]string
+	// resources maps each exposed resource offered (its URI) to its
+	// definition as JSON, as offered does tools.
+	resources map[string]string
 }
 
 // New returns a face; Run keeps its tools current.
@@ -116,13 +121,18 @@ func New(opts Options) *Face {
 // call, calling the workflow API through api (acting for who), as gate
 // (who's access check on the method table) permits.
 func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend, gate Gate) *mcp.Server {
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	if f.exposesResources() {
+		// The exposed resources change as their upstreams' do.
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpflow", Title: "mcpflow workflows", Version: f.version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		// The tools change as deployments do: say so even while none is
 		// offered yet.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities: caps,
 	})
-	s := &served{srv: srv, who: who, api: api, gate: gate, offered: map[string]string{}}
+	s := &served{srv: srv, who: who, api: api, gate: gate, offered: map[string]string{}, resources: map[string]string{}}
 	srv.AddReceivingMiddleware(f.refuseUnlisted(s))
 	f.mu.Lock()
 	f.servers = append(f.servers, s)
@@ -223,7 +233,7 @@ func (f *Face) follow(ctx context.Context) {
 
 // changesTools reports whether an admin event of kind may change a tool.
 func changesTools(kind string) bool {
-	return slices.Contains([]string{"workflow_deployment_saved", "workflow_deployment_deleted", "tools_changed", "capability_drift"}, kind)
+	return slices.Contains([]string{"workflow_deployment_saved", "workflow_deployment_deleted", "tools_changed", "resources_changed", "capability_drift"}, kind)
 }
 
 // poll pokes every PollInterval until ctx ends.
@@ -249,13 +259,14 @@ func (f *Face) refresh(ctx context.Context) {
 	f.loading.Lock()
 	defer f.loading.Unlock()
 	gateway := f.refreshGateway(ctx)
+	resources := f.refreshGatewayResources(ctx)
 	tools, errs := f.catalog.load(ctx, gatewayReserved(gateway))
 	for _, err := range errs {
 		f.log.Warn("mcp face: a deployment is not offered", "err", err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.gateway = gateway
+	f.gateway, f.resources = gateway, resources
 	if tools == nil && len(errs) > 0 && f.loaded {
 		for _, s := range f.servers {
 			f.offer(s)
@@ -336,6 +347,7 @@ func (f *Face) offer(s *served) {
 		s.srv.AddTool(e.tool, f.running.track(s, e.handler))
 		s.offered[name] = string(def)
 	}
+	f.offerResources(s)
 }
 
 // toolEntry is a tool, its handler and the workflow API methods it calls.

@@ -3,6 +3,7 @@ package mcpface
 import (
 	"context"
 	"encoding/json"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -127,6 +128,9 @@ func TestATokenSeesTheExposedConnectionsItsListNames(t *testing.T) {
 type upstreams struct {
 	tools        map[string][]string
 	gone, broken map[string]bool
+	// resources are each connection's resource URIs; a read answers the
+	// URI and its connection as text.
+	resources map[string][]string
 }
 
 func (u upstreams) Call(_ context.Context, method string, params, result any) error {
@@ -148,6 +152,16 @@ func (u upstreams) Call(_ context.Context, method string, params, result any) er
 	case protocol.MethodCapabilitiesInspect:
 		name := params.(protocol.InspectCapabilityParams).QualifiedName
 		out = protocol.CapabilityDetail{Name: name, InputSchema: protocol.Object{"type": "object"}}
+	case protocol.MethodSourcesResources:
+		conn := params.(protocol.SourceResourcesParams).SourceID
+		listed := protocol.SourceResourcesResult{Resources: []protocol.SourceResource{}}
+		for _, uri := range u.resources[conn] {
+			listed.Resources = append(listed.Resources, protocol.SourceResource{URI: uri, Name: path.Base(uri)})
+		}
+		out = listed
+	case protocol.MethodSourcesReadResource:
+		p := params.(protocol.ReadSourceResourceParams)
+		out = protocol.ReadSourceResourceResult{Contents: []protocol.Object{{"uri": p.URI, "mimeType": "text/plain", "text": p.SourceID + " " + p.URI}}}
 	default:
 		return jsonrpc.Errorf(jsonrpc.MethodNotFound, "%s", method)
 	}
@@ -176,4 +190,64 @@ func TestExposedToolsOfAConnectionThatFailsStayAndOfOneThatIsGoneGo(t *testing.T
 	is.Equal(names(), []string{"a_one", "b_two"})
 	u.broken["a.default"], u.gone["b.default"] = true, true
 	is.Equal(names(), []string{"a_one"}) // a kept, b gone
+}
+
+// The resources of the connections exposed with resources are listed
+// under their own URIs, named "<prefix>_<name>", and read through the
+// connection that listed them; a URI listed by two connections is the
+// first's (sorted by id); a token sees the resources of the connections
+// its mcp_connections names, and none without the read scope.
+func TestExposedResourcesAreListedAndReadThroughTheirConnection(t *testing.T) {
+	is := is.New(t)
+	u := upstreams{resources: map[string][]string{
+		"a.default": {"demo://a/one", "demo://shared"},
+		"b.default": {"demo://b/two", "demo://shared"},
+		"c.default": {"demo://c/hidden"}, // exposed without resources
+	}}
+	f := New(Options{Watch: u, Config: &config.MCP{Expose: []config.MCPExpose{
+		{Connection: "b.default", Prefix: "bee", Resources: true}, {Connection: "a.default", Resources: true}, {Connection: "c.default"},
+	}}})
+	guard := access.NewGuard([]config.Token{
+		{Name: "wide", Token: "wide-" + strings.Repeat("w", 24), Scopes: []string{"read"}},
+		{Name: "narrow", Token: "narrow-" + strings.Repeat("n", 24), Scopes: []string{"read"}, MCPConnections: []string{"b.*"}},
+	})
+	connect := func(token string, gate Gate) *mcp.ClientSession {
+		who, ok := guard.Authenticate(token)
+		is.True(ok)
+		srv := f.NewServer(t.Context(), who, u, gate)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(t.Context(), st, nil)
+		is.NoErr(err)
+		t.Cleanup(func() { _ = ss.Close() })
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(t.Context(), ct, nil)
+		is.NoErr(err)
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	listed := func(cs *mcp.ClientSession) []string {
+		var out []string
+		for r, err := range cs.Resources(t.Context(), nil) {
+			is.NoErr(err)
+			out = append(out, r.Name+" "+r.URI)
+		}
+		return out
+	}
+	reader := Callable{Token: "wide", Methods: gatewayResourceMethods}
+	wide := connect("wide-"+strings.Repeat("w", 24), reader)
+	is.True(wide.InitializeResult().Capabilities.Resources.ListChanged) // passed on as the upstreams' change
+	is.Equal(listed(wide), []string{"a_one demo://a/one", "bee_two demo://b/two", "a_shared demo://shared"}) // in URI order
+	read, err := wide.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "demo://shared"})
+	is.NoErr(err)
+	is.Equal(read.Contents[0].Text, "a.default demo://shared") // read through the connection that listed it
+	read, err = wide.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "demo://b/two"})
+	is.NoErr(err)
+	is.Equal(read.Contents[0].Text, "b.default demo://b/two")
+	_, err = wide.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "demo://c/hidden"})
+	is.True(err != nil) // c exposes its tools only
+
+	narrow := connect("narrow-"+strings.Repeat("n", 24), reader)
+	is.Equal(listed(narrow), []string{"bee_two demo://b/two"}) // demo://shared is a's, which it does not see
+
+	none := connect("wide-"+strings.Repeat("w", 24), Callable{Token: "wide"})
+	is.Equal(len(listed(none)), 0) // may not read: offered none
 }

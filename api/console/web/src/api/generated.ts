@@ -2055,6 +2055,29 @@ export interface SourcesListParams {
 
 export type SourcesListReply = ListSourcesResult;
 
+export interface SourcesReadResourceParams {
+  source_id: string;
+  uri: string;
+}
+
+export type SourcesReadResourceReply = {
+  contents: { [key: string]: Json }[];
+};
+
+export interface SourcesResourcesParams {
+  source_id: string;
+}
+
+export type SourcesResourcesReply = {
+  resources: {
+    description?: string;
+    mime_type?: string;
+    name: string;
+    title?: string;
+    uri: string;
+  }[];
+};
+
 export interface WebhooksCreateParams {
   webhook: {
     deployment_id: string;
@@ -2180,6 +2203,8 @@ export interface Methods {
   "workflow.sources.diagnose": { params: SourcesDiagnoseParams; result: SourcesDiagnoseReply };
   "workflow.sources.inspect": { params: SourcesInspectParams; result: SourcesInspectReply };
   "workflow.sources.list": { params: SourcesListParams; result: SourcesListReply };
+  "workflow.sources.read_resource": { params: SourcesReadResourceParams; result: SourcesReadResourceReply };
+  "workflow.sources.resources": { params: SourcesResourcesParams; result: SourcesResourcesReply };
   "workflow.webhooks.create": { params: WebhooksCreateParams; result: WebhooksCreateReply };
   "workflow.webhooks.delete": { params: WebhooksDeleteParams; result: WebhooksDeleteReply };
   "workflow.webhooks.inspect": { params: WebhooksInspectParams; result: WebhooksInspectReply };
@@ -2204,6 +2229,8 @@ export const extensionMethods: readonly Method[] = [
   "workflow.runs.rerun",
   "workflow.runs.subscribe",
   "workflow.runs.unsubscribe",
+  "workflow.sources.read_resource",
+  "workflow.sources.resources",
   "workflow.webhooks.create",
   "workflow.webhooks.delete",
   "workflow.webhooks.inspect",
@@ -2477,6 +2504,12 @@ export class WorkflowClient {
   }
   sourcesList(params: SourcesListParams = {}): Promise<SourcesListReply> {
     return this.call("workflow.sources.list", params);
+  }
+  sourcesReadResource(params: SourcesReadResourceParams): Promise<SourcesReadResourceReply> {
+    return this.call("workflow.sources.read_resource", params);
+  }
+  sourcesResources(params: SourcesResourcesParams): Promise<SourcesResourcesReply> {
+    return this.call("workflow.sources.resources", params);
   }
   webhooksCreate(params: WebhooksCreateParams): Promise<WebhooksCreateReply> {
     return this.call("workflow.webhooks.create", params);
