@@ -76,7 +76,7 @@ type Face struct {
 	// resources are the exposed connections' resources (gateway_resources.go).
 	resources []gatewayResource
 	loaded    bool
-	servers []*served
+	servers   []*served
 }
 
 // served is one go-sdk server of the face and what it offers.

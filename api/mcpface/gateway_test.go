@@ -234,7 +234,7 @@ func TestExposedResourcesAreListedAndReadThroughTheirConnection(t *testing.T) {
 	}
 	reader := Callable{Token: "wide", Methods: gatewayResourceMethods}
 	wide := connect("wide-"+strings.Repeat("w", 24), reader)
-	is.True(wide.InitializeResult().Capabilities.Resources.ListChanged) // passed on as the upstreams' change
+	is.True(wide.InitializeResult().Capabilities.Resources.ListChanged)                                      // passed on as the upstreams' change
 	is.Equal(listed(wide), []string{"a_one demo://a/one", "bee_two demo://b/two", "a_shared demo://shared"}) // in URI order
 	read, err := wide.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "demo://shared"})
 	is.NoErr(err)
