@@ -245,8 +245,11 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 			{Kind: "mcp", ID: "remote.default", Auth: &config.SourceAuth{Kind: config.AuthOAuth},
 				Transport: config.Transport{Kind: config.TransportHTTP, URL: remote.URL}},
 		},
-		// The demo server's tools behind the MCP face, for workflow.runs.passthrough.
-		MCP: &config.MCP{Expose: []config.MCPExpose{{Connection: "demo.default", Prefix: "demo"}}},
+		// The demo server's tools behind the MCP face, for workflow.runs.passthrough;
+		// fake.a's resources (and none of its tools), for workflow.sources.resources
+		// and read_resource.
+		MCP: &config.MCP{Expose: []config.MCPExpose{{Connection: "demo.default", Prefix: "demo"},
+			{Connection: "fake.a", Prefix: "fake", Resources: true, Tools: &config.MCPToolFilter{Deny: []string{"*"}}}}},
 	}}
 	data, err := json.Marshal(cfg)
 	is.NoErr(err)
@@ -297,6 +300,10 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 			bad: p.Object{"limit": 0}, code: invalidParams},
 		{method: "workflow.sources.inspect", params: fixed(p.Object{"source_id": "fake.a"}),
 			bad: p.Object{"source_id": "nope.none"}, code: failed, data: keyError},
+		{method: "workflow.sources.resources", params: fixed(p.Object{"source_id": "fake.a"}),
+			bad: p.Object{"source_id": "demo.default"}, code: failed, data: keyError}, // its tools only
+		{method: "workflow.sources.read_resource", params: fixed(p.Object{"source_id": "fake.a", "uri": fakes.GreetingURI}),
+			bad: p.Object{"source_id": "demo.default", "uri": fakes.GreetingURI}, code: failed, data: keyError},
 		{method: "workflow.sources.diagnose", params: fixed(p.Object{"source_id": "demo.default"}),
 			bad: p.Object{"source_id": "nope.none"}, code: failed, data: keyError},
 		{method: "workflow.capabilities.list", params: fixed(p.Object{"source_id": "fake.a", "limit": 10}),

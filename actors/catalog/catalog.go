@@ -18,6 +18,9 @@ type Snapshot struct {
 	Tools            []Tool     `json:"tools"`
 	Resources        []Resource `json:"resources"`
 	Prompts          []Prompt   `json:"prompts"`
+	// ResourceTemplates are the server's resource templates (none
+	// before they were listed).
+	ResourceTemplates []ResourceTemplate `json:"resource_templates,omitempty"`
 }
 
 // Tool is one upstream MCP tool.
@@ -51,6 +54,16 @@ const (
 // Resource is one upstream MCP resource.
 type Resource struct {
 	URI         string `json:"uri"`
+	Name        string `json:"name,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mime_type,omitempty"`
+}
+
+// ResourceTemplate is one upstream MCP resource template: the resources
+// whose URIs match URITemplate (RFC 6570).
+type ResourceTemplate struct {
+	URITemplate string `json:"uri_template"`
 	Name        string `json:"name,omitempty"`
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`

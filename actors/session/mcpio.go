@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -225,6 +226,15 @@ func listCatalog(ctx context.Context, cs *mcp.ClientSession, connID string) (cat
 				return catalog.Snapshot{}, fmt.Errorf("list resources of %q: %w", connID, err)
 			}
 			snap.Resources = append(snap.Resources, catalog.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+		}
+		for r, err := range cs.ResourceTemplates(ctx, nil) {
+			if errors.Is(err, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}) {
+				break // a server of resources without templates
+			}
+			if err != nil {
+				return catalog.Snapshot{}, fmt.Errorf("list resource templates of %q: %w", connID, err)
+			}
+			snap.ResourceTemplates = append(snap.ResourceTemplates, catalog.ResourceTemplate{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
 		}
 	}
 	if caps != nil && caps.Prompts != nil {

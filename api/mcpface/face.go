@@ -88,8 +88,9 @@ type served struct {
 	// offered maps each tool offered to its definition as JSON, to tell
 	// a changed tool from an unchanged one.
 	offered map[string]string
-	// resources maps each exposed resource offered (its URI) to its
-	// definition as JSON, as offered does tools.
+	// resources maps each exposed resource and resource template offered
+	// (gatewayResource.key) to its definition as JSON, as offered does
+	// tools.
 	resources map[string]string
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/protocol"
@@ -22,10 +23,31 @@ import (
 // listed each URI: a read of a URI no exposed connection lists is not
 // found.
 
-// gatewayResource is one upstream resource offered by the face.
+// gatewayResource is one upstream resource, or resource template,
+// offered by the face.
 type gatewayResource struct {
 	connection string
-	res        *mcp.Resource
+	res        *mcp.Resource         // nil for a template
+	tmpl       *mcp.ResourceTemplate // nil for a resource
+}
+
+// key names r among what a server offers: its URI, or its URI template.
+func (r gatewayResource) key() string {
+	if r.tmpl != nil {
+		return "template " + r.tmpl.URITemplate
+	}
+	return "resource " + r.res.URI
+}
+
+// remove withdraws the offers of keys from srv.
+func removeResources(srv *mcp.Server, keys []string) {
+	for _, k := range keys {
+		if t, ok := strings.CutPrefix(k, "template "); ok {
+			srv.RemoveResourceTemplates(t)
+		} else {
+			srv.RemoveResources(strings.TrimPrefix(k, "resource "))
+		}
+	}
 }
 
 // gatewayResourceMethods are what listing and reading an exposed
@@ -38,14 +60,23 @@ func (f *Face) exposesResources() bool {
 }
 
 // loadGatewayResources lists the resources of each connection exposed
-// with resources, in the sorted order of the connections: a URI another
-// connection listed first is not offered again (logged). A connection
+// with resources, and their resource templates, in the sorted order of
+// the connections: a URI (or URI template) another connection listed
+// first is not offered again (logged). A connection
 // whose resources cannot be read is logged and named in failed.
 func (f *Face) loadGatewayResources(ctx context.Context) ([]gatewayResource, map[string]bool) {
 	failed := map[string]bool{}
 	entries := slices.SortedFunc(slices.Values(f.cfg.Expose), func(a, b config.MCPExpose) int { return strings.Compare(a.Connection, b.Connection) })
 	var out []gatewayResource
-	byURI := map[string]string{}
+	byKey := map[string]string{}
+	add := func(r gatewayResource) {
+		if first, taken := byKey[r.key()]; taken {
+			f.log.Warn("mcp face: a resource is exposed by another connection first", "resource", r.key(), "connection", r.connection, "offered_by", first)
+			return
+		}
+		byKey[r.key()] = r.connection
+		out = append(out, r)
+	}
 	for _, e := range entries {
 		if !e.Resources {
 			continue
@@ -61,13 +92,18 @@ func (f *Face) loadGatewayResources(ctx context.Context) ([]gatewayResource, map
 			continue
 		}
 		for _, r := range listed.Resources {
-			if first, taken := byURI[r.URI]; taken {
-				f.log.Warn("mcp face: a resource URI is exposed by another connection first", "uri", r.URI, "connection", e.Connection, "offered_by", first)
+			add(gatewayResource{connection: e.Connection, res: &mcp.Resource{
+				URI: r.URI, Name: e.DefaultPrefix() + gatewaySep + cmpOr(r.Name, r.URI), Title: deref(r.Title),
+				Description: deref(r.Description), MIMEType: deref(r.MIMEType),
+			}})
+		}
+		for _, r := range listed.ResourceTemplates {
+			if _, err := uritemplate.New(r.URITemplate); err != nil {
+				f.log.Warn("mcp face: an exposed resource template is not offered", "connection", e.Connection, "uri_template", r.URITemplate, "err", err)
 				continue
 			}
-			byURI[r.URI] = e.Connection
-			out = append(out, gatewayResource{connection: e.Connection, res: &mcp.Resource{
-				URI: r.URI, Name: e.DefaultPrefix() + gatewaySep + cmpOr(r.Name, r.URI), Title: deref(r.Title),
+			add(gatewayResource{connection: e.Connection, tmpl: &mcp.ResourceTemplate{
+				URITemplate: r.URITemplate, Name: e.DefaultPrefix() + gatewaySep + cmpOr(r.Name, r.URITemplate), Title: deref(r.Title),
 				Description: deref(r.Description), MIMEType: deref(r.MIMEType),
 			}})
 		}
@@ -105,40 +141,43 @@ func (f *Face) offerResources(s *served) {
 	if s.refusal(gatewayResourceMethods) == nil {
 		for _, r := range f.resources {
 			if s.who.SeesConnection(r.connection) {
-				want[r.res.URI] = r
+				want[r.key()] = r
 			}
 		}
 	}
 	var gone []string
-	for uri := range s.resources {
-		if _, ok := want[uri]; !ok {
-			gone = append(gone, uri)
+	for k := range s.resources {
+		if _, ok := want[k]; !ok {
+			gone = append(gone, k)
 		}
 	}
-	if len(gone) > 0 {
-		slices.Sort(gone)
-		s.srv.RemoveResources(gone...)
-		for _, uri := range gone {
-			delete(s.resources, uri)
-		}
+	slices.Sort(gone)
+	removeResources(s.srv, gone)
+	for _, k := range gone {
+		delete(s.resources, k)
 	}
-	for _, uri := range slices.Sorted(func(yield func(string) bool) {
-		for uri := range want {
-			if !yield(uri) {
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range want {
+			if !yield(k) {
 				return
 			}
 		}
 	}) {
-		r := want[uri]
+		r := want[k]
 		def, err := json.Marshal(struct {
 			Connection string
 			Resource   *mcp.Resource
-		}{r.connection, r.res})
-		if err != nil || s.resources[uri] == string(def) {
+			Template   *mcp.ResourceTemplate
+		}{r.connection, r.res, r.tmpl})
+		if err != nil || s.resources[k] == string(def) {
 			continue
 		}
-		s.srv.AddResource(r.res, f.readHandler(s, r.connection))
-		s.resources[uri] = string(def)
+		if r.tmpl != nil {
+			s.srv.AddResourceTemplate(r.tmpl, f.readHandler(s, r.connection))
+		} else {
+			s.srv.AddResource(r.res, f.readHandler(s, r.connection))
+		}
+		s.resources[k] = string(def)
 	}
 }
 

@@ -131,6 +131,8 @@ type upstreams struct {
 	// resources are each connection's resource URIs; a read answers the
 	// URI and its connection as text.
 	resources map[string][]string
+	// templates are each connection's resource templates.
+	templates map[string][]string
 }
 
 func (u upstreams) Call(_ context.Context, method string, params, result any) error {
@@ -154,9 +156,12 @@ func (u upstreams) Call(_ context.Context, method string, params, result any) er
 		out = protocol.CapabilityDetail{Name: name, InputSchema: protocol.Object{"type": "object"}}
 	case protocol.MethodSourcesResources:
 		conn := params.(protocol.SourceResourcesParams).SourceID
-		listed := protocol.SourceResourcesResult{Resources: []protocol.SourceResource{}}
+		listed := protocol.SourceResourcesResult{Resources: []protocol.SourceResource{}, ResourceTemplates: []protocol.SourceResourceTemplate{}}
 		for _, uri := range u.resources[conn] {
 			listed.Resources = append(listed.Resources, protocol.SourceResource{URI: uri, Name: path.Base(uri)})
+		}
+		for _, tmpl := range u.templates[conn] {
+			listed.ResourceTemplates = append(listed.ResourceTemplates, protocol.SourceResourceTemplate{URITemplate: tmpl, Name: "tmpl"})
 		}
 		out = listed
 	case protocol.MethodSourcesReadResource:
@@ -203,6 +208,8 @@ func TestExposedResourcesAreListedAndReadThroughTheirConnection(t *testing.T) {
 		"a.default": {"demo://a/one", "demo://shared"},
 		"b.default": {"demo://b/two", "demo://shared"},
 		"c.default": {"demo://c/hidden"}, // exposed without resources
+	}, templates: map[string][]string{
+		"b.default": {"demo://b/item/{id}", "demo://b/{broken"}, // an invalid template is not offered
 	}}
 	f := New(Options{Watch: u, Config: &config.MCP{Expose: []config.MCPExpose{
 		{Connection: "b.default", Prefix: "bee", Resources: true}, {Connection: "a.default", Resources: true}, {Connection: "c.default"},
@@ -242,6 +249,15 @@ func TestExposedResourcesAreListedAndReadThroughTheirConnection(t *testing.T) {
 	read, err = wide.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "demo://b/two"})
 	is.NoErr(err)
 	is.Equal(read.Contents[0].Text, "b.default demo://b/two")
+	var templates []string
+	for r, err := range wide.ResourceTemplates(t.Context(), nil) {
+		is.NoErr(err)
+		templates = append(templates, r.Name+" "+r.URITemplate)
+	}
+	is.Equal(templates, []string{"bee_tmpl demo://b/item/{id}"})
+	read, err = wide.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "demo://b/item/7"})
+	is.NoErr(err)
+	is.Equal(read.Contents[0].Text, "b.default demo://b/item/7") // a URI of a template: read through its connection
 	_, err = wide.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "demo://c/hidden"})
 	is.True(err != nil) // c exposes its tools only
 

@@ -19,10 +19,21 @@ type SourceResourcesParams struct {
 }
 
 // SourceResourcesResult is the result of workflow.sources.resources:
-// the resources of the connection's catalog, in the order the upstream
-// listed them.
+// the resources and resource templates of the connection's catalog, in
+// the order the upstream listed them.
 type SourceResourcesResult struct {
-	Resources []SourceResource `json:"resources"`
+	Resources         []SourceResource         `json:"resources"`
+	ResourceTemplates []SourceResourceTemplate `json:"resource_templates"`
+}
+
+// SourceResourceTemplate is one upstream resource template as the
+// connection's catalog holds it.
+type SourceResourceTemplate struct {
+	URITemplate string  `json:"uri_template"`
+	Name        string  `json:"name"`
+	Title       *string `json:"title,omitempty"`
+	Description *string `json:"description,omitempty"`
+	MIMEType    *string `json:"mime_type,omitempty"`
 }
 
 // SourceResource is one upstream resource as the connection's catalog

@@ -25,7 +25,7 @@ func (s *Service) sourceResources(_ context.Context, p protocol.SourceResourcesP
 	if _, err := s.exposedResources(p.SourceID); err != nil {
 		return protocol.SourceResourcesResult{}, err
 	}
-	out := protocol.SourceResourcesResult{Resources: []protocol.SourceResource{}}
+	out := protocol.SourceResourcesResult{Resources: []protocol.SourceResource{}, ResourceTemplates: []protocol.SourceResourceTemplate{}}
 	snap, ok := s.Catalogs.Get(p.SourceID)
 	if !ok {
 		return out, nil
@@ -33,6 +33,11 @@ func (s *Service) sourceResources(_ context.Context, p protocol.SourceResourcesP
 	for _, r := range snap.Resources {
 		out.Resources = append(out.Resources, protocol.SourceResource{
 			URI: r.URI, Name: r.Name, Title: optional(r.Title), Description: optional(r.Description), MIMEType: optional(r.MIMEType),
+		})
+	}
+	for _, r := range snap.ResourceTemplates {
+		out.ResourceTemplates = append(out.ResourceTemplates, protocol.SourceResourceTemplate{
+			URITemplate: r.URITemplate, Name: r.Name, Title: optional(r.Title), Description: optional(r.Description), MIMEType: optional(r.MIMEType),
 		})
 	}
 	return out, nil

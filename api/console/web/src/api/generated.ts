@@ -2069,6 +2069,13 @@ export interface SourcesResourcesParams {
 }
 
 export type SourcesResourcesReply = {
+  resource_templates: {
+    description?: string;
+    mime_type?: string;
+    name: string;
+    title?: string;
+    uri_template: string;
+  }[];
   resources: {
     description?: string;
     mime_type?: string;
