@@ -1,0 +1,84 @@
+package integration
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/fakes/poll"
+)
+
+// TestMCPGatewayOffersAnUpstreamsResources: with npm server-everything
+// exposed under the prefix "ev" with "resources": true, go-sdk's client
+// lists its static documents and its resource templates on /mcp under
+// their own URIs, named "ev_…"; it reads a document through the face, and
+// the resource links of an exposed tool's result (dynamic resources of a
+// template) resolve through the face. Every read goes through the
+// connection's one session (sessions_opened 1).
+func TestMCPGatewayOffersAnUpstreamsResources(t *testing.T) {
+	t.Parallel() // its own mcpflow and upstream: see parallelTests
+	is := is.New(t)
+	f := startFace(t, faceOptions{everything: true, mcp: &config.MCP{Expose: []config.MCPExpose{{
+		Connection: faceEverything, Prefix: "ev", Resources: true,
+		Tools: &config.MCPToolFilter{Allow: []string{"get-resource-links"}},
+	}}}})
+	_, err := f.ws.RefreshConnectionCatalog(testContext(t), faceEverything)
+	is.NoErr(err)
+
+	ctx := testContext(t)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpflow-test-go", Version: "v1.8.0"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: f.mcp, HTTPClient: bearerClient(f.token), MaxRetries: -1}, nil)
+	is.NoErr(err) // connect to /mcp
+	t.Cleanup(func() { _ = cs.Close() })
+	is.True(cs.InitializeResult().Capabilities.Resources != nil && cs.InitializeResult().Capabilities.Resources.ListChanged)
+
+	const docs = "demo://resource/static/document/"
+	var resources []*mcp.Resource
+	poll.For(t, "/mcp lists server-everything's documents", settleWait, func() bool {
+		resources = resources[:0]
+		for r, err := range cs.Resources(ctx, nil) {
+			is.NoErr(err)
+			resources = append(resources, r)
+		}
+		return slices.ContainsFunc(resources, func(r *mcp.Resource) bool { return strings.HasPrefix(r.URI, docs) })
+	})
+	for _, r := range resources {
+		is.True(strings.HasPrefix(r.Name, "ev_")) // prefixed names, the upstream's URIs
+	}
+	var templates []string
+	for r, err := range cs.ResourceTemplates(ctx, nil) {
+		is.NoErr(err)
+		is.True(strings.HasPrefix(r.Name, "ev_"))
+		templates = append(templates, r.URITemplate)
+	}
+	t.Logf("templates: %v", templates)
+	is.True(slices.Contains(templates, "demo://resource/dynamic/text/{resourceId}"))
+
+	doc := resources[slices.IndexFunc(resources, func(r *mcp.Resource) bool { return strings.HasPrefix(r.URI, docs) })]
+	read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: doc.URI})
+	is.NoErr(err) // read through the face
+	is.Equal(read.Contents[0].URI, doc.URI)
+	is.True(read.Contents[0].Text != "") // the document's text
+
+	links, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ev_get-resource-links", Arguments: map[string]any{"count": 2}})
+	is.NoErr(err)
+	is.True(!links.IsError)
+	var linked int
+	for _, c := range links.Content {
+		link, ok := c.(*mcp.ResourceLink)
+		if !ok {
+			continue
+		}
+		linked++
+		read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: link.URI})
+		is.NoErr(err) // a resource link of an exposed tool's result resolves through the face
+		is.Equal(read.Contents[0].URI, link.URI)
+		is.True(read.Contents[0].Text != "" || len(read.Contents[0].Blob) > 0)
+	}
+	is.Equal(linked, 2)
+	is.Equal(f.sessionsOpened(t, faceEverything), 1) // the reads and the call went through the one session
+}
