@@ -232,7 +232,8 @@ func (f *Face) follow(ctx context.Context) {
 	}
 }
 
-// changesTools reports whether an admin event of kind may change a tool.
+// changesTools reports whether an admin event of kind may change a tool
+// (or an exposed resource).
 func changesTools(kind string) bool {
 	return slices.Contains([]string{"workflow_deployment_saved", "workflow_deployment_deleted", "tools_changed", "resources_changed", "capability_drift"}, kind)
 }
