@@ -18,7 +18,8 @@ import (
 // their own URIs, named "ev_…"; it reads a document through the face, and
 // the resource links of an exposed tool's result (dynamic resources of a
 // template) resolve through the face. Every read goes through the
-// connection's one session (sessions_opened 1).
+// connection's one session (sessions_opened 1). The TypeScript SDK
+// (2025-11-25) and client (2026-07-28) list and read the same.
 func TestMCPGatewayOffersAnUpstreamsResources(t *testing.T) {
 	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	is := is.New(t)
@@ -81,4 +82,25 @@ func TestMCPGatewayOffersAnUpstreamsResources(t *testing.T) {
 	}
 	is.Equal(linked, 2)
 	is.Equal(f.sessionsOpened(t, faceEverything), 1) // the reads and the call went through the one session
+
+	// The TypeScript clients, on 2025-11-25 and 2026-07-28, list and read
+	// the same: a document, and a dynamic resource through its template.
+	const dynamic = "demo://resource/dynamic/text/1"
+	for _, c := range []mcpClient{tsV1, tsV2} {
+		c.require(t)
+		got := c.run(t, f.scenario(step{Op: "resources"}, step{Op: "read", Name: doc.URI}, step{Op: "read", Name: dynamic}))
+		is.Equal(got.Fatal, (*driverError)(nil))
+		listed := got.Steps[0]
+		is.Equal(listed.Error, (*driverError)(nil))
+		is.True(slices.ContainsFunc(listed.Resources, func(r resourceInfo) bool { return r.URI == doc.URI && r.Name == doc.Name }))
+		is.True(slices.ContainsFunc(listed.ResourceTemplates, func(r resourceInfo) bool {
+			return r.URITemplate == "demo://resource/dynamic/text/{resourceId}" && strings.HasPrefix(r.Name, "ev_")
+		}))
+		for i, uri := range []string{doc.URI, dynamic} {
+			read := got.Steps[1+i]
+			is.Equal(read.Error, (*driverError)(nil)) // read through the face
+			is.Equal(read.Contents[0].URI, uri)
+			is.True(read.Contents[0].Text != "")
+		}
+	}
 }
