@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -18,20 +19,29 @@ import (
 // their own URIs, named "ev_…"; it reads a document through the face, and
 // the resource links of an exposed tool's result (dynamic resources of a
 // template) resolve through the face. Every read goes through the
-// connection's one session (sessions_opened 1). The TypeScript SDK
+// connection's one session (sessions_opened 1). A resource the upstream
+// adds reaches the client as resources/list_changed. The TypeScript SDK
 // (2025-11-25) and client (2026-07-28) list and read the same.
 func TestMCPGatewayOffersAnUpstreamsResources(t *testing.T) {
 	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	is := is.New(t)
 	f := startFace(t, faceOptions{everything: true, mcp: &config.MCP{Expose: []config.MCPExpose{{
 		Connection: faceEverything, Prefix: "ev", Resources: true,
-		Tools: &config.MCPToolFilter{Allow: []string{"get-resource-links"}},
+		Tools: &config.MCPToolFilter{Allow: []string{"get-resource-links", "gzip-file-as-resource"}},
 	}}}})
 	_, err := f.ws.RefreshConnectionCatalog(testContext(t), faceEverything)
 	is.NoErr(err)
 
 	ctx := testContext(t)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpflow-test-go", Version: "v1.8.0"}, nil).
+	changed := make(chan struct{}, 16)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mcpflow-test-go", Version: "v1.8.0"}, &mcp.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default: // one is enough to know
+			}
+		},
+	}).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: f.mcp, HTTPClient: bearerClient(f.token), MaxRetries: -1}, nil)
 	is.NoErr(err) // connect to /mcp
 	t.Cleanup(func() { _ = cs.Close() })
@@ -82,6 +92,34 @@ func TestMCPGatewayOffersAnUpstreamsResources(t *testing.T) {
 	}
 	is.Equal(linked, 2)
 	is.Equal(f.sessionsOpened(t, faceEverything), 1) // the reads and the call went through the one session
+
+	// A resource the upstream adds (a session resource of the shared
+	// session) reaches the client as resources/list_changed, and is
+	// listed and read through the face.
+	for len(changed) > 0 {
+		<-changed // those of the listings above
+	}
+	const added = "demo://resource/session/hello.txt.gz"
+	gz, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ev_gzip-file-as-resource",
+		Arguments: map[string]any{"name": "hello.txt.gz", "data": "data:text/plain;base64,aGVsbG8="}})
+	is.NoErr(err)
+	is.True(!gz.IsError)
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no notifications/resources/list_changed from the face")
+	}
+	poll.For(t, "/mcp lists "+added, settleWait, func() bool {
+		for r, err := range cs.Resources(ctx, nil) {
+			if err == nil && r.URI == added {
+				return true
+			}
+		}
+		return false
+	})
+	read, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: added})
+	is.NoErr(err) // the new resource, read through the one session
+	is.True(len(read.Contents[0].Blob) > 0)
 
 	// The TypeScript clients, on 2025-11-25 and 2026-07-28, list and read
 	// the same: a document, and a dynamic resource through its template.
