@@ -75,4 +75,15 @@ type Prompt struct {
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
+	// Arguments are the prompt's arguments (none before they were
+	// listed).
+	Arguments []PromptArgument `json:"arguments,omitempty"`
+}
+
+// PromptArgument is one argument of an upstream prompt.
+type PromptArgument struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
 }

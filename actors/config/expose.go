@@ -26,8 +26,8 @@ type MCPExpose struct {
 	// Resources offers the upstream's resources beside the tools, under
 	// their own URIs, each read through the connection's shared session.
 	Resources bool `json:"resources,omitempty"`
-	// Prompts would offer the upstream's prompts: not yet supported
-	// (refused when true).
+	// Prompts offers the upstream's prompts beside the tools, each
+	// rendered through the connection's shared session.
 	Prompts bool `json:"prompts,omitempty"`
 	// Scope is whose upstream session a call uses: ExposeShared (the
 	// default), the connection's one session, the one workflows use.
@@ -166,9 +166,6 @@ func (m *MCP) validateExpose(sources []string) error {
 			bad(`.scope: "per_client" is not yet supported: use "shared" (the connection's one session, the one workflows use)`)
 		default:
 			bad(".scope must be %q or %q, got %q", ExposeShared, ExposePerClient, e.Scope)
-		}
-		if e.Prompts {
-			bad(".prompts: exposing prompts is not yet supported")
 		}
 		if e.Record != nil && !*e.Record {
 			bad(`.record: false is not yet supported: every pass-through call is recorded as a run`)

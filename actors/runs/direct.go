@@ -187,3 +187,18 @@ func (m *Manager) isEnabledConnection(id string) bool {
 func (m *Manager) record(ctx context.Context, e audit.Event) {
 	audit.Record(ctx, m.cfg.Store, m.now(), e)
 }
+
+// GetPrompt renders the prompt name of connection with args through its
+// shared session actor, outside any run: the MCP face's gateway mode
+// (workflow.sources.get_prompt). Its answer is the upstream's
+// GetPromptResult ({"description", "messages": [...]}).
+func (m *Manager) GetPrompt(ctx context.Context, connection, name string, args map[string]string) (workflow.Object, error) {
+	if !m.isEnabledConnection(connection) {
+		return nil, fmt.Errorf("connection %q is not an enabled connection", connection)
+	}
+	deadline := time.Now().Add(m.directCallTimeout())
+	w := reply.Expect[session.ToolResult](m.cfg.Replies)
+	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), session.GetPrompt{Connection: connection, Name: name, Arguments: args, Deadline: deadline, Reply: w.To()})
+	_, out, err := waitSession(ctx, w, deadline)
+	return out, err
+}

@@ -22,7 +22,7 @@ func TestTheManifestListsSeventyMethods(t *testing.T) {
 		"workflow.admin.connections.refresh_catalog", "workflow.admin.events.subscribe", "workflow.admin.events.unsubscribe",
 		"workflow.admin.secrets.rotate",
 		"workflow.runs.cancel", "workflow.runs.fork", "workflow.runs.passthrough", "workflow.runs.rerun", "workflow.runs.subscribe", "workflow.runs.unsubscribe",
-		"workflow.sources.read_resource", "workflow.sources.resources",
+		"workflow.sources.get_prompt", "workflow.sources.prompts", "workflow.sources.read_resource", "workflow.sources.resources",
 		"workflow.webhooks.create", "workflow.webhooks.delete", "workflow.webhooks.inspect", "workflow.webhooks.list",
 		"workflow.webhooks.rotate_secret",
 	})

@@ -75,8 +75,10 @@ type Face struct {
 	gateway []gatewayTool
 	// resources are the exposed connections' resources (gateway_resources.go).
 	resources []gatewayResource
-	loaded    bool
-	servers   []*served
+	// prompts are the exposed connections' prompts (gateway_prompts.go).
+	prompts []gatewayPrompt
+	loaded  bool
+	servers []*served
 }
 
 // served is one go-sdk server of the face and what it offers.
@@ -92,6 +94,9 @@ type served struct {
 	// (gatewayResource.key) to its definition as JSON, as offered does
 	// tools.
 	resources map[string]string
+	// prompts maps each exposed prompt offered (its name) to its
+	// definition as JSON.
+	prompts map[string]string
 }
 
 // New returns a face; Run keeps its tools current.
@@ -127,13 +132,20 @@ func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend,
 		// The exposed resources change as their upstreams' do.
 		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpflow", Title: "mcpflow workflows", Version: f.version}, &mcp.ServerOptions{
+	opts := &mcp.ServerOptions{
 		Instructions: instructions,
 		// The tools change as deployments do: say so even while none is
 		// offered yet.
 		Capabilities: caps,
-	})
-	s := &served{srv: srv, who: who, api: api, gate: gate, offered: map[string]string{}, resources: map[string]string{}}
+	}
+	if f.exposesPrompts() {
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+	}
+	if f.exposesPrompts() || f.exposesResources() {
+		opts.CompletionHandler = noCompletion
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpflow", Title: "mcpflow workflows", Version: f.version}, opts)
+	s := &served{srv: srv, who: who, api: api, gate: gate, offered: map[string]string{}, resources: map[string]string{}, prompts: map[string]string{}}
 	srv.AddReceivingMiddleware(f.refuseUnlisted(s))
 	f.mu.Lock()
 	f.servers = append(f.servers, s)
@@ -235,7 +247,7 @@ func (f *Face) follow(ctx context.Context) {
 // changesTools reports whether an admin event of kind may change a tool
 // (or an exposed resource).
 func changesTools(kind string) bool {
-	return slices.Contains([]string{"workflow_deployment_saved", "workflow_deployment_deleted", "tools_changed", "resources_changed", "capability_drift"}, kind)
+	return slices.Contains([]string{"workflow_deployment_saved", "workflow_deployment_deleted", "tools_changed", "resources_changed", "prompts_changed", "capability_drift"}, kind)
 }
 
 // poll pokes every PollInterval until ctx ends.
@@ -262,13 +274,14 @@ func (f *Face) refresh(ctx context.Context) {
 	defer f.loading.Unlock()
 	gateway := f.refreshGateway(ctx)
 	resources := f.refreshGatewayResources(ctx)
+	prompts := f.refreshGatewayPrompts(ctx)
 	tools, errs := f.catalog.load(ctx, gatewayReserved(gateway))
 	for _, err := range errs {
 		f.log.Warn("mcp face: a deployment is not offered", "err", err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.gateway, f.resources = gateway, resources
+	f.gateway, f.resources, f.prompts = gateway, resources, prompts
 	if tools == nil && len(errs) > 0 && f.loaded {
 		for _, s := range f.servers {
 			f.offer(s)
@@ -350,6 +363,7 @@ func (f *Face) offer(s *served) {
 		s.offered[name] = string(def)
 	}
 	f.offerResources(s)
+	f.offerPrompts(s)
 }
 
 // toolEntry is a tool, its handler and the workflow API methods it calls.

@@ -145,40 +145,16 @@ func (f *Face) offerResources(s *served) {
 			}
 		}
 	}
-	var gone []string
-	for k := range s.resources {
-		if _, ok := want[k]; !ok {
-			gone = append(gone, k)
-		}
-	}
-	slices.Sort(gone)
-	removeResources(s.srv, gone)
-	for _, k := range gone {
-		delete(s.resources, k)
-	}
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range want {
-			if !yield(k) {
-				return
+	syncOffers(s.resources, want,
+		func(r gatewayResource) any { return []any{r.connection, r.res, r.tmpl} },
+		func(gone []string) { removeResources(s.srv, gone) },
+		func(r gatewayResource) {
+			if r.tmpl != nil {
+				s.srv.AddResourceTemplate(r.tmpl, f.readHandler(s, r.connection))
+			} else {
+				s.srv.AddResource(r.res, f.readHandler(s, r.connection))
 			}
-		}
-	}) {
-		r := want[k]
-		def, err := json.Marshal(struct {
-			Connection string
-			Resource   *mcp.Resource
-			Template   *mcp.ResourceTemplate
-		}{r.connection, r.res, r.tmpl})
-		if err != nil || s.resources[k] == string(def) {
-			continue
-		}
-		if r.tmpl != nil {
-			s.srv.AddResourceTemplate(r.tmpl, f.readHandler(s, r.connection))
-		} else {
-			s.srv.AddResource(r.res, f.readHandler(s, r.connection))
-		}
-		s.resources[k] = string(def)
-	}
+		})
 }
 
 // readHandler reads a resource of connection through the workflow API as

@@ -133,6 +133,9 @@ type upstreams struct {
 	resources map[string][]string
 	// templates are each connection's resource templates.
 	templates map[string][]string
+	// prompts are each connection's prompts (with one argument, "who");
+	// rendering one answers its connection, name and argument as text.
+	prompts map[string][]string
 }
 
 func (u upstreams) Call(_ context.Context, method string, params, result any) error {
@@ -164,6 +167,16 @@ func (u upstreams) Call(_ context.Context, method string, params, result any) er
 			listed.ResourceTemplates = append(listed.ResourceTemplates, protocol.SourceResourceTemplate{URITemplate: tmpl, Name: "tmpl"})
 		}
 		out = listed
+	case protocol.MethodSourcesPrompts:
+		conn := params.(protocol.SourcePromptsParams).SourceID
+		listed := protocol.SourcePromptsResult{Prompts: []protocol.SourcePrompt{}}
+		for _, name := range u.prompts[conn] {
+			listed.Prompts = append(listed.Prompts, protocol.SourcePrompt{Name: name, Arguments: []protocol.SourcePromptArgument{{Name: "who", Required: true}}})
+		}
+		out = listed
+	case protocol.MethodSourcesGetPrompt:
+		p := params.(protocol.GetSourcePromptParams)
+		out = protocol.GetSourcePromptResult{Messages: []protocol.Object{{"role": "user", "content": map[string]any{"type": "text", "text": p.SourceID + " " + p.Name + " " + p.Arguments["who"]}}}}
 	case protocol.MethodSourcesReadResource:
 		p := params.(protocol.ReadSourceResourceParams)
 		out = protocol.ReadSourceResourceResult{Contents: []protocol.Object{{"uri": p.URI, "mimeType": "text/plain", "text": p.SourceID + " " + p.URI}}}
@@ -266,4 +279,58 @@ func TestExposedResourcesAreListedAndReadThroughTheirConnection(t *testing.T) {
 
 	none := connect("wide-"+strings.Repeat("w", 24), Callable{Token: "wide"})
 	is.Equal(len(listed(none)), 0) // may not read: offered none
+}
+
+// The prompts of the connections exposed with prompts are listed named as
+// exposed tools are, with their arguments, and rendered through the
+// connection that listed them; a token sees those of the connections its
+// mcp_connections names; completion answers no values.
+func TestExposedPromptsAreListedAndRenderedThroughTheirConnection(t *testing.T) {
+	is := is.New(t)
+	u := upstreams{prompts: map[string][]string{"a.default": {"greet", "simple prompt"}, "b.default": {"greet"}}}
+	f := New(Options{Watch: u, Config: &config.MCP{Expose: []config.MCPExpose{
+		{Connection: "a.default", Prompts: true}, {Connection: "b.default", Prefix: "bee", Prompts: true},
+	}}})
+	guard := access.NewGuard([]config.Token{
+		{Name: "wide", Token: "wide-" + strings.Repeat("w", 24), Scopes: []string{"read"}},
+		{Name: "narrow", Token: "narrow-" + strings.Repeat("n", 24), Scopes: []string{"read"}, MCPConnections: []string{"b.*"}},
+	})
+	connect := func(token string) *mcp.ClientSession {
+		who, ok := guard.Authenticate(token)
+		is.True(ok)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := f.NewServer(t.Context(), who, u, Callable{Methods: gatewayPromptMethods}).Connect(t.Context(), st, nil)
+		is.NoErr(err)
+		t.Cleanup(func() { _ = ss.Close() })
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(t.Context(), ct, nil)
+		is.NoErr(err)
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	listed := func(cs *mcp.ClientSession) []string {
+		var out []string
+		for p, err := range cs.Prompts(t.Context(), nil) {
+			is.NoErr(err)
+			is.Equal(len(p.Arguments), 1) // the upstream's arguments
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	wide := connect("wide-" + strings.Repeat("w", 24))
+	is.True(wide.InitializeResult().Capabilities.Prompts.ListChanged)
+	is.Equal(listed(wide), []string{"a_greet", "a_simple_prompt", "bee_greet"})
+	got, err := wide.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "bee_greet", Arguments: map[string]string{"who": "Ada"}})
+	is.NoErr(err)
+	is.Equal(got.Messages[0].Content.(*mcp.TextContent).Text, "b.default greet Ada") // rendered by its own connection
+	got, err = wide.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "a_simple_prompt", Arguments: map[string]string{"who": "Grace"}})
+	is.NoErr(err)
+	is.Equal(got.Messages[0].Content.(*mcp.TextContent).Text, "a.default simple prompt Grace") // the upstream's own name
+
+	completed, err := wide.Complete(t.Context(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "bee_greet"},
+		Argument: mcp.CompleteParamsArgument{Name: "who", Value: "A"}})
+	is.NoErr(err)
+	is.Equal(len(completed.Completion.Values), 0) // not forwarded yet: no values
+
+	narrow := connect("narrow-" + strings.Repeat("n", 24))
+	is.Equal(listed(narrow), []string{"bee_greet"})
 }

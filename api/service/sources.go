@@ -24,7 +24,10 @@ func (s *Service) sourceMethods() map[string]rpc.Method {
 		// The resources of an exposed connection (resources.go).
 		protocol.MethodSourcesResources:    forRead(s.sourceResources),
 		protocol.MethodSourcesReadResource: forRead(s.readSourceResource),
-		protocol.MethodSourcesDiagnose:     forRead(s.diagnoseSource),
+		// The prompts of an exposed connection (prompts.go).
+		protocol.MethodSourcesPrompts:   forRead(s.sourcePrompts),
+		protocol.MethodSourcesGetPrompt: forRead(s.getSourcePrompt),
+		protocol.MethodSourcesDiagnose:  forRead(s.diagnoseSource),
 	}
 }
 

@@ -2042,6 +2042,17 @@ export interface SourcesDiagnoseParams {
 
 export type SourcesDiagnoseReply = SourceDiagnosisResult;
 
+export interface SourcesGetPromptParams {
+  source_id: string;
+  name: string;
+  arguments?: { [key: string]: string };
+}
+
+export type SourcesGetPromptReply = {
+  description?: string;
+  messages: { [key: string]: Json }[];
+};
+
 export interface SourcesInspectParams {
   source_id: string;
 }
@@ -2054,6 +2065,24 @@ export interface SourcesListParams {
 }
 
 export type SourcesListReply = ListSourcesResult;
+
+export interface SourcesPromptsParams {
+  source_id: string;
+}
+
+export type SourcesPromptsReply = {
+  prompts: {
+    arguments: {
+      description?: string;
+      name: string;
+      required: boolean;
+      title?: string;
+    }[];
+    description?: string;
+    name: string;
+    title?: string;
+  }[];
+};
 
 export interface SourcesReadResourceParams {
   source_id: string;
@@ -2208,8 +2237,10 @@ export interface Methods {
   "workflow.runs.trace": { params: RunsTraceParams; result: RunsTraceReply };
   "workflow.runs.unsubscribe": { params: RunsUnsubscribeParams; result: RunsUnsubscribeReply };
   "workflow.sources.diagnose": { params: SourcesDiagnoseParams; result: SourcesDiagnoseReply };
+  "workflow.sources.get_prompt": { params: SourcesGetPromptParams; result: SourcesGetPromptReply };
   "workflow.sources.inspect": { params: SourcesInspectParams; result: SourcesInspectReply };
   "workflow.sources.list": { params: SourcesListParams; result: SourcesListReply };
+  "workflow.sources.prompts": { params: SourcesPromptsParams; result: SourcesPromptsReply };
   "workflow.sources.read_resource": { params: SourcesReadResourceParams; result: SourcesReadResourceReply };
   "workflow.sources.resources": { params: SourcesResourcesParams; result: SourcesResourcesReply };
   "workflow.webhooks.create": { params: WebhooksCreateParams; result: WebhooksCreateReply };
@@ -2236,6 +2267,8 @@ export const extensionMethods: readonly Method[] = [
   "workflow.runs.rerun",
   "workflow.runs.subscribe",
   "workflow.runs.unsubscribe",
+  "workflow.sources.get_prompt",
+  "workflow.sources.prompts",
   "workflow.sources.read_resource",
   "workflow.sources.resources",
   "workflow.webhooks.create",
@@ -2506,11 +2539,17 @@ export class WorkflowClient {
   sourcesDiagnose(params: SourcesDiagnoseParams): Promise<SourcesDiagnoseReply> {
     return this.call("workflow.sources.diagnose", params);
   }
+  sourcesGetPrompt(params: SourcesGetPromptParams): Promise<SourcesGetPromptReply> {
+    return this.call("workflow.sources.get_prompt", params);
+  }
   sourcesInspect(params: SourcesInspectParams): Promise<SourcesInspectReply> {
     return this.call("workflow.sources.inspect", params);
   }
   sourcesList(params: SourcesListParams = {}): Promise<SourcesListReply> {
     return this.call("workflow.sources.list", params);
+  }
+  sourcesPrompts(params: SourcesPromptsParams): Promise<SourcesPromptsReply> {
+    return this.call("workflow.sources.prompts", params);
   }
   sourcesReadResource(params: SourcesReadResourceParams): Promise<SourcesReadResourceReply> {
     return this.call("workflow.sources.read_resource", params);
