@@ -13,8 +13,11 @@ import (
 	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
-// TestMCPGatewayOffersAnUpstreamsResources: with npm server-everything
-// exposed under the prefix "ev" with "resources": true, go-sdk's client
+// TestMCPGatewayOffersAnUpstreamsResourcesAndPrompts: with npm
+// server-everything exposed under the prefix "ev" with "resources": true
+// and "prompts": true, its prompts are listed "ev_…" with their
+// arguments, simple-prompt and args-prompt render through the face, and
+// completion answers no values (not forwarded yet). Its resources: go-sdk's client
 // lists its static documents and its resource templates on /mcp under
 // their own URIs, named "ev_…"; it reads a document through the face, and
 // the resource links of an exposed tool's result (dynamic resources of a
@@ -22,11 +25,11 @@ import (
 // connection's one session (sessions_opened 1). A resource the upstream
 // adds reaches the client as resources/list_changed. The TypeScript SDK
 // (2025-11-25) and client (2026-07-28) list and read the same.
-func TestMCPGatewayOffersAnUpstreamsResources(t *testing.T) {
+func TestMCPGatewayOffersAnUpstreamsResourcesAndPrompts(t *testing.T) {
 	t.Parallel() // its own mcpflow and upstream: see parallelTests
 	is := is.New(t)
 	f := startFace(t, faceOptions{everything: true, mcp: &config.MCP{Expose: []config.MCPExpose{{
-		Connection: faceEverything, Prefix: "ev", Resources: true,
+		Connection: faceEverything, Prefix: "ev", Resources: true, Prompts: true,
 		Tools: &config.MCPToolFilter{Allow: []string{"get-resource-links", "gzip-file-as-resource"}},
 	}}}})
 	_, err := f.ws.RefreshConnectionCatalog(testContext(t), faceEverything)
@@ -92,6 +95,31 @@ func TestMCPGatewayOffersAnUpstreamsResources(t *testing.T) {
 	}
 	is.Equal(linked, 2)
 	is.Equal(f.sessionsOpened(t, faceEverything), 1) // the reads and the call went through the one session
+
+	// Its prompts, prefixed, rendered through the one session.
+	var prompts []string
+	for p, err := range cs.Prompts(ctx, nil) {
+		is.NoErr(err)
+		prompts = append(prompts, p.Name)
+		if p.Name == "ev_args-prompt" {
+			is.True(slices.ContainsFunc(p.Arguments, func(a *mcp.PromptArgument) bool { return a.Name == "city" && a.Required }))
+		}
+	}
+	t.Logf("prompts: %v", prompts)
+	is.True(slices.Contains(prompts, "ev_simple-prompt"))
+	simple, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "ev_simple-prompt"})
+	is.NoErr(err) // rendered through the face
+	is.True(len(simple.Messages) > 0)
+	is.Equal(simple.Messages[0].Role, mcp.Role("user"))
+	is.True(simple.Messages[0].Content.(*mcp.TextContent).Text != "")
+	args, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "ev_args-prompt", Arguments: map[string]string{"city": "Lisbon"}})
+	is.NoErr(err)
+	is.True(strings.Contains(args.Messages[0].Content.(*mcp.TextContent).Text, "Lisbon")) // the arguments reached the server
+	completed, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "ev_completable-prompt"},
+		Argument: mcp.CompleteParamsArgument{Name: "department", Value: "E"}})
+	is.NoErr(err)
+	is.Equal(len(completed.Completion.Values), 0) // completion is not forwarded yet
+	is.Equal(f.sessionsOpened(t, faceEverything), 1)
 
 	// A resource the upstream adds (a session resource of the shared
 	// session) reaches the client as resources/list_changed, and is
