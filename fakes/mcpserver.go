@@ -140,6 +140,18 @@ func crash(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallTo
 // the server's connection at once. Handler contexts inherit its values.
 type cutKey struct{}
 
+// WithPrompt gives s the prompt greet {who}, which renders one user
+// message: "Say hello to <who>.".
+func WithPrompt(s *mcp.Server) *mcp.Server {
+	s.AddPrompt(&mcp.Prompt{Name: "greet", Description: "Greet someone.", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}},
+		func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Description: "A greeting.", Messages: []*mcp.PromptMessage{
+				{Role: "user", Content: &mcp.TextContent{Text: "Say hello to " + req.Params.Arguments["who"] + "."}},
+			}}, nil
+		})
+	return s
+}
+
 // WithAddTool gives s the tool add_tool {name} → {added}, which registers
 // a new tool called name on s at runtime: an echo ({message} →
 // {message}). Adding a tool makes s send notifications/tools/list_changed

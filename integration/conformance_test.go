@@ -249,12 +249,15 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 		Store: config.Store{Root: filepath.Join(dir, "store")},
 		Sources: []config.Connection{
 			stdioSource("demo.default", binary, "demo-server"),
-			stdioSource("fake.a", fakeMCP),
+			promptingFake("fake.a"),
 			{Kind: "mcp", ID: "remote.default", Auth: &config.SourceAuth{Kind: config.AuthOAuth},
 				Transport: config.Transport{Kind: config.TransportHTTP, URL: remote.URL}},
 		},
-		// The demo server's tools behind the MCP face, for workflow.runs.passthrough.
-		MCP: &config.MCP{Expose: []config.MCPExpose{{Connection: "demo.default", Prefix: "demo"}}},
+		// The demo server's tools behind the MCP face, for workflow.runs.passthrough;
+		// fake.a's resources and prompt (and none of its tools), for
+		// workflow.sources.resources, read_resource, prompts and get_prompt.
+		MCP: &config.MCP{Expose: []config.MCPExpose{{Connection: "demo.default", Prefix: "demo"},
+			{Connection: "fake.a", Prefix: "fake", Resources: true, Prompts: true, Tools: &config.MCPToolFilter{Deny: []string{"*"}}}}},
 	}}
 	data, err := json.Marshal(cfg)
 	is.NoErr(err)
@@ -305,6 +308,14 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 			bad: p.Object{"limit": 0}, code: invalidParams},
 		{method: "workflow.sources.inspect", params: fixed(p.Object{"source_id": "fake.a"}),
 			bad: p.Object{"source_id": "nope.none"}, code: failed, data: keyError},
+		{method: "workflow.sources.resources", params: fixed(p.Object{"source_id": "fake.a"}),
+			bad: p.Object{"source_id": "demo.default"}, code: failed, data: keyError}, // its tools only
+		{method: "workflow.sources.read_resource", params: fixed(p.Object{"source_id": "fake.a", "uri": fakes.GreetingURI}),
+			bad: p.Object{"source_id": "demo.default", "uri": fakes.GreetingURI}, code: failed, data: keyError},
+		{method: "workflow.sources.prompts", params: fixed(p.Object{"source_id": "fake.a"}),
+			bad: p.Object{"source_id": "demo.default"}, code: failed, data: keyError},
+		{method: "workflow.sources.get_prompt", params: fixed(p.Object{"source_id": "fake.a", "name": "greet", "arguments": p.Object{"who": "Ada"}}),
+			bad: p.Object{"source_id": "demo.default", "name": "greet"}, code: failed, data: keyError},
 		{method: "workflow.sources.diagnose", params: fixed(p.Object{"source_id": "demo.default"}),
 			bad: p.Object{"source_id": "nope.none"}, code: failed, data: keyError},
 		{method: "workflow.capabilities.list", params: fixed(p.Object{"source_id": "fake.a", "limit": 10}),
@@ -652,4 +663,12 @@ func authorizationCode(t *testing.T, authorizationURL any) string {
 	back, err := url.Parse(resp.Header.Get("Location"))
 	is.NoErr(err)
 	return back.Query().Get("code")
+}
+
+// promptingFake is the fakes server as source id, with the prompt greet
+// (FAKEMCP_PROMPT).
+func promptingFake(id string) config.Connection {
+	src := stdioSource(id, fakeMCP)
+	src.Transport.Env = map[string]string{"FAKEMCP_PROMPT": "1"}
+	return src
 }

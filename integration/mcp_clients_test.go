@@ -147,6 +147,25 @@ type stepResult struct {
 	ProgressAtResult int            `json:"progress_at_result"`
 	Aborted          bool           `json:"aborted"`
 	Changed          bool           `json:"changed"`
+	// The resources step's listings, and the read step's contents (the
+	// TypeScript drivers only).
+	Resources         []resourceInfo     `json:"resources"`
+	ResourceTemplates []resourceInfo     `json:"resource_templates"`
+	Contents          []resourceContents `json:"contents"`
+}
+
+// resourceInfo is a resource, or a resource template, as listed.
+type resourceInfo struct {
+	Name        string `json:"name"`
+	URI         string `json:"uri"`
+	URITemplate string `json:"uriTemplate"`
+}
+
+// resourceContents is one content of a resources/read result.
+type resourceContents struct {
+	URI  string `json:"uri"`
+	Text string `json:"text"`
+	Blob string `json:"blob"`
 }
 
 type driverError struct {

@@ -18,6 +18,9 @@ type Snapshot struct {
 	Tools            []Tool     `json:"tools"`
 	Resources        []Resource `json:"resources"`
 	Prompts          []Prompt   `json:"prompts"`
+	// ResourceTemplates are the server's resource templates (none
+	// before they were listed).
+	ResourceTemplates []ResourceTemplate `json:"resource_templates,omitempty"`
 }
 
 // Tool is one upstream MCP tool.
@@ -57,9 +60,30 @@ type Resource struct {
 	MIMEType    string `json:"mime_type,omitempty"`
 }
 
+// ResourceTemplate is one upstream MCP resource template: the resources
+// whose URIs match URITemplate (RFC 6570).
+type ResourceTemplate struct {
+	URITemplate string `json:"uri_template"`
+	Name        string `json:"name,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mime_type,omitempty"`
+}
+
 // Prompt is one upstream MCP prompt.
 type Prompt struct {
 	Name        string `json:"name"`
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
+	// Arguments are the prompt's arguments (none before they were
+	// listed).
+	Arguments []PromptArgument `json:"arguments,omitempty"`
+}
+
+// PromptArgument is one argument of an upstream prompt.
+type PromptArgument struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
 }

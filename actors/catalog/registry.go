@@ -38,7 +38,7 @@ type entry struct {
 }
 
 func newEntry(s Snapshot, c *content) *entry {
-	s.Tools, s.Resources, s.Prompts = c.tools, c.resources, c.prompts
+	s.Tools, s.Resources, s.Prompts, s.ResourceTemplates = c.tools, c.resources, c.prompts, c.templates
 	return &entry{snap: s, c: c}
 }
 

@@ -21,6 +21,7 @@ type content struct {
 	tools     []Tool
 	resources []Resource
 	prompts   []Prompt
+	templates []ResourceTemplate
 	caps      []Capability   // in tools' order, Name and SourceID unset
 	byTool    map[string]int // tool name -> index in tools and caps
 	// users counts the connections of the registry's current version
@@ -36,7 +37,7 @@ func newContent(s Snapshot, key string) *content {
 		caps[i].Name, caps[i].SourceID = "", ""
 		byTool[t.Name] = i
 	}
-	return &content{key: key, tools: s.Tools, resources: s.Resources, prompts: s.Prompts, caps: caps, byTool: byTool}
+	return &content{key: key, tools: s.Tools, resources: s.Resources, prompts: s.Prompts, templates: s.ResourceTemplates, caps: caps, byTool: byTool}
 }
 
 // of is a capability of content, as connection connID's: named
@@ -60,7 +61,10 @@ func ContentKey(s Snapshot) (string, error) {
 		Tools     []keyedTool `json:"tools"`
 		Resources []Resource  `json:"resources"`
 		Prompts   []Prompt    `json:"prompts"`
-	}{tools, s.Resources, s.Prompts})
+		// omitted when empty: a catalog without templates keeps the key
+		// it had before they were listed.
+		Templates []ResourceTemplate `json:"resource_templates,omitempty"`
+	}{tools, s.Resources, s.Prompts, s.ResourceTemplates})
 	if err != nil {
 		return "", fmt.Errorf("catalog of %q: %w", s.ConnectionID, err)
 	}

@@ -23,10 +23,12 @@ type MCPExpose struct {
 	Prefix string `json:"prefix,omitempty"`
 	// Tools filters the upstream tools by name; nil offers every one.
 	Tools *MCPToolFilter `json:"tools,omitempty"`
-	// Resources and Prompts would offer the upstream's resources and
-	// prompts: not yet supported (refused when true).
+	// Resources offers the upstream's resources beside the tools, under
+	// their own URIs, each read through the connection's shared session.
 	Resources bool `json:"resources,omitempty"`
-	Prompts   bool `json:"prompts,omitempty"`
+	// Prompts offers the upstream's prompts beside the tools, each
+	// rendered through the connection's shared session.
+	Prompts bool `json:"prompts,omitempty"`
 	// Scope is whose upstream session a call uses: ExposeShared (the
 	// default), the connection's one session, the one workflows use.
 	// ExposePerClient is not yet supported (refused).
@@ -164,12 +166,6 @@ func (m *MCP) validateExpose(sources []string) error {
 			bad(`.scope: "per_client" is not yet supported: use "shared" (the connection's one session, the one workflows use)`)
 		default:
 			bad(".scope must be %q or %q, got %q", ExposeShared, ExposePerClient, e.Scope)
-		}
-		if e.Resources {
-			bad(".resources: exposing resources is not yet supported")
-		}
-		if e.Prompts {
-			bad(".prompts: exposing prompts is not yet supported")
 		}
 		if e.Record != nil && !*e.Record {
 			bad(`.record: false is not yet supported: every pass-through call is recorded as a run`)

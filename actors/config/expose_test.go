@@ -20,7 +20,7 @@ func exposeDoc(expose string) []byte {
 func TestExposedConnectionsParseWithTheirDefaults(t *testing.T) {
 	is := is.New(t)
 	f, err := Parse(exposeDoc(`[{"connection": "seqthink.default"},
-	  {"connection": "everything.default", "prefix": "ev", "tools": {"allow": ["get-*", "echo"], "deny": ["get-env"]}, "scope": "shared", "record": true}]`))
+	  {"connection": "everything.default", "prefix": "ev", "tools": {"allow": ["get-*", "echo"], "deny": ["get-env"]}, "scope": "shared", "record": true, "resources": true, "prompts": true}]`))
 	is.NoErr(err)
 	seq, ok := f.Server.MCP.Exposed("seqthink.default")
 	is.True(ok)
@@ -33,6 +33,8 @@ func TestExposedConnectionsParseWithTheirDefaults(t *testing.T) {
 	is.True(ev.Offers("echo"))
 	is.True(!ev.Offers("get-env"))       // denied
 	is.True(!ev.Offers("trigger-thing")) // not allowed
+	is.True(ev.Resources && !seq.Resources)
+	is.True(ev.Prompts && !seq.Prompts)
 	_, ok = f.Server.MCP.Exposed("other.default")
 	is.True(!ok)
 }
@@ -50,7 +52,6 @@ func TestExposingIsRefusedWithTheEntryAtFault(t *testing.T) {
 		{"shared prefix", `[{"connection": "seqthink.default", "prefix": "x"}, {"connection": "everything.default", "prefix": "x"}]`, `server.mcp.expose[1].prefix: "x" is server.mcp.expose[0]'s already`},
 		{"twice", `[{"connection": "seqthink.default"}, {"connection": "seqthink.default", "prefix": "y"}]`, `server.mcp.expose[1].connection: "seqthink.default" is exposed already by server.mcp.expose[0]`},
 		{"bad pattern", `[{"connection": "seqthink.default", "tools": {"deny": ["["]}}]`, `server.mcp.expose[0].tools.deny[0]: "[" is not a tool name or pattern`},
-		{"resources", `[{"connection": "seqthink.default", "resources": true}]`, `server.mcp.expose[0].resources: exposing resources is not yet supported`},
 		{"record false", `[{"connection": "seqthink.default", "record": false}]`, `server.mcp.expose[0].record: false is not yet supported`},
 		{"unknown field", `[{"connection": "seqthink.default", "tool": {}}]`, `unknown field "tool"; did you mean "tools"?`},
 	} {

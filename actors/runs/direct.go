@@ -116,18 +116,38 @@ func (m *Manager) readResourceDirectly(ctx context.Context, c catalog.Capability
 	if !m.isEnabledConnection(logical) {
 		return "", nil, fmt.Errorf("unbound logical source %q: outside a deployment, a resource is read from the enabled connection of that id", logical)
 	}
-	m.record(ctx, audit.Event{Kind: audit.ResourceReadStarted, ConnectionID: logical, CapabilityID: c.Name, Payload: map[string]any{"uri": uri, "direct": true}})
-	deadline := time.Now().Add(m.directCallTimeout())
-	w := reply.Expect[session.ToolResult](m.cfg.Replies)
-	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), session.ReadResource{Connection: logical, URI: uri, Deadline: deadline, Reply: w.To()})
-	_, read, err := waitSession(ctx, w, deadline)
-	m.record(ctx, audit.Event{Kind: audit.ResourceReadCompleted, ConnectionID: logical, CapabilityID: c.Name,
-		Payload: map[string]any{"uri": uri, "ok": err == nil, "direct": true}})
+	read, err := m.readResource(ctx, c.Name, logical, uri)
 	if err != nil {
 		return "", nil, err
 	}
 	out, err := run.ResourceOutput(input, read)
 	return workflow.OutcomeOK, out, err
+}
+
+// ReadResource reads the resource uri of connection through its shared
+// session actor (the session runs share), outside any run: the MCP
+// face's gateway mode (workflow.sources.read_resource). Its answer is
+// the upstream's ReadResourceResult ({"contents": [...]}). The read's
+// start and end go to the admin event log, as a direct read's.
+func (m *Manager) ReadResource(ctx context.Context, connection, uri string) (workflow.Object, error) {
+	if !m.isEnabledConnection(connection) {
+		return nil, fmt.Errorf("connection %q is not an enabled connection", connection)
+	}
+	return m.readResource(ctx, "", connection, uri)
+}
+
+// readResource sends one ReadResource to the session actor of connection
+// and waits for its answer, recording its start and end (capability is
+// the capability that asked, "" for none).
+func (m *Manager) readResource(ctx context.Context, capability, connection, uri string) (workflow.Object, error) {
+	m.record(ctx, audit.Event{Kind: audit.ResourceReadStarted, ConnectionID: connection, CapabilityID: capability, Payload: map[string]any{"uri": uri, "direct": true}})
+	deadline := time.Now().Add(m.directCallTimeout())
+	w := reply.Expect[session.ToolResult](m.cfg.Replies)
+	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), session.ReadResource{Connection: connection, URI: uri, Deadline: deadline, Reply: w.To()})
+	_, read, err := waitSession(ctx, w, deadline)
+	m.record(ctx, audit.Event{Kind: audit.ResourceReadCompleted, ConnectionID: connection, CapabilityID: capability,
+		Payload: map[string]any{"uri": uri, "ok": err == nil, "direct": true}})
+	return read, err
 }
 
 // waitSession waits for a session actor's answer, a little past the
@@ -166,4 +186,19 @@ func (m *Manager) isEnabledConnection(id string) bool {
 // record appends an event to the admin event log.
 func (m *Manager) record(ctx context.Context, e audit.Event) {
 	audit.Record(ctx, m.cfg.Store, m.now(), e)
+}
+
+// GetPrompt renders the prompt name of connection with args through its
+// shared session actor, outside any run: the MCP face's gateway mode
+// (workflow.sources.get_prompt). Its answer is the upstream's
+// GetPromptResult ({"description", "messages": [...]}).
+func (m *Manager) GetPrompt(ctx context.Context, connection, name string, args map[string]string) (workflow.Object, error) {
+	if !m.isEnabledConnection(connection) {
+		return nil, fmt.Errorf("connection %q is not an enabled connection", connection)
+	}
+	deadline := time.Now().Add(m.directCallTimeout())
+	w := reply.Expect[session.ToolResult](m.cfg.Replies)
+	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), session.GetPrompt{Connection: connection, Name: name, Arguments: args, Deadline: deadline, Reply: w.To()})
+	_, out, err := waitSession(ctx, w, deadline)
+	return out, err
 }

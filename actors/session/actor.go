@@ -131,6 +131,8 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.admit(work{list: &m})
 	case ReadResource:
 		a.admit(work{read: &m})
+	case GetPrompt:
+		a.admit(work{prompt: &m})
 	case CancelCalls:
 		a.cancelCalls(m.Owner, m.KeepTasks)
 	case AnswerUpstream:

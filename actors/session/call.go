@@ -88,9 +88,12 @@ func (a *Actor) start(w work) {
 			result      ToolResult
 			err, rpcErr error
 		)
-		if w.call != nil {
+		switch {
+		case w.call != nil:
 			result, err, rpcErr = callTool(ctx, cs, *w.call, token, policy)
-		} else {
+		case w.prompt != nil:
+			result, err, rpcErr = getPrompt(ctx, cs, *w.prompt, token)
+		default:
 			result, err, rpcErr = readResource(ctx, cs, *w.read, token)
 		}
 		engine.Send(self, callDone{run: run, result: result, err: err, rpcErr: rpcErr})

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
@@ -102,6 +103,24 @@ func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource, 
 		}
 	}
 	return ToolResult{}, fmt.Errorf("read %s of %s: %w", req.URI, req.Connection, err), rpcErr
+}
+
+// getPrompt renders one prompt on an open session; its output is the
+// GetPromptResult. err and rpcErr as for callTool.
+func getPrompt(ctx context.Context, cs *mcp.ClientSession, req GetPrompt, token string) (r ToolResult, err, rpcErr error) {
+	params := &mcp.GetPromptParams{Name: req.Name, Arguments: req.Arguments}
+	params.SetProgressToken(token)
+	res, rpcErr := cs.GetPrompt(ctx, params)
+	err = rpcErr
+	if rpcErr != nil {
+		err, rpcErr = answerTooLarge(rpcErr, req.Connection)
+	} else {
+		var out map[string]any
+		if out, err = toObject(res); err == nil {
+			return ToolResult{Outcome: "ok", Output: out}, nil, nil
+		}
+	}
+	return ToolResult{}, fmt.Errorf("get prompt %s of %s: %w", req.Name, req.Connection, err), rpcErr
 }
 
 // projectOutput returns a tool's result as the call's output, and the
@@ -226,13 +245,26 @@ func listCatalog(ctx context.Context, cs *mcp.ClientSession, connID string) (cat
 			}
 			snap.Resources = append(snap.Resources, catalog.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
 		}
+		for r, err := range cs.ResourceTemplates(ctx, nil) {
+			if errors.Is(err, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}) {
+				break // a server of resources without templates
+			}
+			if err != nil {
+				return catalog.Snapshot{}, fmt.Errorf("list resource templates of %q: %w", connID, err)
+			}
+			snap.ResourceTemplates = append(snap.ResourceTemplates, catalog.ResourceTemplate{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType})
+		}
 	}
 	if caps != nil && caps.Prompts != nil {
 		for p, err := range cs.Prompts(ctx, nil) {
 			if err != nil {
 				return catalog.Snapshot{}, fmt.Errorf("list prompts of %q: %w", connID, err)
 			}
-			snap.Prompts = append(snap.Prompts, catalog.Prompt{Name: p.Name, Title: p.Title, Description: p.Description})
+			prompt := catalog.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
+			for _, a := range p.Arguments {
+				prompt.Arguments = append(prompt.Arguments, catalog.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+			}
+			snap.Prompts = append(snap.Prompts, prompt)
 		}
 	}
 	return snap, nil

@@ -126,6 +126,25 @@ type ReadResource struct {
 	Expect *Identity
 }
 
+// GetPrompt asks the session actor of Connection to render one prompt
+// (prompts/get). Reply is answered with a ToolResult whose Output is the
+// MCP GetPromptResult ({"description", "messages": [...]}).
+type GetPrompt struct {
+	Connection string
+	Name       string
+	// Arguments are the prompt's arguments.
+	Arguments map[string]string
+	Deadline  time.Time
+	Owner     string
+	// Scope picks the session, as CallTool's does.
+	Scope string
+	Reply reply.Address
+	// Hops counts the nodes that passed the message on, as CallTool's.
+	Hops int
+	// Expect is the session the request must go to, as CallTool's.
+	Expect *Identity
+}
+
 // CancelCalls withdraws every call (and resource read) Owner made on
 // Connection: queued calls
 // fail with ErrCancelled at once; calls in flight have their context

@@ -291,6 +291,8 @@ func (w work) expected() *Identity {
 		return w.call.Expect
 	case w.read != nil:
 		return w.read.Expect
+	case w.prompt != nil:
+		return w.prompt.Expect
 	}
 	return nil
 }

@@ -11,7 +11,9 @@ import (
 type work struct {
 	call *CallTool
 	read *ReadResource
-	list *ListCatalog
+	// prompt is a prompts/get.
+	prompt *GetPrompt
+	list   *ListCatalog
 	// replayed is set on work sent again after the server refused it
 	// without running it; it is never sent a third time.
 	replayed bool
@@ -23,6 +25,8 @@ func (w work) deadline() time.Time {
 		return w.call.Deadline
 	case w.read != nil:
 		return w.read.Deadline
+	case w.prompt != nil:
+		return w.prompt.Deadline
 	}
 	return w.list.Deadline
 }
@@ -34,6 +38,8 @@ func (w work) owner() string {
 		return w.call.Owner
 	case w.read != nil:
 		return w.read.Owner
+	case w.prompt != nil:
+		return w.prompt.Owner
 	}
 	return ""
 }
@@ -56,6 +62,8 @@ func (w work) replyTo() reply.Address {
 		return w.call.Reply
 	case w.read != nil:
 		return w.read.Reply
+	case w.prompt != nil:
+		return w.prompt.Reply
 	}
 	return w.list.Reply
 }
@@ -85,6 +93,8 @@ func (w work) what() string {
 		return "the call to " + w.call.Tool
 	case w.read != nil:
 		return "the read of " + w.read.URI
+	case w.prompt != nil:
+		return "the prompt " + w.prompt.Name
 	}
 	return "the catalog listing"
 }

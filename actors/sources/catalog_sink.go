@@ -106,6 +106,7 @@ func (k *CatalogSink) changed(ctx context.Context, before *catalog.Snapshot, aft
 	}{
 		{audit.ToolsChanged, indexByKey(old.Tools, func(t catalog.Tool) string { return t.Name }), indexByKey(after.Tools, func(t catalog.Tool) string { return t.Name }), "node_count", connectionID + "."},
 		{audit.ResourcesChanged, indexByKey(old.Resources, func(r catalog.Resource) string { return r.URI }), indexByKey(after.Resources, func(r catalog.Resource) string { return r.URI }), "resource_count", ""},
+		{audit.ResourcesChanged, indexByKey(old.ResourceTemplates, func(r catalog.ResourceTemplate) string { return r.URITemplate }), indexByKey(after.ResourceTemplates, func(r catalog.ResourceTemplate) string { return r.URITemplate }), "template_count", ""},
 		{audit.PromptsChanged, indexByKey(old.Prompts, func(p catalog.Prompt) string { return p.Name }), indexByKey(after.Prompts, func(p catalog.Prompt) string { return p.Name }), "prompt_count", connectionID + "."},
 	} {
 		added, removed, changed := diffNamed(c.before, c.after)

@@ -76,3 +76,27 @@ func TestCatalogSinkPublishesOnlyLaterSnapshotsAndReloadsTheStores(t *testing.T)
 	is.NoErr(sink.ReloadAll(ctx))
 	is.Equal(fetched("fake.three"), int64(9))
 }
+
+// A change of resource templates is a resources_changed event of its
+// own, counting templates; the registry keeps them with the snapshot.
+func TestCatalogSinkRecordsAChangeOfResourceTemplates(t *testing.T) {
+	is := is.New(t)
+	ctx := bounded(t)
+	st := store.NewMemory()
+	reg := catalog.NewRegistry(nil)
+	sink := sources.NewCatalogSink(st, reg)
+	one := catalog.Snapshot{ConnectionID: "fake.one", FetchedAtEpochMs: 1, Resources: []catalog.Resource{{URI: "demo://a"}}}
+	is.NoErr(sink.SaveCatalog(ctx, one))
+	two := one
+	two.FetchedAtEpochMs, two.ResourceTemplates = 2, []catalog.ResourceTemplate{{URITemplate: "demo://item/{id}", Name: "item"}}
+	is.NoErr(sink.SaveCatalog(ctx, two))
+	have, ok := reg.Get("fake.one")
+	is.True(ok)
+	is.Equal(have.ResourceTemplates, two.ResourceTemplates)
+
+	evs, err := st.ListEvents(ctx, 0, 0)
+	is.NoErr(err)
+	is.Equal(kinds(t, st), []string{audit.ResourcesChanged, audit.ResourcesChanged}) // the resource, then the template
+	is.Equal(evs[1].Payload["added"], []any{"demo://item/{id}"})
+	is.Equal(evs[1].Payload["template_count"], 1.0)
+}

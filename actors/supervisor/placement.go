@@ -219,6 +219,8 @@ func (a *Actor) forward(c *actor.Context, o remoteOwner, msg any) {
 		a.remember(o.node, passed{reply: m.Reply, deadline: m.Deadline, what: "tool call " + m.Tool})
 	case session.ReadResource:
 		a.remember(o.node, passed{reply: m.Reply, deadline: m.Deadline, what: "resource read " + m.URI})
+	case session.GetPrompt:
+		a.remember(o.node, passed{reply: m.Reply, deadline: m.Deadline, what: "prompt " + m.Name})
 	}
 	c.Send(o.supervisor, withHops(msg, hops+1))
 }
@@ -338,6 +340,8 @@ func hopsOf(msg any) int {
 		return m.Hops
 	case session.ReadResource:
 		return m.Hops
+	case session.GetPrompt:
+		return m.Hops
 	case session.CancelCalls:
 		return m.Hops
 	case session.AnswerUpstream:
@@ -355,6 +359,9 @@ func withHops(msg any, hops int) any {
 		m.Hops = hops
 		return m
 	case session.ReadResource:
+		m.Hops = hops
+		return m
+	case session.GetPrompt:
 		m.Hops = hops
 		return m
 	case session.CancelCalls:
@@ -376,6 +383,8 @@ func (a *Actor) failRouted(msg any, err error) {
 	case session.CallTool:
 		reply.Send(a.engine, m.Reply, session.ToolResult{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
 	case session.ReadResource:
+		reply.Send(a.engine, m.Reply, session.ToolResult{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
+	case session.GetPrompt:
 		reply.Send(a.engine, m.Reply, session.ToolResult{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
 	case RefreshCatalog:
 		reply.Send(a.engine, m.Reply, CatalogRefreshed{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})

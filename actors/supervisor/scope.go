@@ -9,6 +9,7 @@ import (
 	"github.com/anthdm/hollywood/actor"
 
 	"github.com/mcpflow/mcpflow/actors/guard"
+	"github.com/mcpflow/mcpflow/actors/reply"
 	"github.com/mcpflow/mcpflow/actors/session"
 )
 
@@ -62,6 +63,22 @@ type scopedChild struct {
 // scopedKind is the actor kind of scoped session actors: their ids live
 // under "<supervisor>/scoped/", apart from the shared ones' "session/".
 const scopedKind = "scoped"
+
+// toSession hands m, a request answered with a session.ToolResult (a
+// resource read, a prompt), to the session actor of connection id and
+// scope: another node's when it owns the connection (routed), else this
+// node's; a connection it cannot route to answers to at once.
+func (a *Actor) toSession(c *actor.Context, id, scope string, to reply.Address, m any) {
+	if scope == "" && a.routed(c, id, m) {
+		return
+	}
+	pid, err := a.route(c, id, scope)
+	if err != nil {
+		reply.Send(a.engine, to, session.ToolResult{CorrelationID: to.Correlation, Error: reply.Fail(err)})
+		return
+	}
+	c.Send(pid, m)
+}
 
 // route returns the session actor a call of scope on connection id goes
 // to: the shared one for "", else the scope's own.

@@ -249,15 +249,9 @@ func (a *Actor) handle(c *actor.Context, msg any) {
 		}
 		c.Send(pid, m)
 	case session.ReadResource:
-		if m.Scope == "" && a.routed(c, m.Connection, m) {
-			return
-		}
-		pid, err := a.route(c, m.Connection, m.Scope)
-		if err != nil {
-			reply.Send(a.engine, m.Reply, session.ToolResult{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
-			return
-		}
-		c.Send(pid, m)
+		a.toSession(c, m.Connection, m.Scope, m.Reply, m)
+	case session.GetPrompt:
+		a.toSession(c, m.Connection, m.Scope, m.Reply, m)
 	case session.CancelCalls:
 		// Only a live session can have the owner's calls.
 		a.toLive(c, m.Connection, m.Scope, m)

@@ -26,6 +26,7 @@ type Kind struct {
 var kinds = []Kind{
 	crossing[session.CallTool]("session.CallTool"),
 	crossing[session.ReadResource]("session.ReadResource"),
+	crossing[session.GetPrompt]("session.GetPrompt"),
 	crossing[session.CancelCalls]("session.CancelCalls"),
 	crossing[session.ToolResult]("session.ToolResult"),
 	crossing[session.TaskCreated]("session.TaskCreated"),

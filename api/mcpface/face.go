@@ -73,6 +73,10 @@ type Face struct {
 	mu      sync.Mutex
 	tools   []workflowTool
 	gateway []gatewayTool
+	// resources are the exposed connections' resources (gateway_resources.go).
+	resources []gatewayResource
+	// prompts are the exposed connections' prompts (gateway_prompts.go).
+	prompts []gatewayPrompt
 	loaded  bool
 	servers []*served
 }
@@ -86,6 +90,13 @@ type served struct {
 	// offered maps each tool offered to its definition as JSON, to tell
 	// a changed tool from an unchanged one.
 	offered map[string]string
+	// resources maps each exposed resource and resource template offered
+	// (gatewayResource.key) to its definition as JSON, as offered does
+	// tools.
+	resources map[string]string
+	// prompts maps each exposed prompt offered (its name) to its
+	// definition as JSON.
+	prompts map[string]string
 }
 
 // New returns a face; Run keeps its tools current.
@@ -116,13 +127,25 @@ func New(opts Options) *Face {
 // call, calling the workflow API through api (acting for who), as gate
 // (who's access check on the method table) permits.
 func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend, gate Gate) *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpflow", Title: "mcpflow workflows", Version: f.version}, &mcp.ServerOptions{
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	if f.exposesResources() {
+		// The exposed resources change as their upstreams' do.
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
+	}
+	opts := &mcp.ServerOptions{
 		Instructions: instructions,
 		// The tools change as deployments do: say so even while none is
 		// offered yet.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
-	})
-	s := &served{srv: srv, who: who, api: api, gate: gate, offered: map[string]string{}}
+		Capabilities: caps,
+	}
+	if f.exposesPrompts() {
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+	}
+	if f.exposesPrompts() || f.exposesResources() {
+		opts.CompletionHandler = noCompletion
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpflow", Title: "mcpflow workflows", Version: f.version}, opts)
+	s := &served{srv: srv, who: who, api: api, gate: gate, offered: map[string]string{}, resources: map[string]string{}, prompts: map[string]string{}}
 	srv.AddReceivingMiddleware(f.refuseUnlisted(s))
 	f.mu.Lock()
 	f.servers = append(f.servers, s)
@@ -221,9 +244,10 @@ func (f *Face) follow(ctx context.Context) {
 	}
 }
 
-// changesTools reports whether an admin event of kind may change a tool.
+// changesTools reports whether an admin event of kind may change a tool
+// (or an exposed resource).
 func changesTools(kind string) bool {
-	return slices.Contains([]string{"workflow_deployment_saved", "workflow_deployment_deleted", "tools_changed", "capability_drift"}, kind)
+	return slices.Contains([]string{"workflow_deployment_saved", "workflow_deployment_deleted", "tools_changed", "resources_changed", "prompts_changed", "capability_drift"}, kind)
 }
 
 // poll pokes every PollInterval until ctx ends.
@@ -249,13 +273,15 @@ func (f *Face) refresh(ctx context.Context) {
 	f.loading.Lock()
 	defer f.loading.Unlock()
 	gateway := f.refreshGateway(ctx)
+	resources := f.refreshGatewayResources(ctx)
+	prompts := f.refreshGatewayPrompts(ctx)
 	tools, errs := f.catalog.load(ctx, gatewayReserved(gateway))
 	for _, err := range errs {
 		f.log.Warn("mcp face: a deployment is not offered", "err", err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.gateway = gateway
+	f.gateway, f.resources, f.prompts = gateway, resources, prompts
 	if tools == nil && len(errs) > 0 && f.loaded {
 		for _, s := range f.servers {
 			f.offer(s)
@@ -336,6 +362,8 @@ func (f *Face) offer(s *served) {
 		s.srv.AddTool(e.tool, f.running.track(s, e.handler))
 		s.offered[name] = string(def)
 	}
+	f.offerResources(s)
+	f.offerPrompts(s)
 }
 
 // toolEntry is a tool, its handler and the workflow API methods it calls.

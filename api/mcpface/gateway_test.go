@@ -3,6 +3,7 @@ package mcpface
 import (
 	"context"
 	"encoding/json"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -127,6 +128,14 @@ func TestATokenSeesTheExposedConnectionsItsListNames(t *testing.T) {
 type upstreams struct {
 	tools        map[string][]string
 	gone, broken map[string]bool
+	// resources are each connection's resource URIs; a read answers the
+	// URI and its connection as text.
+	resources map[string][]string
+	// templates are each connection's resource templates.
+	templates map[string][]string
+	// prompts are each connection's prompts (with one argument, "who");
+	// rendering one answers its connection, name and argument as text.
+	prompts map[string][]string
 }
 
 func (u upstreams) Call(_ context.Context, method string, params, result any) error {
@@ -148,6 +157,29 @@ func (u upstreams) Call(_ context.Context, method string, params, result any) er
 	case protocol.MethodCapabilitiesInspect:
 		name := params.(protocol.InspectCapabilityParams).QualifiedName
 		out = protocol.CapabilityDetail{Name: name, InputSchema: protocol.Object{"type": "object"}}
+	case protocol.MethodSourcesResources:
+		conn := params.(protocol.SourceResourcesParams).SourceID
+		listed := protocol.SourceResourcesResult{Resources: []protocol.SourceResource{}, ResourceTemplates: []protocol.SourceResourceTemplate{}}
+		for _, uri := range u.resources[conn] {
+			listed.Resources = append(listed.Resources, protocol.SourceResource{URI: uri, Name: path.Base(uri)})
+		}
+		for _, tmpl := range u.templates[conn] {
+			listed.ResourceTemplates = append(listed.ResourceTemplates, protocol.SourceResourceTemplate{URITemplate: tmpl, Name: "tmpl"})
+		}
+		out = listed
+	case protocol.MethodSourcesPrompts:
+		conn := params.(protocol.SourcePromptsParams).SourceID
+		listed := protocol.SourcePromptsResult{Prompts: []protocol.SourcePrompt{}}
+		for _, name := range u.prompts[conn] {
+			listed.Prompts = append(listed.Prompts, protocol.SourcePrompt{Name: name, Arguments: []protocol.SourcePromptArgument{{Name: "who", Required: true}}})
+		}
+		out = listed
+	case protocol.MethodSourcesGetPrompt:
+		p := params.(protocol.GetSourcePromptParams)
+		out = protocol.GetSourcePromptResult{Messages: []protocol.Object{{"role": "user", "content": map[string]any{"type": "text", "text": p.SourceID + " " + p.Name + " " + p.Arguments["who"]}}}}
+	case protocol.MethodSourcesReadResource:
+		p := params.(protocol.ReadSourceResourceParams)
+		out = protocol.ReadSourceResourceResult{Contents: []protocol.Object{{"uri": p.URI, "mimeType": "text/plain", "text": p.SourceID + " " + p.URI}}}
 	default:
 		return jsonrpc.Errorf(jsonrpc.MethodNotFound, "%s", method)
 	}
@@ -176,4 +208,129 @@ func TestExposedToolsOfAConnectionThatFailsStayAndOfOneThatIsGoneGo(t *testing.T
 	is.Equal(names(), []string{"a_one", "b_two"})
 	u.broken["a.default"], u.gone["b.default"] = true, true
 	is.Equal(names(), []string{"a_one"}) // a kept, b gone
+}
+
+// The resources of the connections exposed with resources are listed
+// under their own URIs, named "<prefix>_<name>", and read through the
+// connection that listed them; a URI listed by two connections is the
+// first's (sorted by id); a token sees the resources of the connections
+// its mcp_connections names, and none without the read scope.
+func TestExposedResourcesAreListedAndReadThroughTheirConnection(t *testing.T) {
+	is := is.New(t)
+	u := upstreams{resources: map[string][]string{
+		"a.default": {"demo://a/one", "demo://shared"},
+		"b.default": {"demo://b/two", "demo://shared"},
+		"c.default": {"demo://c/hidden"}, // exposed without resources
+	}, templates: map[string][]string{
+		"b.default": {"demo://b/item/{id}", "demo://b/{broken"}, // an invalid template is not offered
+	}}
+	f := New(Options{Watch: u, Config: &config.MCP{Expose: []config.MCPExpose{
+		{Connection: "b.default", Prefix: "bee", Resources: true}, {Connection: "a.default", Resources: true}, {Connection: "c.default"},
+	}}})
+	guard := access.NewGuard([]config.Token{
+		{Name: "wide", Token: "wide-" + strings.Repeat("w", 24), Scopes: []string{"read"}},
+		{Name: "narrow", Token: "narrow-" + strings.Repeat("n", 24), Scopes: []string{"read"}, MCPConnections: []string{"b.*"}},
+	})
+	connect := func(token string, gate Gate) *mcp.ClientSession {
+		who, ok := guard.Authenticate(token)
+		is.True(ok)
+		srv := f.NewServer(t.Context(), who, u, gate)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(t.Context(), st, nil)
+		is.NoErr(err)
+		t.Cleanup(func() { _ = ss.Close() })
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(t.Context(), ct, nil)
+		is.NoErr(err)
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	listed := func(cs *mcp.ClientSession) []string {
+		var out []string
+		for r, err := range cs.Resources(t.Context(), nil) {
+			is.NoErr(err)
+			out = append(out, r.Name+" "+r.URI)
+		}
+		return out
+	}
+	reader := Callable{Token: "wide", Methods: gatewayResourceMethods}
+	wide := connect("wide-"+strings.Repeat("w", 24), reader)
+	is.True(wide.InitializeResult().Capabilities.Resources.ListChanged)                                      // passed on as the upstreams' change
+	is.Equal(listed(wide), []string{"a_one demo://a/one", "bee_two demo://b/two", "a_shared demo://shared"}) // in URI order
+	read, err := wide.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "demo://shared"})
+	is.NoErr(err)
+	is.Equal(read.Contents[0].Text, "a.default demo://shared") // read through the connection that listed it
+	read, err = wide.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "demo://b/two"})
+	is.NoErr(err)
+	is.Equal(read.Contents[0].Text, "b.default demo://b/two")
+	var templates []string
+	for r, err := range wide.ResourceTemplates(t.Context(), nil) {
+		is.NoErr(err)
+		templates = append(templates, r.Name+" "+r.URITemplate)
+	}
+	is.Equal(templates, []string{"bee_tmpl demo://b/item/{id}"})
+	read, err = wide.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "demo://b/item/7"})
+	is.NoErr(err)
+	is.Equal(read.Contents[0].Text, "b.default demo://b/item/7") // a URI of a template: read through its connection
+	_, err = wide.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "demo://c/hidden"})
+	is.True(err != nil) // c exposes its tools only
+
+	narrow := connect("narrow-"+strings.Repeat("n", 24), reader)
+	is.Equal(listed(narrow), []string{"bee_two demo://b/two"}) // demo://shared is a's, which it does not see
+
+	none := connect("wide-"+strings.Repeat("w", 24), Callable{Token: "wide"})
+	is.Equal(len(listed(none)), 0) // may not read: offered none
+}
+
+// The prompts of the connections exposed with prompts are listed named as
+// exposed tools are, with their arguments, and rendered through the
+// connection that listed them; a token sees those of the connections its
+// mcp_connections names; completion answers no values.
+func TestExposedPromptsAreListedAndRenderedThroughTheirConnection(t *testing.T) {
+	is := is.New(t)
+	u := upstreams{prompts: map[string][]string{"a.default": {"greet", "simple prompt"}, "b.default": {"greet"}}}
+	f := New(Options{Watch: u, Config: &config.MCP{Expose: []config.MCPExpose{
+		{Connection: "a.default", Prompts: true}, {Connection: "b.default", Prefix: "bee", Prompts: true},
+	}}})
+	guard := access.NewGuard([]config.Token{
+		{Name: "wide", Token: "wide-" + strings.Repeat("w", 24), Scopes: []string{"read"}},
+		{Name: "narrow", Token: "narrow-" + strings.Repeat("n", 24), Scopes: []string{"read"}, MCPConnections: []string{"b.*"}},
+	})
+	connect := func(token string) *mcp.ClientSession {
+		who, ok := guard.Authenticate(token)
+		is.True(ok)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := f.NewServer(t.Context(), who, u, Callable{Methods: gatewayPromptMethods}).Connect(t.Context(), st, nil)
+		is.NoErr(err)
+		t.Cleanup(func() { _ = ss.Close() })
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(t.Context(), ct, nil)
+		is.NoErr(err)
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	listed := func(cs *mcp.ClientSession) []string {
+		var out []string
+		for p, err := range cs.Prompts(t.Context(), nil) {
+			is.NoErr(err)
+			is.Equal(len(p.Arguments), 1) // the upstream's arguments
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	wide := connect("wide-" + strings.Repeat("w", 24))
+	is.True(wide.InitializeResult().Capabilities.Prompts.ListChanged)
+	is.Equal(listed(wide), []string{"a_greet", "a_simple_prompt", "bee_greet"})
+	got, err := wide.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "bee_greet", Arguments: map[string]string{"who": "Ada"}})
+	is.NoErr(err)
+	is.Equal(got.Messages[0].Content.(*mcp.TextContent).Text, "b.default greet Ada") // rendered by its own connection
+	got, err = wide.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "a_simple_prompt", Arguments: map[string]string{"who": "Grace"}})
+	is.NoErr(err)
+	is.Equal(got.Messages[0].Content.(*mcp.TextContent).Text, "a.default simple prompt Grace") // the upstream's own name
+
+	completed, err := wide.Complete(t.Context(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "bee_greet"},
+		Argument: mcp.CompleteParamsArgument{Name: "who", Value: "A"}})
+	is.NoErr(err)
+	is.Equal(len(completed.Completion.Values), 0) // not forwarded yet: no values
+
+	narrow := connect("narrow-" + strings.Repeat("n", 24))
+	is.Equal(listed(narrow), []string{"bee_greet"})
 }

@@ -19,9 +19,15 @@ import (
 // sourceMethods are workflow.sources.*: list, inspect and diagnose.
 func (s *Service) sourceMethods() map[string]rpc.Method {
 	return map[string]rpc.Method{
-		protocol.MethodSourcesList:     forRead(s.listSources),
-		protocol.MethodSourcesInspect:  forRead(s.inspectSource),
-		protocol.MethodSourcesDiagnose: forRead(s.diagnoseSource),
+		protocol.MethodSourcesList:    forRead(s.listSources),
+		protocol.MethodSourcesInspect: forRead(s.inspectSource),
+		// The resources of an exposed connection (resources.go).
+		protocol.MethodSourcesResources:    forRead(s.sourceResources),
+		protocol.MethodSourcesReadResource: forRead(s.readSourceResource),
+		// The prompts of an exposed connection (prompts.go).
+		protocol.MethodSourcesPrompts:   forRead(s.sourcePrompts),
+		protocol.MethodSourcesGetPrompt: forRead(s.getSourcePrompt),
+		protocol.MethodSourcesDiagnose:  forRead(s.diagnoseSource),
 	}
 }
 

@@ -22,7 +22,9 @@
 //      {"op": "listen"},            // be ready for tools/list_changed (2026: subscriptions/listen)
 //      {"op": "mark", "name": "x"}, // tell the test, then go on
 //      {"op": "wait"},              // wait for a stdin line (the session stays open)
-//      {"op": "await_list_changed", "tool": "t"}]} // until a listing has tool t
+//      {"op": "await_list_changed", "tool": "t"}, // until a listing has tool t
+//      {"op": "resources"},          // resources/list and resources/templates/list
+//      {"op": "read", "name": "uri"}]} // resources/read
 //
 // Marks go to stderr as lines "@mark NAME"; a test that waits for one
 // reads stderr. "abort": "stdin" and "wait" read one line from stdin each
@@ -31,7 +33,8 @@
 // The result: {"protocol_version", "server", "steps": [...], "elicitations":
 // [...], "samplings": [...], "list_changed": N}, one entry per step: list → {tools}; call →
 // {result, error, progress, progress_at_result, aborted}; listen →
-// {listening}; await_list_changed → {changed, tools}.
+// {listening}; await_list_changed → {changed, tools}; resources →
+// {resources, resource_templates}; read → {contents} (or {error}).
 
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -183,6 +186,20 @@ async function runStep(adapter, step, out, nextLine, nextChange) {
     }
     case "call":
       return call(adapter, step, out, nextLine);
+    case "resources":
+      try {
+        const resources = (await within(adapter.resources(), "resources/list")).resources;
+        const templates = (await within(adapter.templates(), "resources/templates/list")).resourceTemplates;
+        return { resources, resource_templates: templates };
+      } catch (e) {
+        return { error: describe(e) };
+      }
+    case "read":
+      try {
+        return { contents: (await within(adapter.read({ uri: step.name }), "resources/read")).contents };
+      } catch (e) {
+        return { error: describe(e) };
+      }
     default:
       throw new Error(`unknown step op ${JSON.stringify(step.op)}`);
   }

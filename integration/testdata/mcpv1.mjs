@@ -48,5 +48,8 @@ await run({
   // A 2025 session gets list_changed on its standalone stream.
   listen: async () => {},
   call: (params, options) => client.callTool(params, undefined, options),
+  resources: () => client.listResources(),
+  templates: () => client.listResourceTemplates(),
+  read: (params) => client.readResource(params),
   close: () => client.close(),
 });

@@ -49,6 +49,9 @@ await run({
     }
   },
   call: (params, options) => client.callTool(params, options),
+  resources: () => client.listResources(undefined, { cacheMode: "bypass" }),
+  templates: () => client.listResourceTemplates(undefined, { cacheMode: "bypass" }),
+  read: (params) => client.readResource(params),
   close: async () => {
     if (subscription) await subscription.close();
     await client.close();

@@ -18,6 +18,9 @@
 // rounds?}, which asks the client for input through multi round-trip
 // requests (see fakes.WithAsk).
 //
+// With FAKEMCP_PROMPT=1 the server also has the prompt greet {who}
+// (see fakes.WithPrompt).
+//
 // With FAKEMCP_INIT_DELAY_MS=N it answers initialize only N ms after it
 // arrives, so that a test can kill it while its session initializes.
 //
@@ -76,6 +79,10 @@ func main() {
 	if os.Getenv("FAKEMCP_ASK") != "" {
 		base := build
 		build = func() *mcp.Server { return fakes.WithAsk(base()) }
+	}
+	if os.Getenv("FAKEMCP_PROMPT") != "" {
+		base := build
+		build = func() *mcp.Server { return fakes.WithPrompt(base()) }
 	}
 	newServer := func() *mcp.Server {
 		s := build()

@@ -2149,6 +2149,17 @@ export interface SourcesDiagnoseParams {
 
 export type SourcesDiagnoseReply = SourceDiagnosisResult;
 
+export interface SourcesGetPromptParams {
+  source_id: string;
+  name: string;
+  arguments?: { [key: string]: string };
+}
+
+export type SourcesGetPromptReply = {
+  description?: string;
+  messages: { [key: string]: Json }[];
+};
+
 export interface SourcesInspectParams {
   source_id: string;
 }
@@ -2161,6 +2172,54 @@ export interface SourcesListParams {
 }
 
 export type SourcesListReply = ListSourcesResult;
+
+export interface SourcesPromptsParams {
+  source_id: string;
+}
+
+export type SourcesPromptsReply = {
+  prompts: {
+    arguments: {
+      description?: string;
+      name: string;
+      required: boolean;
+      title?: string;
+    }[];
+    description?: string;
+    name: string;
+    title?: string;
+  }[];
+};
+
+export interface SourcesReadResourceParams {
+  source_id: string;
+  uri: string;
+}
+
+export type SourcesReadResourceReply = {
+  contents: { [key: string]: Json }[];
+};
+
+export interface SourcesResourcesParams {
+  source_id: string;
+}
+
+export type SourcesResourcesReply = {
+  resource_templates: {
+    description?: string;
+    mime_type?: string;
+    name: string;
+    title?: string;
+    uri_template: string;
+  }[];
+  resources: {
+    description?: string;
+    mime_type?: string;
+    name: string;
+    title?: string;
+    uri: string;
+  }[];
+};
 
 export interface WebhooksCreateParams {
   webhook: {
@@ -2293,8 +2352,12 @@ export interface Methods {
   "workflow.schedules.unpause": { params: SchedulesUnpauseParams; result: SchedulesUnpauseReply };
   "workflow.schedules.update": { params: SchedulesUpdateParams; result: SchedulesUpdateReply };
   "workflow.sources.diagnose": { params: SourcesDiagnoseParams; result: SourcesDiagnoseReply };
+  "workflow.sources.get_prompt": { params: SourcesGetPromptParams; result: SourcesGetPromptReply };
   "workflow.sources.inspect": { params: SourcesInspectParams; result: SourcesInspectReply };
   "workflow.sources.list": { params: SourcesListParams; result: SourcesListReply };
+  "workflow.sources.prompts": { params: SourcesPromptsParams; result: SourcesPromptsReply };
+  "workflow.sources.read_resource": { params: SourcesReadResourceParams; result: SourcesReadResourceReply };
+  "workflow.sources.resources": { params: SourcesResourcesParams; result: SourcesResourcesReply };
   "workflow.webhooks.create": { params: WebhooksCreateParams; result: WebhooksCreateReply };
   "workflow.webhooks.delete": { params: WebhooksDeleteParams; result: WebhooksDeleteReply };
   "workflow.webhooks.inspect": { params: WebhooksInspectParams; result: WebhooksInspectReply };
@@ -2327,6 +2390,10 @@ export const extensionMethods: readonly Method[] = [
   "workflow.schedules.trigger",
   "workflow.schedules.unpause",
   "workflow.schedules.update",
+  "workflow.sources.get_prompt",
+  "workflow.sources.prompts",
+  "workflow.sources.read_resource",
+  "workflow.sources.resources",
   "workflow.webhooks.create",
   "workflow.webhooks.delete",
   "workflow.webhooks.inspect",
@@ -2619,11 +2686,23 @@ export class WorkflowClient {
   sourcesDiagnose(params: SourcesDiagnoseParams): Promise<SourcesDiagnoseReply> {
     return this.call("workflow.sources.diagnose", params);
   }
+  sourcesGetPrompt(params: SourcesGetPromptParams): Promise<SourcesGetPromptReply> {
+    return this.call("workflow.sources.get_prompt", params);
+  }
   sourcesInspect(params: SourcesInspectParams): Promise<SourcesInspectReply> {
     return this.call("workflow.sources.inspect", params);
   }
   sourcesList(params: SourcesListParams = {}): Promise<SourcesListReply> {
     return this.call("workflow.sources.list", params);
+  }
+  sourcesPrompts(params: SourcesPromptsParams): Promise<SourcesPromptsReply> {
+    return this.call("workflow.sources.prompts", params);
+  }
+  sourcesReadResource(params: SourcesReadResourceParams): Promise<SourcesReadResourceReply> {
+    return this.call("workflow.sources.read_resource", params);
+  }
+  sourcesResources(params: SourcesResourcesParams): Promise<SourcesResourcesReply> {
+    return this.call("workflow.sources.resources", params);
   }
   webhooksCreate(params: WebhooksCreateParams): Promise<WebhooksCreateReply> {
     return this.call("workflow.webhooks.create", params);
