@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -221,7 +222,7 @@ func (m *Manager) spawnRun(rec store.Run, setup *Setup, resume *run.Resume, repl
 		Resume: resume, Replay: replay, Deadline: setup.deadline(m.now()),
 		Supervisor: m.cfg.Supervisor.PID(), Store: m.cfg.Store,
 		CallTimeout: m.cfg.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: done, Release: release, Metrics: m.cfg.Metrics,
-		Live: m.cfg.Live, Lost: lost,
+		Live: m.cfg.Live, Lost: maps.Clone(lost), // the run's own: it deletes each call it answers
 	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, m.incarnations.Add(1))), actor.WithInboxSize(runInbox),
 		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 	incarnation.pid.Store(pid)
