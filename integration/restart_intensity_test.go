@@ -65,10 +65,10 @@ func stopLeavesNoUpstream(t *testing.T, pr *process, marker string) {
 // each pausing 300 to 500 ms between runs as real clients do, while the
 // stdio upstream is SIGKILLed 30 times, a third of them while a new
 // session initializes, on the default supervision: each killed session had
-// served calls, so none counts toward degrading the connection. At least
-// 95 % of the runs complete; every other one failed with session_lost on
-// its call in flight; the next run after the storm completes; and no
-// upstream process is left.
+// served calls, so none counts toward degrading the connection. Every run
+// completes but those whose call was in flight on a killed session, which
+// fail with session_lost (at most one per client and kill); the next run
+// after the storm completes; and no upstream process is left.
 func TestAKillStormOnTheDefaultConfigLeavesTheConnectionServing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kill storm: starts the real binary and kills its upstream 30 times")
@@ -193,11 +193,17 @@ func TestAKillStormOnTheDefaultConfigLeavesTheConnectionServing(t *testing.T) {
 	failedConnects := bytes.Count(logs, []byte("mcp connect failed"))
 	t.Logf("%d runs in %s: %d completed, %d lost with their session; %d kills (%d while a session initialized); %d connects failed",
 		runs, elapsed.Round(time.Millisecond), completed, lost, killed.Load(), young.Load(), failedConnects)
-	is.Equal(int(undead.Load()), 0)                               // every kill was a death
-	is.Equal(int(killed.Load()), kills)                           // the upstream was killed 30 times during the runs
-	is.Equal(int(young.Load()), kills/3)                          // a third of them during initialize
-	is.True(failedConnects >= int(young.Load()))                  // each of those failed a connect
-	is.True(completed*100 >= runs*95)                             // at least 95 % complete
+	is.Equal(int(undead.Load()), 0)              // every kill was a death
+	is.Equal(int(killed.Load()), kills)          // the upstream was killed 30 times during the runs
+	is.Equal(int(young.Load()), kills/3)         // a third of them during initialize
+	is.True(failedConnects >= int(young.Load())) // each of those failed a connect
+	// A kill loses at most the calls in flight on the killed session: one
+	// per client (a client runs one run, of one call, at a time). How
+	// many that is depends on the machine's speed (about 4 % here, 6 %
+	// under -race on a loaded machine), so the share is logged, not held
+	// to a figure: the switch above holds every loss to that cause.
+	t.Logf("%.1f %% of the runs completed", float64(completed)*100/runs)
+	is.True(lost <= clients*int(killed.Load()))                   // no kill lost more than the calls in flight on it
 	is.True(!bytes.Contains(logs, []byte("connection degraded"))) // bad luck never degraded the connection
 	is.True(bytes.Contains(logs, []byte("proved_itself=true")))   // the killed sessions had proved themselves
 
