@@ -250,14 +250,22 @@ func (f *Face) refreshGateway(ctx context.Context) []gatewayTool {
 		return tools
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, g := range f.gateway {
-		if failed[g.key.connection] {
-			tools = append(tools, g)
-		}
-	}
+	tools = keepOffered(tools, f.gateway, failed, func(g gatewayTool) string { return g.key.connection })
+	f.mu.Unlock()
 	slices.SortFunc(tools, func(a, b gatewayTool) int { return strings.Compare(a.tool.Name, b.tool.Name) })
 	return tools
+}
+
+// keepOffered is found, read again, with the items of offered whose
+// connection failed to be read: a connection that cannot be read keeps
+// what it was offered with. Under f.mu.
+func keepOffered[T any](found, offered []T, failed map[string]bool, connection func(T) string) []T {
+	for _, o := range offered {
+		if failed[connection(o)] {
+			found = append(found, o)
+		}
+	}
+	return found
 }
 
 // gatewayReserved are the names no deployment's tool may take: the

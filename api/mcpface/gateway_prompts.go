@@ -89,12 +89,7 @@ func (f *Face) refreshGatewayPrompts(ctx context.Context) []gatewayPrompt {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, p := range f.prompts {
-		if failed[p.key.connection] {
-			found = append(found, p)
-		}
-	}
-	return found
+	return keepOffered(found, f.prompts, failed, func(p gatewayPrompt) string { return p.key.connection })
 }
 
 // offerPrompts brings s's prompts in line with f.prompts (those of the

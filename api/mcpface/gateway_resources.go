@@ -124,12 +124,7 @@ func (f *Face) refreshGatewayResources(ctx context.Context) []gatewayResource {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, r := range f.resources {
-		if failed[r.connection] {
-			found = append(found, r)
-		}
-	}
-	return found
+	return keepOffered(found, f.resources, failed, func(r gatewayResource) string { return r.connection })
 }
 
 // offerResources brings s's resources in line with f.resources (those
