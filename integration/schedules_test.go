@@ -7,6 +7,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/fakes/poll"
 )
@@ -25,15 +26,7 @@ func TestATwoSecondScheduleFiresPausesAndResumesThroughTheRealBinary(t *testing.
 	pr := startProcess(t, writeServerConfig(t, t.TempDir(), config.Server{}), "schedules.log")
 	c := dialURL(t, pr.url)
 	ctx := testContext(t)
-	saveArtifact(t, c, "echo", echoDraft, []string{"ok"})
-	_, err := c.SaveDeployment(ctx, p.Object{"id": "echo", "artifact_id": "echo", "artifact_version": 1, "bindings": []any{}})
-	is.NoErr(err)
-
-	window := 0
-	var created p.ScheduleResult
-	is.NoErr(c.Call(ctx, p.MethodSchedulesCreate, p.ScheduleParams{Schedule: p.ScheduleDefinition{ID: "tick", DeploymentID: "echo",
-		WorkflowInput: p.Object{"ref": "scheduled"}, Spec: p.ScheduleSpec{IntervalSeconds: 2}, Overlap: "allow_all",
-		CatchupWindowSeconds: &window}}, &created))
+	created := echoSchedule(t, c, 2, 0)
 	is.Equal(len(created.Schedule.NextFireTimes), 5)
 	is.Equal(created.Schedule.NextFireTimes[1]-created.Schedule.NextFireTimes[0], int64(2000))
 
@@ -70,4 +63,18 @@ func TestATwoSecondScheduleFiresPausesAndResumesThroughTheRealBinary(t *testing.
 
 	is.NoErr(c.Call(ctx, p.MethodSchedulesUnpause, p.ScheduleIDParams{ScheduleID: "tick"}, &paused))
 	poll.For(t, "a run after unpause", 5*time.Second, func() bool { return len(runs()) > before })
+}
+
+// echoSchedule deploys echo through c and creates schedule "tick" of it:
+// every interval seconds, allow_all, with a catch-up window of window
+// seconds.
+func echoSchedule(t *testing.T, c *client.Client, interval, window int) p.ScheduleResult {
+	t.Helper()
+	is := is.New(t)
+	deployEcho(t, c)
+	var created p.ScheduleResult
+	is.NoErr(c.Call(testContext(t), p.MethodSchedulesCreate, p.ScheduleParams{Schedule: p.ScheduleDefinition{ID: "tick", DeploymentID: "echo",
+		WorkflowInput: p.Object{"ref": "scheduled"}, Spec: p.ScheduleSpec{IntervalSeconds: interval}, Overlap: "allow_all",
+		CatchupWindowSeconds: &window}}, &created))
+	return created
 }

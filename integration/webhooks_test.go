@@ -20,6 +20,14 @@ import (
 )
 
 // echoDraft answers its whole input as {got}: what a webhook mapped.
+// deployEcho saves echoDraft as artifact echo and deploys it as echo.
+func deployEcho(t *testing.T, c *client.Client) {
+	t.Helper()
+	saveArtifact(t, c, "echo", echoDraft, []string{"ok"})
+	_, err := c.SaveDeployment(testContext(t), p.Object{"id": "echo", "artifact_id": "echo", "artifact_version": 1, "bindings": []any{}})
+	is.New(t).NoErr(err)
+}
+
 const echoDraft = `{"name":"echo","start":"take","outcomes":["ok"],
 	"input_schema":{"type":"object","properties":{"ref":{"type":"string"},"repo":{"type":"string"},"event":{"type":"string"}},"required":["ref"]},
 	"state_schema":{"type":"object","properties":{"got":{"type":"object"}}},
@@ -55,9 +63,7 @@ func TestSignedWebhooksStartRunsThroughTheRealBinary(t *testing.T) {
 	pr := startProcess(t, writeServerConfig(t, t.TempDir(), config.Server{Edge: &config.Edge{MaxMessageBytes: hookBodyBound}}), "webhooks.log")
 	c := dialURL(t, pr.url)
 	ctx := testContext(t)
-	saveArtifact(t, c, "echo", echoDraft, []string{"ok"})
-	_, err := c.SaveDeployment(ctx, p.Object{"id": "echo", "artifact_id": "echo", "artifact_version": 1, "bindings": []any{}})
-	is.NoErr(err)
+	deployEcho(t, c)
 
 	var created p.WebhookWithSecret
 	is.NoErr(c.Call(ctx, p.MethodWebhooksCreate, p.CreateWebhookParams{Webhook: p.WebhookSpec{ID: "on-push", DeploymentID: "echo",

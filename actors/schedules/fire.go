@@ -115,6 +115,9 @@ func (f *firing) skip(tick time.Time, why string) {
 
 // start starts the run of tick (a trigger's time, for a trigger).
 func (f *firing) start(tick time.Time, fresh bool) {
+	if !f.trigger && !f.s.leads() {
+		return // the new leader fires it
+	}
 	key := TickKey(f.sc.ID, tick)
 	if f.trigger {
 		key = fmt.Sprintf("schedule:%s:trigger:%d", f.sc.ID, tick.UnixMilli())

@@ -36,12 +36,30 @@ type Runner interface {
 // Counter counts fires by outcome (metrics.Metrics).
 type Counter interface{ ScheduleFire(outcome string) }
 
+// Leader decides which node of a cluster fires the schedules' ticks: the
+// one that leads (node.SchedulesLeader, a lease). A tick fired by a
+// leader that died before it recorded the fire is fired again by the
+// next one under the same idempotency key (TickKey), which starts no
+// second run.
+type Leader interface {
+	// Lead reports whether this node leads, trying to lead if no node does.
+	Lead(ctx context.Context) bool
+	// Leads reports, cheaply, whether this node still leads.
+	Leads() bool
+	// Interval is how often a node that does not lead tries again, and
+	// how often the leader reads the schedules again.
+	Interval() time.Duration
+}
+
 // Options configure a Scheduler.
 type Options struct {
 	Store   store.Store
 	Runs    Runner
 	Clock   clock.Clock // clock.System() when nil
 	Metrics Counter     // may be nil
+	// Leader, for a node of a cluster, says when it fires the ticks; nil
+	// fires them all (a single node).
+	Leader Leader
 }
 
 // Scheduler is the scheduling loop: one goroutine, from Start to Stop.
@@ -108,7 +126,7 @@ func (s *Scheduler) loop(ctx context.Context) {
 	defer close(s.done)
 	for {
 		next := s.pass(ctx)
-		d := min(max(next.Sub(s.opts.Clock.Now()), 0), MaxSleep)
+		d := min(max(next.Sub(s.opts.Clock.Now()), 0), s.maxSleep())
 		timer := s.opts.Clock.AfterFunc(d, s.Poke)
 		select {
 		case <-s.wake:
@@ -120,7 +138,23 @@ func (s *Scheduler) loop(ctx context.Context) {
 	}
 }
 
+// maxSleep is the longest the loop sleeps: MaxSleep, or a cluster
+// leader's interval, so that a node sees another's changes and takes
+// over from a leader that died within it.
+func (s *Scheduler) maxSleep() time.Duration {
+	if s.opts.Leader == nil {
+		return MaxSleep
+	}
+	return min(MaxSleep, s.opts.Leader.Interval())
+}
+
+// leads reports whether this node fires ticks now: always on a single
+// node; in a cluster, while it holds the lead it took.
+func (s *Scheduler) leads() bool { return s.opts.Leader == nil || s.opts.Leader.Leads() }
+
 // pass deals with every schedule once and answers when it must wake next.
+// In a cluster, only the leader does; a node takes the lead once a
+// schedule exists.
 func (s *Scheduler) pass(ctx context.Context) time.Time {
 	now := s.opts.Clock.Now()
 	next := now.Add(MaxSleep)
@@ -128,6 +162,14 @@ func (s *Scheduler) pass(ctx context.Context) time.Time {
 	if err != nil {
 		slog.Warn("schedules: list", "err", err)
 		return next
+	}
+	if l := s.opts.Leader; l != nil && len(list) > 0 { // no node leads a cluster with no schedule
+		lctx, cancel := context.WithTimeout(ctx, CallTimeout)
+		lead := l.Lead(lctx)
+		cancel()
+		if !lead {
+			return now.Add(l.Interval())
+		}
 	}
 	for _, sc := range list {
 		if ctx.Err() != nil {
@@ -152,7 +194,7 @@ func (s *Scheduler) tick(ctx context.Context, id string) time.Time {
 		}
 		return time.Time{}
 	}
-	if sc.Paused {
+	if sc.Paused || !s.leads() {
 		return time.Time{}
 	}
 	spec, err := Compile(sc.Spec)
@@ -190,9 +232,12 @@ func (s *Scheduler) tick(ctx context.Context, id string) time.Time {
 	return next
 }
 
-// save writes f's state if it changed.
+// save writes f's state if it changed, for a tick while this node still
+// leads: a node that lost the lead leaves the state to the new leader,
+// which fires again what this one fired after (the same runs, by their
+// keys) rather than see its record go back.
 func (s *Scheduler) save(ctx context.Context, f *firing) {
-	if f.st == f.was {
+	if f.st == f.was || (!f.trigger && !s.leads()) {
 		return
 	}
 	if _, err := within(ctx, func(ctx context.Context) (struct{}, error) {

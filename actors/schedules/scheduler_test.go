@@ -22,6 +22,8 @@ type fakeRuns struct {
 	status    map[string]string
 	byKey     map[string]string
 	cancelled []string
+	deduped   int
+	started   func() // called after each new run starts, if set
 }
 
 func newFakeRuns() *fakeRuns {
@@ -32,11 +34,15 @@ func (f *fakeRuns) Start(_ context.Context, req runs.StartRequest) (runs.StartRe
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if id, ok := f.byKey[req.IdempotencyKey]; ok {
+		f.deduped++
 		return runs.StartResult{Run: store.Run{ID: id, Status: f.status[id]}, Deduplicated: true}, nil
 	}
 	id := fmt.Sprintf("run-%d", len(f.starts)+1)
 	f.starts = append(f.starts, req)
 	f.status[id], f.byKey[req.IdempotencyKey] = store.RunRunning, id
+	if f.started != nil {
+		defer f.started()
+	}
 	return runs.StartResult{Run: store.Run{ID: id, Status: store.RunRunning}}, nil
 }
 
@@ -99,7 +105,12 @@ func run(t *testing.T, sc store.Schedule, test func(is *is.I, st store.Store, f 
 // start starts a scheduler in the bubble, stopped at the test's end, and
 // lets it settle.
 func start(t *testing.T, st store.Store, f *fakeRuns) *schedules.Scheduler {
-	s := schedules.Start(schedules.Options{Store: st, Runs: f})
+	return startLed(t, st, f, nil)
+}
+
+// startLed starts, as start, a scheduler that fires while l leads.
+func startLed(t *testing.T, st store.Store, f *fakeRuns, l schedules.Leader) *schedules.Scheduler {
+	s := schedules.Start(schedules.Options{Store: st, Runs: f, Leader: l})
 	t.Cleanup(func() { is.New(t).NoErr(s.Stop(context.Background())) })
 	synctest.Wait()
 	return s
@@ -233,5 +244,90 @@ func TestALongCatchUpIsFiredInBoundedPlans(t *testing.T) {
 		s := state(is, st)
 		is.Equal(s.Skipped, int64(119)) // the two hours before the window
 		is.Equal(s.Fired, int64(181))
+	})
+}
+
+// baton is a lease the test hands out: the node it names leads; a node
+// takes it when it names no one.
+type baton struct {
+	mu     sync.Mutex
+	holder string
+}
+
+func (b *baton) set(holder string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.holder = holder
+}
+
+// leader is node's part in the race for b.
+type leader struct {
+	b    *baton
+	node string
+}
+
+func (l leader) Lead(context.Context) bool {
+	l.b.mu.Lock()
+	defer l.b.mu.Unlock()
+	if l.b.holder == "" {
+		l.b.holder = l.node
+	}
+	return l.b.holder == l.node
+}
+
+func (l leader) Leads() bool {
+	l.b.mu.Lock()
+	defer l.b.mu.Unlock()
+	return l.b.holder == l.node
+}
+
+func (leader) Interval() time.Duration { return time.Second }
+
+// Two nodes share one store and one run manager. The leader dies right
+// after it started a tick's run, before it recorded the fire; its lease
+// runs out ten seconds later and the other node takes over. Every tick
+// of a one-second schedule is fired once: the late ones within the
+// catch-up window, and the one the dead leader had fired again under its
+// key, which starts no second run.
+func TestATickIsFiredOnceAcrossALeaderThatDiesMidFire(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		is := is.New(t)
+		t0 := time.Now()
+		st := store.NewMemory()
+		sc := store.Schedule{ScheduleDef: store.ScheduleDef{ID: "s1", DeploymentID: "dep", Spec: store.ScheduleSpec{IntervalSeconds: 1},
+			Overlap: schedules.OverlapAllowAll, CatchupWindowSeconds: 60, CreatedAtMs: t0.UnixMilli(), ActiveSinceMs: t0.UnixMilli()}}
+		is.NoErr(st.CreateSchedule(t.Context(), sc))
+		f := newFakeRuns()
+		b := &baton{}
+		a := startLed(t, st, f, leader{b, "a"}) // leads: first to ask
+		startLed(t, st, f, leader{b, "b"})
+		after(10 * time.Second)
+		is.Equal(len(f.keys()), 10)
+		is.Equal(state(is, st).Fired, int64(10))
+
+		f.mu.Lock()
+		f.started = func() { // a dies in its next fire, after the start
+			f.started = nil
+			b.set("a, dead")
+		}
+		f.mu.Unlock()
+		after(time.Second)
+		is.NoErr(a.Stop(context.Background()))
+		is.Equal(len(f.keys()), 11)
+		is.Equal(state(is, st).Fired, int64(10)) // a did not record its last fire
+
+		after(10 * time.Second) // a's lease runs out at 21 s
+		b.set("")
+		after(4 * time.Second) // b takes it at 22 s, its next try, and catches up
+		keys := f.keys()
+		is.Equal(len(keys), 25)
+		for i, k := range keys {
+			is.Equal(k, schedules.TickKey("s1", t0.Add(time.Duration(i+1)*time.Second))) // every tick, once, in order
+		}
+		is.Equal(f.deduped, 1) // the tick a fired, fired again by b
+		s := state(is, st)
+		is.Equal(s.Fired, int64(25))
+		is.Equal(s.Missed, int64(6)) // ticks 11 to 16, fired at 22 s: more than Late after their time
+		is.Equal(s.Skipped, int64(0))
 	})
 }

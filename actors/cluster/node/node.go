@@ -269,7 +269,7 @@ func (n *Node) dispatchLosses(sup *actor.PID) {
 			continue
 		}
 		if loss.Lease.Key != membership.NodeKey(n.id) || n.ctx.Err() != nil {
-			continue // a dead node's lease, held while its runs were recovered
+			continue // a dead node's lease, held while its runs were recovered; or SchedulesKey, whose loss Leads sees
 		}
 		n.log.Error("this node's membership lapsed: other nodes may have taken its connections and runs; rejoining", "err", loss.Err)
 		n.rejoin()

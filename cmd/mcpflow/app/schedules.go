@@ -8,9 +8,14 @@ import (
 
 // startScheduler starts the scheduling loop over the store, starting its
 // runs through the run manager; the service tells it of each change and
-// triggers through it. Stop ends it first, before the runs stop being
+// triggers through it. In a cluster, the node that holds the schedules
+// lease fires the ticks. Stop ends it first, before the runs stop being
 // accepted.
 func (a *App) startScheduler(observed store.Store, m *metrics.Metrics) {
-	a.scheduler = schedules.Start(schedules.Options{Store: observed, Runs: schedules.ManagerRunner(a.runs, observed), Metrics: m})
+	opts := schedules.Options{Store: observed, Runs: schedules.ManagerRunner(a.runs, observed), Metrics: m}
+	if a.member != nil {
+		opts.Leader = a.member.node.SchedulesLeader() // one node fires each tick
+	}
+	a.scheduler = schedules.Start(opts)
 	a.service.Schedules = a.scheduler
 }
