@@ -5,12 +5,14 @@ package integration
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +51,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build test binaries:", err)
 		os.Exit(1)
 	}
+	waitBoundParallel()
 	code := m.Run()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
@@ -57,13 +60,35 @@ func TestMain(m *testing.M) {
 // parallelTests: a test that starts its own mcpflow process (and
 // upstreams, a PostgreSQL, a browser) on its own ports and folders, and
 // spends its time waiting on those processes, runs in parallel
-// (t.Parallel) after the other tests, two at a time (go test's default
-// -parallel here). One after the other they took the package past go
-// test's 10 minutes in .ci/run's README pass. A test stays serial when
-// it runs mcpflow in this process (startService), measures this process
-// (goroutines, heap, allocations, CPU), times something tightly
-// (keepalives, a hung upstream, a kill storm), sets the environment
-// (t.Setenv) or captures the log.
+// (t.Parallel) after the other tests, parallelWaiting at a time. One
+// after the other they took the package past go test's 10 minutes in
+// .ci/run's README pass. A test stays serial when it runs mcpflow in
+// this process (startService), measures this process (goroutines, heap,
+// allocations, CPU), times something tightly (keepalives, a hung
+// upstream, a kill storm), sets the environment (t.Setenv) or captures
+// the log.
+
+// parallelWaiting is how many parallel tests run at once without -race
+// unless -parallel says otherwise: they wait on the processes they start
+// far more than they compute, so four overlap on two cores where go
+// test's default (GOMAXPROCS) would run two. At two, the package took
+// 577 s of go test's 600 in .ci/run's README pass (2026-12-07), most of
+// it in the parallel tests (861 s of their time against 222 s of the
+// serial ones'); at four, 301 s. Under -race, whose binaries compute
+// several times more, go test's default stands: at four there, the
+// tightly timed tests (the kill storm) starved.
+const parallelWaiting = 4
+
+// waitBoundParallel sets -test.parallel to parallelWaiting, without
+// -race, when the command line did not set it.
+func waitBoundParallel() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && !raceDetector {
+		_ = flag.Set("test.parallel", strconv.Itoa(parallelWaiting))
+	}
+}
 
 // service is one mcpflow started in-process on a loopback port.
 type service struct {
