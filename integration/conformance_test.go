@@ -512,6 +512,8 @@ func TestEveryMethodConformsThroughTheRealBinary(t *testing.T) {
 		}, bad: p.Object{"run_id": "run_00000000000000000000000000000000"}, code: failed, data: keyError},
 		{method: "workflow.runs.passthrough", params: fixed(p.Object{"connection": "demo.default", "tool": "counter"}),
 			bad: p.Object{"connection": "fake.a", "tool": "echo"}, code: failed, data: keyError},
+		{method: "workflow.runs.passthrough_release", params: fixed(p.Object{"client_session": "no-such-session"}),
+			bad: p.Object{"client_session": ""}, code: invalidParams},
 		{method: "workflow.runs.fork", params: func() any {
 			if status := cf.settle(run("workflow.runs.rerun")); status != "completed" {
 				t.Errorf("the rerun of the kv run is %s", status)

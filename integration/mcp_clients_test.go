@@ -147,6 +147,9 @@ type stepResult struct {
 	ProgressAtResult int            `json:"progress_at_result"`
 	Aborted          bool           `json:"aborted"`
 	Changed          bool           `json:"changed"`
+	// Ended says the end_session step ended the client's session (the
+	// v1 TypeScript driver only).
+	Ended bool `json:"ended"`
 	// The resources step's listings, and the read step's contents (the
 	// TypeScript drivers only).
 	Resources         []resourceInfo     `json:"resources"`

@@ -31,29 +31,11 @@ import (
 // offered the tool, and its call is refused.
 func TestMCPGatewayPassesCallsThroughTheWorkflowsSession(t *testing.T) {
 	t.Parallel()
-	node, script := sequentialThinking(t)
 	tsV1.require(t)
 	is := is.New(t)
-	const conn = "seqthink.default"
+	const conn = seqthinkConn
 	const exposed = "think_sequentialthinking"
-	src := stdioSource(conn, node, script)
-	src.Transport.Env = map[string]string{"DISABLE_THOUGHT_LOGGING": "true"}
-	cfg := writeServerConfig(t, t.TempDir(), config.Server{Sources: []config.Connection{src},
-		Access: &config.Access{Tokens: []config.Token{readToken, runToken, adminToken}},
-		MCP: &config.MCP{
-			Expose: []config.MCPExpose{{Connection: conn, Prefix: "think", Tools: &config.MCPToolFilter{Allow: []string{"sequential*"}}}},
-		}})
-	pr := startProcess(t, cfg, "mcpflow.log", "--run-wait", "2m")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("mcpflow's log: %s", pr.logs)
-		}
-	})
-	ws, err := client.DialToken(testContext(t), pr.url, adminToken.Token)
-	is.NoErr(err) // dial /ws
-	t.Cleanup(func() { _ = ws.Close() })
-	_, err = ws.RefreshConnectionCatalog(testContext(t), conn)
-	is.NoErr(err) // the catalog the face lists the tool from
+	pr, ws, _ := seqthinkGateway(t, config.MCPExpose{Connection: conn, Prefix: "think", Tools: &config.MCPToolFilter{Allow: []string{"sequential*"}}}, readToken)
 	face := scenario{URL: "http://" + strings.TrimSuffix(strings.TrimPrefix(pr.url, "ws://"), "/ws") + "/mcp", Token: runToken.Token}
 
 	var listed []toolInfo
@@ -274,4 +256,36 @@ func TestMCPGatewayPassesAnUpstreamsToolListChangeOn(t *testing.T) {
 	is.True(changed.Changed) // notifications/tools/list_changed reached the client
 	is.True(slices.ContainsFunc(changed.Tools, func(tool toolInfo) bool { return tool.Name == "dyn_shout" }))
 	is.Equal(string(got.Steps[4].Result.StructuredContent), `{"message":"hello"}`) // and the new tool answers
+}
+
+// seqthinkConn is the connection of npm server-sequential-thinking in
+// the gateway tests.
+const seqthinkConn = "seqthink.default"
+
+// seqthinkGateway starts mcpflow with server-sequential-thinking as
+// seqthinkConn, exposed through the MCP face as expose says, to the run
+// and admin tokens and those of more; it dials /ws as the admin and reads
+// the connection's catalog (opening its shared session), and returns the
+// process, the client, and the server's command line (node, script).
+func seqthinkGateway(t *testing.T, expose config.MCPExpose, more ...config.Token) (*process, *client.Client, [2]string) {
+	t.Helper()
+	is := is.New(t)
+	node, script := sequentialThinking(t)
+	src := stdioSource(seqthinkConn, node, script)
+	src.Transport.Env = map[string]string{"DISABLE_THOUGHT_LOGGING": "true"}
+	cfg := writeServerConfig(t, t.TempDir(), config.Server{Sources: []config.Connection{src},
+		Access: &config.Access{Tokens: append([]config.Token{runToken, adminToken}, more...)},
+		MCP:    &config.MCP{Expose: []config.MCPExpose{expose}}})
+	pr := startProcess(t, cfg, "mcpflow.log", "--run-wait", "2m")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("mcpflow's log: %s", pr.logs)
+		}
+	})
+	ws, err := client.DialToken(testContext(t), pr.url, adminToken.Token)
+	is.NoErr(err) // dial /ws
+	t.Cleanup(func() { _ = ws.Close() })
+	_, err = ws.RefreshConnectionCatalog(testContext(t), seqthinkConn)
+	is.NoErr(err) // the catalog the face lists the tool from
+	return pr, ws, [2]string{node, script}
 }

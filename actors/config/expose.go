@@ -30,8 +30,9 @@ type MCPExpose struct {
 	// rendered through the connection's shared session.
 	Prompts bool `json:"prompts,omitempty"`
 	// Scope is whose upstream session a call uses: ExposeShared (the
-	// default), the connection's one session, the one workflows use.
-	// ExposePerClient is not yet supported (refused).
+	// default), the connection's one session, the one workflows use; or
+	// ExposePerClient, a session of each downstream MCP client session
+	// (of its token) of its own, closed when that one ends.
 	Scope string `json:"scope,omitempty"`
 	// Record, when false, would call without recording a run: not yet
 	// supported (refused); every pass-through call is a run.
@@ -161,9 +162,7 @@ func (m *MCP) validateExpose(sources []string) error {
 			}
 		}
 		switch e.Scope {
-		case "", ExposeShared:
-		case ExposePerClient:
-			bad(`.scope: "per_client" is not yet supported: use "shared" (the connection's one session, the one workflows use)`)
+		case "", ExposeShared, ExposePerClient:
 		default:
 			bad(".scope must be %q or %q, got %q", ExposeShared, ExposePerClient, e.Scope)
 		}

@@ -45,7 +45,6 @@ func TestExposingIsRefusedWithTheEntryAtFault(t *testing.T) {
 	}{
 		{"unknown connection", `[{"connection": "seqthinc.default"}]`, `server.mcp.expose[0].connection: no source "seqthinc.default" in server.sources; did you mean "seqthink.default"?`},
 		{"no connection", `[{"prefix": "x"}]`, `server.mcp.expose[0].connection is required`},
-		{"per_client", `[{"connection": "seqthink.default", "scope": "per_client"}]`, `server.mcp.expose[0].scope: "per_client" is not yet supported`},
 		{"bad scope", `[{"connection": "seqthink.default", "scope": "mine"}]`, `server.mcp.expose[0].scope must be "shared" or "per_client", got "mine"`},
 		{"bad prefix", `[{"connection": "seqthink.default", "prefix": "a.b"}]`, `server.mcp.expose[0].prefix: "a.b" must be 1 to 24`},
 		{"long prefix", `[{"connection": "seqthink.default", "prefix": "` + strings.Repeat("p", 25) + `"}]`, `must be 1 to 24`},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/supervisor"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/actors/workflow/schema"
 )
@@ -23,6 +24,11 @@ type PassthroughRequest struct {
 	// StartedBy and ClientSampling are as StartRequest's.
 	StartedBy      string
 	ClientSampling bool
+	// ClientSession, when set, is the key of the downstream MCP client
+	// session the call came from, for a connection exposed per_client:
+	// the call goes to that client's own upstream session
+	// (supervisor.ClientScope), not the shared one.
+	ClientSession string
 	// Wait is as StartRequest's.
 	Wait time.Duration
 }
@@ -55,7 +61,11 @@ func (m *Manager) Passthrough(ctx context.Context, req PassthroughRequest) (stor
 	if err := schema.Default.Validate(c.InputSchema, input); err != nil {
 		return store.Run{}, invalidParams("invalid params: the arguments do not match the tool's input schema: %v", err)
 	}
-	d, a, setup, err := m.passthroughSetup(c)
+	session := store.SessionShared
+	if req.ClientSession != "" {
+		session = store.SessionClient
+	}
+	d, a, setup, err := m.passthroughSetup(c, session)
 	if err != nil {
 		return store.Run{}, err
 	}
@@ -63,15 +73,15 @@ func (m *Manager) Passthrough(ctx context.Context, req PassthroughRequest) (stor
 	if err != nil {
 		return store.Run{}, err
 	}
-	rec.StartedBy, rec.ClientSampling, rec.Kind = req.StartedBy, req.ClientSampling, store.RunPassthrough
+	rec.StartedBy, rec.ClientSampling, rec.Kind, rec.ClientSession = req.StartedBy, req.ClientSampling, store.RunPassthrough, req.ClientSession
 	return m.asMember(ctx, rec.ID, func() (store.Run, error) { return m.execute(ctx, rec, setup, nil, nil, req.Wait) })
 }
 
 // passthroughSetup is how a pass-through of c runs: its deployment (no
 // id, one binding of its connection to itself, which names the
-// connection for a resume or a recovery), its artifact (stored nowhere)
-// and its setup.
-func (m *Manager) passthroughSetup(c catalog.Capability) (store.Deployment, store.Artifact, *Setup, error) {
+// connection and the session scope for a resume or a recovery), its
+// artifact (stored nowhere) and its setup.
+func (m *Manager) passthroughSetup(c catalog.Capability, session string) (store.Deployment, store.Artifact, *Setup, error) {
 	plan, err := PassthroughPlan(c)
 	if err != nil {
 		return store.Deployment{}, store.Artifact{}, nil, err
@@ -82,7 +92,7 @@ func (m *Manager) passthroughSetup(c catalog.Capability) (store.Deployment, stor
 	}
 	a := store.Artifact{ID: PassthroughArtifact(c.Name), Version: 1, Plan: plan}
 	d := store.Deployment{ArtifactID: a.ID, ArtifactVersion: a.Version, DriftPolicy: "block",
-		Bindings: []store.Binding{{LogicalSource: c.SourceID, ConcreteSource: c.SourceID}}}
+		Bindings: []store.Binding{{LogicalSource: c.SourceID, ConcreteSource: c.SourceID, Session: session}}}
 	setup, err := m.setupOf(d, prog)
 	return d, a, setup, err
 }
@@ -107,7 +117,7 @@ func (m *Manager) runSetup(ctx context.Context, r store.Run) (*Setup, error) {
 	if !ok {
 		return nil, invalid("pass-through run %q: connection %q has no tool %q in its catalog", r.ID, conn, tool)
 	}
-	_, _, setup, err := m.passthroughSetup(c)
+	_, _, setup, err := m.passthroughSetup(c, r.Deployment.Bindings[0].Session)
 	return setup, err
 }
 
@@ -133,3 +143,8 @@ func PassthroughPlan(c catalog.Capability) (workflow.Plan, error) {
 	}
 	return plan, nil
 }
+
+// ReleaseClient closes the upstream sessions of downstream MCP client
+// session key (PassthroughRequest.ClientSession): that client has ended
+// its session. A key with none open is nothing to do.
+func (m *Manager) ReleaseClient(key string) { m.releaseScope(supervisor.ClientScope(key)) }

@@ -128,7 +128,7 @@ func (m *Manager) setupOf(d store.Deployment, prog workflow.Program) (*Setup, er
 	var strict map[string]bool
 	for _, b := range d.Bindings {
 		bound[b.LogicalSource] = b.ConcreteSource
-		if b.Session == store.SessionDeployment || b.Session == store.SessionRun {
+		if b.Session == store.SessionDeployment || b.Session == store.SessionRun || b.Session == store.SessionClient {
 			sessions[b.ConcreteSource] = b.Session
 		}
 		if b.OnSessionReplaced == store.OnReplacedFail {
@@ -162,9 +162,12 @@ func (r *Setup) scopes(rec store.Run) map[string]string {
 	}
 	out := make(map[string]string, len(r.sessions))
 	for conn, kind := range r.sessions {
-		if kind == store.SessionRun {
+		switch kind {
+		case store.SessionRun:
 			out[conn] = supervisor.RunScope(rec.ID)
-		} else {
+		case store.SessionClient:
+			out[conn] = supervisor.ClientScope(rec.ClientSession)
+		default:
 			out[conn] = supervisor.DeploymentScope(rec.DeploymentID)
 		}
 	}

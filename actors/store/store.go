@@ -192,6 +192,11 @@ const (
 	SessionShared     = "shared"
 	SessionDeployment = "deployment"
 	SessionRun        = "run"
+	// SessionClient is a pass-through run's only (gateway mode, an
+	// exposed connection's per_client scope): the session of the
+	// downstream MCP client session the call came from (Run.ClientSession),
+	// closed when that one ends.
+	SessionClient = "client"
 )
 
 // What a run does when a connection's session is replaced between two
@@ -304,9 +309,14 @@ type Run struct {
 	ForkedFromNode string `json:"forked_from_node,omitempty"`
 	// Kind is what the run is: "" for a run of a workflow, RunPassthrough
 	// for an MCP client's call of an exposed upstream tool (gateway mode).
-	Kind      string    `json:"kind,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Kind string `json:"kind,omitempty"`
+	// ClientSession is, for a pass-through run of a connection exposed
+	// per_client, the key of the downstream MCP client session it came
+	// from (a digest of the caller and its session id): its calls go to
+	// that client's own upstream session. "" otherwise.
+	ClientSession string    `json:"client_session,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
 	// Sessions are the upstream sessions the run's calls went to, the
 	// last one per connection and session scope (an mcpflow extension):
 	// a later answer from another session tells the run that the one

@@ -15,12 +15,15 @@ import (
 
 // Session scopes. By default every run of every deployment that binds a
 // connection shares its one session (scope ""); a deployment binding may
-// instead ask for a session per deployment or per run. A scoped session
+// instead ask for a session per deployment or per run, and a connection
+// exposed through the MCP face per_client gives each downstream client
+// session its own. A scoped session
 // is keyed by the connection, its session fingerprint (transport and
 // credential) and the scope, so two scopes never share upstream state.
 const (
 	scopeDeployment = "deployment:"
 	scopeRun        = "run:"
+	scopeClient     = "client:"
 )
 
 // DeploymentScope is the scope of the sessions every run of deployment id
@@ -33,8 +36,18 @@ func RunScope(id string) string { return scopeRun + id }
 // IsRunScope reports whether scope is a run's.
 func IsRunScope(scope string) bool { return strings.HasPrefix(scope, scopeRun) }
 
-// DefaultMaxRunSessions caps the per-run sessions open at once, across
-// every connection.
+// ClientScope is the scope of the sessions of downstream MCP client
+// session key (runs.PassthroughRequest.ClientSession).
+func ClientScope(key string) string { return scopeClient + key }
+
+// shortLived reports whether scope's sessions end with their owner, a
+// run or a client session: those MaxRunSessions caps.
+func shortLived(scope string) bool {
+	return IsRunScope(scope) || strings.HasPrefix(scope, scopeClient)
+}
+
+// DefaultMaxRunSessions caps the per-run and per-client sessions open at
+// once, across every connection.
 const DefaultMaxRunSessions = 32
 
 // ReleaseScope stops every session of Scope (a run's that ended, a
@@ -91,8 +104,8 @@ func (a *Actor) route(c *actor.Context, id, scope string) (*actor.PID, error) {
 
 // scopedSession returns the session actor of scope on connection id,
 // spawning it on first use with the shared one's options, policy and
-// recover middleware. A run scope's new session is refused, wrapping
-// session.ErrOverloaded, while MaxRunSessions are open.
+// recover middleware. A run's or a client's new session is refused,
+// wrapping session.ErrOverloaded, while MaxRunSessions are open.
 func (a *Actor) scopedSession(c *actor.Context, id, scope string) (*actor.PID, error) {
 	conn, ok := a.conns[id]
 	switch {
@@ -105,10 +118,10 @@ func (a *Actor) scopedSession(c *actor.Context, id, scope string) (*actor.PID, e
 	if ch := a.scoped[key]; ch != nil {
 		return ch.pid, nil
 	}
-	if IsRunScope(scope) {
+	if shortLived(scope) {
 		limit := a.maxRunSessions()
 		if n := a.runSessions(); n >= limit {
-			return nil, fmt.Errorf("connection %q, %s: %w: %d per-run sessions are open, the cap (max_run_sessions %d); a run's sessions close when it ends",
+			return nil, fmt.Errorf("connection %q, %s: %w: %d per-run and per-client sessions are open, the cap (max_run_sessions %d); a run's sessions close when it ends, an MCP client's when its session does",
 				id, scope, session.ErrOverloaded, n, limit)
 		}
 	}
@@ -136,11 +149,11 @@ func (a *Actor) maxRunSessions() int {
 	return DefaultMaxRunSessions
 }
 
-// runSessions counts the per-run sessions open now.
+// runSessions counts the per-run and per-client sessions open now.
 func (a *Actor) runSessions() int {
 	n := 0
 	for k := range a.scoped {
-		if IsRunScope(k.scope) {
+		if shortLived(k.scope) {
 			n++
 		}
 	}

@@ -21,7 +21,7 @@ func TestTheManifestListsSeventyMethods(t *testing.T) {
 		"workflow.access.whoami", "workflow.admin.connections.login_complete", "workflow.admin.connections.login_start",
 		"workflow.admin.connections.refresh_catalog", "workflow.admin.events.subscribe", "workflow.admin.events.unsubscribe",
 		"workflow.admin.secrets.rotate",
-		"workflow.runs.cancel", "workflow.runs.fork", "workflow.runs.passthrough", "workflow.runs.rerun", "workflow.runs.subscribe", "workflow.runs.unsubscribe",
+		"workflow.runs.cancel", "workflow.runs.fork", "workflow.runs.passthrough", "workflow.runs.passthrough_release", "workflow.runs.rerun", "workflow.runs.subscribe", "workflow.runs.unsubscribe",
 		"workflow.schedules.create", "workflow.schedules.delete", "workflow.schedules.inspect", "workflow.schedules.list",
 		"workflow.schedules.pause", "workflow.schedules.trigger", "workflow.schedules.unpause", "workflow.schedules.update",
 		"workflow.sources.get_prompt", "workflow.sources.prompts", "workflow.sources.read_resource", "workflow.sources.resources",

@@ -65,6 +65,9 @@ type Face struct {
 
 	// running are the tool calls of each 2025-era session.
 	running inFlight
+	// clients closes the per_client upstream sessions of each session
+	// that ends.
+	clients clientSessions
 	// sessions bounds the 2025-era sessions of /mcp (Handler's), which
 	// Run closes as it ends; nil without a Handler.
 	sessions *sessionCap
@@ -172,6 +175,7 @@ const instructions = "Each workflow tool starts a durable mcpflow run and answer
 // deployment or a catalog, or every PollInterval where it may not follow
 // the log. As it ends it closes the 2025-era sessions of /mcp.
 func (f *Face) Run(ctx context.Context) {
+	defer f.clients.wait()
 	defer f.sessions.closeAll()
 	select {
 	case <-ctx.Done():

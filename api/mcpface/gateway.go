@@ -30,6 +30,9 @@ const gatewaySep = "_"
 type gatewayTool struct {
 	key  gatewayKey
 	tool *mcp.Tool
+	// perClient says the connection is exposed per_client: each client
+	// session's calls go to an upstream session of its own.
+	perClient bool
 }
 
 // gatewayKey names an upstream tool: its connection and its own name.
@@ -85,9 +88,9 @@ func (f *Face) loadGateway(ctx context.Context) ([]gatewayTool, map[string]bool)
 			keys, details[k] = append(keys, k), d
 		}
 	}
-	prefixes := map[string]string{}
+	prefixes, perClient := map[string]string{}, map[string]bool{}
 	for _, e := range f.cfg.Expose {
-		prefixes[e.Connection] = e.DefaultPrefix()
+		prefixes[e.Connection], perClient[e.Connection] = e.DefaultPrefix(), e.Scope == config.ExposePerClient
 	}
 	names := gatewayNames(keys, func(c string) string { return prefixes[c] }, isOwnTool)
 	tools := make([]gatewayTool, 0, len(keys))
@@ -99,7 +102,7 @@ func (f *Face) loadGateway(ctx context.Context) ([]gatewayTool, map[string]bool)
 			Description: cmpOr(deref(d.Description), fmt.Sprintf("The tool %s of %s, called through mcpflow's supervised session.", k.tool, k.connection)),
 			InputSchema: inputSchema(d.InputSchema),
 			Annotations: annotationsOf(d.Annotations),
-		}})
+		}, perClient: perClient[k.connection]})
 	}
 	slices.SortFunc(tools, func(a, b gatewayTool) int { return strings.Compare(a.tool.Name, b.tool.Name) })
 	return tools, failed
@@ -196,6 +199,11 @@ func (f *Face) gatewayHandler(s *served, g gatewayTool) mcp.ToolHandler {
 		params := protocol.PassthroughParams{Connection: g.key.connection, Tool: g.key.tool, Arguments: args, Wait: &no}
 		if sampling {
 			params.ClientSampling = &sampling
+		}
+		if g.perClient {
+			id := req.Session.ID() // "" for a stateless request: the token's own
+			params.ClientSession = &id
+			f.clients.watch(s, req.Session)
 		}
 		var started protocol.RunResult
 		err := s.api.Call(ctx, protocol.MethodRunsPassthrough, params, &started)

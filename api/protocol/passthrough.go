@@ -20,4 +20,20 @@ type PassthroughParams struct {
 	// Wait and ClientSampling are as StartRunParams'.
 	Wait           *bool `json:"wait,omitempty"`
 	ClientSampling *bool `json:"client_sampling,omitempty"`
+	// ClientSession (an extension) is the downstream MCP client session
+	// the call comes from, for a connection exposed per_client: the calls
+	// of one client session (of one token) share an upstream session of
+	// their own.
+	ClientSession *string `json:"client_session,omitempty"`
+}
+
+// MethodRunsPassthroughRelease (an extension) closes the upstream
+// sessions of a downstream MCP client session on the connections exposed
+// per_client: the MCP face calls it when that session ends.
+const MethodRunsPassthroughRelease = "workflow.runs.passthrough_release"
+
+// PassthroughReleaseParams are the params of
+// workflow.runs.passthrough_release, and its result.
+type PassthroughReleaseParams struct {
+	ClientSession string `json:"client_session"`
 }

@@ -20,17 +20,18 @@ import (
 // subscriptions to a run's live events (live.go).
 func (s *Service) runMethods() map[string]rpc.Method {
 	return map[string]rpc.Method{
-		protocol.MethodRunsStart:       s.startingRuns(forRun(s.startRun)),
-		protocol.MethodRunsPassthrough: s.startingRuns(forRun(s.passthrough)),
-		protocol.MethodRunsInspect:     forRead(s.inspectRun),
-		protocol.MethodRunsList:        forRead(s.listRuns),
-		protocol.MethodRunsTrace:       forRead(s.readTrace),
-		protocol.MethodRunsResume:      forRun(s.resumeRun),
-		protocol.MethodRunsCancel:      forRun(s.cancelRun),
-		protocol.MethodRunsRerun:       s.startingRuns(forRun(s.rerunRun)),
-		protocol.MethodRunsFork:        s.startingRuns(forRun(s.forkRun)),
-		protocol.MethodRunsSubscribe:   pushing(forRead(s.subscribeRun)),
-		protocol.MethodRunsUnsubscribe: pushing(forRead(s.unsubscriber(false))),
+		protocol.MethodRunsStart:              s.startingRuns(forRun(s.startRun)),
+		protocol.MethodRunsPassthrough:        s.startingRuns(forRun(s.passthrough)),
+		protocol.MethodRunsPassthroughRelease: forRun(s.releaseClient),
+		protocol.MethodRunsInspect:            forRead(s.inspectRun),
+		protocol.MethodRunsList:               forRead(s.listRuns),
+		protocol.MethodRunsTrace:              forRead(s.readTrace),
+		protocol.MethodRunsResume:             forRun(s.resumeRun),
+		protocol.MethodRunsCancel:             forRun(s.cancelRun),
+		protocol.MethodRunsRerun:              s.startingRuns(forRun(s.rerunRun)),
+		protocol.MethodRunsFork:               s.startingRuns(forRun(s.forkRun)),
+		protocol.MethodRunsSubscribe:          pushing(forRead(s.subscribeRun)),
+		protocol.MethodRunsUnsubscribe:        pushing(forRead(s.unsubscriber(false))),
 	}
 }
 

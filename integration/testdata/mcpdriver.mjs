@@ -194,6 +194,16 @@ async function runStep(adapter, step, out, nextLine, nextChange) {
       } catch (e) {
         return { error: describe(e) };
       }
+    case "end_session":
+      // The client ends its session (a 2025-era DELETE), where the
+      // adapter can; close alone leaves it to the server's idle timeout.
+      if (!adapter.endSession) throw new Error("this client cannot end its session");
+      try {
+        await within(adapter.endSession(), "end the session");
+        return { ended: true };
+      } catch (e) {
+        return { error: describe(e) };
+      }
     case "read":
       try {
         return { contents: (await within(adapter.read({ uri: step.name }), "resources/read")).contents };

@@ -51,5 +51,6 @@ await run({
   resources: () => client.listResources(),
   templates: () => client.listResourceTemplates(),
   read: (params) => client.readResource(params),
+  endSession: () => transport.terminateSession(),
   close: () => client.close(),
 });

@@ -2005,9 +2005,19 @@ export interface RunsPassthroughParams {
   wait?: boolean;
   /** As in workflow.runs.start: the caller is an MCP client that declared sampling and follows the run. */
   client_sampling?: boolean;
+  /** mcpflow extension: the downstream MCP client session the call comes from, for a connection exposed with scope per_client: calls with one client_session (of one token) share an upstream session of their own, closed by workflow.runs.passthrough_release. Ignored for a connection exposed shared. The MCP face sets it to its session's id. */
+  client_session?: string;
 }
 
 export type RunsPassthroughReply = RunResult;
+
+export interface RunsPassthroughReleaseParams {
+  client_session: string;
+}
+
+export type RunsPassthroughReleaseReply = {
+  client_session: string;
+};
 
 export interface RunsRerunParams {
   run_id: string;
@@ -2337,6 +2347,7 @@ export interface Methods {
   "workflow.runs.inspect": { params: RunsInspectParams; result: RunsInspectReply };
   "workflow.runs.list": { params: RunsListParams; result: RunsListReply };
   "workflow.runs.passthrough": { params: RunsPassthroughParams; result: RunsPassthroughReply };
+  "workflow.runs.passthrough_release": { params: RunsPassthroughReleaseParams; result: RunsPassthroughReleaseReply };
   "workflow.runs.rerun": { params: RunsRerunParams; result: RunsRerunReply };
   "workflow.runs.resume": { params: RunsResumeParams; result: RunsResumeReply };
   "workflow.runs.start": { params: RunsStartParams; result: RunsStartReply };
@@ -2379,6 +2390,7 @@ export const extensionMethods: readonly Method[] = [
   "workflow.runs.cancel",
   "workflow.runs.fork",
   "workflow.runs.passthrough",
+  "workflow.runs.passthrough_release",
   "workflow.runs.rerun",
   "workflow.runs.subscribe",
   "workflow.runs.unsubscribe",
@@ -2640,6 +2652,9 @@ export class WorkflowClient {
   }
   runsPassthrough(params: RunsPassthroughParams): Promise<RunsPassthroughReply> {
     return this.call("workflow.runs.passthrough", params);
+  }
+  runsPassthroughRelease(params: RunsPassthroughReleaseParams): Promise<RunsPassthroughReleaseReply> {
+    return this.call("workflow.runs.passthrough_release", params);
   }
   runsRerun(params: RunsRerunParams): Promise<RunsRerunReply> {
     return this.call("workflow.runs.rerun", params);

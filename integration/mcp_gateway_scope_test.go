@@ -1,0 +1,107 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/matryer/is"
+
+	"github.com/mcpflow/mcpflow/actors/config"
+	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/fakes/poll"
+)
+
+// TestMCPGatewayPerClientGivesEachClientSessionItsOwnUpstreamSession:
+// with npm server-sequential-thinking exposed per_client, two sessions
+// of the TypeScript SDK each count their thoughts from 1 on an upstream
+// session of their own (a server process each), apart from the shared
+// one the workflows use, which counts its own from 1 too. When the first
+// client ends its session (DELETE), its upstream server process ends;
+// the other client's stays.
+func TestMCPGatewayPerClientGivesEachClientSessionItsOwnUpstreamSession(t *testing.T) {
+	t.Parallel()
+	tsV1.require(t)
+	is := is.New(t)
+	const exposed = "think_sequentialthinking"
+	pr, ws, server := seqthinkGateway(t, config.MCPExpose{Connection: seqthinkConn, Prefix: "think", Scope: config.ExposePerClient})
+	servers := func() int { return processesRunning(pr, server[0], server[1]) }
+	is.Equal(servers(), 1)
+
+	face := scenario{URL: "http://" + strings.TrimSuffix(strings.TrimPrefix(pr.url, "ws://"), "/ws") + "/mcp", Token: runToken.Token}
+	poll.For(t, "/mcp lists "+exposed, settleWait, func() bool {
+		face.Steps = []step{listStep()}
+		return slices.ContainsFunc(goSDK.run(t, face).Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == exposed })
+	})
+	thought := func(n int) map[string]any {
+		return map[string]any{"thought": fmt.Sprintf("thought %d", n), "nextThoughtNeeded": true, "thoughtNumber": n, "totalThoughts": 3}
+	}
+	face.Steps = []step{callStep(exposed, thought(1)), callStep(exposed, thought(2)), {Op: "end_session"}}
+	first := tsV1.run(t, face)
+	face.Steps = []step{callStep(exposed, thought(1))}
+	second := tsV1.run(t, face)
+	is.Equal(historyLength(t, first.Steps[0]), 1)
+	is.Equal(historyLength(t, first.Steps[1]), 2)  // the first session's own upstream session remembers its calls
+	is.Equal(historyLength(t, second.Steps[0]), 1) // the second's starts afresh
+	is.True(first.Steps[2].Ended)
+
+	// The first session ended: its upstream server goes; the shared one
+	// and the second session's stay.
+	poll.For(t, "the ended session's upstream server exits", settleWait, func() bool { return servers() == 2 })
+
+	deployment := buildToolDeployment(t, ws, seqthinkConn, "sequentialthinking", "think_on")
+	run := runCompleted(t, ws, deployment, p.Object{"thought": "a workflow's thought", "nextThoughtNeeded": false, "thoughtNumber": 1, "totalThoughts": 1})
+	is.Equal(run.Output["thoughtHistoryLength"], float64(1)) // the shared session saw none of the clients' thoughts
+
+	runs, err := ws.ListRuns(testContext(t), p.ListRunsParams{})
+	is.NoErr(err)
+	passthrough := 0
+	for _, r := range runs.Runs {
+		if r.Kind == p.RunKindPassthrough {
+			passthrough++
+		}
+	}
+	is.Equal(passthrough, 3) // each call is recorded, whichever session served it
+}
+
+// historyLength is sequential-thinking's count of the thoughts its
+// session has seen, from a pass-through call's structured result.
+func historyLength(t *testing.T, s stepResult) int {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	if s.Error != nil {
+		t.Logf("call: %+v", *s.Error)
+	}
+	is.True(s.Error == nil && s.Result != nil && !s.Result.IsError)
+	var out struct {
+		ThoughtHistoryLength int `json:"thoughtHistoryLength"`
+	}
+	is.NoErr(json.Unmarshal(s.Result.StructuredContent, &out))
+	return out.ThoughtHistoryLength
+}
+
+// processesRunning counts pr's descendants that run program (not the
+// reapers that wait on them) with script in their command line: the
+// stdio servers of one source.
+func processesRunning(pr *process, program, script string) int {
+	exe, err := filepath.EvalSymlinks(program)
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, pid := range descendantsOf(pr.cmd.Process.Pid) {
+		proc := "/proc/" + strconv.Itoa(pid)
+		running, _ := os.Readlink(proc + "/exe")
+		cmdline, err := os.ReadFile(proc + "/cmdline")
+		if err == nil && running == exe && strings.Contains(string(cmdline), script) {
+			n++
+		}
+	}
+	return n
+}
