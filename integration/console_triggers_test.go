@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/webhooks"
+	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -27,7 +28,8 @@ func init() {
 // and is paused from the page with a note; a webhook shows its URL and
 // its recent deliveries, a correctly signed one started with its run
 // linked and a badly signed one rejected with its reason; a rotated
-// secret is shown once, and is the one that verifies.
+// secret is shown once, and is the one that verifies. A read token sees
+// the same page without a control.
 func TestConsoleShowsTriggersInTheBrowser(t *testing.T) {
 	t.Parallel() // its own mcpflow: see parallelTests
 	if testing.Short() {
@@ -35,12 +37,14 @@ func TestConsoleShowsTriggersInTheBrowser(t *testing.T) {
 	}
 	is := is.New(t)
 	chromium := newChromium(t)
-	pr := startProcess(t, writeServerConfig(t, t.TempDir(), config.Server{}), "mcpflow.log")
-	c := dialURL(t, pr.url)
+	pr := startProcess(t, writeServerConfig(t, t.TempDir(), config.Server{Access: &config.Access{Tokens: []config.Token{adminToken, readToken}}}), "mcpflow.log")
+	c, err := client.DialToken(testContext(t), pr.url, adminToken.Token)
+	is.NoErr(err)
+	t.Cleanup(func() { _ = c.Close() })
 	ctx := testContext(t)
 	base := "http://" + strings.TrimSuffix(strings.TrimPrefix(pr.url, "ws://"), "/ws")
 	saveArtifact(t, c, "echo", echoDraft, []string{"ok"})
-	_, err := c.SaveDeployment(ctx, p.Object{"id": "echo", "artifact_id": "echo", "artifact_version": 1, "bindings": []any{}})
+	_, err = c.SaveDeployment(ctx, p.Object{"id": "echo", "artifact_id": "echo", "artifact_version": 1, "bindings": []any{}})
 	is.NoErr(err)
 
 	// An hourly interval: its next fires are known and none comes during the test.
@@ -65,6 +69,7 @@ func TestConsoleShowsTriggersInTheBrowser(t *testing.T) {
 
 	b := newTab(t, chromium, base)
 	b.open("triggers")
+	b.signIn(adminToken.Token)
 	b.wait("the Triggers link current", `document.querySelector('nav[aria-label="Screens"] a[aria-current="page"]')?.textContent === "Triggers"`)
 
 	// The schedule's next fires are those inspect answers.
@@ -127,4 +132,15 @@ func TestConsoleShowsTriggersInTheBrowser(t *testing.T) {
 	is.Equal(status, http.StatusAccepted)
 	b.wait("the third delivery", `document.querySelectorAll('[aria-label="Recent deliveries of on-push"] tbody tr').length === 3`)
 	b.noErrors()
+
+	// A read token sees the schedule and the deliveries, and no control.
+	r := newTab(t, chromium, base)
+	r.open("triggers")
+	r.signIn(readToken.Token)
+	r.wait("the schedule and the deliveries", `!!document.querySelector('[data-schedule="hourly"] [data-paused-note]') && document.querySelectorAll('[aria-label="Recent deliveries of on-push"] tbody tr').length === 3`)
+	for _, label := range []string{"Unpause", "Trigger now", "Delete", "Rotate secret", "Create schedule", "Create webhook"} {
+		is.True(!r.hasText(label)) // not drawn for a read token
+	}
+	is.True(!r.has("#note-hourly"))
+	r.noErrors()
 }
