@@ -182,7 +182,9 @@ func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, id string, ver
 	ctx := r.Context()
 	hook, err := h.opts.Store.GetWebhook(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", refuse(http.StatusNotFound, OutcomeUnknownHook, "no such webhook")
+		ref := refuse(http.StatusNotFound, OutcomeUnknownHook, "no such webhook")
+		ref.unlogged = true // a flood of made-up ids buys no store write
+		return "", ref
 	}
 	if err != nil {
 		slog.Warn("webhook delivery: the store failed", "webhook", id, "err", err)
