@@ -96,6 +96,10 @@ function Schedule({ s, onChange }: { s: SchedulePayload; onChange: () => void })
   const now = useNow();
   const [note, setNote] = useState("");
   const noteParam = note.trim() ? { note: note.trim() } : {};
+  const noted = () => {
+    setNote("");
+    onChange();
+  };
   return (
     <article className="panel trigger" data-schedule={s.id} data-paused={String(s.paused)} aria-labelledby={`sch-${s.id}`}>
       <h3 id={`sch-${s.id}`}>
@@ -158,9 +162,9 @@ function Schedule({ s, onChange }: { s: SchedulePayload; onChange: () => void })
       <div className="row">
         <ScheduleNote id={s.id} note={note} setNote={setNote} />
         {s.paused ? (
-          <Action method="workflow.schedules.unpause" params={{ schedule_id: s.id, ...noteParam }} scope="admin" label="Unpause" onDone={onChange} />
+          <Action method="workflow.schedules.unpause" params={{ schedule_id: s.id, ...noteParam }} scope="admin" label="Unpause" onDone={noted} />
         ) : (
-          <Action method="workflow.schedules.pause" params={{ schedule_id: s.id, ...noteParam }} scope="admin" label="Pause" onDone={onChange} />
+          <Action method="workflow.schedules.pause" params={{ schedule_id: s.id, ...noteParam }} scope="admin" label="Pause" onDone={noted} />
         )}
         <Action method="workflow.schedules.trigger" params={{ schedule_id: s.id }} scope="admin" label="Trigger now" onDone={onChange} />
         <Action method="workflow.schedules.delete" params={{ schedule_id: s.id }} scope="admin" label="Delete" className="danger" confirm={`Delete the schedule ${s.id}?`} onDone={onChange} />
