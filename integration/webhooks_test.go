@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/webhooks"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
@@ -108,6 +110,21 @@ func TestSignedWebhooksStartRunsThroughTheRealBinary(t *testing.T) {
 	is.Equal(status, http.StatusNotFound) // an unknown hook
 	is.Equal(len(listedRuns(t, c)), 1)    // only the first delivery started a run
 
+	// The webhook's log shows each, newest first: the run started, each
+	// refusal's outcome, status and reason, the delivery id only where
+	// the signature verified, nothing of the body.
+	var logged p.Webhook
+	is.NoErr(c.Call(ctx, p.MethodWebhooksInspect, p.WebhookIDParams{WebhookID: "on-push"}, &logged))
+	var got []string
+	for _, d := range logged.RecentDeliveries {
+		got = append(got, fmt.Sprintf("%s %d %s %s", d.Outcome, d.Status, d.DeliveryID, d.RunID))
+		is.True(d.Outcome == "started" || d.Reason != "") // a refusal says why
+	}
+	is.Equal(got, []string{"unsigned 401  ", "replayed 409 d-1 ", "stale 401  ", "bad_signature 401  ", "started 202 d-1 " + runID})
+	raw, err = json.Marshal(logged)
+	is.NoErr(err)
+	is.True(!strings.Contains(string(raw), bodyMarker) && !strings.Contains(string(raw), secret)) // nor the body, nor the secret
+
 	// GitHub's signature over a push event's payload.
 	push, err := os.ReadFile(filepath.Join("testdata", "github_push.json"))
 	is.NoErr(err)
@@ -174,6 +191,9 @@ func TestSignedWebhooksStartRunsThroughTheRealBinary(t *testing.T) {
 		}
 	}
 	is.True(limited) // a burst past the rate is refused
+	is.NoErr(c.Call(ctx, p.MethodWebhooksInspect, p.WebhookIDParams{WebhookID: "on-push"}, &logged))
+	is.Equal(logged.RecentDeliveries[0].Outcome, "rate_limited")    // the flood's refusal is logged
+	is.True(len(logged.RecentDeliveries) <= store.RecentDeliveries) // and the log bounded
 	is.Equal(len(listedRuns(t, c)), 5)
 
 	logs, err := os.ReadFile(pr.logs)

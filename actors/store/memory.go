@@ -24,9 +24,10 @@ type Memory struct {
 	registry    map[string]RegistryEntry
 	webhooks    map[string]Webhook
 	schedules   map[string]Schedule
-	deliveries  map[deliveryKey]time.Time // each claimed delivery's expiry
-	events      []Event                   // the kept events, in sequence order
-	lastSeq     int64                     // the sequence number of the last event appended
+	deliveries  map[deliveryKey]time.Time    // each claimed delivery's expiry
+	hookLog     map[string][]WebhookDelivery // each webhook's recent deliveries, oldest first
+	events      []Event                      // the kept events, in sequence order
+	lastSeq     int64                        // the sequence number of the last event appended
 	maxEvents   int
 	retention   time.Duration        // see Options
 	tombstones  map[string]time.Time // when each pruned run was pruned
@@ -49,6 +50,7 @@ func NewMemory(opts ...Option) *Memory {
 		webhooks:    map[string]Webhook{},
 		schedules:   map[string]Schedule{},
 		deliveries:  map[deliveryKey]time.Time{},
+		hookLog:     map[string][]WebhookDelivery{},
 		maxEvents:   o.MaxEvents,
 		retention:   o.Retention,
 		tombstones:  map[string]time.Time{},

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -62,6 +63,7 @@ func (m *Memory) DeleteWebhook(_ context.Context, id string) (bool, error) {
 	defer m.mu.Unlock()
 	_, ok := m.webhooks[id]
 	delete(m.webhooks, id)
+	delete(m.hookLog, id)
 	for k := range m.deliveries {
 		if k.hook == id {
 			delete(m.deliveries, k)
@@ -105,4 +107,25 @@ func (m *Memory) PruneDeliveries(_ context.Context, now time.Time, limit int) (i
 		}
 	}
 	return n, nil
+}
+
+// RecordDelivery implements Webhooks.
+func (m *Memory) RecordDelivery(_ context.Context, hook string, d WebhookDelivery) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.webhooks[hook]; !ok {
+		return nil
+	}
+	log := append(m.hookLog[hook], d)
+	m.hookLog[hook] = slices.Clone(log[max(0, len(log)-RecentDeliveries):])
+	return nil
+}
+
+// RecentDeliveries implements Webhooks.
+func (m *Memory) RecentDeliveries(_ context.Context, hook string) ([]WebhookDelivery, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := slices.Clone(m.hookLog[hook])
+	slices.Reverse(out)
+	return out, nil
 }

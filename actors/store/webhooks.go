@@ -48,7 +48,8 @@ func (s WebhookSecret) LogValue() slog.Value {
 	return slog.GroupValue(slog.Int64("expires_at_epoch_ms", s.ExpiresAtMs))
 }
 
-// Webhooks keeps webhook definitions and the delivery ids they have seen.
+// Webhooks keeps webhook definitions, the delivery ids they have seen
+// and the log of their recent deliveries.
 type Webhooks interface {
 	// CreateWebhook stores a new webhook; ErrExists if the id is taken,
 	// ErrInvalid unless ValidAuthID(h.ID).
@@ -59,8 +60,8 @@ type Webhooks interface {
 	GetWebhook(ctx context.Context, id string) (Webhook, error)
 	// ListWebhooks returns every webhook sorted by id.
 	ListWebhooks(ctx context.Context) ([]Webhook, error)
-	// DeleteWebhook removes a webhook and the deliveries it has seen;
-	// false if it did not exist.
+	// DeleteWebhook removes a webhook, the delivery ids it has seen and
+	// its log of deliveries; false if it did not exist.
 	DeleteWebhook(ctx context.Context, id string) (bool, error)
 	// ClaimDelivery records that hook received delivery, kept until
 	// expires: true if it is new, false if it was claimed already and has
@@ -73,6 +74,12 @@ type Webhooks interface {
 	// PruneDeliveries deletes up to limit claims that expired at or
 	// before now, and returns how many it deleted.
 	PruneDeliveries(ctx context.Context, now time.Time, limit int) (int, error)
+	// RecordDelivery appends d to the log of hook's deliveries, which
+	// keeps the newest RecentDeliveries; nothing when there is no such
+	// webhook (it was deleted meanwhile).
+	RecordDelivery(ctx context.Context, hook string, d WebhookDelivery) error
+	// RecentDeliveries returns hook's logged deliveries, newest first.
+	RecentDeliveries(ctx context.Context, hook string) ([]WebhookDelivery, error)
 }
 
 // webhookAAD is the additional data of a webhook's sealed secrets: its

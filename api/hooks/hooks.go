@@ -5,8 +5,12 @@
 // (durably, in the store), maps the body to the workflow's input and
 // starts the run through the method table, as the webhook's principal
 // (started_by "webhook:<id>"). Every refusal is counted, and those of a
-// known webhook within its rate recorded as admin events; nothing of a
-// body is logged. docs/triggers.md.
+// known webhook within its rate recorded as admin events; every delivery
+// to a known webhook (one refusal per token of a flood past its rate) is
+// kept in the webhook's log of recent deliveries, which
+// workflow.webhooks.inspect shows. Nothing of a body, of a header's
+// value but a verified delivery id, or of a secret is logged or kept.
+// docs/triggers.md.
 package hooks
 
 import (
@@ -42,14 +46,18 @@ const (
 	DefaultDedupWindow = 24 * time.Hour
 	// MaxDeliveryIDLen bounds a delivery id, which the store keeps.
 	MaxDeliveryIDLen = 200
+	// logTimeout bounds the write of a delivery to the webhook's log,
+	// which outlives a sender that hung up.
+	logTimeout = 5 * time.Second
 )
 
 // Store is what the handler reads and writes: the webhooks, their
-// delivery ids, and the admin event log.
+// delivery ids and logs, and the admin event log.
 type Store interface {
 	GetWebhook(ctx context.Context, id string) (store.Webhook, error)
 	ClaimDelivery(ctx context.Context, hook, delivery string, now, expires time.Time) (bool, error)
 	ReleaseDelivery(ctx context.Context, hook, delivery string) error
+	RecordDelivery(ctx context.Context, hook string, d store.WebhookDelivery) error
 	store.Events
 }
 
@@ -130,6 +138,19 @@ type refusal struct {
 	// recorded is the admin event's reason where msg may quote the body
 	// (a schema's complaint about the input); msg when empty.
 	recorded string
+	// unlogged keeps the refusal out of the webhook's log: there is no
+	// webhook, the store failed to read it, or a flood past the rate
+	// was logged already.
+	unlogged bool
+}
+
+// delivery is what deliver learnt of one delivery: the run it started,
+// or its refusal, and its delivery id once its signature verified.
+type delivery struct {
+	runID    string
+	id       string
+	refusal  *refusal
+	received time.Time
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -137,32 +158,44 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.opts.BodyTimeout > 0 {
 		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
 	}
-	runID, ref := h.deliver(w, r, id)
-	if ref != nil {
+	d := delivery{received: h.opts.Now()}
+	d.runID, d.refusal = h.deliver(w, r, id, &d.id)
+	if ref := d.refusal; ref != nil {
 		h.opts.Metrics.WebhookDelivery(ref.outcome)
 		if ref.outcome != OutcomeUnknownHook && ref.outcome != OutcomeRateLimited {
 			h.reject(r, id, ref) // past the rate: a flood writes at most the rate's events
+		}
+		if !ref.unlogged {
+			h.log(r, id, d)
 		}
 		writeJSON(w, ref.status, map[string]any{"error": ref.msg, "outcome": ref.outcome})
 		return
 	}
 	h.opts.Metrics.WebhookDelivery(OutcomeStarted)
-	writeJSON(w, http.StatusAccepted, map[string]any{"run_id": runID})
+	h.log(r, id, d)
+	writeJSON(w, http.StatusAccepted, map[string]any{"run_id": d.runID})
 }
 
-// deliver takes one delivery as far as the run it starts.
-func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, id string) (string, *refusal) {
+// deliver takes one delivery as far as the run it starts, setting
+// *verified to its delivery id once its signature verified.
+func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, id string, verified *string) (string, *refusal) {
 	ctx := r.Context()
 	hook, err := h.opts.Store.GetWebhook(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", refuse(http.StatusNotFound, OutcomeUnknownHook, "no such webhook")
+		ref := refuse(http.StatusNotFound, OutcomeUnknownHook, "no such webhook")
+		ref.unlogged = true // a flood of made-up ids buys no store write
+		return "", ref
 	}
 	if err != nil {
 		slog.Warn("webhook delivery: the store failed", "webhook", id, "err", err)
-		return "", refuse(http.StatusServiceUnavailable, OutcomeStartFailed, "the webhook could not be read; retry later")
+		ref := refuse(http.StatusServiceUnavailable, OutcomeStartFailed, "the webhook could not be read; retry later")
+		ref.unlogged = true
+		return "", ref
 	}
 	if !h.rates.allow(id, h.opts.Now()) {
-		return "", refuse(http.StatusTooManyRequests, OutcomeRateLimited, "too many deliveries to this webhook; retry later")
+		ref := refuse(http.StatusTooManyRequests, OutcomeRateLimited, "too many deliveries to this webhook; retry later")
+		ref.unlogged = !h.rates.noteRefusal(id)
+		return "", ref
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
 	if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
@@ -179,6 +212,7 @@ func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, id string) (st
 	if len(delivery) > MaxDeliveryIDLen {
 		return "", refuse(http.StatusBadRequest, OutcomeBadRequest, fmt.Sprintf("the delivery id is longer than %d bytes", MaxDeliveryIDLen))
 	}
+	*verified = delivery
 	input, err := webhooks.MapInput(hook.InputMap, body, r.Header)
 	if err != nil {
 		return "", refuse(http.StatusBadRequest, OutcomeBadRequest, err.Error())
@@ -266,14 +300,14 @@ func signatureRefusal(err error) *refusal {
 func startRefusal(err error) *refusal {
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) {
-		return &refusal{http.StatusUnprocessableEntity, OutcomeStartFailed, "the run could not start: " + err.Error(), "the run could not start"}
+		return &refusal{status: http.StatusUnprocessableEntity, outcome: OutcomeStartFailed, msg: "the run could not start: " + err.Error(), recorded: "the run could not start"}
 	}
 	why := cmp.Or(rpcErr.Detail(), rpcErr.Message)
 	recorded := fmt.Sprintf("the run could not start (%d)", rpcErr.Code)
 	if rpcErr.Code == jsonrpc.Overloaded || rpcErr.Code == jsonrpc.RequestTimeout {
-		return &refusal{http.StatusServiceUnavailable, OutcomeStartFailed, "the run could not start now: " + why, recorded}
+		return &refusal{status: http.StatusServiceUnavailable, outcome: OutcomeStartFailed, msg: "the run could not start now: " + why, recorded: recorded}
 	}
-	return &refusal{http.StatusUnprocessableEntity, OutcomeStartFailed, "the run could not start: " + why, recorded}
+	return &refusal{status: http.StatusUnprocessableEntity, outcome: OutcomeStartFailed, msg: "the run could not start: " + why, recorded: recorded}
 }
 
 // reject records a refused delivery as an admin event: the webhook, the
@@ -286,6 +320,21 @@ func (h *Handler) reject(r *http.Request, id string, ref *refusal) {
 		payload["delivery_id"] = d
 	}
 	audit.Record(r.Context(), h.opts.Store, h.opts.Now(), audit.Event{Kind: audit.WebhookDeliveryRejected, Payload: payload})
+}
+
+// log keeps d in the webhook's log of recent deliveries: when it came,
+// its outcome, status and reason, its verified delivery id and its run.
+// A write that fails is logged; the delivery's answer stands.
+func (h *Handler) log(r *http.Request, id string, d delivery) {
+	entry := store.WebhookDelivery{ReceivedAtMs: d.received.UnixMilli(), DeliveryID: d.id, Outcome: OutcomeStarted, Status: http.StatusAccepted, RunID: d.runID}
+	if ref := d.refusal; ref != nil {
+		entry.Outcome, entry.Status, entry.Reason = ref.outcome, ref.status, cmp.Or(ref.recorded, ref.msg)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), logTimeout)
+	defer cancel()
+	if err := h.opts.Store.RecordDelivery(ctx, id, entry); err != nil {
+		slog.Warn("webhook delivery: the webhook's log of deliveries could not keep it", "webhook", id, "outcome", entry.Outcome, "err", err)
+	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -21,6 +21,9 @@ type limiters struct {
 type bucket struct {
 	tokens float64
 	at     time.Time
+	// refused is whether a refusal was noted since the bucket last gave
+	// a token (noteRefusal).
+	refused bool
 }
 
 func newLimiters(rate float64, burst int) *limiters {
@@ -45,6 +48,22 @@ func (l *limiters) allow(id string, now time.Time) bool {
 		return false
 	}
 	b.tokens--
+	b.refused = false
+	return true
+}
+
+// noteRefusal reports whether id's refusal is the first since its bucket
+// last gave a token, and notes it: the log of a webhook's deliveries
+// keeps one refusal of a flood per token given, so a flood writes to the
+// store at most about twice the rate.
+func (l *limiters) noteRefusal(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.buckets[id]
+	if !ok || b.refused {
+		return false
+	}
+	b.refused = true
 	return true
 }
 

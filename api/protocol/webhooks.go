@@ -44,6 +44,20 @@ type Webhook struct {
 	CreatedAtEpochMs          int64             `json:"created_at_epoch_ms"`
 	RotatedAtEpochMs          *int64            `json:"rotated_at_epoch_ms,omitempty"`
 	PreviousSecretExpiresAtMs *int64            `json:"previous_secret_expires_at_epoch_ms,omitempty"`
+	// RecentDeliveries (inspect only) are the webhook's logged
+	// deliveries, newest first.
+	RecentDeliveries []WebhookDelivery `json:"recent_deliveries,omitempty"`
+}
+
+// WebhookDelivery is the manifest's WebhookDeliveryPayload: one delivery
+// a webhook answered, as its log keeps it.
+type WebhookDelivery struct {
+	ReceivedAtEpochMs int64  `json:"received_at_epoch_ms"`
+	DeliveryID        string `json:"delivery_id,omitempty"`
+	Outcome           string `json:"outcome"`
+	Reason            string `json:"reason,omitempty"`
+	Status            int    `json:"status"`
+	RunID             string `json:"run_id,omitempty"`
 }
 
 // WebhookWithSecret answers create and rotate_secret: the one time the

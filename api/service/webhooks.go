@@ -56,12 +56,22 @@ func (s *Service) createWebhook(ctx context.Context, p protocol.CreateWebhookPar
 	return protocol.WebhookWithSecret{Webhook: webhookPayload(h, s.now()), Secret: secret}, nil
 }
 
+// inspectWebhook answers the webhook with its log of recent deliveries.
 func (s *Service) inspectWebhook(ctx context.Context, p protocol.WebhookIDParams) (protocol.Webhook, error) {
 	h, err := s.Store.GetWebhook(ctx, p.WebhookID)
 	if err != nil {
 		return protocol.Webhook{}, storeErr(err, webhookWhat(p.WebhookID))
 	}
-	return webhookPayload(h, s.now()), nil
+	logged, err := s.Store.RecentDeliveries(ctx, p.WebhookID)
+	if err != nil {
+		return protocol.Webhook{}, storeErr(err, webhookWhat(p.WebhookID))
+	}
+	out := webhookPayload(h, s.now())
+	for _, d := range logged {
+		out.RecentDeliveries = append(out.RecentDeliveries, protocol.WebhookDelivery{ReceivedAtEpochMs: d.ReceivedAtMs,
+			DeliveryID: d.DeliveryID, Outcome: d.Outcome, Reason: d.Reason, Status: d.Status, RunID: d.RunID})
+	}
+	return out, nil
 }
 
 func (s *Service) listWebhooks(ctx context.Context, _ protocol.Empty) (protocol.ListWebhooksResult, error) {

@@ -63,3 +63,24 @@ func TestWebhooksShowTheirSecretOnce(t *testing.T) {
 	}
 	is.Equal(kinds, []string{"webhook_created", "webhook_secret_rotated", "webhook_deleted"})
 }
+
+// TestWebhookInspectShowsRecentDeliveries: inspect answers the webhook's
+// log of deliveries, newest first, in the manifest's shape; list does not.
+func TestWebhookInspectShowsRecentDeliveries(t *testing.T) {
+	is := is.New(t)
+	f := newFixture(t)
+	is.NoErr(f.store.SaveDeployment(bounded(t), store.Deployment{ID: "ci", ArtifactID: "ci", ArtifactVersion: 1}))
+	conforming[protocol.WebhookWithSecret](t, f, protocol.MethodWebhooksCreate, `{"webhook":{"id":"on-push","deployment_id":"ci"}}`)
+	fresh := conforming[protocol.Webhook](t, f, protocol.MethodWebhooksInspect, `{"webhook_id":"on-push"}`)
+	is.Equal(len(fresh.RecentDeliveries), 0) // none yet
+
+	is.NoErr(f.store.RecordDelivery(bounded(t), "on-push", store.WebhookDelivery{ReceivedAtMs: 1000, Outcome: "bad_signature", Reason: "the signature does not match", Status: 401}))
+	is.NoErr(f.store.RecordDelivery(bounded(t), "on-push", store.WebhookDelivery{ReceivedAtMs: 2000, DeliveryID: "d-1", Outcome: "started", Status: 202, RunID: "run_1"}))
+	inspected := conforming[protocol.Webhook](t, f, protocol.MethodWebhooksInspect, `{"webhook_id":"on-push"}`)
+	is.Equal(inspected.RecentDeliveries, []protocol.WebhookDelivery{
+		{ReceivedAtEpochMs: 2000, DeliveryID: "d-1", Outcome: "started", Status: 202, RunID: "run_1"},
+		{ReceivedAtEpochMs: 1000, Outcome: "bad_signature", Reason: "the signature does not match", Status: 401},
+	})
+	listed := conforming[protocol.ListWebhooksResult](t, f, protocol.MethodWebhooksList, `{}`)
+	is.Equal(len(listed.Webhooks[0].RecentDeliveries), 0) // list leaves the logs out
+}

@@ -80,8 +80,10 @@ func (s *Store) ListWebhooks(ctx context.Context) (_ []store.Webhook, err error)
 func (s *Store) DeleteWebhook(ctx context.Context, id string) (deleted bool, err error) {
 	defer wrap(&err, "delete webhook %q", id)
 	err = s.update(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM webhook_deliveries WHERE hook_id = $1`, id); err != nil {
-			return err
+		for _, table := range []string{"webhook_deliveries", "webhook_delivery_log"} {
+			if _, err := tx.Exec(ctx, `DELETE FROM `+table+` WHERE hook_id = $1`, id); err != nil {
+				return err
+			}
 		}
 		tag, err := tx.Exec(ctx, `DELETE FROM webhooks WHERE id = $1`, id)
 		deleted = tag.RowsAffected() > 0
@@ -113,4 +115,30 @@ func (s *Store) PruneDeliveries(ctx context.Context, now time.Time, limit int) (
 	tag, err := s.pool.Exec(ctx, `DELETE FROM webhook_deliveries WHERE (hook_id, delivery_id) IN
 		(SELECT hook_id, delivery_id FROM webhook_deliveries WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`, now, limit)
 	return int(tag.RowsAffected()), err
+}
+
+// RecordDelivery implements store.Webhooks: the append and the trim that
+// bounds the log are one transaction. Two at once on one webhook may each
+// keep the other's entry past the bound until the next.
+func (s *Store) RecordDelivery(ctx context.Context, hook string, d store.WebhookDelivery) (err error) {
+	defer wrap(&err, "record a delivery of webhook %q", hook)
+	record, err := encode(d)
+	if err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO webhook_delivery_log (hook_id, record)
+			SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = $1)`, hook, record); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM webhook_delivery_log WHERE hook_id = $1 AND seq <=
+			(SELECT seq FROM webhook_delivery_log WHERE hook_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)`, hook, store.RecentDeliveries)
+		return err
+	})
+}
+
+// RecentDeliveries implements store.Webhooks.
+func (s *Store) RecentDeliveries(ctx context.Context, hook string) (_ []store.WebhookDelivery, err error) {
+	defer wrap(&err, "read the deliveries of webhook %q", hook)
+	return getAll[store.WebhookDelivery](ctx, s.pool, `SELECT record FROM webhook_delivery_log WHERE hook_id = $1 ORDER BY seq DESC`, hook)
 }

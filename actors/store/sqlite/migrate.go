@@ -192,6 +192,18 @@ CREATE TABLE schedules (
 	state  TEXT NOT NULL
 ) STRICT;
 `,
+	`
+-- Each webhook's log of recent deliveries (store.WebhookDelivery, in
+-- record): what each was answered, never its body, a header's value or a
+-- secret. seq orders a webhook's entries; each insert deletes that
+-- webhook's entries past the newest store.RecentDeliveries.
+CREATE TABLE webhook_delivery_log (
+	seq     INTEGER PRIMARY KEY,
+	hook_id TEXT NOT NULL,
+	record  TEXT NOT NULL
+) STRICT;
+CREATE INDEX webhook_delivery_log_by_hook ON webhook_delivery_log (hook_id, seq);
+`,
 }
 
 // retentionVersion is the schema version that adds runs.expires_at.

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -16,6 +15,7 @@ var (
 	updateWebhook  = newWriteQuery(`UPDATE webhooks SET record = ?2 WHERE id = ?1`)
 	deleteWebhook  = newWriteQuery(`DELETE FROM webhooks WHERE id = ?`)
 	deleteHookSeen = newWriteQuery(`DELETE FROM webhook_deliveries WHERE hook_id = ?`)
+	deleteHookLog  = newWriteQuery(`DELETE FROM webhook_delivery_log WHERE hook_id = ?`)
 	keptWebhooks   = newWriteQuery(`SELECT record FROM webhooks ORDER BY id`)
 	getWebhook     = newReadQuery(`SELECT record FROM webhooks WHERE id = ?`)
 	listWebhooks   = newReadQuery(`SELECT record FROM webhooks ORDER BY id`)
@@ -24,6 +24,13 @@ var (
 	releaseDelivery = newWriteQuery(`DELETE FROM webhook_deliveries WHERE hook_id = ? AND delivery_id = ?`)
 	pruneDeliveries = newWriteQuery(`DELETE FROM webhook_deliveries WHERE (hook_id, delivery_id) IN
 		(SELECT hook_id, delivery_id FROM webhook_deliveries WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`)
+	// logDelivery appends to the log of a webhook that exists, and
+	// trimHookLog drops what is past the newest ?2 of its entries.
+	logDelivery = newWriteQuery(`INSERT INTO webhook_delivery_log (hook_id, record)
+		SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM webhooks WHERE id = ?1)`)
+	trimHookLog = newWriteQuery(`DELETE FROM webhook_delivery_log WHERE hook_id = ?1 AND seq <=
+		(SELECT seq FROM webhook_delivery_log WHERE hook_id = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)`)
+	recentDeliveries = newReadQuery(`SELECT record FROM webhook_delivery_log WHERE hook_id = ? ORDER BY seq DESC`)
 )
 
 // CreateWebhook implements store.Webhooks; its secrets are sealed when
@@ -86,8 +93,10 @@ func (s *Store) ListWebhooks(ctx context.Context) (_ []store.Webhook, err error)
 func (s *Store) DeleteWebhook(ctx context.Context, id string) (deleted bool, err error) {
 	defer wrap(&err, "delete webhook %q", id)
 	err = s.update(ctx, func(ctx context.Context, tx writeTx) error {
-		if _, err := tx.exec(ctx, deleteHookSeen, id); err != nil {
-			return err
+		for _, q := range []writeQuery{deleteHookSeen, deleteHookLog} {
+			if _, err := tx.exec(ctx, q, id); err != nil {
+				return err
+			}
 		}
 		n, err := rowsAffected(tx.exec(ctx, deleteWebhook, id))
 		deleted = n > 0
@@ -124,4 +133,27 @@ func (s *Store) PruneDeliveries(ctx context.Context, now time.Time, limit int) (
 		return err
 	})
 	return n, err
+}
+
+// RecordDelivery implements store.Webhooks: the append and the trim that
+// bounds the log are one transaction.
+func (s *Store) RecordDelivery(ctx context.Context, hook string, d store.WebhookDelivery) (err error) {
+	defer wrap(&err, "record a delivery of webhook %q", hook)
+	record, err := encode(d)
+	if err != nil {
+		return err
+	}
+	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
+		if _, err := tx.exec(ctx, logDelivery, hook, record); err != nil {
+			return err
+		}
+		_, err := tx.exec(ctx, trimHookLog, hook, store.RecentDeliveries)
+		return err
+	})
+}
+
+// RecentDeliveries implements store.Webhooks.
+func (s *Store) RecentDeliveries(ctx context.Context, hook string) (_ []store.WebhookDelivery, err error) {
+	defer wrap(&err, "read the deliveries of webhook %q", hook)
+	return getAll[store.WebhookDelivery](ctx, s.reads, recentDeliveries, hook)
 }

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store
 		{"Webhooks", testWebhooks, nil},
 		{"SealedWebhooks", testWebhooks, []store.Option{store.WithSealer(sealer)}},
 		{"WebhookDeliveries", testWebhookDeliveries, nil},
+		{"WebhookDeliveryLog", testWebhookDeliveryLog, nil},
 		{"Schedules", testSchedules, nil},
 		{"Events", testEvents, nil},
 		{"ConcurrentEvents", testConcurrentEvents, nil},

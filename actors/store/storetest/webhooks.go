@@ -120,3 +120,50 @@ func testWebhookDeliveries(t *testing.T, s store.Store) {
 	is.NoErr(err)
 	is.True(claimed)
 }
+
+// testWebhookDeliveryLog: each webhook logs its deliveries apart, newest
+// first, the newest store.RecentDeliveries kept; a webhook that does not
+// exist logs nothing, and a deleted one's log goes with it.
+func testWebhookDeliveryLog(t *testing.T, s store.Store) {
+	is := is.New(t)
+	ctx := t.Context()
+	for _, id := range []string{"hook-a", "hook-b"} {
+		is.NoErr(s.CreateWebhook(ctx, webhook(id)))
+	}
+	got, err := s.RecentDeliveries(ctx, "hook-a")
+	is.NoErr(err)
+	is.Equal(len(got), 0) // none yet
+
+	rejected := store.WebhookDelivery{ReceivedAtMs: 1_800_000_000_000, Outcome: "bad_signature", Reason: "the signature does not match", Status: 401}
+	started := store.WebhookDelivery{ReceivedAtMs: 1_800_000_000_100, DeliveryID: "d-1", Outcome: "started", Status: 202, RunID: "run_1"}
+	is.NoErr(s.RecordDelivery(ctx, "hook-a", rejected))
+	is.NoErr(s.RecordDelivery(ctx, "hook-a", started))
+	is.NoErr(s.RecordDelivery(ctx, "hook-b", rejected))
+	is.NoErr(s.RecordDelivery(ctx, "hook-missing", started)) // no such webhook: nothing kept
+	got, err = s.RecentDeliveries(ctx, "hook-a")
+	is.NoErr(err)
+	is.Equal(got, []store.WebhookDelivery{started, rejected}) // newest first, as recorded
+	got, err = s.RecentDeliveries(ctx, "hook-missing")
+	is.NoErr(err)
+	is.Equal(len(got), 0)
+
+	for i := range store.RecentDeliveries + 7 {
+		is.NoErr(s.RecordDelivery(ctx, "hook-a", store.WebhookDelivery{ReceivedAtMs: 1_800_000_001_000 + int64(i), Outcome: "started", Status: 202}))
+	}
+	got, err = s.RecentDeliveries(ctx, "hook-a")
+	is.NoErr(err)
+	is.Equal(len(got), store.RecentDeliveries)                                       // bounded
+	is.Equal(got[0].ReceivedAtMs, int64(1_800_000_001_000+store.RecentDeliveries+6)) // the newest kept
+	is.Equal(got[store.RecentDeliveries-1].ReceivedAtMs, int64(1_800_000_001_000+7)) // the oldest dropped
+	other, err := s.RecentDeliveries(ctx, "hook-b")
+	is.NoErr(err)
+	is.Equal(other, []store.WebhookDelivery{rejected}) // another webhook's log is its own
+
+	deleted, err := s.DeleteWebhook(ctx, "hook-a")
+	is.NoErr(err)
+	is.True(deleted)
+	is.NoErr(s.CreateWebhook(ctx, webhook("hook-a")))
+	got, err = s.RecentDeliveries(ctx, "hook-a")
+	is.NoErr(err)
+	is.Equal(len(got), 0) // the log went with the webhook
+}

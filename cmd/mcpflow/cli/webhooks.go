@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -19,11 +20,20 @@ func newWebhooksCommand(r *remote) *cobra.Command {
 
 var webhookIDParams = idParams(func(id string) any { return p.WebhookIDParams{WebhookID: id} })
 
-// webhookTable shows a webhook, which never holds its secret.
+// webhookTable shows a webhook, which never holds its secret, and the
+// recent deliveries inspect answers with it.
 func webhookTable(t *table, h p.Webhook) {
 	t.pairs("webhook", h.ID, "deployment", h.DeploymentID, "path", h.Path, "input map", inputMapCell(h.InputMap),
 		"created", epochMs(&h.CreatedAtEpochMs), "rotated", epochMs(h.RotatedAtEpochMs),
 		"previous secret valid until", epochMs(h.PreviousSecretExpiresAtMs))
+	if len(h.RecentDeliveries) == 0 {
+		return
+	}
+	t.line("\nrecent deliveries, newest first:")
+	t.row("RECEIVED", "OUTCOME", "STATUS", "DELIVERY ID", "RUN OR REASON")
+	for _, d := range h.RecentDeliveries {
+		t.row(epochMs(&d.ReceivedAtEpochMs), d.Outcome, d.Status, d.DeliveryID, cmp.Or(d.RunID, d.Reason))
+	}
 }
 
 // webhookWithSecretTable shows a webhook and the secret answered this once.

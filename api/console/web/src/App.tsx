@@ -9,6 +9,7 @@ import { Workbench } from "./screens/Workbench";
 import { Artifacts } from "./screens/Artifacts";
 import { Runs } from "./screens/Runs";
 import { RunPage } from "./screens/RunPage";
+import { Triggers } from "./screens/Triggers";
 
 async function connect(token: string): Promise<{ conn: Connection; me: Identity }> {
   const conn = new Connection(wsURL(), token);
@@ -145,6 +146,7 @@ const screens = [
   ["workbench", "Workbench"],
   ["artifacts", "Artifacts & deployments"],
   ["runs", "Runs"],
+  ["triggers", "Triggers"],
 ] as const;
 
 function Shell({ session }: { session: Session }) {
@@ -165,6 +167,9 @@ function Shell({ session }: { session: Session }) {
       break;
     case "runs":
       page = rest[0] === "status" ? <Runs key={rest[1]} status={rest[1]} /> : rest[0] ? <RunPage key={rest[0]} runId={rest[0]} /> : <Runs />;
+      break;
+    case "triggers":
+      page = <Triggers />;
       break;
     default:
       page = <Overview />;

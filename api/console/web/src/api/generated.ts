@@ -1230,6 +1230,16 @@ export type VariadicCondition = {
   op: "and" | "or";
 };
 
+/** mcpflow extension: one delivery a webhook answered. outcome: started (202, run_id the run), replayed (409: the delivery id was taken already), unsigned, bad_signature or stale (401), too_large (413), rate_limited (429; of a flood, one per delivery let through), bad_request (400) or start_failed (422/503: the start was refused). reason is the refusal's, in the server's words. */
+export type WebhookDeliveryPayload = {
+  delivery_id?: string;
+  outcome: "started" | "replayed" | "unsigned" | "bad_signature" | "stale" | "too_large" | "rate_limited" | "bad_request" | "start_failed";
+  reason?: string;
+  received_at_epoch_ms: number;
+  run_id?: string;
+  status: number;
+};
+
 /** mcpflow extension: a signed webhook. POST path (on the serve listener, no bearer token: the signature is the credential) starts a run of deployment_id with the JSON body mapped by input_map (empty: the whole body). Its secrets are never shown but once, by create and rotate_secret. */
 export type WebhookPayload = {
   created_at_epoch_ms: number;
@@ -1238,6 +1248,8 @@ export type WebhookPayload = {
   input_map: { [key: string]: string };
   path: string;
   previous_secret_expires_at_epoch_ms?: number;
+  /** mcpflow extension: the webhook's recent deliveries, newest first, the last 50 kept (workflow.webhooks.inspect only; absent when there are none). Each says when it came, its outcome and HTTP status, why it was refused, its delivery id (only once its signature verified) and the run it started; never its body, a header's value or a secret. */
+  recent_deliveries?: WebhookDeliveryPayload[];
   rotated_at_epoch_ms?: number;
 };
 
