@@ -93,7 +93,7 @@ func (a arguments) without(keys ...string) arguments {
 var (
 	str         = map[string]any{"type": "string"}
 	anObject    = map[string]any{"type": "object"}
-	stringList   = map[string]any{"type": "array", "items": str}
+	stringList  = map[string]any{"type": "array", "items": str}
 	stringMap   = map[string]any{"type": "object", "additionalProperties": str}
 	objects     = map[string]any{"type": "array", "items": anObject}
 	workspaceID = described(str, "The draft workspace's id (you choose it at create).")

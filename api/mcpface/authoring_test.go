@@ -268,8 +268,8 @@ func TestAnEditsResultSaysItsDiagnosticsHintsAndNextCall(t *testing.T) {
 	t.Log(text)
 	is.True(strings.Contains(text, "workspace triage: revision 6, status invalid"))
 	is.True(strings.Contains(text, "- error missing_outcome_edge at steps.ask: outcome \"submitted\" of step \"ask\" has no route\n  hint: Route that outcome"))
-	is.True(strings.Contains(text, "hint: Bind it: mcpflow draft bind"))               // the CLI's hint
-	is.True(strings.Contains(text, "with these tools: mcpflow_draft_bind op bind"))     // and the tool that does it
+	is.True(strings.Contains(text, "hint: Bind it: mcpflow draft bind"))            // the CLI's hint
+	is.True(strings.Contains(text, "with these tools: mcpflow_draft_bind op bind")) // and the tool that does it
 	is.True(strings.Contains(text, `next: mcpflow_draft_route {"op":"branch","revision":6,"routes":{"submitted":"__end__"},"step_id":"ask","workspace_id":"triage"}`))
 	is.True(!escaped.MatchString(strings.ReplaceAll(text, `\"`, ""))) // readable: no escaped newline or unicode
 	var structured struct {
