@@ -134,32 +134,126 @@ func TestAnAgentAuthorsABranchingWorkflowOverMCPAndCallsIt(t *testing.T) {
 	// Find the capability the body calls.
 	res := agent.call("mcpflow_search_capabilities", map[string]any{"op": "search", "query": "echo"})
 	is.True(strings.Contains(textsOf(res)[0], "demo.default.echo"))
-	res = agent.call("mcpflow_search_capabilities", map[string]any{"op": "search", "query": "reducer"})
+	res = agent.call("mcpflow_search_capabilities", map[string]any{"op": "reducers"})
+	is.True(strings.Contains(textsOf(res)[0], ".append")) // the reducer the echoes need
 
 	ws := func(args map[string]any) map[string]any {
 		args["workspace_id"] = "triage"
 		return args
 	}
-	res = agent.call("mcpflow_draft", ws(map[string]any{"op": "create", "name": "triage", "title": "Triage tags"}))
-	res = agent.call("mcpflow_draft", ws(map[string]any{"op": "contract",
+	// An empty draft: no steps, so no start; the next call adds one.
+	v := structured[edited](t, agent.call("mcpflow_draft", ws(map[string]any{"op": "create", "name": "triage", "title": "Triage tags"})))
+	is.Equal(v.Revision, 1)
+	is.Equal(v.codes(), []string{"unknown_start"})
+	is.Equal(v.NextCall.Tool, "mcpflow_draft_step")
+	is.Equal(v.NextCall.Arguments["op"], "add")
+	agent.call("mcpflow_draft", ws(map[string]any{"op": "contract",
 		"input_schema":  map[string]any{"type": "object", "properties": map[string]any{"tags": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}, "urgent": map[string]any{"type": "boolean"}}},
 		"state_schema":  map[string]any{"type": "object", "properties": map[string]any{"echoes": map[string]any{"type": "array", "reducer": "wf.std.append"}, "approved": map[string]any{"type": "boolean"}}},
 		"output_schema": map[string]any{"type": "object", "properties": map[string]any{"echoes": map[string]any{"type": "array"}, "approved": map[string]any{"type": "boolean"}}},
 	}))
-	res = agent.call("mcpflow_draft_step", ws(map[string]any{"op": "add", "kind": "foreach", "step_id": "each",
-		"spec": map[string]any{"over": "input.tags", "as": "tag"}, "routes": map[string]any{"loop": "say", "done": "check"}}))
-	res = agent.call("mcpflow_draft_step", ws(map[string]any{"op": "add", "kind": "use", "step_id": "say",
+
+	// each: once per tag, its body say, then check. The steps it names
+	// come later: the workspace keeps invalid drafts.
+	v = structured[edited](t, agent.call("mcpflow_draft_step", ws(map[string]any{"op": "add", "kind": "foreach", "step_id": "each",
+		"spec": map[string]any{"over": "input.tags", "as": "tag"}, "routes": map[string]any{"loop": "say", "done": "check"}})))
+	is.Equal(v.Revision, 3) // each edit at the current revision, read for the agent
+	is.True(slices.Contains(v.codes(), "unknown_edge_destination"))
+	// say: echo, its output appended to state.echoes; its input left
+	// unbound (the agent forgot it).
+	agent.call("mcpflow_draft_step", ws(map[string]any{"op": "add", "kind": "use", "step_id": "say",
 		"spec": map[string]any{"capability_name": "demo.default.echo", "bind_outputs": map[string]any{"message": "state.echoes"}}, "routes": map[string]any{"ok": "each", "error": "each"}}))
-	res = agent.call("mcpflow_draft_step", ws(map[string]any{"op": "add", "kind": "when", "step_id": "check",
+	// check: ask when urgent, else end.
+	agent.call("mcpflow_draft_step", ws(map[string]any{"op": "add", "kind": "when", "step_id": "check",
 		"spec": map[string]any{"if": map[string]any{"op": "eq", "left": map[string]any{"path": "input.urgent"}, "right": map[string]any{"value": true}}, "then": "ask", "otherwise": "__end__"}}))
-	res = agent.call("mcpflow_draft_step", ws(map[string]any{"op": "add", "kind": "interrupt", "step_id": "ask",
+	// ask: an approval into state.approved; its outcome left unrouted.
+	agent.call("mcpflow_draft_step", ws(map[string]any{"op": "add", "kind": "interrupt", "step_id": "ask",
 		"spec": map[string]any{"kind": "approval", "request": []any{map[string]any{"target": "message", "value": "Ship it?"}},
 			"resume":        []any{map[string]any{"source": "approved", "target": "state.approved"}},
 			"resume_schema": map[string]any{"type": "object", "properties": map[string]any{"approved": map[string]any{"type": "boolean"}}, "required": []any{"approved"}}}}))
-	res = agent.call("mcpflow_draft_bind", ws(map[string]any{"op": "workflow_output", "bindings": []any{
+	agent.call("mcpflow_draft_bind", ws(map[string]any{"op": "workflow_output", "bindings": []any{
 		map[string]any{"target": "echoes", "path": "state.echoes"}, map[string]any{"target": "approved", "path": "state.approved"}}}))
+
+	// Validate: the two slips, each with its repair hint.
 	res = agent.call("mcpflow_draft", ws(map[string]any{"op": "validate"}))
-	v := structured[edited](t, res)
-	t.Logf("codes %v next %+v", v.codes(), v.NextCall)
+	v = structured[edited](t, res)
+	is.Equal(v.Status, "invalid")
+	is.True(slices.Contains(v.codes(), "required_input_unbound"))
+	is.True(slices.Contains(v.codes(), "missing_outcome_edge"))
+	text := textsOf(res)[0]
+	is.True(strings.Contains(text, `- error required_input_unbound at steps.say.input: step "say" does not fill "message"`))
+	is.True(strings.Contains(text, "with these tools: mcpflow_draft_bind op bind")) // the repair, as a tool
+	is.True(strings.Contains(text, `- error missing_outcome_edge at steps.ask: outcome "submitted" of step "ask" has no route`))
+
+	// Repair the unbound input as the hint says: op inputs, the foreach's
+	// item into message. The edit's next call then routes ask's outcome;
+	// the agent makes it as given.
+	v = structured[edited](t, agent.call("mcpflow_draft_bind", ws(map[string]any{"op": "inputs", "step_id": "say",
+		"bindings": []any{map[string]any{"target": "message", "path": "context.tag"}}})))
+	is.True(!slices.Contains(v.codes(), "required_input_unbound")) // fixed
+	is.True(v.NextCall != nil)                                      // a next call
+	is.Equal(v.NextCall.Tool, "mcpflow_draft_route")
+	is.Equal(v.NextCall.Arguments["op"], "branch")
+	is.Equal(v.NextCall.Arguments["routes"], map[string]any{"submitted": "__end__"})
+	v = structured[edited](t, agent.call(v.NextCall.Tool, v.NextCall.Arguments))
+	is.Equal(v.Status, "valid")
+	is.Equal(len(v.Diagnostics), 0)
+
+	// Compile, save, and deploy as the save's next call says.
+	res = agent.call("mcpflow_draft", ws(map[string]any{"op": "compile"}))
+	is.True(strings.Contains(textsOf(res)[0], "compiled plan:"))
+	is.True(v.NextCall != nil && v.NextCall.Tool == "mcpflow_publish" && v.NextCall.Arguments["op"] == "save") // valid: save it
+	save := v.NextCall.Arguments
+	save["artifact_id"], save["title"], save["description"] = "triage", "Triage tags", "Echoes each tag, then asks for approval when urgent."
+	v = structured[edited](t, agent.call("mcpflow_publish", save))
+	is.True(v.NextCall != nil && v.NextCall.Arguments["op"] == "deploy")
+	is.Equal(v.NextCall.Arguments["bindings"], map[string]any{"demo.default": "demo.default"})
+	drain(changed)
+	res = agent.call(v.NextCall.Tool, v.NextCall.Arguments)
+	is.True(!res.IsError)
+	is.True(strings.Contains(textsOf(res)[0], "Deployed triage.default"))
+
+	// The deployment appears as a tool: the list changed, and lists it.
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		is.Fail() // tools/list_changed after the deploy
+	}
+	tools, err = session.ListTools(ctx, nil)
+	is.NoErr(err)
+	i := slices.IndexFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == "triage" })
+	is.True(i >= 0) // the workflow, as a tool
+	is.True(strings.HasPrefix(tools.Tools[i].Description, "Echoes each tag, then asks for approval when urgent.")) // in the author's words
+
+	// Call it: not urgent, it echoes and ends; urgent, it asks, the user
+	// approves (the client's elicitation), and it ends.
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "triage", Arguments: map[string]any{"tags": []any{"a", "b"}, "urgent": false}})
+	is.NoErr(err)
+	is.True(!res.IsError)
+	out := structured[struct {
+		Status string         `json:"status"`
+		Output map[string]any `json:"output"`
+	}](t, res)
+	is.Equal(out.Status, "completed")
+	is.Equal(out.Output, map[string]any{"echoes": []any{"a", "b"}})
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "triage", Arguments: map[string]any{"tags": []any{"c"}, "urgent": true}})
+	is.NoErr(err)
+	out = structured[struct {
+		Status string         `json:"status"`
+		Output map[string]any `json:"output"`
+	}](t, res)
+	is.Equal(out.Status, "completed")
+	is.Equal(out.Output, map[string]any{"echoes": []any{"c"}, "approved": true})
 	t.Logf("took %v", time.Since(start))
+}
+
+// drain empties ch of what it holds now.
+func drain(ch chan struct{}) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
+	}
 }

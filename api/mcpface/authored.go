@@ -65,7 +65,7 @@ func authoredResult(raw json.RawMessage) *mcp.CallToolResult {
 		if len(a.RequiredLogicalSources) > 0 {
 			fmt.Fprintf(&b, " It needs the sources %s, each bound to a connection when it is deployed.", strings.Join(a.RequiredLogicalSources, ", "))
 		}
-	case a.Status != "" || a.WorkspaceID != "":
+	case a.Status != "" || a.WorkspaceID != "" || len(a.CompiledPlan) > 0:
 		a.workspaceText(&b)
 	default:
 		return &mcp.CallToolResult{Content: []mcp.Content{textBlock(readableRaw(raw))}, StructuredContent: raw}
@@ -90,6 +90,8 @@ func (a authored) workspaceText(b *strings.Builder) {
 		fmt.Fprintf(b, "Not saved: workspace %s (revision %d) is %s.", a.WorkspaceID, a.Revision, a.Status)
 	case a.WorkspaceID != "":
 		fmt.Fprintf(b, "workspace %s: revision %d, status %s", a.WorkspaceID, a.Revision, a.Status)
+	case a.Status == "": // a compile's plan: the draft is valid
+		b.WriteString("compiled: the draft is valid")
 	default:
 		fmt.Fprintf(b, "draft: status %s", a.Status)
 	}

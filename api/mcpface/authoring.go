@@ -51,11 +51,12 @@ type authoringOp struct {
 
 // variant is one method an operation calls; params, where set, makes
 // its params from the tool's arguments (else they are the arguments less
-// op).
+// op), and view, where set, the part of its result the tool answers.
 type variant struct {
 	method string
 	pick   func(args arguments) bool
 	params func(args arguments) (arguments, error)
+	view   func(result json.RawMessage) (json.RawMessage, error)
 }
 
 // arguments are a tool call's arguments, each as the JSON it was given.
@@ -133,7 +134,7 @@ var authoring = []authoringTool{
 		ops: []authoringOp{
 			{name: "search", variants: []variant{{method: protocol.MethodCapabilitiesList}}},
 			{name: "inspect", variants: []variant{{method: protocol.MethodCapabilitiesInspect}}},
-			{name: "reducers", variants: []variant{{method: protocol.MethodSourcesInspect, params: reducersParams}}},
+			{name: "reducers", variants: []variant{{method: protocol.MethodSourcesInspect, params: reducersParams, view: reducersView}}},
 		}},
 	{name: toolDraft, title: "Create, read, check and edit a draft workflow",
 		description: "Works on a draft workflow in a workspace: its document has name, input_schema, state_schema, output_schema, outcomes, output, start, steps and routes. " +
@@ -278,6 +279,24 @@ func reducersParams(a arguments) (arguments, error) {
 		return nil, err
 	}
 	return arguments{"source_id": mustJSON(std.StdSource)}, nil
+}
+
+// reducersView is the reducers of a sources.inspect result: each one's
+// name and what it does.
+func reducersView(result json.RawMessage) (json.RawMessage, error) {
+	var src protocol.InspectSourceResult
+	if err := json.Unmarshal(result, &src); err != nil {
+		return nil, fmt.Errorf("read the reducers: %w", err)
+	}
+	type reducer struct {
+		Name        string  `json:"name"`
+		Description *string `json:"description"`
+	}
+	out := []reducer{}
+	for _, r := range src.Capabilities.ReducerDetails {
+		out = append(out, reducer{r.Name, r.Description})
+	}
+	return mustJSON(map[string]any{"reducers": out}), nil
 }
 
 // kindIs picks a variant where the kind argument is k.
@@ -543,6 +562,12 @@ func (f *Face) authoringHandler(s *served, t authoringTool) mcp.ToolHandler {
 		var res json.RawMessage
 		if err := s.api.Call(ctx, v.method, params, &res); err != nil {
 			return refusedOrError(err)
+		}
+		if v.view != nil {
+			var err error
+			if res, err = v.view(res); err != nil {
+				return nil, err
+			}
 		}
 		return authoredResult(res), nil
 	}
