@@ -191,7 +191,7 @@ func TestAnAgentAuthorsABranchingWorkflowOverMCPAndCallsIt(t *testing.T) {
 	v = structured[edited](t, agent.call("mcpflow_draft_bind", ws(map[string]any{"op": "inputs", "step_id": "say",
 		"bindings": []any{map[string]any{"target": "message", "path": "context.tag"}}})))
 	is.True(!slices.Contains(v.codes(), "required_input_unbound")) // fixed
-	is.True(v.NextCall != nil)                                      // a next call
+	is.True(v.NextCall != nil)                                     // a next call
 	is.Equal(v.NextCall.Tool, "mcpflow_draft_route")
 	is.Equal(v.NextCall.Arguments["op"], "branch")
 	is.Equal(v.NextCall.Arguments["routes"], map[string]any{"submitted": "__end__"})
@@ -222,7 +222,7 @@ func TestAnAgentAuthorsABranchingWorkflowOverMCPAndCallsIt(t *testing.T) {
 	tools, err = session.ListTools(ctx, nil)
 	is.NoErr(err)
 	i := slices.IndexFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == "triage" })
-	is.True(i >= 0) // the workflow, as a tool
+	is.True(i >= 0)                                                                                                // the workflow, as a tool
 	is.True(strings.HasPrefix(tools.Tools[i].Description, "Echoes each tag, then asks for approval when urgent.")) // in the author's words
 
 	// Call it: not urgent, it echoes and ends; urgent, it asks, the user
