@@ -213,16 +213,18 @@ func TestAnAgentAuthorsABranchingWorkflowOverMCPAndCallsIt(t *testing.T) {
 	is.True(!res.IsError)
 	is.True(strings.Contains(textsOf(res)[0], "Deployed triage.default"))
 
-	// The deployment appears as a tool: the list changed, and lists it.
-	select {
-	case <-changed:
-	case <-ctx.Done():
-		is.Fail() // tools/list_changed after the deploy
+	// The deployment appears as a tool: the list changes, and lists it.
+	i := -1
+	for i < 0 {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			is.Fail() // tools/list_changed, then the workflow listed, after the deploy
+		}
+		tools, err = session.ListTools(ctx, nil)
+		is.NoErr(err)
+		i = slices.IndexFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == "triage" })
 	}
-	tools, err = session.ListTools(ctx, nil)
-	is.NoErr(err)
-	i := slices.IndexFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == "triage" })
-	is.True(i >= 0)                                                                                                // the workflow, as a tool
 	is.True(strings.HasPrefix(tools.Tools[i].Description, "Echoes each tag, then asks for approval when urgent.")) // in the author's words
 
 	// Call it: not urgent, it echoes and ends; urgent, it asks, the user

@@ -58,7 +58,7 @@ func authoredResult(raw json.RawMessage) *mcp.CallToolResult {
 	next := a.next()
 	switch {
 	case a.DeploymentID != "":
-		fmt.Fprintf(&b, "Deployed %s (artifact %s v%d). It is offered now as a tool of this server, %s (unless the deployment names its tool): the tool list changed; call it with the workflow's input.",
+		fmt.Fprintf(&b, "Deployed %s (artifact %s v%d). It is offered as a tool of this server, %s (unless the deployment names its tool), as soon as the tool list changes (notifications/tools/list_changed); call it with the workflow's input.",
 			a.DeploymentID, a.ArtifactID, a.ArtifactVersion, toolName(a.DeploymentID))
 	case a.Saved != nil && *a.Saved:
 		fmt.Fprintf(&b, "Saved artifact %s v%d.", a.ArtifactID, a.Version)

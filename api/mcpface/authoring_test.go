@@ -299,7 +299,7 @@ func TestASavesResultGivesTheDeployCall(t *testing.T) {
 
 	got = authoredResult(mustJSON(protocol.SaveDeploymentResult{DeploymentID: "triage.default", ArtifactID: "triage", ArtifactVersion: 2, Saved: true}))
 	text = got.Content[0].(*mcp.TextContent).Text
-	is.True(strings.Contains(text, "Deployed triage.default (artifact triage v2). It is offered now as a tool of this server, triage"))
+	is.True(strings.Contains(text, "Deployed triage.default (artifact triage v2). It is offered as a tool of this server, triage"))
 	is.True(!strings.Contains(text, "next:")) // deployed: nothing more to do
 }
 
