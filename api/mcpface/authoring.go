@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -450,7 +451,7 @@ func deployParams(a arguments) (arguments, error) {
 		flat.DeploymentID = flat.ArtifactID + ".default"
 	}
 	bindings := []protocol.Binding{}
-	for _, logical := range sortedKeys(flat.Bindings) {
+	for _, logical := range slices.Sorted(maps.Keys(flat.Bindings)) {
 		bindings = append(bindings, protocol.Binding{LogicalSource: logical, ConcreteSource: flat.Bindings[logical]})
 	}
 	out := arguments{"deployment": mustJSON(map[string]any{
@@ -460,15 +461,6 @@ func deployParams(a arguments) (arguments, error) {
 		out["dry_run"] = a["dry_run"]
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // mustJSON is v as JSON; v is always of JSON values.
