@@ -90,7 +90,7 @@ func TestAnAgentAuthorsABranchingWorkflowOverMCPAndCallsIt(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeServerConfig(t, dir, config.Server{
 		Sources: []config.Connection{stdioSource("demo.default", binary, "demo-server")},
-		Access:  &config.Access{Tokens: []config.Token{authoringToken}},
+		Access:  &config.Access{Tokens: []config.Token{authoringToken, authorToken}},
 		MCP:     &config.MCP{Authoring: true},
 	})
 	pr := startProcess(t, cfg, "mcpflow.log", "--run-wait", "30s")
@@ -246,6 +246,23 @@ func TestAnAgentAuthorsABranchingWorkflowOverMCPAndCallsIt(t *testing.T) {
 	}](t, res)
 	is.Equal(out.Status, "completed")
 	is.Equal(out.Output, map[string]any{"echoes": []any{"c"}, "approved": true})
+
+	// A token of author alone edits at the revision it gives: reading
+	// the current one is a read method, and the answer says so.
+	authorOnly, err := mcp.NewClient(&mcp.Implementation{Name: "author-only", Version: "0"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: watchedClient(authorToken.Token, nil), MaxRetries: -1}, nil)
+	is.NoErr(err)
+	t.Cleanup(func() { _ = authorOnly.Close() })
+	author := mcpAuthor{t: t, ctx: ctx, session: authorOnly}
+	res = author.call("mcpflow_draft", map[string]any{"op": "create", "workspace_id": "other", "name": "other"})
+	is.True(!res.IsError)
+	add := map[string]any{"op": "add", "workspace_id": "other", "step_id": "done", "kind": "end", "spec": map[string]any{"outcome": "ok"}}
+	res = author.call("mcpflow_draft_step", add)
+	is.True(res.IsError)
+	is.True(strings.Contains(textsOf(res)[0], "give revision")) // what to do, not a bare refusal
+	add["revision"] = 1
+	v = structured[edited](t, author.call("mcpflow_draft_step", add))
+	is.Equal(v.Revision, 2)
 	t.Logf("took %v", time.Since(start))
 }
 

@@ -3,6 +3,7 @@ package mcpface
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcpflow/mcpflow/actors/workflow/std"
 	"github.com/mcpflow/mcpflow/api/contract"
+	mfrpc "github.com/mcpflow/mcpflow/api/jsonrpc"
 	"github.com/mcpflow/mcpflow/api/protocol"
 )
 
@@ -549,6 +551,10 @@ func (f *Face) authoringHandler(s *served, t authoringTool) mcp.ToolHandler {
 			}
 		}
 		if err := atRevision(ctx, s, v.method, params); err != nil {
+			var e *mfrpc.Error
+			if errors.As(err, &e) && e.Code == mfrpc.Forbidden {
+				return toolError("%s %s: give revision (the workspace's revision, as the last answer said): reading the current one needs the read scope (%s)", t.name, o.name, said(e)), nil
+			}
 			return refusedOrError(err)
 		}
 		var res json.RawMessage
