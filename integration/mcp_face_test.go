@@ -744,17 +744,19 @@ func TestMCPFaceEachTokenListsExactlyTheToolsItCanCall(t *testing.T) {
 	})
 
 	// admin may call every method: its list is every tool the face has.
-	everything := []string{approveTool, counterTool, "mcpflow_cancel_run", "mcpflow_create_draft", "mcpflow_deploy", "mcpflow_fork_run",
-		"mcpflow_get_run", "mcpflow_inspect_capability", "mcpflow_rerun_run", "mcpflow_resume_run", "mcpflow_save_artifact",
-		"mcpflow_search_capabilities", "mcpflow_validate_draft", sleepTool, stepsTool}
+	everything := []string{approveTool, counterTool, "mcpflow_cancel_run", "mcpflow_draft", "mcpflow_draft_bind", "mcpflow_draft_route",
+		"mcpflow_draft_step", "mcpflow_fork_run", "mcpflow_get_run", "mcpflow_publish", "mcpflow_rerun_run", "mcpflow_resume_run",
+		"mcpflow_search_capabilities", sleepTool, stepsTool}
 	want := map[string][]string{
 		adminToken.Name: everything,
-		// runs.inspect, capabilities.list and .inspect, workspace.validate
-		readToken.Name: {"mcpflow_get_run", "mcpflow_inspect_capability", "mcpflow_search_capabilities", "mcpflow_validate_draft"},
+		// runs.inspect; capabilities.list; draft_workspaces.get, .validate
+		// and .compile (an authoring tool is listed where one of its
+		// operations may be called)
+		readToken.Name: {"mcpflow_draft", "mcpflow_get_run", "mcpflow_search_capabilities"},
 		// runs.cancel; a workflow tool also follows its run (read)
 		runOnlyToken.Name: {"mcpflow_cancel_run"},
-		// workspace.from_capability, .create_artifact, deployments.save
-		authorToken.Name: {"mcpflow_create_draft", "mcpflow_deploy", "mcpflow_save_artifact"},
+		// the draft edits, create_artifact, deployments.save
+		authorToken.Name: {"mcpflow_draft", "mcpflow_draft_bind", "mcpflow_draft_route", "mcpflow_draft_step", "mcpflow_publish"},
 	}
 	calls := []step{listStep()}
 	for _, name := range everything {

@@ -93,7 +93,7 @@ func TestToolResultsAndSchemasAreReadable(t *testing.T) {
 			is.Equal(tool["description"], "Says the message back, whatever it is.") // the author's words alone
 		}
 	}
-	for _, want := range []string{"echo", "tiny", "weather", "reference", "loose", "mcpflow_get_run", "mcpflow_resume_run", "mcpflow_cancel_run", "mcpflow_deploy"} {
+	for _, want := range []string{"echo", "tiny", "weather", "reference", "loose", "mcpflow_get_run", "mcpflow_resume_run", "mcpflow_cancel_run", "mcpflow_draft", "mcpflow_draft_step", "mcpflow_draft_bind", "mcpflow_draft_route", "mcpflow_publish", "mcpflow_search_capabilities"} {
 		if !names[want] {
 			t.Logf("tools listed: %v", names)
 		}

@@ -23,6 +23,7 @@ type method struct {
 	params    *validator // an object schema built from the param list
 	result    *validator
 	extension bool
+	names     []string // the params' names, in the manifest's order
 }
 
 // Load parses the embedded manifest and compiles every method's params and result schemas,
@@ -66,6 +67,9 @@ func load(data []byte) (*Contract, error) {
 // compileMethod compiles one method's params and result schemas.
 func (c *Contract) compileMethod(op operation) (method, error) {
 	m := method{params: c.compiler.validator(paramsSchema(op.Params)), result: c.compiler.validator(op.Result.Schema), extension: op.Extension}
+	for _, p := range op.Params {
+		m.names = append(m.names, p.Name)
+	}
 	if _, err := m.params.compile(); err != nil {
 		return method{}, fmt.Errorf("compile params schema: %w", err)
 	}
@@ -125,6 +129,12 @@ func (c *Contract) ValidateNotification(method string, params any) error {
 func (c *Contract) Has(method string) bool {
 	_, ok := c.methods[method]
 	return ok
+}
+
+// Params returns the names of method's params, in the manifest's order;
+// nil for a method the contract does not list, or one of no params.
+func (c *Contract) Params(method string) []string {
+	return slices.Clone(c.methods[method].names)
 }
 
 // Methods returns the names of all methods, sorted.

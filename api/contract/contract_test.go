@@ -94,3 +94,13 @@ func TestAContractIsSafeForConcurrentUse(t *testing.T) {
 	}
 	is.Equal(errs[:len(params)], []string{"", "params.trace_range.limit: must be <= 100", `params.trace_range: unknown key "foo"`, "params.deployment_id: must be string, got integer"})
 }
+
+// Params names a method's params in the manifest's order, none for a
+// method it does not list.
+func TestParamsNamesAMethodsParams(t *testing.T) {
+	is := is.New(t)
+	c := contract.Default()
+	is.Equal(c.Params("workflow.draft_workspaces.set_route"), []string{"workspace_id", "revision", "step_id", "outcome", "target"})
+	is.Equal(c.Params("workflow.draft_workspaces.list"), nil) // no params
+	is.Equal(c.Params("workflow.runs.nope"), nil)             // not a method
+}

@@ -370,11 +370,14 @@ func (f *Face) offer(s *served) {
 	f.offerPrompts(s)
 }
 
-// toolEntry is a tool, its handler and the workflow API methods it calls.
+// toolEntry is a tool, its handler and the workflow API methods it calls:
+// methods, all of them, or, for a tool of several operations, the
+// methods of each operation (anyOf).
 type toolEntry struct {
 	tool    *mcp.Tool
 	handler mcp.ToolHandler
 	methods []string
+	anyOf   [][]string
 }
 
 // toolsFor lists what s offers: of its candidates, those whose every
@@ -382,7 +385,7 @@ type toolEntry struct {
 func (f *Face) toolsFor(s *served) []toolEntry {
 	var out []toolEntry
 	for _, e := range f.candidates(s) {
-		if s.refusal(e.methods) == nil {
+		if s.refusalOf(e) == nil {
 			out = append(out, e)
 		}
 	}
@@ -416,7 +419,7 @@ func (f *Face) candidates(s *served) []toolEntry {
 // tool may take.
 var ownTools = []string{
 	toolGetRun, toolResumeRun, toolCancelRun, toolFindWorkflow, toolRunWorkflow,
-	toolSearchCapabilities, toolInspectCapability, toolCreateDraft, toolValidateDraft, toolSaveArtifact, toolDeploy,
+	toolSearchCapabilities, toolDraft, toolDraftStep, toolDraftBind, toolDraftRoute, toolPublish,
 }
 
 func isOwnTool(name string) bool { return slices.Contains(ownTools, name) }

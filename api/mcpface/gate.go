@@ -17,7 +17,8 @@ import (
 // names, which the server reads from the same table.
 //
 // Each tool of the face names the methods it calls. A tool is listed only
-// where every one of them is permitted, and a call of a tool the face
+// where every one of them is permitted (for an authoring tool of several
+// operations, every one of one operation's), and a call of a tool the face
 // knows but does not list is answered with the refusal of its first
 // method not permitted: what is listed and what may be called are one
 // rule, the table's, never a second list of scopes.
@@ -69,6 +70,27 @@ func (s *served) refusal(methods []string) error {
 	return nil
 }
 
+// refusalOf is nil where s's principal may call tool e: every one of its
+// methods, or, for a tool of several operations, every method of one of
+// them (an operation it may not call is then refused by the method table
+// itself); else the refusal of the first method it may not call.
+func (s *served) refusalOf(e toolEntry) error {
+	if len(e.anyOf) == 0 {
+		return s.refusal(e.methods)
+	}
+	var first error
+	for _, methods := range e.anyOf {
+		err := s.refusal(methods)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // refuseUnlisted answers a call of a tool the face knows but does not
 // offer s's principal with the refusal of a method it would call
 // (-32003), as the edge would answer that method; any other call goes
@@ -99,7 +121,7 @@ func (f *Face) unlisted(s *served, name string) error {
 	}
 	for _, e := range f.candidates(s) {
 		if e.tool.Name == name {
-			return s.refusal(e.methods)
+			return s.refusalOf(e)
 		}
 	}
 	return nil
