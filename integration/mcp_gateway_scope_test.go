@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/store"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/fakes/poll"
 )
@@ -104,4 +106,53 @@ func processesRunning(pr *process, program, script string) int {
 		}
 	}
 	return n
+}
+
+// TestMCPGatewayRecordFalseLeavesNoHistory: with record false, a
+// pass-through call answers as any other, but appends nothing to the
+// admin event log (no run_started, no run_completed), while a workflow
+// run on the same connection does; its run is kept only for its caller
+// to read (the store's test TransientRuns prunes it after the grace).
+func TestMCPGatewayRecordFalseLeavesNoHistory(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	record := false
+	pr, ws, _ := seqthinkGateway(t, config.MCPExpose{Connection: seqthinkConn, Prefix: "think", Record: &record})
+	face := scenario{URL: "http://" + strings.TrimSuffix(strings.TrimPrefix(pr.url, "ws://"), "/ws") + "/mcp", Token: runToken.Token}
+	const exposed = "think_sequentialthinking"
+	poll.For(t, "/mcp lists "+exposed, settleWait, func() bool {
+		face.Steps = []step{listStep()}
+		return slices.ContainsFunc(goSDK.run(t, face).Steps[0].Tools, func(tool toolInfo) bool { return tool.Name == exposed })
+	})
+	face.Steps = []step{callStep(exposed, map[string]any{"thought": "unrecorded", "nextThoughtNeeded": false, "thoughtNumber": 1, "totalThoughts": 1})}
+	is.Equal(historyLength(t, goSDK.run(t, face).Steps[0]), 1) // the call answers
+
+	deployment := buildToolDeployment(t, ws, seqthinkConn, "sequentialthinking", "think_on")
+	run := runCompleted(t, ws, deployment, p.Object{"thought": "recorded", "nextThoughtNeeded": false, "thoughtNumber": 2, "totalThoughts": 2})
+	is.Equal(run.Output["thoughtHistoryLength"], float64(2)) // the same shared session
+
+	started := map[string]int{} // run-started events by artifact
+	notes := notifications(ws)
+	from := int64(0)
+	sub, err := ws.SubscribeAdminEvents(testContext(t), p.SubscribeAdminEventsParams{AfterSequence: &from})
+	is.NoErr(err)
+	for seq := int64(0); seq < sub.LastSequence; {
+		select {
+		case n := <-notes:
+			if n.Method != p.NotifyAdminEvent {
+				continue
+			}
+			var e p.AdminEventNotification
+			is.NoErr(json.Unmarshal(n.Params, &e))
+			seq = e.Sequence
+			if e.Kind == store.EventRunStarted {
+				artifact, _ := e.Payload["artifact_id"].(string)
+				started[artifact]++
+			}
+		case <-time.After(liveWait):
+			t.Logf("admin events replayed up to %d of %d", seq, sub.LastSequence)
+			is.Fail() // the log is replayed
+		}
+	}
+	is.Equal(started, map[string]int{run.ArtifactID: 1}) // the workflow's run only
 }

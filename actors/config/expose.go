@@ -34,10 +34,15 @@ type MCPExpose struct {
 	// ExposePerClient, a session of each downstream MCP client session
 	// (of its token) of its own, closed when that one ends.
 	Scope string `json:"scope,omitempty"`
-	// Record, when false, would call without recording a run: not yet
-	// supported (refused); every pass-through call is a run.
+	// Record, when false, leaves no record of a call once it has ended:
+	// its run is kept while it runs and for a minute after, is not in the
+	// admin event log, and is counted by the metrics only
+	// (store.Retention.Transient). Nil or true records every call.
 	Record *bool `json:"record,omitempty"`
 }
+
+// Records reports whether e's pass-through calls are recorded as runs.
+func (e MCPExpose) Records() bool { return e.Record == nil || *e.Record }
 
 // MCPToolFilter chooses the upstream tools offered: those whose name
 // matches an Allow pattern (every tool when Allow is empty) and no Deny
@@ -165,9 +170,6 @@ func (m *MCP) validateExpose(sources []string) error {
 		case "", ExposeShared, ExposePerClient:
 		default:
 			bad(".scope must be %q or %q, got %q", ExposeShared, ExposePerClient, e.Scope)
-		}
-		if e.Record != nil && !*e.Record {
-			bad(`.record: false is not yet supported: every pass-through call is recorded as a run`)
 		}
 	}
 	return errors.Join(errs...)

@@ -51,7 +51,6 @@ func TestExposingIsRefusedWithTheEntryAtFault(t *testing.T) {
 		{"shared prefix", `[{"connection": "seqthink.default", "prefix": "x"}, {"connection": "everything.default", "prefix": "x"}]`, `server.mcp.expose[1].prefix: "x" is server.mcp.expose[0]'s already`},
 		{"twice", `[{"connection": "seqthink.default"}, {"connection": "seqthink.default", "prefix": "y"}]`, `server.mcp.expose[1].connection: "seqthink.default" is exposed already by server.mcp.expose[0]`},
 		{"bad pattern", `[{"connection": "seqthink.default", "tools": {"deny": ["["]}}]`, `server.mcp.expose[0].tools.deny[0]: "[" is not a tool name or pattern`},
-		{"record false", `[{"connection": "seqthink.default", "record": false}]`, `server.mcp.expose[0].record: false is not yet supported`},
 		{"unknown field", `[{"connection": "seqthink.default", "tool": {}}]`, `unknown field "tool"; did you mean "tools"?`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

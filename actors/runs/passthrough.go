@@ -29,6 +29,10 @@ type PassthroughRequest struct {
 	// the call goes to that client's own upstream session
 	// (supervisor.ClientScope), not the shared one.
 	ClientSession string
+	// Transient says the call is not to be recorded (a connection exposed
+	// with record false): its run is kept while it runs and briefly
+	// after, and appends no admin event (store.Retention.Transient).
+	Transient bool
 	// Wait is as StartRequest's.
 	Wait time.Duration
 }
@@ -68,6 +72,9 @@ func (m *Manager) Passthrough(ctx context.Context, req PassthroughRequest) (stor
 	d, a, setup, err := m.passthroughSetup(c, session)
 	if err != nil {
 		return store.Run{}, err
+	}
+	if req.Transient {
+		d.Retention = &store.Retention{Transient: true}
 	}
 	rec, err := m.newRun(d, a, input, []workflow.Object{})
 	if err != nil {

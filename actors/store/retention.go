@@ -21,7 +21,17 @@ type Retention struct {
 	// FinishedSeconds is how long a run is kept after it ended (completed,
 	// failed or cancelled); 0 keeps it for ever.
 	FinishedSeconds *int64 `json:"finished_seconds,omitempty"`
+	// Transient says the runs are not to be recorded (a pass-through call
+	// of a connection exposed with record false): each is kept while it
+	// runs (for its interrupts, its cancel and its recovery) and for
+	// TransientGrace after it ended (for its caller to read its result),
+	// and appends no admin event. It is set on a run's own copy of its
+	// deployment only, never on a stored deployment.
+	Transient bool `json:"transient,omitempty"`
 }
+
+// TransientGrace is how long a transient run is kept after it ended.
+const TransientGrace = time.Minute
 
 // RunExpiry returns when retention may prune r, as committed: nil while
 // r has not ended (running and interrupted runs are kept until they end)
@@ -35,7 +45,9 @@ func RunExpiry(r Run, def time.Duration) *time.Time {
 		return nil
 	}
 	keep := def
-	if ret := r.Deployment.Retention; ret != nil && ret.FinishedSeconds != nil {
+	if ret := r.Deployment.Retention; ret != nil && ret.Transient {
+		keep = TransientGrace
+	} else if ret != nil && ret.FinishedSeconds != nil {
 		keep = time.Duration(*ret.FinishedSeconds) * time.Second
 	}
 	if keep <= 0 {

@@ -25,6 +25,9 @@ const (
 // never holds the run's error text, which may quote an upstream;
 // workflow.runs.inspect shows it.
 func RunAdminEvents(prev *Run, next Run) []Event {
+	if ret := next.Deployment.Retention; ret != nil && ret.Transient {
+		return nil // not recorded
+	}
 	var kinds []string
 	switch {
 	case prev == nil:

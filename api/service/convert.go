@@ -115,9 +115,8 @@ func apiDeployment(d store.Deployment) protocol.Deployment {
 		l := protocol.RunLimits(*d.Limits)
 		out.Limits = &l
 	}
-	if d.Retention != nil {
-		r := protocol.Retention(*d.Retention)
-		out.Retention = &r
+	if r := d.Retention; r != nil && !r.Transient { // Transient is a pass-through run's own, never a deployment's
+		out.Retention = &protocol.Retention{FinishedSeconds: r.FinishedSeconds}
 	}
 	if d.MCP != nil {
 		m := protocol.MCPExposure(*d.MCP)

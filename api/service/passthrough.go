@@ -29,6 +29,7 @@ func (s *Service) passthrough(ctx context.Context, p protocol.PassthroughParams)
 		Connection: p.Connection, Tool: p.Tool, Input: p.Arguments,
 		StartedBy: startedBy(ctx), ClientSampling: deref(p.ClientSampling), Wait: s.runWait(p.Wait),
 	}
+	req.Transient = !e.Records()
 	if e.Scope == config.ExposePerClient {
 		req.ClientSession = clientKey(ctx, deref(p.ClientSession))
 	}

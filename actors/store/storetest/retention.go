@@ -320,3 +320,30 @@ func ExpiresAfterMigration(t *testing.T, s store.Store, end time.Time, keep time
 	_, err = s.GetRun(ctx, "waiting")
 	is.NoErr(err) // kept
 }
+
+// testTransientRuns: a run whose own deployment says it is transient (a
+// pass-through call of a connection exposed with record false) appends
+// no admin event as it starts and ends, and is pruned once
+// TransientGrace has passed since its end, whatever the store's
+// retention (here the default, 30 days).
+func testTransientRuns(t *testing.T, s store.Store) {
+	is := is.New(t)
+	ctx := t.Context()
+	before, err := s.LastEventSeq(ctx)
+	is.NoErr(err)
+	r := run("transient", store.RunRunning, t0)
+	r.Deployment.Retention = &store.Retention{Transient: true}
+	is.NoErr(s.CreateRun(ctx, r, nil))
+	r.Status, r.TraceCount = store.RunCompleted, 1
+	is.NoErr(s.RecordProgress(ctx, r, []workflow.TraceEntry{entry("fetch", workflow.End)}))
+	after, err := s.LastEventSeq(ctx)
+	is.NoErr(err)
+	is.Equal(after, before) // no run_started, no run_completed
+	got, err := s.GetRun(ctx, "transient")
+	is.NoErr(err)
+	is.Equal(got.Status, store.RunCompleted) // its caller reads its result
+
+	is.Equal(pruneAll(ctx, is, s, t0.Add(store.TransientGrace-time.Second)), 0)
+	is.Equal(pruneAll(ctx, is, s, t0.Add(store.TransientGrace)), 1)
+	isPruned(ctx, is, s, "transient")
+}

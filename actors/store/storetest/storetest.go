@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store
 		{"DeepCopy", testDeepCopy, nil},
 		{"DeepCopyRecords", testDeepCopyRecords, nil},
 		{"PruneRuns", testPruneRuns, []store.Option{store.WithRetention(retention)}},
+		{"TransientRuns", testTransientRuns, nil},
 		{"PruneLimits", testPruneLimits, []store.Option{store.WithRetention(retention)}},
 		{"PruneEveryExpiredRun", testPruneEveryExpiredRun, []store.Option{store.WithRetention(retention)}},
 	}
