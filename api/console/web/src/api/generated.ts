@@ -2165,6 +2165,26 @@ export interface SchedulesUpdateParams {
 
 export type SchedulesUpdateReply = ScheduleResult;
 
+export interface SourcesCompleteParams {
+  source_id: string;
+  ref: {
+    name?: string;
+    type: "ref/prompt" | "ref/resource";
+    uri?: string;
+  };
+  argument: {
+    name: string;
+    value: string;
+  };
+  arguments?: { [key: string]: string };
+}
+
+export type SourcesCompleteReply = {
+  has_more: boolean;
+  total?: number;
+  values: string[];
+};
+
 export interface SourcesDiagnoseParams {
   source_id: string;
 }
@@ -2374,6 +2394,7 @@ export interface Methods {
   "workflow.schedules.trigger": { params: SchedulesTriggerParams; result: SchedulesTriggerReply };
   "workflow.schedules.unpause": { params: SchedulesUnpauseParams; result: SchedulesUnpauseReply };
   "workflow.schedules.update": { params: SchedulesUpdateParams; result: SchedulesUpdateReply };
+  "workflow.sources.complete": { params: SourcesCompleteParams; result: SourcesCompleteReply };
   "workflow.sources.diagnose": { params: SourcesDiagnoseParams; result: SourcesDiagnoseReply };
   "workflow.sources.get_prompt": { params: SourcesGetPromptParams; result: SourcesGetPromptReply };
   "workflow.sources.inspect": { params: SourcesInspectParams; result: SourcesInspectReply };
@@ -2414,6 +2435,7 @@ export const extensionMethods: readonly Method[] = [
   "workflow.schedules.trigger",
   "workflow.schedules.unpause",
   "workflow.schedules.update",
+  "workflow.sources.complete",
   "workflow.sources.get_prompt",
   "workflow.sources.prompts",
   "workflow.sources.read_resource",
@@ -2709,6 +2731,9 @@ export class WorkflowClient {
   }
   schedulesUpdate(params: SchedulesUpdateParams): Promise<SchedulesUpdateReply> {
     return this.call("workflow.schedules.update", params);
+  }
+  sourcesComplete(params: SourcesCompleteParams): Promise<SourcesCompleteReply> {
+    return this.call("workflow.sources.complete", params);
   }
   sourcesDiagnose(params: SourcesDiagnoseParams): Promise<SourcesDiagnoseReply> {
     return this.call("workflow.sources.diagnose", params);
