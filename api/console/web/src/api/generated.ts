@@ -1259,10 +1259,22 @@ export type WebhookWithSecretResult = {
   webhook: WebhookPayload;
 };
 
-/** mcpflow extension: who the caller is: the name of its token (anonymous on a server without tokens, where every loopback caller holds every scope), its scopes, the deployments it sees as MCP tools (mcp_deployments; empty: all), and the methods it may call. */
+/** mcpflow extension: who the caller is: the name of its token (anonymous on a server without tokens, where every loopback caller holds every scope), its scopes, the deployments and the exposed connections it sees as MCP tools (mcp_deployments, mcp_connections; empty: all), the methods it may call, and the server's MCP face as it offers it to the caller (mcp_face), so that mcpflow mcp offers what /mcp does. */
 export type WhoamiResult = {
   anonymous: boolean;
+  mcp_connections: string[];
   mcp_deployments: string[];
+  /** The server's server.mcp as the MCP face offers it to the caller: how deployments become tools (tools, max_tools, deployments), whether the authoring tools are offered, the heartbeat of a tool call's progress, and the connections exposed (gateway mode) that the caller sees, each as server.mcp.expose has it. */
+  mcp_face?: {
+    authoring: boolean;
+    deployments: string[];
+    expose: {
+      connection: string;
+    }[];
+    heartbeat_ms: number;
+    max_tools: number;
+    tools: "auto" | "per_deployment" | "find";
+  };
   /** The methods of the workflow API this token may call, sorted: the method table's own access check, so that a client offers exactly those (mcpflow mcp). */
   methods: string[];
   name: string;
