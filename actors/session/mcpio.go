@@ -134,8 +134,8 @@ func complete(ctx context.Context, cs *mcp.ClientSession, req Complete) (ToolRes
 // answered is the ToolResult of a request (what, on connection) whose
 // answer is res, the whole result as the output, or rpcErr. err and
 // rpcErr as for callTool.
-func answered(res any, rpcErr error, connection, what string) (r ToolResult, err, _ error) {
-	err = rpcErr
+func answered(res any, rpcErr error, connection, what string) (ToolResult, error, error) {
+	err := rpcErr
 	if rpcErr != nil {
 		err, rpcErr = answerTooLarge(rpcErr, connection)
 	} else {
