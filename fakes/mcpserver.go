@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,9 +34,12 @@ const (
 //   - crash {}: the upstream dies mid-call: the connection is cut, so the
 //     call fails and ClientSession.Wait returns. Only InMemory can cut its
 //     connections; served otherwise, crash just reports a tool error.
-func NewServer() *mcp.Server {
+func NewServer() *mcp.Server { return newServer(nil) }
+
+// newServer is NewServer with opts.
+func newServer(opts *mcp.ServerOptions) *mcp.Server {
 	f := &fakeServer{}
-	s := mcp.NewServer(&mcp.Implementation{Name: "mcpflow-fake", Version: "v0"}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcpflow-fake", Version: "v0"}, opts)
 	mcp.AddTool(s, &mcp.Tool{Name: "counter", Description: "Increment and return the session counter."}, f.counter)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Return the message unchanged.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, echo)
 	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "Wait ms milliseconds, or until the call is cancelled."}, sleep)
@@ -150,6 +154,27 @@ func WithPrompt(s *mcp.Server) *mcp.Server {
 			}}, nil
 		})
 	return s
+}
+
+// Completions are what NewCompletingServer completes greet's who from.
+var Completions = []string{"Ada", "Alan", "Grace"}
+
+// NewCompletingServer is WithPrompt(NewServer()) declaring the
+// completions capability: completion/complete of the argument who of
+// ref/prompt greet answers the Completions that start with the value
+// typed (total, their count); any other argument none.
+func NewCompletingServer() *mcp.Server {
+	return WithPrompt(newServer(&mcp.ServerOptions{CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+		values := []string{}
+		if p := req.Params; p.Ref != nil && p.Ref.Type == "ref/prompt" && p.Ref.Name == "greet" && p.Argument.Name == "who" {
+			for _, v := range Completions {
+				if strings.HasPrefix(v, p.Argument.Value) {
+					values = append(values, v)
+				}
+			}
+		}
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: len(values)}}, nil
+	}}))
 }
 
 // WithAddTool gives s the tool add_tool {name} → {added}, which registers

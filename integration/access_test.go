@@ -276,6 +276,9 @@ func TestAccessEveryTokenLearnsWhoItIs(t *testing.T) {
 		is.True(!who.Anonymous)
 		is.Equal(who.Scopes, tc.scopes)
 		is.Equal(who.MCPDeployments, []string{})
+		is.Equal(who.MCPConnections, []string{})
+		is.Equal(who.MCPFace.Tools, "auto") // the server's MCP face, its defaults filled in
+		is.Equal(who.MCPFace.MaxTools, 64)
 		// the methods it may call: those of its scopes, and no other
 		is.True(slices.IsSorted(who.Methods))
 		is.True(slices.Contains(who.Methods, p.MethodRunsInspect))

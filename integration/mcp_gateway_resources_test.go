@@ -17,7 +17,8 @@ import (
 // server-everything exposed under the prefix "ev" with "resources": true
 // and "prompts": true, its prompts are listed "ev_…" with their
 // arguments, simple-prompt and args-prompt render through the face, and
-// completion answers no values (not forwarded yet). Its resources: go-sdk's client
+// the arguments of completable-prompt and of a resource template
+// complete through the face with the upstream's values. Its resources: go-sdk's client
 // lists its static documents and its resource templates on /mcp under
 // their own URIs, named "ev_…"; it reads a document through the face, and
 // the resource links of an exposed tool's result (dynamic resources of a
@@ -115,10 +116,23 @@ func TestMCPGatewayOffersAnUpstreamsResourcesAndPrompts(t *testing.T) {
 	args, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "ev_args-prompt", Arguments: map[string]string{"city": "Lisbon"}})
 	is.NoErr(err)
 	is.True(strings.Contains(args.Messages[0].Content.(*mcp.TextContent).Text, "Lisbon")) // the arguments reached the server
+	// Their arguments, and those of its resource templates, complete
+	// through the one session: the upstream's own completions.
 	completed, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "ev_completable-prompt"},
 		Argument: mcp.CompleteParamsArgument{Name: "department", Value: "E"}})
 	is.NoErr(err)
-	is.Equal(len(completed.Completion.Values), 0) // completion is not forwarded yet
+	is.Equal(completed.Completion.Values, []string{"Engineering"})
+	completed, err = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "ev_completable-prompt"},
+		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "A"}, Context: &mcp.CompleteContext{Arguments: map[string]string{"department": "Engineering"}}})
+	is.NoErr(err)
+	is.Equal(completed.Completion.Values, []string{"Alice"}) // the context reached the server
+	completed, err = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "demo://resource/dynamic/text/{resourceId}"},
+		Argument: mcp.CompleteParamsArgument{Name: "resourceId", Value: "3"}})
+	is.NoErr(err)
+	is.Equal(completed.Completion.Values, []string{"3"}) // a resource template's argument
+	_, err = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "ev_no-such-prompt"},
+		Argument: mcp.CompleteParamsArgument{Name: "x", Value: ""}})
+	is.True(err != nil) // -32602: not a prompt the face offers
 	is.Equal(f.sessionsOpened(t, faceEverything), 1)
 
 	// A resource the upstream adds (a session resource of the shared

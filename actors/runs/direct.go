@@ -193,12 +193,34 @@ func (m *Manager) record(ctx context.Context, e audit.Event) {
 // (workflow.sources.get_prompt). Its answer is the upstream's
 // GetPromptResult ({"description", "messages": [...]}).
 func (m *Manager) GetPrompt(ctx context.Context, connection, name string, args map[string]string) (workflow.Object, error) {
+	return m.askShared(ctx, connection, func(deadline time.Time, to reply.Address) any {
+		return session.GetPrompt{Connection: connection, Name: name, Arguments: args, Deadline: deadline, Reply: to}
+	})
+}
+
+// Complete completes an argument of a prompt or a resource template of
+// req.Connection through its shared session actor, outside any run: the
+// MCP face's gateway mode (workflow.sources.complete). Its answer is the
+// upstream's CompleteResult ({"completion": {"values": [...], ...}}),
+// with no values where the upstream did not declare the completions
+// capability. req's Deadline and Reply are set here.
+func (m *Manager) Complete(ctx context.Context, req session.Complete) (workflow.Object, error) {
+	return m.askShared(ctx, req.Connection, func(deadline time.Time, to reply.Address) any {
+		req.Deadline, req.Reply = deadline, to
+		return req
+	})
+}
+
+// askShared sends the request made of deadline and the reply address
+// to the shared session actor of connection, an enabled connection, and
+// waits for its answer's output.
+func (m *Manager) askShared(ctx context.Context, connection string, request func(deadline time.Time, to reply.Address) any) (workflow.Object, error) {
 	if !m.isEnabledConnection(connection) {
 		return nil, fmt.Errorf("connection %q is not an enabled connection", connection)
 	}
 	deadline := time.Now().Add(m.directCallTimeout())
 	w := reply.Expect[session.ToolResult](m.cfg.Replies)
-	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), session.GetPrompt{Connection: connection, Name: name, Arguments: args, Deadline: deadline, Reply: w.To()})
+	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), request(deadline, w.To()))
 	_, out, err := waitSession(ctx, w, deadline)
 	return out, err
 }

@@ -133,6 +133,8 @@ func (a *Actor) Receive(c *actor.Context) {
 		a.admit(work{read: &m})
 	case GetPrompt:
 		a.admit(work{prompt: &m})
+	case Complete:
+		a.admit(work{complete: &m})
 	case CancelCalls:
 		a.cancelCalls(m.Owner, m.KeepTasks)
 	case AnswerUpstream:

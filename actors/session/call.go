@@ -93,6 +93,8 @@ func (a *Actor) start(w work) {
 			result, err, rpcErr = callTool(ctx, cs, *w.call, token, policy)
 		case w.prompt != nil:
 			result, err, rpcErr = getPrompt(ctx, cs, *w.prompt, token)
+		case w.complete != nil:
+			result, err, rpcErr = complete(ctx, cs, *w.complete)
 		default:
 			result, err, rpcErr = readResource(ctx, cs, *w.read, token)
 		}

@@ -107,20 +107,44 @@ func readResource(ctx context.Context, cs *mcp.ClientSession, req ReadResource, 
 
 // getPrompt renders one prompt on an open session; its output is the
 // GetPromptResult. err and rpcErr as for callTool.
-func getPrompt(ctx context.Context, cs *mcp.ClientSession, req GetPrompt, token string) (r ToolResult, err, rpcErr error) {
+func getPrompt(ctx context.Context, cs *mcp.ClientSession, req GetPrompt, token string) (ToolResult, error, error) {
 	params := &mcp.GetPromptParams{Name: req.Name, Arguments: req.Arguments}
 	params.SetProgressToken(token)
 	res, rpcErr := cs.GetPrompt(ctx, params)
-	err = rpcErr
+	return answered(res, rpcErr, req.Connection, "get prompt "+req.Name)
+}
+
+// complete completes one argument on an open session; its output is the
+// CompleteResult. An upstream that did not declare the completions
+// capability is not asked: the output has no values. err and rpcErr as
+// for callTool.
+func complete(ctx context.Context, cs *mcp.ClientSession, req Complete) (ToolResult, error, error) {
+	if init := cs.InitializeResult(); init == nil || init.Capabilities == nil || init.Capabilities.Completions == nil {
+		return ToolResult{Outcome: "ok", Output: map[string]any{"completion": map[string]any{"values": []any{}}}}, nil, nil
+	}
+	params := &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: req.RefType, Name: req.RefName, URI: req.RefURI},
+		Argument: mcp.CompleteParamsArgument{Name: req.Argument, Value: req.Value}}
+	if len(req.Context) > 0 {
+		params.Context = &mcp.CompleteContext{Arguments: req.Context}
+	}
+	res, rpcErr := cs.Complete(ctx, params)
+	return answered(res, rpcErr, req.Connection, "complete "+req.Argument)
+}
+
+// answered is the ToolResult of a request (what, on connection) whose
+// answer is res, the whole result as the output, or rpcErr. err and
+// rpcErr as for callTool.
+func answered(res any, rpcErr error, connection, what string) (ToolResult, error, error) {
+	err := rpcErr
 	if rpcErr != nil {
-		err, rpcErr = answerTooLarge(rpcErr, req.Connection)
+		err, rpcErr = answerTooLarge(rpcErr, connection)
 	} else {
 		var out map[string]any
 		if out, err = toObject(res); err == nil {
 			return ToolResult{Outcome: "ok", Output: out}, nil, nil
 		}
 	}
-	return ToolResult{}, fmt.Errorf("get prompt %s of %s: %w", req.Name, req.Connection, err), rpcErr
+	return ToolResult{}, fmt.Errorf("%s of %s: %w", what, connection, err), rpcErr
 }
 
 // projectOutput returns a tool's result as the call's output, and the

@@ -145,6 +145,32 @@ type GetPrompt struct {
 	Expect *Identity
 }
 
+// Complete asks the session actor of Connection to complete one argument
+// of a prompt or a resource template (completion/complete). Reply is
+// answered with a ToolResult whose Output is the MCP CompleteResult
+// ({"completion": {"values": [...], "total", "hasMore"}}). An upstream
+// that did not declare the completions capability is not asked: the
+// answer has no values.
+type Complete struct {
+	Connection string
+	// RefType is "ref/prompt" (RefName the prompt's name) or
+	// "ref/resource" (RefURI the resource template's URI template).
+	RefType, RefName, RefURI string
+	// Argument is the argument's name, Value what the user typed so far.
+	Argument, Value string
+	// Context are the arguments resolved already.
+	Context  map[string]string
+	Deadline time.Time
+	Owner    string
+	// Scope picks the session, as CallTool's does.
+	Scope string
+	Reply reply.Address
+	// Hops counts the nodes that passed the message on, as CallTool's.
+	Hops int
+	// Expect is the session the request must go to, as CallTool's.
+	Expect *Identity
+}
+
 // CancelCalls withdraws every call (and resource read) Owner made on
 // Connection: queued calls
 // fail with ErrCancelled at once; calls in flight have their context

@@ -293,6 +293,8 @@ func (w work) expected() *Identity {
 		return w.read.Expect
 	case w.prompt != nil:
 		return w.prompt.Expect
+	case w.complete != nil:
+		return w.complete.Expect
 	}
 	return nil
 }

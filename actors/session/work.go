@@ -13,7 +13,9 @@ type work struct {
 	read *ReadResource
 	// prompt is a prompts/get.
 	prompt *GetPrompt
-	list   *ListCatalog
+	// complete is a completion/complete.
+	complete *Complete
+	list     *ListCatalog
 	// replayed is set on work sent again after the server refused it
 	// without running it; it is never sent a third time.
 	replayed bool
@@ -27,6 +29,8 @@ func (w work) deadline() time.Time {
 		return w.read.Deadline
 	case w.prompt != nil:
 		return w.prompt.Deadline
+	case w.complete != nil:
+		return w.complete.Deadline
 	}
 	return w.list.Deadline
 }
@@ -40,6 +44,8 @@ func (w work) owner() string {
 		return w.read.Owner
 	case w.prompt != nil:
 		return w.prompt.Owner
+	case w.complete != nil:
+		return w.complete.Owner
 	}
 	return ""
 }
@@ -64,6 +70,8 @@ func (w work) replyTo() reply.Address {
 		return w.read.Reply
 	case w.prompt != nil:
 		return w.prompt.Reply
+	case w.complete != nil:
+		return w.complete.Reply
 	}
 	return w.list.Reply
 }
@@ -95,6 +103,8 @@ func (w work) what() string {
 		return "the read of " + w.read.URI
 	case w.prompt != nil:
 		return "the prompt " + w.prompt.Name
+	case w.complete != nil:
+		return "the completion of " + w.complete.Argument
 	}
 	return "the catalog listing"
 }

@@ -221,6 +221,8 @@ func (a *Actor) forward(c *actor.Context, o remoteOwner, msg any) {
 		a.remember(o.node, passed{reply: m.Reply, deadline: m.Deadline, what: "resource read " + m.URI})
 	case session.GetPrompt:
 		a.remember(o.node, passed{reply: m.Reply, deadline: m.Deadline, what: "prompt " + m.Name})
+	case session.Complete:
+		a.remember(o.node, passed{reply: m.Reply, deadline: m.Deadline, what: "completion of " + m.Argument})
 	}
 	c.Send(o.supervisor, withHops(msg, hops+1))
 }
@@ -342,6 +344,8 @@ func hopsOf(msg any) int {
 		return m.Hops
 	case session.GetPrompt:
 		return m.Hops
+	case session.Complete:
+		return m.Hops
 	case session.CancelCalls:
 		return m.Hops
 	case session.AnswerUpstream:
@@ -362,6 +366,9 @@ func withHops(msg any, hops int) any {
 		m.Hops = hops
 		return m
 	case session.GetPrompt:
+		m.Hops = hops
+		return m
+	case session.Complete:
 		m.Hops = hops
 		return m
 	case session.CancelCalls:
@@ -385,6 +392,8 @@ func (a *Actor) failRouted(msg any, err error) {
 	case session.ReadResource:
 		reply.Send(a.engine, m.Reply, session.ToolResult{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
 	case session.GetPrompt:
+		reply.Send(a.engine, m.Reply, session.ToolResult{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
+	case session.Complete:
 		reply.Send(a.engine, m.Reply, session.ToolResult{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})
 	case RefreshCatalog:
 		reply.Send(a.engine, m.Reply, CatalogRefreshed{CorrelationID: m.Reply.Correlation, Error: reply.Fail(err)})

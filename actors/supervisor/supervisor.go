@@ -252,6 +252,8 @@ func (a *Actor) handle(c *actor.Context, msg any) {
 		a.toSession(c, m.Connection, m.Scope, m.Reply, m)
 	case session.GetPrompt:
 		a.toSession(c, m.Connection, m.Scope, m.Reply, m)
+	case session.Complete:
+		a.toSession(c, m.Connection, m.Scope, m.Reply, m)
 	case session.CancelCalls:
 		// Only a live session can have the owner's calls.
 		a.toLive(c, m.Connection, m.Scope, m)

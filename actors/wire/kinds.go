@@ -27,6 +27,7 @@ var kinds = []Kind{
 	crossing[session.CallTool]("session.CallTool"),
 	crossing[session.ReadResource]("session.ReadResource"),
 	crossing[session.GetPrompt]("session.GetPrompt"),
+	crossing[session.Complete]("session.Complete"),
 	crossing[session.CancelCalls]("session.CancelCalls"),
 	crossing[session.ToolResult]("session.ToolResult"),
 	crossing[session.TaskCreated]("session.TaskCreated"),

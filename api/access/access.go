@@ -78,6 +78,17 @@ func NewPrincipal(name string, scopes []Scope, deployments []string) Principal {
 	return Principal{Name: name, scopes: slices.Clone(scopes), deployments: slices.Clone(deployments)}
 }
 
+// Connections are the patterns of the exposed connections p sees (a
+// token's mcp_connections); none: all.
+func (p Principal) Connections() []string { return slices.Clone(p.connections) }
+
+// WithConnections is p seeing the exposed connections of patterns (as a
+// server described the principal's mcp_connections).
+func (p Principal) WithConnections(patterns []string) Principal {
+	p.connections = slices.Clone(patterns)
+	return p
+}
+
 // SeesDeployment reports whether the principal's token offers deployment
 // id as an MCP tool (config's mcp_deployments).
 func (p Principal) SeesDeployment(id string) bool {

@@ -24,7 +24,7 @@ func TestTheManifestListsSeventyMethods(t *testing.T) {
 		"workflow.runs.cancel", "workflow.runs.fork", "workflow.runs.passthrough", "workflow.runs.passthrough_release", "workflow.runs.rerun", "workflow.runs.subscribe", "workflow.runs.unsubscribe",
 		"workflow.schedules.create", "workflow.schedules.delete", "workflow.schedules.inspect", "workflow.schedules.list",
 		"workflow.schedules.pause", "workflow.schedules.trigger", "workflow.schedules.unpause", "workflow.schedules.update",
-		"workflow.sources.get_prompt", "workflow.sources.prompts", "workflow.sources.read_resource", "workflow.sources.resources",
+		"workflow.sources.complete", "workflow.sources.get_prompt", "workflow.sources.prompts", "workflow.sources.read_resource", "workflow.sources.resources",
 		"workflow.webhooks.create", "workflow.webhooks.delete", "workflow.webhooks.inspect", "workflow.webhooks.list",
 		"workflow.webhooks.rotate_secret",
 	})

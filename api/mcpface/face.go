@@ -144,11 +144,14 @@ func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend,
 	if f.exposesPrompts() {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
 	}
+	var s *served
 	if f.exposesPrompts() || f.exposesResources() {
-		opts.CompletionHandler = noCompletion
+		opts.CompletionHandler = func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return f.complete(ctx, s, req)
+		}
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mcpflow", Title: "mcpflow workflows", Version: f.version}, opts)
-	s := &served{srv: srv, who: who, api: api, gate: gate, offered: map[string]string{}, resources: map[string]string{}, prompts: map[string]string{}}
+	s = &served{srv: srv, who: who, api: api, gate: gate, offered: map[string]string{}, resources: map[string]string{}, prompts: map[string]string{}}
 	srv.AddReceivingMiddleware(f.refuseUnlisted(s))
 	f.mu.Lock()
 	f.servers = append(f.servers, s)

@@ -16,8 +16,7 @@ import (
 // entry says "prompts": true are offered beside the tools, named as
 // exposed tools are ("<prefix>_<prompt>", gatewayNames), each rendered
 // through the connection's shared session (workflow.sources.get_prompt).
-// completion/complete is answered with no values: the session does not
-// forward completion yet.
+// Their arguments complete through it too (gateway_completion.go).
 
 // gatewayPrompt is one upstream prompt offered by the face.
 type gatewayPrompt struct {
@@ -130,13 +129,6 @@ func (f *Face) promptHandler(s *served, k gatewayKey) mcp.PromptHandler {
 		}
 		return &out, nil
 	}
-}
-
-// noCompletion answers completion/complete with no values: the face
-// offers completion for exposed prompts and resource templates, but the
-// session does not forward it upstream yet.
-func noCompletion(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 }
 
 // syncOffers brings what a server offers in line with want (by key):

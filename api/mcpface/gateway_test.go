@@ -177,6 +177,11 @@ func (u upstreams) Call(_ context.Context, method string, params, result any) er
 	case protocol.MethodSourcesGetPrompt:
 		p := params.(protocol.GetSourcePromptParams)
 		out = protocol.GetSourcePromptResult{Messages: []protocol.Object{{"role": "user", "content": map[string]any{"type": "text", "text": p.SourceID + " " + p.Name + " " + p.Arguments["who"]}}}}
+	case protocol.MethodSourcesComplete:
+		p := params.(protocol.CompleteSourceParams)
+		total := 3
+		out = protocol.CompleteSourceResult{Values: []string{p.SourceID, deref(p.Ref.Name) + deref(p.Ref.URI), p.Argument.Name + "=" + p.Argument.Value + " " + p.Arguments["city"]},
+			Total: &total, HasMore: true}
 	case protocol.MethodSourcesReadResource:
 		p := params.(protocol.ReadSourceResourceParams)
 		out = protocol.ReadSourceResourceResult{Contents: []protocol.Object{{"uri": p.URI, "mimeType": "text/plain", "text": p.SourceID + " " + p.URI}}}
@@ -252,7 +257,7 @@ func TestExposedResourcesAreListedAndReadThroughTheirConnection(t *testing.T) {
 		}
 		return out
 	}
-	reader := Callable{Token: "wide", Methods: gatewayResourceMethods}
+	reader := Callable{Token: "wide", Methods: append(gatewayResourceMethods, gatewayCompleteMethods...)}
 	wide := connect("wide-"+strings.Repeat("w", 24), reader)
 	is.True(wide.InitializeResult().Capabilities.Resources.ListChanged)                                      // passed on as the upstreams' change
 	is.Equal(listed(wide), []string{"a_one demo://a/one", "bee_two demo://b/two", "a_shared demo://shared"}) // in URI order
@@ -273,6 +278,13 @@ func TestExposedResourcesAreListedAndReadThroughTheirConnection(t *testing.T) {
 	is.Equal(read.Contents[0].Text, "b.default demo://b/item/7") // a URI of a template: read through its connection
 	_, err = wide.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "demo://c/hidden"})
 	is.True(err != nil) // c exposes its tools only
+	completed, err := wide.Complete(t.Context(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "demo://b/item/{id}"},
+		Argument: mcp.CompleteParamsArgument{Name: "id", Value: "7"}})
+	is.NoErr(err)
+	is.Equal(completed.Completion.Values, []string{"b.default", "demo://b/item/{id}", "id=7 "}) // completed by the template's connection
+	_, err = wide.Complete(t.Context(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "demo://b/two"},
+		Argument: mcp.CompleteParamsArgument{Name: "id", Value: "7"}})
+	is.True(err != nil) // not a template: nothing to complete
 
 	narrow := connect("narrow-"+strings.Repeat("n", 24), reader)
 	is.Equal(listed(narrow), []string{"bee_two demo://b/two"}) // demo://shared is a's, which it does not see
@@ -284,7 +296,8 @@ func TestExposedResourcesAreListedAndReadThroughTheirConnection(t *testing.T) {
 // The prompts of the connections exposed with prompts are listed named as
 // exposed tools are, with their arguments, and rendered through the
 // connection that listed them; a token sees those of the connections its
-// mcp_connections names; completion answers no values.
+// mcp_connections names; their arguments complete through that
+// connection, with no values where the principal may not complete.
 func TestExposedPromptsAreListedAndRenderedThroughTheirConnection(t *testing.T) {
 	is := is.New(t)
 	u := upstreams{prompts: map[string][]string{"a.default": {"greet", "simple prompt"}, "b.default": {"greet"}}}
@@ -295,11 +308,11 @@ func TestExposedPromptsAreListedAndRenderedThroughTheirConnection(t *testing.T) 
 		{Name: "wide", Token: "wide-" + strings.Repeat("w", 24), Scopes: []string{"read"}},
 		{Name: "narrow", Token: "narrow-" + strings.Repeat("n", 24), Scopes: []string{"read"}, MCPConnections: []string{"b.*"}},
 	})
-	connect := func(token string) *mcp.ClientSession {
+	connect := func(token string, methods ...string) *mcp.ClientSession {
 		who, ok := guard.Authenticate(token)
 		is.True(ok)
 		st, ct := mcp.NewInMemoryTransports()
-		ss, err := f.NewServer(t.Context(), who, u, Callable{Methods: gatewayPromptMethods}).Connect(t.Context(), st, nil)
+		ss, err := f.NewServer(t.Context(), who, u, Callable{Methods: append(methods, gatewayPromptMethods...)}).Connect(t.Context(), st, nil)
 		is.NoErr(err)
 		t.Cleanup(func() { _ = ss.Close() })
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(t.Context(), ct, nil)
@@ -316,7 +329,7 @@ func TestExposedPromptsAreListedAndRenderedThroughTheirConnection(t *testing.T) 
 		}
 		return out
 	}
-	wide := connect("wide-" + strings.Repeat("w", 24))
+	wide := connect("wide-"+strings.Repeat("w", 24), gatewayCompleteMethods...)
 	is.True(wide.InitializeResult().Capabilities.Prompts.ListChanged)
 	is.Equal(listed(wide), []string{"a_greet", "a_simple_prompt", "bee_greet"})
 	got, err := wide.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "bee_greet", Arguments: map[string]string{"who": "Ada"}})
@@ -326,11 +339,21 @@ func TestExposedPromptsAreListedAndRenderedThroughTheirConnection(t *testing.T) 
 	is.NoErr(err)
 	is.Equal(got.Messages[0].Content.(*mcp.TextContent).Text, "a.default simple prompt Grace") // the upstream's own name
 
-	completed, err := wide.Complete(t.Context(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "bee_greet"},
-		Argument: mcp.CompleteParamsArgument{Name: "who", Value: "A"}})
-	is.NoErr(err)
-	is.Equal(len(completed.Completion.Values), 0) // not forwarded yet: no values
+	complete := func(cs *mcp.ClientSession, prompt string) (*mcp.CompleteResult, error) {
+		return cs.Complete(t.Context(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: prompt},
+			Argument: mcp.CompleteParamsArgument{Name: "who", Value: "A"}, Context: &mcp.CompleteContext{Arguments: map[string]string{"city": "Lisbon"}}})
+	}
+	completed, err := complete(wide, "bee_greet")
+	is.NoErr(err) // forwarded to its own connection, under the upstream's name, with the context
+	is.Equal(completed.Completion, mcp.CompletionResultDetails{Values: []string{"b.default", "greet", "who=A Lisbon"}, Total: 3, HasMore: true})
+	_, err = complete(wide, "no_such_prompt")
+	is.True(err != nil) // -32602: not a prompt offered
 
 	narrow := connect("narrow-" + strings.Repeat("n", 24))
 	is.Equal(listed(narrow), []string{"bee_greet"})
+	completed, err = complete(narrow, "bee_greet")
+	is.NoErr(err)
+	is.Equal(len(completed.Completion.Values), 0) // may not call workflow.sources.complete: no values
+	_, err = complete(narrow, "a_greet")
+	is.True(err != nil) // a's prompts are not offered to narrow
 }

@@ -1,9 +1,13 @@
 package service
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
 	"slices"
 
+	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/api/rpc"
@@ -22,12 +26,14 @@ func (s *Service) whoami(ctx context.Context, _ protocol.Empty) (protocol.Whoami
 	if !ok {
 		p = access.Anonymous
 	}
-	res := protocol.WhoamiResult{Name: p.Name, Anonymous: p.IsAnonymous(), Scopes: []string{}, MCPDeployments: p.Deployments()}
+	face, err := s.mcpFace(p)
+	if err != nil {
+		return protocol.WhoamiResult{}, err
+	}
+	res := protocol.WhoamiResult{Name: p.Name, Anonymous: p.IsAnonymous(), Scopes: []string{},
+		MCPDeployments: nonNil(p.Deployments()), MCPConnections: nonNil(p.Connections()), MCPFace: face}
 	for _, sc := range p.Scopes() {
 		res.Scopes = append(res.Scopes, string(sc))
-	}
-	if res.MCPDeployments == nil {
-		res.MCPDeployments = []string{}
 	}
 	res.Methods = []string{}
 	for name, m := range s.Methods() {
@@ -37,4 +43,31 @@ func (s *Service) whoami(ctx context.Context, _ protocol.Empty) (protocol.Whoami
 	}
 	slices.Sort(res.Methods)
 	return res, nil
+}
+
+// mcpFace is server.mcp as the MCP face offers it to p: its defaults
+// filled in, and the exposed connections p sees, so that a face of its
+// own (`mcpflow mcp`) offers what /mcp does.
+func (s *Service) mcpFace(p access.Principal) (*protocol.MCPFace, error) {
+	var cfg config.MCP
+	if s.MCP != nil {
+		cfg = *s.MCP
+	}
+	face := &protocol.MCPFace{Tools: cmp.Or(cfg.Tools, config.MCPToolsAuto), MaxTools: cmp.Or(cfg.MaxTools, config.DefaultMCPMaxTools),
+		Deployments: nonNil(cfg.Deployments), Authoring: cfg.Authoring, HeartbeatMS: cmp.Or(cfg.HeartbeatMS, config.DefaultMCPHeartbeat), Expose: []protocol.Object{}}
+	for _, e := range cfg.Expose {
+		if !p.SeesConnection(e.Connection) {
+			continue
+		}
+		raw, err := json.Marshal(e)
+		var entry protocol.Object
+		if err == nil {
+			err = json.Unmarshal(raw, &entry)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("encode server.mcp.expose %q: %w", e.Connection, err)
+		}
+		face.Expose = append(face.Expose, entry)
+	}
+	return face, nil
 }

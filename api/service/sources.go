@@ -27,7 +27,9 @@ func (s *Service) sourceMethods() map[string]rpc.Method {
 		// The prompts of an exposed connection (prompts.go).
 		protocol.MethodSourcesPrompts:   forRead(s.sourcePrompts),
 		protocol.MethodSourcesGetPrompt: forRead(s.getSourcePrompt),
-		protocol.MethodSourcesDiagnose:  forRead(s.diagnoseSource),
+		// Completion of their arguments (completion.go).
+		protocol.MethodSourcesComplete: forRead(s.completeSource),
+		protocol.MethodSourcesDiagnose: forRead(s.diagnoseSource),
 	}
 }
 

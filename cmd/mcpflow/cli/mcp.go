@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/secrets"
 	"github.com/mcpflow/mcpflow/api/access"
 	"github.com/mcpflow/mcpflow/api/client"
@@ -26,9 +28,11 @@ func newMCPCommand(r *remote) *cobra.Command {
 		Example: "  mcpflow mcp --url ws://127.0.0.1:8765/ws   # what an MCP host launches\n  mcpflow mcp config claude-desktop",
 		Short:   "Serve mcpflow's MCP face over stdio, for hosts that launch commands",
 		Long: `Serve mcpflow's MCP face over stdio: every deployment of the server at
---url offered as an MCP tool, a tool call a durable run. For hosts that
-launch MCP servers as commands (Claude Desktop, Claude Code, Cursor,
-VS Code); hosts that speak streamable HTTP may use the server's /mcp.
+--url offered as an MCP tool, a tool call a durable run, beside what the
+server's /mcp offers the token too (its server.mcp: the connections it
+exposes, the authoring tools). For hosts that launch MCP servers as
+commands (Claude Desktop, Claude Code, Cursor, VS Code); hosts that
+speak streamable HTTP may use the server's /mcp.
 
 It is a client of the running server: every call goes over its WebSocket
 with --token (or $` + envToken + `), and the server enforces the token's
@@ -67,7 +71,7 @@ func serveStdio(ctx context.Context, cl *client.Client, t mcp.Transport, log *sl
 		case <-ctx.Done():
 		}
 	})
-	who, gate, err := whoami(ctx, cl)
+	who, gate, cfg, err := whoami(ctx, cl)
 	if err != nil {
 		return withCode(ExitUnreachable, err)
 	}
@@ -77,7 +81,7 @@ func serveStdio(ctx context.Context, cl *client.Client, t mcp.Transport, log *sl
 	if err != nil {
 		return err
 	}
-	face := mcpface.New(mcpface.Options{Watch: cl, Version: readBuildInfo().String(), Logger: log, States: states})
+	face := mcpface.New(mcpface.Options{Config: cfg, Watch: cl, Version: readBuildInfo().String(), Logger: log, States: states})
 	running.Go(func() { face.Run(ctx) })
 	// The face offers what the server says the token may do; the server
 	// still checks every call.
@@ -95,20 +99,43 @@ func serveStdio(ctx context.Context, cl *client.Client, t mcp.Transport, log *sl
 var errLostServer = errors.New("the connection to the server was lost")
 
 // whoami asks the server who the token is (workflow.access.whoami): its
-// name, scopes, the deployments it sees, and the methods it may call,
-// which are what the face lists.
-func whoami(ctx context.Context, cl *client.Client) (access.Principal, mcpface.Callable, error) {
+// name, scopes, the deployments and exposed connections it sees, and the
+// methods it may call, which are what the face lists; and the server's
+// MCP face (server.mcp), so that this face offers what /mcp does: the
+// same tools, exposed connections and authoring tools. A server that
+// does not say gives the defaults (nil).
+func whoami(ctx context.Context, cl *client.Client) (access.Principal, mcpface.Callable, *config.MCP, error) {
 	var who protocol.WhoamiResult
 	if err := cl.Call(ctx, protocol.MethodAccessWhoami, nil, &who); err != nil {
-		return access.Principal{}, mcpface.Callable{}, fmt.Errorf("ask the server who the token is: %w", err)
+		return access.Principal{}, mcpface.Callable{}, nil, fmt.Errorf("ask the server who the token is: %w", err)
+	}
+	cfg, err := faceConfig(who.MCPFace)
+	if err != nil {
+		return access.Principal{}, mcpface.Callable{}, nil, err
 	}
 	gate := mcpface.Callable{Token: who.Name, Methods: who.Methods}
 	if who.Anonymous {
-		return access.Anonymous, gate, nil
+		return access.Anonymous, gate, cfg, nil
 	}
 	scopes := make([]access.Scope, len(who.Scopes))
 	for i, s := range who.Scopes {
 		scopes[i] = access.Scope(s)
 	}
-	return access.NewPrincipal(who.Name, scopes, who.MCPDeployments), gate, nil
+	return access.NewPrincipal(who.Name, scopes, who.MCPDeployments).WithConnections(who.MCPConnections), gate, cfg, nil
+}
+
+// faceConfig is the server.mcp block the server described; nil for none.
+func faceConfig(f *protocol.MCPFace) (*config.MCP, error) {
+	if f == nil {
+		return nil, nil
+	}
+	cfg := &config.MCP{Tools: f.Tools, MaxTools: f.MaxTools, Deployments: f.Deployments, Authoring: f.Authoring, HeartbeatMS: f.HeartbeatMS}
+	raw, err := json.Marshal(f.Expose)
+	if err == nil {
+		err = json.Unmarshal(raw, &cfg.Expose)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the server's exposed connections (mcp_face.expose): %w", err)
+	}
+	return cfg, nil
 }

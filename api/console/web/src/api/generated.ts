@@ -1259,10 +1259,22 @@ export type WebhookWithSecretResult = {
   webhook: WebhookPayload;
 };
 
-/** mcpflow extension: who the caller is: the name of its token (anonymous on a server without tokens, where every loopback caller holds every scope), its scopes, the deployments it sees as MCP tools (mcp_deployments; empty: all), and the methods it may call. */
+/** mcpflow extension: who the caller is: the name of its token (anonymous on a server without tokens, where every loopback caller holds every scope), its scopes, the deployments and the exposed connections it sees as MCP tools (mcp_deployments, mcp_connections; empty: all), the methods it may call, and the server's MCP face as it offers it to the caller (mcp_face), so that mcpflow mcp offers what /mcp does. */
 export type WhoamiResult = {
   anonymous: boolean;
+  mcp_connections: string[];
   mcp_deployments: string[];
+  /** The server's server.mcp as the MCP face offers it to the caller: how deployments become tools (tools, max_tools, deployments), whether the authoring tools are offered, the heartbeat of a tool call's progress, and the connections exposed (gateway mode) that the caller sees, each as server.mcp.expose has it. */
+  mcp_face?: {
+    authoring: boolean;
+    deployments: string[];
+    expose: {
+      connection: string;
+    }[];
+    heartbeat_ms: number;
+    max_tools: number;
+    tools: "auto" | "per_deployment" | "find";
+  };
   /** The methods of the workflow API this token may call, sorted: the method table's own access check, so that a client offers exactly those (mcpflow mcp). */
   methods: string[];
   name: string;
@@ -2165,6 +2177,26 @@ export interface SchedulesUpdateParams {
 
 export type SchedulesUpdateReply = ScheduleResult;
 
+export interface SourcesCompleteParams {
+  source_id: string;
+  ref: {
+    name?: string;
+    type: "ref/prompt" | "ref/resource";
+    uri?: string;
+  };
+  argument: {
+    name: string;
+    value: string;
+  };
+  arguments?: { [key: string]: string };
+}
+
+export type SourcesCompleteReply = {
+  has_more: boolean;
+  total?: number;
+  values: string[];
+};
+
 export interface SourcesDiagnoseParams {
   source_id: string;
 }
@@ -2374,6 +2406,7 @@ export interface Methods {
   "workflow.schedules.trigger": { params: SchedulesTriggerParams; result: SchedulesTriggerReply };
   "workflow.schedules.unpause": { params: SchedulesUnpauseParams; result: SchedulesUnpauseReply };
   "workflow.schedules.update": { params: SchedulesUpdateParams; result: SchedulesUpdateReply };
+  "workflow.sources.complete": { params: SourcesCompleteParams; result: SourcesCompleteReply };
   "workflow.sources.diagnose": { params: SourcesDiagnoseParams; result: SourcesDiagnoseReply };
   "workflow.sources.get_prompt": { params: SourcesGetPromptParams; result: SourcesGetPromptReply };
   "workflow.sources.inspect": { params: SourcesInspectParams; result: SourcesInspectReply };
@@ -2414,6 +2447,7 @@ export const extensionMethods: readonly Method[] = [
   "workflow.schedules.trigger",
   "workflow.schedules.unpause",
   "workflow.schedules.update",
+  "workflow.sources.complete",
   "workflow.sources.get_prompt",
   "workflow.sources.prompts",
   "workflow.sources.read_resource",
@@ -2709,6 +2743,9 @@ export class WorkflowClient {
   }
   schedulesUpdate(params: SchedulesUpdateParams): Promise<SchedulesUpdateReply> {
     return this.call("workflow.schedules.update", params);
+  }
+  sourcesComplete(params: SourcesCompleteParams): Promise<SourcesCompleteReply> {
+    return this.call("workflow.sources.complete", params);
   }
   sourcesDiagnose(params: SourcesDiagnoseParams): Promise<SourcesDiagnoseReply> {
     return this.call("workflow.sources.diagnose", params);
