@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/matryer/is"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -155,4 +156,43 @@ func TestMCPGatewayRecordFalseLeavesNoHistory(t *testing.T) {
 		}
 	}
 	is.Equal(started, map[string]int{run.ArtifactID: 1}) // the workflow's run only
+}
+
+// TestMCPStdioPerClientGivesEachProcessItsOwnUpstreamSession: over
+// `mcpflow mcp` (stdio, whose session has no id), each process is one
+// client: two of them each count from 1 on a connection exposed
+// per_client, and when the first one's host closes it, its upstream
+// server process exits while the other's stays.
+func TestMCPStdioPerClientGivesEachProcessItsOwnUpstreamSession(t *testing.T) {
+	t.Parallel()
+	is := is.New(t)
+	pr, _, server := seqthinkGateway(t, config.MCPExpose{Connection: seqthinkConn, Prefix: "think", Scope: config.ExposePerClient})
+	servers := func() int { return processesRunning(pr, server[0], server[1]) }
+	is.Equal(servers(), 1) // the shared session's
+	ctx := testContext(t)
+	think := func(st *stdioServer, n int) int {
+		var res *mcp.CallToolResult
+		poll.For(t, "mcpflow mcp offers think_sequentialthinking", settleWait, func() bool {
+			var err error
+			res, err = st.session.CallTool(ctx, &mcp.CallToolParams{Name: "think_sequentialthinking",
+				Arguments: map[string]any{"thought": fmt.Sprintf("thought %d", n), "nextThoughtNeeded": true, "thoughtNumber": n, "totalThoughts": 3}})
+			return err == nil
+		})
+		is.True(!res.IsError)
+		var out struct {
+			ThoughtHistoryLength int `json:"thoughtHistoryLength"`
+		}
+		raw, err := json.Marshal(res.StructuredContent)
+		is.NoErr(err)
+		is.NoErr(json.Unmarshal(raw, &out))
+		return out.ThoughtHistoryLength
+	}
+	first := startStdio(t, pr.url, nil, "MCPFLOW_TOKEN="+runToken.Token)
+	second := startStdio(t, pr.url, nil, "MCPFLOW_TOKEN="+runToken.Token)
+	is.Equal(think(first, 1), 1)
+	is.Equal(think(first, 2), 2)  // the first process's own upstream session
+	is.Equal(think(second, 1), 1) // the second's, afresh
+	is.Equal(servers(), 3)
+	is.NoErr(first.close())
+	poll.For(t, "the closed process's upstream server exits", settleWait, func() bool { return servers() == 2 })
 }

@@ -27,12 +27,12 @@ type clientSessions struct {
 	wg      sync.WaitGroup
 }
 
-// watch has ss's per_client upstream sessions closed, through s's
-// backend, when ss ends. A stateless request (no session id) has no end
-// to watch: its calls share the token's upstream session, which stays
-// open (under max_run_sessions) while the server runs.
-func (c *clientSessions) watch(s *served, ss *mcp.ServerSession) {
-	id := ss.ID()
+// watch has the per_client upstream sessions of client session id (ss,
+// or a stdio face's one session) closed, through s's backend, when ss
+// ends. A stateless request (no id) has no end to watch: its calls share
+// the token's upstream session, which stays open (under
+// max_run_sessions) while the server runs.
+func (c *clientSessions) watch(s *served, ss *mcp.ServerSession, id string) {
 	if id == "" {
 		return
 	}

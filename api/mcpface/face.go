@@ -37,6 +37,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Metrics counts the 2025-era sessions of /mcp; nil counts nothing.
 	Metrics *metrics.Metrics
+	// LoneSession names the one client session of a face that serves
+	// one (`mcpflow mcp` over stdio, whose session has no id): the key of
+	// its per_client upstream sessions, closed as it ends. "" for /mcp.
+	LoneSession string
 }
 
 // PollInterval is how often a face that cannot follow the admin event
@@ -66,8 +70,9 @@ type Face struct {
 	// running are the tool calls of each 2025-era session.
 	running inFlight
 	// clients closes the per_client upstream sessions of each session
-	// that ends.
+	// that ends; lone is Options.LoneSession.
 	clients clientSessions
+	lone    string
 	// sessions bounds the 2025-era sessions of /mcp (Handler's), which
 	// Run closes as it ends; nil without a Handler.
 	sessions *sessionCap
@@ -123,6 +128,7 @@ func New(opts Options) *Face {
 	return &Face{
 		cfg: cfg, watch: opts.Watch, log: log, version: opts.Version, states: stateSigner{sealer: opts.States},
 		changed: make(chan struct{}, 1), served: make(chan struct{}), catalog: catalog{backend: opts.Watch}, metrics: opts.Metrics,
+		lone: opts.LoneSession,
 	}
 }
 

@@ -201,9 +201,9 @@ func (f *Face) gatewayHandler(s *served, g gatewayTool) mcp.ToolHandler {
 			params.ClientSampling = &sampling
 		}
 		if g.perClient {
-			id := req.Session.ID() // "" for a stateless request: the token's own
+			id := cmpOr(req.Session.ID(), f.lone) // "" for a stateless request: the token's own
 			params.ClientSession = &id
-			f.clients.watch(s, req.Session)
+			f.clients.watch(s, req.Session, id)
 		}
 		var started protocol.RunResult
 		err := s.api.Call(ctx, protocol.MethodRunsPassthrough, params, &started)

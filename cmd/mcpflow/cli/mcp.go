@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,7 +83,14 @@ func serveStdio(ctx context.Context, cl *client.Client, t mcp.Transport, log *sl
 	if err != nil {
 		return err
 	}
-	face := mcpface.New(mcpface.Options{Config: cfg, Watch: cl, Version: readBuildInfo().String(), Logger: log, States: states})
+	// Its one MCP session has no id: it gets one, for the upstream
+	// sessions of the connections exposed per_client.
+	lone := make([]byte, 16)
+	if _, err := rand.Read(lone); err != nil {
+		return err
+	}
+	face := mcpface.New(mcpface.Options{Config: cfg, Watch: cl, Version: readBuildInfo().String(), Logger: log, States: states,
+		LoneSession: hex.EncodeToString(lone)})
 	running.Go(func() { face.Run(ctx) })
 	// The face offers what the server says the token may do; the server
 	// still checks every call.
