@@ -28,33 +28,46 @@ func (f *Face) startAndFollow(ctx context.Context, s *served, req *mcp.CallToolR
 	if req.Params.RequestState != "" {
 		return f.answerInterrupt(ctx, s, req, t)
 	}
+	key, err := idempotencyKey(req)
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	runID, refused, err := f.startRun(ctx, s, t, args, key, samples(req))
+	if refused != nil || err != nil {
+		return refused, err
+	}
+	return f.followRun(ctx, s, req, t, runID, 0)
+}
+
+// startRun starts a run of t's deployment with the tool's arguments,
+// without waiting for it (workflow.runs.start, wait false): the run's id,
+// or the tool error that tells the model what to correct. key is the
+// call's idempotency key, if any; sampling says that the client declared
+// sampling, so that the run's sampling requests may come to it.
+func (f *Face) startRun(ctx context.Context, s *served, t workflowTool, args json.RawMessage, key *string, sampling bool) (string, *mcp.CallToolResult, error) {
 	input := protocol.Object{}
 	if len(args) > 0 && string(args) != "null" {
 		if err := json.Unmarshal(args, &input); err != nil {
-			return toolError("the arguments must be a JSON object: %v", err), nil
+			return "", toolError("the arguments must be a JSON object: %v", err), nil
 		}
 	}
 	var started protocol.RunResult
-	no, sampling := false, samples(req)
-	params := protocol.StartRunParams{DeploymentID: t.deploymentID, WorkflowInput: input, Wait: &no}
-	var err error
-	if params.IdempotencyKey, err = idempotencyKey(req); err != nil {
-		return toolError("%v", err), nil
-	}
-	if sampling { // the run's sampling requests may come to this client
+	no := false
+	params := protocol.StartRunParams{DeploymentID: t.deploymentID, WorkflowInput: input, Wait: &no, IdempotencyKey: key}
+	if sampling {
 		params.ClientSampling = &sampling
 	}
-	err = s.api.Call(ctx, protocol.MethodRunsStart, params, &started)
+	err := s.api.Call(ctx, protocol.MethodRunsStart, params, &started)
 	if refused, ok := invalidInput(err); ok {
-		return toolError("%s", refused), nil // the model can correct its arguments
+		return "", toolError("%s", refused), nil // the model can correct its arguments
 	}
 	if err != nil {
-		return nil, sdkError(err)
+		return "", nil, sdkError(err)
 	}
 	if started.RunID == nil { // unrunnable: the deployment's dependencies are broken
-		return toolError("the workflow cannot run now: %s", started.NextActions.Reason), nil
+		return "", toolError("the workflow cannot run now: %s", started.NextActions.Reason), nil
 	}
-	return f.followRun(ctx, s, req, t, *started.RunID, 0)
+	return *started.RunID, nil, nil
 }
 
 // followRun follows a run from after its event after, sending progress

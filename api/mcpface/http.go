@@ -41,7 +41,7 @@ const modernEra = "2026-07-28"
 // opened it. The stateful sessions are bounded per token and on the
 // server (sessionCap); a face has one Handler.
 func (f *Face) Handler(ctx context.Context, opts HTTPOptions) http.Handler {
-	servers := principalServers{face: f, ctx: ctx, backend: opts.Backend, gate: opts.Gate, byName: map[string]*mcp.Server{}}
+	servers := principalServers{face: f, ctx: ctx, backend: opts.Backend, gate: opts.Gate, byName: map[string]*served{}}
 	// Host and Origin are the edge's to check, against its allow-lists.
 	common := mcp.StreamableHTTPOptions{MaxRequestBodyBytes: opts.MaxBodyBytes, DisableLocalhostProtection: true, Logger: f.log}
 	stateful := common
@@ -51,7 +51,7 @@ func (f *Face) Handler(ctx context.Context, opts HTTPOptions) http.Handler {
 	f.sessions = newSessionCap(f.cfg.MaxSessionsPerToken, f.cfg.MaxSessions, time.Duration(f.cfg.SessionEvictIdleMS)*time.Millisecond,
 		opts.MaxBodyBytes, servers.of, f.running.end, f.metrics, f.log)
 	legacy := bindPrincipal(f.running.endingSessions(f.sessions.wrap(mcp.NewStreamableHTTPHandler(servers.of, &stateful))))
-	modern := bindPrincipal(mcp.NewStreamableHTTPHandler(servers.of, &stateless))
+	modern := f.tasksFront(&servers, opts.MaxBodyBytes, bindPrincipal(mcp.NewStreamableHTTPHandler(servers.of, &stateless)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Protocol-Version") >= modernEra {
 			modern.ServeHTTP(w, r)
@@ -70,22 +70,33 @@ type principalServers struct {
 	backend func(access.Principal) Backend
 	gate    func(access.Principal) Gate
 	mu      sync.Mutex
-	byName  map[string]*mcp.Server
+	byName  map[string]*served
 }
 
 func (p *principalServers) of(r *http.Request) *mcp.Server {
+	if s := p.served(r); s != nil {
+		return s.srv
+	}
+	return nil // not admitted: go-sdk answers 400
+}
+
+// served is the server of the request's principal, nil for a request not
+// admitted. The servers of a Handler serve 2026-era tasks (tasks.go) and
+// say so in server/discover.
+func (p *principalServers) served(r *http.Request) *served {
 	who, ok := access.PrincipalFrom(r.Context())
 	if !ok {
-		return nil // not admitted: go-sdk answers 400
+		return nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if srv, ok := p.byName[who.Name]; ok {
-		return srv
+	if s, ok := p.byName[who.Name]; ok {
+		return s
 	}
-	srv := p.face.NewServer(p.ctx, who, p.backend(who), p.gate(who))
-	p.byName[who.Name] = srv
-	return srv
+	s := p.face.newServed(p.ctx, who, p.backend(who), p.gate(who))
+	s.srv.AddReceivingMiddleware(announceTasks)
+	p.byName[who.Name] = s
+	return s
 }
 
 // bindPrincipal gives go-sdk the admitted caller as the request's token
