@@ -215,7 +215,7 @@ func TestMCPTasksFrameByFrame(t *testing.T) {
 	task := awaitTask(t, url, id, "input_required")
 	is.Equal(task["resultType"], "complete")
 	key, request := inputKey(t, task)
-	is.True(strings.HasPrefix(key, "interrupt-"))
+	is.True(strings.HasPrefix(key, "interrupt:ask#")) // the interrupt, and the trace count that makes the key unique over the task's life
 	is.Equal(request["method"], "elicitation/create")
 	params, _ := request["params"].(map[string]any)
 	is.Equal(params["message"], "Approve this deploy?")

@@ -256,16 +256,18 @@ func (f *Face) taskRun(ctx context.Context, s *served, taskID string) (protocol.
 
 // task is the extension's Task, with a DetailedTask's inlined fields.
 type task struct {
-	ResultType    string              `json:"resultType"`
-	TaskID        string              `json:"taskId"`
-	Status        string              `json:"status"`
-	StatusMessage string              `json:"statusMessage,omitempty"`
-	CreatedAt     string              `json:"createdAt"`
-	LastUpdatedAt string              `json:"lastUpdatedAt"`
-	TTLMs         *int64              `json:"ttlMs"`
-	PollInterval  int64               `json:"pollIntervalMs"`
-	InputRequests json.RawMessage     `json:"inputRequests,omitempty"`
-	Result        *mcp.CallToolResult `json:"result,omitempty"`
+	ResultType    string          `json:"resultType"`
+	TaskID        string          `json:"taskId"`
+	Status        string          `json:"status"`
+	StatusMessage string          `json:"statusMessage,omitempty"`
+	CreatedAt     string          `json:"createdAt"`
+	LastUpdatedAt string          `json:"lastUpdatedAt"`
+	TTLMs         *int64          `json:"ttlMs"`
+	PollInterval  int64           `json:"pollIntervalMs"`
+	InputRequests json.RawMessage `json:"inputRequests,omitempty"`
+	// Result is the tool result the call would have given, resultType
+	// complete as a 2026-era tools/call's is.
+	Result map[string]any `json:"result,omitempty"`
 }
 
 // taskOf is a run's task, detailed (tasks/get, notifications/tasks) or
@@ -282,7 +284,7 @@ func (f *Face) taskOf(s *served, r protocol.RunResult, detailed bool) task {
 		p := pendingOf(r)
 		t.StatusMessage = p.message
 		if detailed {
-			t.InputRequests = f.inputRequestsOf(s, p)
+			t.InputRequests = f.inputRequestsOf(s, p, taskInputKey(p, r))
 			if string(t.InputRequests) == "{}" {
 				t.StatusMessage = fmt.Sprintf("%s The answer cannot be asked as a form: resume the run %s with mcpflow_resume_run.", p.message, t.TaskID)
 			}
@@ -296,24 +298,29 @@ func (f *Face) taskOf(s *served, r protocol.RunResult, detailed bool) task {
 		// A failed run is the tool's error (isError), not a JSON-RPC one.
 		t.Status = "completed"
 		if detailed {
-			t.Result = result(envelopeOf(r), "")
+			res := result(envelopeOf(r), "")
 			if r.Kind == store.RunPassthrough {
-				t.Result = passthroughResult(r)
+				res = passthroughResult(r)
 			}
+			t.Result = completeResult(res)
 		}
 	}
 	return t
 }
 
-// inputKey of an interrupt in a task's inputRequests: unique over the
-// task's life, as the extension requires, since each interrupt has an id
-// of its own.
-func taskInputKey(p pending) string { return "interrupt-" + p.id }
+// taskInputKey is the key of a run's interrupt in its task's
+// inputRequests. It must be unique over the task's life: an interrupt's id
+// names its step, which a loop may reach again, so the key adds the run's
+// trace count, which grows between any two interrupts and stays put while
+// one waits (and across restarts: it is the record's).
+func taskInputKey(p pending, r protocol.RunResult) string {
+	return fmt.Sprintf("%s#%d", p.id, r.TraceCount)
+}
 
 // inputRequestsOf is the input request of an interrupted run, keyed by
 // its interrupt: an elicitation (a form, or a URL) or a sampling request;
 // none ({}) when the interrupt's resume schema is no form.
-func (f *Face) inputRequestsOf(s *served, p pending) json.RawMessage {
+func (f *Face) inputRequestsOf(s *served, p pending, key string) json.RawMessage {
 	if p.sampling == nil && p.url == "" && p.schema == nil {
 		return json.RawMessage("{}")
 	}
@@ -322,7 +329,7 @@ func (f *Face) inputRequestsOf(s *served, p pending) json.RawMessage {
 		f.log.Warn("mcp face: a task's input request", "run_id", p.runID, "principal", s.who.Name, "err", err)
 		return json.RawMessage("{}")
 	}
-	raw, err := json.Marshal(mcp.InputRequestMap{taskInputKey(p): in})
+	raw, err := json.Marshal(mcp.InputRequestMap{key: in})
 	if err != nil {
 		return json.RawMessage("{}")
 	}
@@ -344,7 +351,7 @@ func (f *Face) updateTask(ctx context.Context, s *served, r protocol.RunResult, 
 		return nil
 	}
 	p := pendingOf(r)
-	answer := responses[taskInputKey(p)]
+	answer := responses[taskInputKey(p, r)]
 	if answer == nil || !p.answeredBy(answer) {
 		return nil
 	}
@@ -570,12 +577,16 @@ func (tw taskWriter) result(v any) {
 }
 
 // toolResult answers a tools/call with a complete tool result.
-func (tw taskWriter) toolResult(res *mcp.CallToolResult) {
+func (tw taskWriter) toolResult(res *mcp.CallToolResult) { tw.result(completeResult(res)) }
+
+// completeResult is a tool result as a 2026-era tools/call answers it:
+// resultType complete.
+func completeResult(res *mcp.CallToolResult) map[string]any {
 	raw, _ := json.Marshal(res) // a tool result of JSON values always encodes
 	var v map[string]any
 	_ = json.Unmarshal(raw, &v)
 	v["resultType"] = "complete"
-	tw.result(v)
+	return v
 }
 
 // error answers err as a JSON-RPC error: a go-sdk *jsonrpc.Error as it
