@@ -114,7 +114,7 @@ func startFace(t *testing.T, o faceOptions) *faceServer {
 	cfg := writeServerConfig(t, dir, config.Server{Sources: sources, Access: o.access, MCP: o.mcp})
 	// Runs answer once they end (serve's default), as a tool call does.
 	f.pr, f.cfg = startProcess(t, cfg, "mcpflow.log", "--run-wait", "2m"), cfg
-	f.mcp = "http://" + strings.TrimSuffix(strings.TrimPrefix(f.pr.url, "ws://"), "/ws") + "/mcp"
+	f.mcp = mcpEndpoint(f.pr)
 	ws, err := client.DialToken(testContext(t), f.pr.url, o.wsToken)
 	is.NoErr(err) // dial /ws
 	t.Cleanup(func() { _ = ws.Close() })

@@ -19,6 +19,7 @@ import (
 
 	"github.com/matryer/is"
 
+	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
@@ -253,9 +254,9 @@ func TestMCPTasksFrameByFrame(t *testing.T) {
 	var statuses []string
 	for n := range notes {
 		if n["method"] == "notifications/tasks" {
-			p, _ := n["params"].(map[string]any)
-			statuses = append(statuses, fmt.Sprint(p["status"]))
-			meta, _ := p["_meta"].(map[string]any)
+			params, _ := n["params"].(map[string]any)
+			statuses = append(statuses, fmt.Sprint(params["status"]))
+			meta, _ := params["_meta"].(map[string]any)
 			is.Equal(meta["io.modelcontextprotocol/subscriptionId"], float64(9)) // the listen's request id
 		}
 	}
@@ -302,6 +303,42 @@ func restartFace(t *testing.T, f *faceServer) string {
 		t.Fatal("mcpflow did not stop within 20s")
 	}
 	f.pr = startProcess(t, f.cfg, "mcpflow-again.log", "--run-wait", "2m")
-	f.mcp = "http://" + strings.TrimSuffix(strings.TrimPrefix(f.pr.url, "ws://"), "/ws") + "/mcp"
+	f.mcp = mcpEndpoint(f.pr)
 	return f.mcp
+}
+
+// mcpEndpoint is the /mcp URL of a running mcpflow.
+func mcpEndpoint(pr *process) string {
+	return "http://" + strings.TrimSuffix(strings.TrimPrefix(pr.url, "ws://"), "/ws") + "/mcp"
+}
+
+// TestMCPTasksAnyNodeOfAClusterAnswersATask: a task created through node
+// a's /mcp is answered by node c's from the shared PostgreSQL store:
+// tasks/get says input_required with the interrupt, tasks/update through
+// c resumes the run, and a sees the task complete.
+func TestMCPTasksAnyNodeOfAClusterAnswersATask(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
+	is := is.New(t)
+	c := servedCluster(t, stdioSource(clusterCounter, fakeMCP), "a", "c")
+	onA := c.client(t, "a")
+	saveArtifact(t, onA, "approval", approval, []string{"ok"})
+	_, err := onA.SaveDeployment(testContext(t), p.Object{"id": "approval.default", "artifact_id": "approval", "artifact_version": 1,
+		"bindings": []any{p.Object{"logical_source": clusterCounter, "concrete_source": clusterCounter}}})
+	is.NoErr(err)
+	urlA, urlC := mcpEndpoint(c.nodes["a"]), mcpEndpoint(c.nodes["c"])
+
+	// The face of a offers the tool once it has read the deployment.
+	created := poll.Value(t, "node a offers "+approveTool, settleWait, func() (taskReply, bool) {
+		r := taskCall(t, urlA, approveTool, map[string]any{}, true)
+		return r, r.Result["resultType"] == "task"
+	})
+	id := createdTask(t, created)
+
+	task := awaitTask(t, urlC, id, "input_required") // node c, from the store
+	key, _ := inputKey(t, task)
+	is.Equal(approve(t, urlC, id, key, "through node c").Error, nil)
+	done := awaitTask(t, urlA, id, "completed")
+	res, _ := done["result"].(map[string]any)
+	env, _ := res["structuredContent"].(map[string]any)
+	is.Equal(env["output"], map[string]any{"approved": true, "comment": "through node c"})
 }
