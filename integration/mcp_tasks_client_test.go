@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -48,9 +49,18 @@ type tasksDriverResult struct {
 // most 90 s).
 func runTasksDriver(t *testing.T, scenario map[string]any) tasksDriverResult {
 	t.Helper()
+	var got tasksDriverResult
+	runDriverScript(t, "mcptasks.mjs", scenario, &got, pinnedPeer{tsClientPackage, tsClientVersion}, extTasks)
+	return got
+}
+
+// runDriverScript runs the driver testdata/script, which needs peers, on
+// scenario to its end (at most 90 s), and decodes what it prints into out.
+func runDriverScript(t *testing.T, script string, scenario map[string]any, out any, peers ...pinnedPeer) {
+	t.Helper()
 	is := is.New(t)
-	node, prefix := nodePeers(t, pinnedPeer{tsClientPackage, tsClientVersion}, extTasks)
-	script, err := filepath.Abs(filepath.Join("testdata", "mcptasks.mjs"))
+	node, prefix := nodePeers(t, peers...)
+	script, err := filepath.Abs(filepath.Join("testdata", script))
 	is.NoErr(err)
 	data, err := json.Marshal(scenario)
 	is.NoErr(err)
@@ -62,13 +72,11 @@ func runTasksDriver(t *testing.T, scenario map[string]any) tasksDriverResult {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Logf("mcptasks.mjs: %v\nstderr:\n%s", err, stderr.String())
+		t.Logf("%s: %v\nstderr:\n%s", filepath.Base(script), err, stderr.String())
 		is.NoErr(err) // the driver ran the scenario
 	}
-	var got tasksDriverResult
-	is.NoErr(json.Unmarshal(stdout.Bytes(), &got)) // one JSON object
-	t.Logf("mcptasks.mjs: %s", stdout.String())
-	return got
+	is.NoErr(json.Unmarshal(stdout.Bytes(), out)) // one JSON object
+	t.Logf("%s: %s", filepath.Base(script), stdout.String())
 }
 
 // TestMCPTasksWithTheExtensionsRequesterLibrary has the extension's own
@@ -140,4 +148,87 @@ func TestMCPTasksWithTheExtensionsRequesterLibrary(t *testing.T) {
 	env, _ = recovered.Result["structuredContent"].(map[string]any)
 	is.Equal(env["output"], answer)
 	is.Equal(len(again.Inputs), 1) // the interrupt, asked of the new session
+}
+
+// tasks2025Result is what testdata/mcptasks2025.mjs prints.
+type tasks2025Result struct {
+	Capabilities map[string]any    `json:"capabilities"`
+	TaskSupport  map[string]any    `json:"task_support"`
+	Steps        []tasks2025Step   `json:"steps"`
+	Elicitations []struct {
+		Message     string         `json:"message"`
+		RelatedTask map[string]any `json:"related_task"`
+	} `json:"elicitations"`
+}
+
+type tasks2025Step struct {
+	Messages  []string       `json:"messages"`
+	TaskID    string         `json:"task_id"`
+	Statuses  []string       `json:"statuses"`
+	Result    map[string]any `json:"result"`
+	Error     string         `json:"error"`
+	Cancelled map[string]any `json:"cancelled"`
+	Task      map[string]any `json:"task"`
+}
+
+// TestMCPTasksOf2025WithTheTypeScriptSDK has the TypeScript SDK 1.32.2's
+// experimental tasks client run deployments as 2025-11-25 tasks through
+// /mcp: initialize declares the tasks capability and tools/list the
+// deployments' tools task-capable; callToolStream runs one to its
+// result; one's interrupt is asked of the client as an elicitation while
+// it waits on tasks/result, and its answer completes the run; one is
+// cancelled with cancelTask, and so is its run; getTask and
+// getTaskResult answer a finished task again.
+func TestMCPTasksOf2025WithTheTypeScriptSDK(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
+	is := is.New(t)
+	tsV1.require(t)
+	f := startFace(t, faceOptions{})
+	answer := map[string]any{"approved": true, "comment": "from the 2025 client"}
+
+	var got tasks2025Result
+	runDriverScript(t, "mcptasks2025.mjs", map[string]any{"url": f.mcp, "answer": answer, "steps": []any{
+		map[string]any{"op": "stream", "tool": counterTool},
+		map[string]any{"op": "stream", "tool": approveTool},
+		map[string]any{"op": "cancel", "tool": sleepTool, "arguments": map[string]any{"ms": 60000}},
+		map[string]any{"op": "fetch", "from": 0},
+	}}, &got, pinnedPeer{tsSDKPackage, tsSDKVersion})
+	is.Equal(got.Capabilities, map[string]any{"list": map[string]any{}, "cancel": map[string]any{},
+		"requests": map[string]any{"tools": map[string]any{"call": map[string]any{}}}}) // declared in initialize
+	is.Equal(got.TaskSupport[counterTool], "optional")
+	is.Equal(got.TaskSupport["mcpflow_get_run"], nil) // the companion tools are no tasks
+	is.Equal(len(got.Steps), 4)
+
+	counted := got.Steps[0]
+	is.Equal(counted.Error, "")
+	is.Equal(counted.Messages[0], "taskCreated")
+	is.Equal(counted.Messages[len(counted.Messages)-1], "result")
+	env, _ := counted.Result["structuredContent"].(map[string]any)
+	is.Equal(env["run_id"], counted.TaskID) // the task id is the run id
+	is.Equal(env["output"], map[string]any{"count": float64(1)})
+	meta, _ := counted.Result["_meta"].(map[string]any)
+	is.Equal(meta["io.modelcontextprotocol/related-task"], map[string]any{"taskId": counted.TaskID})
+
+	approved := got.Steps[1]
+	is.Equal(approved.Error, "")
+	is.True(slices.Contains(approved.Statuses, "input_required")) // the run waited on its interrupt
+	env, _ = approved.Result["structuredContent"].(map[string]any)
+	is.Equal(env["output"], answer) // the elicitation's answer resumed it
+	is.Equal(len(got.Elicitations), 1)
+	is.Equal(got.Elicitations[0].Message, "Approve this deploy?")
+	is.Equal(got.Elicitations[0].RelatedTask, map[string]any{"taskId": approved.TaskID}) // asked as the task's
+
+	cancelled := got.Steps[2]
+	is.Equal(cancelled.Error, "")
+	is.Equal(cancelled.Cancelled["taskId"], cancelled.TaskID)
+	is.Equal(cancelled.Task["status"], "cancelled")
+	run, err := f.ws.InspectRun(testContext(t), cancelled.TaskID)
+	is.NoErr(err)
+	is.Equal(run.Status, "cancelled")
+
+	fetched := got.Steps[3]
+	is.Equal(fetched.Error, "")
+	is.Equal(fetched.Task["status"], "completed")
+	env, _ = fetched.Result["structuredContent"].(map[string]any)
+	is.Equal(env["output"], map[string]any{"count": float64(1)})
 }

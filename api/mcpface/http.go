@@ -50,7 +50,7 @@ func (f *Face) Handler(ctx context.Context, opts HTTPOptions) http.Handler {
 	stateless.Stateless, stateless.PropagateRequestCancellation = true, true
 	f.sessions = newSessionCap(f.cfg.MaxSessionsPerToken, f.cfg.MaxSessions, time.Duration(f.cfg.SessionEvictIdleMS)*time.Millisecond,
 		opts.MaxBodyBytes, servers.of, f.running.end, f.metrics, f.log)
-	legacy := bindPrincipal(f.running.endingSessions(f.sessions.wrap(mcp.NewStreamableHTTPHandler(servers.of, &stateful))))
+	legacy := bindPrincipal(f.running.endingSessions(f.sessions.wrap(f.legacyTasksFront(&servers, opts.MaxBodyBytes, mcp.NewStreamableHTTPHandler(servers.of, &stateful)))))
 	modern := f.tasksFront(&servers, opts.MaxBodyBytes, bindPrincipal(mcp.NewStreamableHTTPHandler(servers.of, &stateless)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Protocol-Version") >= modernEra {
@@ -81,8 +81,9 @@ func (p *principalServers) of(r *http.Request) *mcp.Server {
 }
 
 // served is the server of the request's principal, nil for a request not
-// admitted. The servers of a Handler serve 2026-era tasks (tasks.go) and
-// say so in server/discover.
+// admitted. The servers of a Handler serve tasks, and say so: 2026-era
+// ones (tasks.go) in server/discover, 2025-era ones (tasks2025.go) in
+// initialize and tools/list.
 func (p *principalServers) served(r *http.Request) *served {
 	who, ok := access.PrincipalFrom(r.Context())
 	if !ok {
@@ -94,7 +95,7 @@ func (p *principalServers) served(r *http.Request) *served {
 		return s
 	}
 	s := p.face.newServed(p.ctx, who, p.backend(who), p.gate(who))
-	s.srv.AddReceivingMiddleware(announceTasks)
+	s.srv.AddReceivingMiddleware(announceTasks, p.face.legacyTasks(s))
 	p.byName[who.Name] = s
 	return s
 }

@@ -106,7 +106,11 @@ type taskParams struct {
 	Name           string          `json:"name"`
 	Arguments      json.RawMessage `json:"arguments"`
 	RequestState   string          `json:"requestState"`
-	Notifications  *struct {
+	// Task is a 2025-era tools/call's task-augmentation (tasks2025.go);
+	// Cursor a tasks/list's.
+	Task          json.RawMessage `json:"task"`
+	Cursor        *string         `json:"cursor"`
+	Notifications *struct {
 		TaskIDs []string `json:"taskIds"`
 	} `json:"notifications"`
 	Meta map[string]json.RawMessage `json:"_meta"`
@@ -131,6 +135,30 @@ func (p taskParams) capabilities() *mcp.ClientCapabilities {
 // tasksFront serves the extension's frames before next, the stateless
 // handler of 2026-era requests.
 func (f *Face) tasksFront(servers *principalServers, maxBody int64, next http.Handler) http.Handler {
+	return front(maxBody, next, func(tw taskWriter, r *http.Request, method string, p taskParams) bool {
+		switch method {
+		case methodTasksGet, methodTasksUpdate, methodTasksCancel:
+			f.serveTaskMethod(tw, r, servers, method, p)
+			return true
+		case methodToolsCall:
+			return p.optedIn() && f.serveTaskCall(tw, r, servers, p)
+		case methodListen:
+			if p.Notifications == nil || len(p.Notifications.TaskIDs) == 0 {
+				return false
+			}
+			f.serveListen(tw, r, servers, p)
+			return true
+		}
+		return false
+	})
+}
+
+// front reads each POST's one JSON-RPC request (at most maxBody bytes)
+// and hands it to serve, which reports whether it answered it; a request
+// it did not answer, and anything else (a batch, a notification, a
+// response, a frame too big or not JSON), goes on to next with its body
+// as it came.
+func front(maxBody int64, next http.Handler, serve func(tw taskWriter, r *http.Request, method string, p taskParams) bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
@@ -143,27 +171,13 @@ func (f *Face) tasksFront(servers *principalServers, maxBody int64, next http.Ha
 		head, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 		r.Body = readCloser{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
 		var frame rpcFrame
-		if err != nil || int64(len(head)) > limit || json.Unmarshal(head, &frame) != nil || len(frame.ID) == 0 {
-			next.ServeHTTP(w, r) // a batch, a notification or a bad frame: go-sdk's to answer
+		if err != nil || int64(len(head)) > limit || json.Unmarshal(head, &frame) != nil || len(frame.ID) == 0 || frame.Method == "" {
+			next.ServeHTTP(w, r)
 			return
 		}
 		var p taskParams
 		_ = json.Unmarshal(frame.Params, &p)
-		tw := taskWriter{w: w, id: frame.ID}
-		switch frame.Method {
-		case methodTasksGet, methodTasksUpdate, methodTasksCancel:
-			f.serveTaskMethod(tw, r, servers, frame.Method, p)
-		case methodToolsCall:
-			if !p.optedIn() || !f.serveTaskCall(tw, r, servers, p) {
-				next.ServeHTTP(w, r)
-			}
-		case methodListen:
-			if p.Notifications == nil || len(p.Notifications.TaskIDs) == 0 {
-				next.ServeHTTP(w, r)
-				return
-			}
-			f.serveListen(tw, r, servers, p)
-		default:
+		if !serve(taskWriter{w: w, id: frame.ID}, r, frame.Method, p) {
 			next.ServeHTTP(w, r)
 		}
 	})
@@ -279,6 +293,8 @@ func (f *Face) taskOf(s *served, r protocol.RunResult, detailed bool) task {
 		t.TaskID = *r.RunID
 	}
 	switch {
+	case r.Status == store.RunInterrupted && r.Interrupt == nil: // a row of workflow.runs.list
+		t.Status = "input_required"
 	case r.Status == store.RunInterrupted:
 		t.Status = "input_required"
 		p := pendingOf(r)
@@ -400,33 +416,41 @@ func (f *Face) serveTaskCall(tw taskWriter, r *http.Request, servers *principalS
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), taskCallTimeout)
 	defer cancel()
+	created, refused, err := f.createTask(ctx, s, t, p, p.capabilities().Sampling != nil)
+	switch {
+	case err != nil:
+		tw.error(err)
+	case refused != nil:
+		tw.toolResult(refused)
+	default:
+		created.ResultType = "task"
+		tw.result(created)
+	}
+	return true
+}
+
+// createTask starts a run of t's deployment with the call's arguments and
+// its idempotency key, if any (workflow.runs.start, wait false), and
+// returns its task once the run is committed; or the tool error that
+// tells the model what to correct.
+func (f *Face) createTask(ctx context.Context, s *served, t workflowTool, p taskParams, sampling bool) (task, *mcp.CallToolResult, error) {
 	var key *string
 	if raw, ok := p.Meta[IdempotencyKeyMeta]; ok {
 		var k string
 		if json.Unmarshal(raw, &k) != nil || k == "" {
-			tw.toolResult(toolError("_meta %q must be a non-empty string", IdempotencyKeyMeta))
-			return true
+			return task{}, toolError("_meta %q must be a non-empty string", IdempotencyKeyMeta), nil
 		}
 		key = &k
 	}
-	runID, refused, err := f.startRun(ctx, s, t, p.Arguments, key, p.capabilities().Sampling != nil)
-	switch {
-	case err != nil:
-		tw.error(err)
-		return true
-	case refused != nil:
-		tw.toolResult(refused)
-		return true
+	runID, refused, err := f.startRun(ctx, s, t, p.Arguments, key, sampling)
+	if err != nil || refused != nil {
+		return task{}, refused, err
 	}
 	run, err := f.taskRun(ctx, s, runID)
 	if err != nil {
-		tw.error(err)
-		return true
+		return task{}, nil, err
 	}
-	created := f.taskOf(s, run, false)
-	created.ResultType = "task"
-	tw.result(created)
-	return true
+	return f.taskOf(s, run, false), nil, nil
 }
 
 // offeredWorkflow is the deployment's tool of that name offered to s.
