@@ -152,9 +152,9 @@ func TestMCPTasksWithTheExtensionsRequesterLibrary(t *testing.T) {
 
 // tasks2025Result is what testdata/mcptasks2025.mjs prints.
 type tasks2025Result struct {
-	Capabilities map[string]any    `json:"capabilities"`
-	TaskSupport  map[string]any    `json:"task_support"`
-	Steps        []tasks2025Step   `json:"steps"`
+	Capabilities map[string]any  `json:"capabilities"`
+	TaskSupport  map[string]any  `json:"task_support"`
+	Steps        []tasks2025Step `json:"steps"`
 	Elicitations []struct {
 		Message     string         `json:"message"`
 		RelatedTask map[string]any `json:"related_task"`
