@@ -122,20 +122,9 @@ const (
 func (f *Face) watchRun(ctx context.Context, s *served, runID string, after int64, p *progress) (stopReason, int64, error) {
 	sub, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events := make(chan notification, eventBuffer)
-	params := protocol.SubscribeRunParams{RunID: runID}
-	if after > 0 {
-		params.AfterSequence = &after
-	}
-	var res protocol.SubscribeRunResult
-	err := s.api.Subscribe(sub, protocol.MethodRunsSubscribe, params, &res, func(method string, raw json.RawMessage) {
-		select {
-		case events <- notification{method, raw}:
-		case <-sub.Done():
-		}
-	})
+	res, events, err := subscribeRun(sub, s, runID, after)
 	if err != nil {
-		return 0, after, fmt.Errorf("follow run %s: %w", runID, err)
+		return 0, after, err
 	}
 	if !res.Active {
 		return stopEnded, max(after, res.LastSequence), nil
@@ -147,14 +136,12 @@ func (f *Face) watchRun(ctx context.Context, s *served, runID string, after int6
 		case <-p.beat():
 			p.heartbeat(ctx)
 		case n := <-events:
-			if n.method == "workflow.runs.lagged" {
-				var lag protocol.LaggedNotification
-				_ = json.Unmarshal(n.params, &lag)
-				return stopLagged, max(after, lag.Cursor), nil
-			}
-			var e protocol.RunEventNotification
-			if err := json.Unmarshal(n.params, &e); err != nil {
-				return 0, after, fmt.Errorf("run %s: decode an event: %w", runID, err)
+			e, lagged, err := runEventOf(n, runID)
+			switch {
+			case err != nil:
+				return 0, after, err
+			case lagged:
+				return stopLagged, max(after, e.Seq), nil
 			}
 			after = e.Seq
 			p.event(ctx, e.RunEvent)
@@ -166,6 +153,45 @@ func (f *Face) watchRun(ctx context.Context, s *served, runID string, after int6
 			}
 		}
 	}
+}
+
+// subscribeRun subscribes to a run's events after after
+// (workflow.runs.subscribe) until ctx ends: the subscription, and its
+// notifications, held back while eventBuffer of them wait.
+func subscribeRun(ctx context.Context, s *served, runID string, after int64) (protocol.SubscribeRunResult, <-chan notification, error) {
+	events := make(chan notification, eventBuffer)
+	params := protocol.SubscribeRunParams{RunID: runID}
+	if after > 0 {
+		params.AfterSequence = &after
+	}
+	var res protocol.SubscribeRunResult
+	err := s.api.Subscribe(ctx, protocol.MethodRunsSubscribe, params, &res, func(method string, raw json.RawMessage) {
+		select {
+		case events <- notification{method, raw}:
+		case <-ctx.Done():
+		}
+	})
+	if err != nil {
+		return res, nil, fmt.Errorf("follow run %s: %w", runID, err)
+	}
+	return res, events, nil
+}
+
+// runEventOf decodes a notification of a run's subscription: its event,
+// or, where the subscription lagged, lagged with the cursor to subscribe
+// again after as the event's Seq.
+func runEventOf(n notification, runID string) (protocol.RunEventNotification, bool, error) {
+	var e protocol.RunEventNotification
+	if n.method == "workflow.runs.lagged" {
+		var lag protocol.LaggedNotification
+		_ = json.Unmarshal(n.params, &lag)
+		e.Seq = lag.Cursor
+		return e, true, nil
+	}
+	if err := json.Unmarshal(n.params, &e); err != nil {
+		return e, false, fmt.Errorf("run %s: decode an event: %w", runID, err)
+	}
+	return e, false, nil
 }
 
 // eventBuffer bounds the events of one followed run not yet reported; a

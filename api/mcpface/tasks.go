@@ -549,20 +549,9 @@ func (f *Face) followTask(ctx context.Context, s *served, run protocol.RunResult
 func (f *Face) nextChange(ctx context.Context, s *served, runID string, after int64) (bool, int64, error) {
 	sub, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events := make(chan notification, eventBuffer)
-	params := protocol.SubscribeRunParams{RunID: runID}
-	if after > 0 {
-		params.AfterSequence = &after
-	}
-	var res protocol.SubscribeRunResult
-	err := s.api.Subscribe(sub, protocol.MethodRunsSubscribe, params, &res, func(method string, raw json.RawMessage) {
-		select {
-		case events <- notification{method, raw}:
-		case <-sub.Done():
-		}
-	})
+	res, events, err := subscribeRun(sub, s, runID, after)
 	if err != nil {
-		return false, after, fmt.Errorf("follow run %s: %w", runID, err)
+		return false, after, err
 	}
 	if !res.Active {
 		return true, max(after, res.LastSequence), nil
@@ -572,14 +561,12 @@ func (f *Face) nextChange(ctx context.Context, s *served, runID string, after in
 		case <-ctx.Done():
 			return false, after, ctx.Err()
 		case n := <-events:
-			if n.method == "workflow.runs.lagged" {
-				var lag protocol.LaggedNotification
-				_ = json.Unmarshal(n.params, &lag)
-				return false, max(after, lag.Cursor), nil
-			}
-			var e protocol.RunEventNotification
-			if err := json.Unmarshal(n.params, &e); err != nil {
-				return false, after, fmt.Errorf("run %s: decode an event: %w", runID, err)
+			e, lagged, err := runEventOf(n, runID)
+			switch {
+			case err != nil:
+				return false, after, err
+			case lagged:
+				return false, max(after, e.Seq), nil
 			}
 			after = e.Seq
 			if e.Status != nil || e.Kind == "interrupted" {
