@@ -19,6 +19,7 @@ import (
 
 	"github.com/matryer/is"
 
+	"github.com/mcpflow/mcpflow/actors/config"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/fakes/poll"
 )
@@ -57,10 +58,19 @@ type taskReply struct {
 // and Mcp-Name (a tool's name, or a task's id) where name is set.
 func sendTask(t *testing.T, url, frame, method, name string) taskReply {
 	t.Helper()
+	return sendTaskAs(t, url, "", frame, method, name)
+}
+
+// sendTaskAs is sendTask with a bearer token ("": none).
+func sendTaskAs(t *testing.T, url, token, frame, method, name string) taskReply {
+	t.Helper()
 	is := is.New(t)
 	headers := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": method}
 	if name != "" {
 		headers["Mcp-Name"] = name
+	}
+	if token != "" {
+		headers["Authorization"] = "Bearer " + token
 	}
 	r, err := sendMCP(testContext(t), url, frame, headers)
 	is.NoErr(err) // POST /mcp
@@ -341,4 +351,41 @@ func TestMCPTasksAnyNodeOfAClusterAnswersATask(t *testing.T) {
 	res, _ := done["result"].(map[string]any)
 	env, _ := res["structuredContent"].(map[string]any)
 	is.Equal(env["output"], map[string]any{"approved": true, "comment": "through node c"})
+}
+
+// TestMCPTasksAreTheTokensRuns: a task is visible to a token as its run
+// is. A token whose mcp_deployments leave the deployment out is told the
+// task does not exist, for every task method, and its cancel cancels
+// nothing; a token without the run scope may read the task but not
+// answer it.
+func TestMCPTasksAreTheTokensRuns(t *testing.T) {
+	t.Parallel() // its own mcpflow: see parallelTests
+	is := is.New(t)
+	narrow := config.Token{Name: "narrow", Token: "narrow-" + strings.Repeat("n", 24), Scopes: []string{"read", "run"}, MCPDeployments: []string{"counter_workflow.default"}}
+	f := startFace(t, faceOptions{
+		access:  &config.Access{Tokens: []config.Token{readToken, runToken, adminToken, narrow}},
+		wsToken: adminToken.Token, mcpToken: runToken.Token,
+	})
+	call := taskFrame(2, "tools/call", map[string]any{"name": approveTool, "arguments": map[string]any{}}, true)
+	id := createdTask(t, sendTaskAs(t, f.mcp, runToken.Token, call, "tools/call", approveTool))
+	get := taskFrame(3, "tasks/get", map[string]any{"taskId": id}, true)
+	poll.For(t, "task "+id+" input_required", 30*time.Second, func() bool {
+		return sendTaskAs(t, f.mcp, runToken.Token, get, "tasks/get", id).Result["status"] == "input_required"
+	})
+
+	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+		r := sendTaskAs(t, f.mcp, narrow.Token, taskFrame(4, method, map[string]any{"taskId": id, "inputResponses": map[string]any{}}, true), method, id)
+		is.True(r.Error != nil)
+		is.Equal(r.Error.Code, -32602) // not its deployment: no such task
+	}
+	read := sendTaskAs(t, f.mcp, readToken.Token, get, "tasks/get", id)
+	is.Equal(read.Result["status"], "input_required") // the read scope reads it
+	key, _ := inputKey(t, read.Result)
+	answer := map[string]any{key: map[string]any{"action": "accept", "content": map[string]any{"approved": true, "comment": "no"}}}
+	refused := sendTaskAs(t, f.mcp, readToken.Token, taskFrame(5, "tasks/update", map[string]any{"taskId": id, "inputResponses": answer}, true), "tasks/update", id)
+	is.True(refused.Error != nil)
+	is.Equal(refused.Error.Code, -32003) // resuming needs the run scope
+	run, err := f.ws.InspectRun(testContext(t), id)
+	is.NoErr(err)
+	is.Equal(run.Status, "interrupted") // nobody answered it, nobody cancelled it
 }

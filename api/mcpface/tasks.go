@@ -262,7 +262,7 @@ func (f *Face) taskRun(ctx context.Context, s *served, taskID string) (protocol.
 		return r, errNoTask
 	case err != nil:
 		return r, sdkError(err)
-	case !s.who.SeesDeployment(r.DeploymentID) && r.Kind != store.RunPassthrough:
+	case !s.who.SeesDeployment(r.DeploymentID):
 		return r, errNoTask
 	}
 	return r, nil

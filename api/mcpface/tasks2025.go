@@ -297,7 +297,7 @@ func (f *Face) listTasks(ctx context.Context, s *served, cursor *string) (map[st
 	}
 	tasks := []any{}
 	for _, row := range page.Runs {
-		if !s.who.SeesDeployment(row.DeploymentID) && row.Kind != store.RunPassthrough {
+		if !s.who.SeesDeployment(row.DeploymentID) {
 			continue
 		}
 		run := protocol.RunResult{RunID: &row.RunID, DeploymentID: row.DeploymentID, Status: row.Status, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt}
