@@ -145,6 +145,7 @@ func approve(t *testing.T, url, id, key, comment string) taskReply {
 // listenTasks opens subscriptions/listen for ids and hands each message
 // of its stream to got until the stream ends.
 func listenTasks(ctx context.Context, url string, ids []string, got chan<- map[string]any) error {
+	defer close(got)
 	frame := taskFrame(9, "subscriptions/listen", map[string]any{"notifications": map[string]any{"taskIds": ids}}, true)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(frame))
 	if err != nil {
@@ -159,7 +160,6 @@ func listenTasks(ctx context.Context, url string, ids []string, got chan<- map[s
 		return err
 	}
 	defer resp.Body.Close()
-	defer close(got)
 	lines := bufio.NewScanner(resp.Body)
 	lines.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for lines.Scan() {
