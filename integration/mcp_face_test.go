@@ -75,6 +75,7 @@ const approval = `{"name":"approval","start":"ask","outcomes":["ok"],
 // faceServer is a real `mcpflow serve` with the face's deployments.
 type faceServer struct {
 	pr    *process
+	cfg   string         // its config file, to start it again on the same store
 	ws    *client.Client // a /ws client (with the admin token when access is on)
 	mcp   string         // http://HOST:PORT/mcp
 	token string         // the token MCP clients send ("": none)
@@ -112,8 +113,8 @@ func startFace(t *testing.T, o faceOptions) *faceServer {
 	}
 	cfg := writeServerConfig(t, dir, config.Server{Sources: sources, Access: o.access, MCP: o.mcp})
 	// Runs answer once they end (serve's default), as a tool call does.
-	f.pr = startProcess(t, cfg, "mcpflow.log", "--run-wait", "2m")
-	f.mcp = "http://" + strings.TrimSuffix(strings.TrimPrefix(f.pr.url, "ws://"), "/ws") + "/mcp"
+	f.pr, f.cfg = startProcess(t, cfg, "mcpflow.log", "--run-wait", "2m"), cfg
+	f.mcp = mcpEndpoint(f.pr)
 	ws, err := client.DialToken(testContext(t), f.pr.url, o.wsToken)
 	is.NoErr(err) // dial /ws
 	t.Cleanup(func() { _ = ws.Close() })

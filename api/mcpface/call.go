@@ -28,33 +28,46 @@ func (f *Face) startAndFollow(ctx context.Context, s *served, req *mcp.CallToolR
 	if req.Params.RequestState != "" {
 		return f.answerInterrupt(ctx, s, req, t)
 	}
+	key, err := idempotencyKey(req)
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	runID, refused, err := f.startRun(ctx, s, t, args, key, samples(req))
+	if refused != nil || err != nil {
+		return refused, err
+	}
+	return f.followRun(ctx, s, req, t, runID, 0)
+}
+
+// startRun starts a run of t's deployment with the tool's arguments,
+// without waiting for it (workflow.runs.start, wait false): the run's id,
+// or the tool error that tells the model what to correct. key is the
+// call's idempotency key, if any; sampling says that the client declared
+// sampling, so that the run's sampling requests may come to it.
+func (f *Face) startRun(ctx context.Context, s *served, t workflowTool, args json.RawMessage, key *string, sampling bool) (string, *mcp.CallToolResult, error) {
 	input := protocol.Object{}
 	if len(args) > 0 && string(args) != "null" {
 		if err := json.Unmarshal(args, &input); err != nil {
-			return toolError("the arguments must be a JSON object: %v", err), nil
+			return "", toolError("the arguments must be a JSON object: %v", err), nil
 		}
 	}
 	var started protocol.RunResult
-	no, sampling := false, samples(req)
-	params := protocol.StartRunParams{DeploymentID: t.deploymentID, WorkflowInput: input, Wait: &no}
-	var err error
-	if params.IdempotencyKey, err = idempotencyKey(req); err != nil {
-		return toolError("%v", err), nil
-	}
-	if sampling { // the run's sampling requests may come to this client
+	no := false
+	params := protocol.StartRunParams{DeploymentID: t.deploymentID, WorkflowInput: input, Wait: &no, IdempotencyKey: key}
+	if sampling {
 		params.ClientSampling = &sampling
 	}
-	err = s.api.Call(ctx, protocol.MethodRunsStart, params, &started)
+	err := s.api.Call(ctx, protocol.MethodRunsStart, params, &started)
 	if refused, ok := invalidInput(err); ok {
-		return toolError("%s", refused), nil // the model can correct its arguments
+		return "", toolError("%s", refused), nil // the model can correct its arguments
 	}
 	if err != nil {
-		return nil, sdkError(err)
+		return "", nil, sdkError(err)
 	}
 	if started.RunID == nil { // unrunnable: the deployment's dependencies are broken
-		return toolError("the workflow cannot run now: %s", started.NextActions.Reason), nil
+		return "", toolError("the workflow cannot run now: %s", started.NextActions.Reason), nil
 	}
-	return f.followRun(ctx, s, req, t, *started.RunID, 0)
+	return *started.RunID, nil, nil
 }
 
 // followRun follows a run from after its event after, sending progress
@@ -109,20 +122,9 @@ const (
 func (f *Face) watchRun(ctx context.Context, s *served, runID string, after int64, p *progress) (stopReason, int64, error) {
 	sub, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events := make(chan notification, eventBuffer)
-	params := protocol.SubscribeRunParams{RunID: runID}
-	if after > 0 {
-		params.AfterSequence = &after
-	}
-	var res protocol.SubscribeRunResult
-	err := s.api.Subscribe(sub, protocol.MethodRunsSubscribe, params, &res, func(method string, raw json.RawMessage) {
-		select {
-		case events <- notification{method, raw}:
-		case <-sub.Done():
-		}
-	})
+	res, events, err := subscribeRun(sub, s, runID, after)
 	if err != nil {
-		return 0, after, fmt.Errorf("follow run %s: %w", runID, err)
+		return 0, after, err
 	}
 	if !res.Active {
 		return stopEnded, max(after, res.LastSequence), nil
@@ -134,14 +136,12 @@ func (f *Face) watchRun(ctx context.Context, s *served, runID string, after int6
 		case <-p.beat():
 			p.heartbeat(ctx)
 		case n := <-events:
-			if n.method == "workflow.runs.lagged" {
-				var lag protocol.LaggedNotification
-				_ = json.Unmarshal(n.params, &lag)
-				return stopLagged, max(after, lag.Cursor), nil
-			}
-			var e protocol.RunEventNotification
-			if err := json.Unmarshal(n.params, &e); err != nil {
-				return 0, after, fmt.Errorf("run %s: decode an event: %w", runID, err)
+			e, lagged, err := runEventOf(n, runID)
+			switch {
+			case err != nil:
+				return 0, after, err
+			case lagged:
+				return stopLagged, max(after, e.Seq), nil
 			}
 			after = e.Seq
 			p.event(ctx, e.RunEvent)
@@ -153,6 +153,45 @@ func (f *Face) watchRun(ctx context.Context, s *served, runID string, after int6
 			}
 		}
 	}
+}
+
+// subscribeRun subscribes to a run's events after after
+// (workflow.runs.subscribe) until ctx ends: the subscription, and its
+// notifications, held back while eventBuffer of them wait.
+func subscribeRun(ctx context.Context, s *served, runID string, after int64) (protocol.SubscribeRunResult, <-chan notification, error) {
+	events := make(chan notification, eventBuffer)
+	params := protocol.SubscribeRunParams{RunID: runID}
+	if after > 0 {
+		params.AfterSequence = &after
+	}
+	var res protocol.SubscribeRunResult
+	err := s.api.Subscribe(ctx, protocol.MethodRunsSubscribe, params, &res, func(method string, raw json.RawMessage) {
+		select {
+		case events <- notification{method, raw}:
+		case <-ctx.Done():
+		}
+	})
+	if err != nil {
+		return res, nil, fmt.Errorf("follow run %s: %w", runID, err)
+	}
+	return res, events, nil
+}
+
+// runEventOf decodes a notification of a run's subscription: its event,
+// or, where the subscription lagged, lagged with the cursor to subscribe
+// again after as the event's Seq.
+func runEventOf(n notification, runID string) (protocol.RunEventNotification, bool, error) {
+	var e protocol.RunEventNotification
+	if n.method == "workflow.runs.lagged" {
+		var lag protocol.LaggedNotification
+		_ = json.Unmarshal(n.params, &lag)
+		e.Seq = lag.Cursor
+		return e, true, nil
+	}
+	if err := json.Unmarshal(n.params, &e); err != nil {
+		return e, false, fmt.Errorf("run %s: decode an event: %w", runID, err)
+	}
+	return e, false, nil
 }
 
 // eventBuffer bounds the events of one followed run not yet reported; a

@@ -136,6 +136,11 @@ func New(opts Options) *Face {
 // call, calling the workflow API through api (acting for who), as gate
 // (who's access check on the method table) permits.
 func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend, gate Gate) *mcp.Server {
+	return f.newServed(ctx, who, api, gate).srv
+}
+
+// newServed is NewServer's server with what it offers.
+func (f *Face) newServed(ctx context.Context, who access.Principal, api Backend, gate Gate) *served {
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	if f.exposesResources() {
 		// The exposed resources change as their upstreams' do.
@@ -170,7 +175,7 @@ func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend,
 	if !loaded {
 		f.refresh(ctx)
 	}
-	return srv
+	return s
 }
 
 // instructions tell the model how the tools behave.

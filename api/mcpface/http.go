@@ -41,7 +41,7 @@ const modernEra = "2026-07-28"
 // opened it. The stateful sessions are bounded per token and on the
 // server (sessionCap); a face has one Handler.
 func (f *Face) Handler(ctx context.Context, opts HTTPOptions) http.Handler {
-	servers := principalServers{face: f, ctx: ctx, backend: opts.Backend, gate: opts.Gate, byName: map[string]*mcp.Server{}}
+	servers := principalServers{face: f, ctx: ctx, backend: opts.Backend, gate: opts.Gate, byName: map[string]*served{}}
 	// Host and Origin are the edge's to check, against its allow-lists.
 	common := mcp.StreamableHTTPOptions{MaxRequestBodyBytes: opts.MaxBodyBytes, DisableLocalhostProtection: true, Logger: f.log}
 	stateful := common
@@ -50,8 +50,8 @@ func (f *Face) Handler(ctx context.Context, opts HTTPOptions) http.Handler {
 	stateless.Stateless, stateless.PropagateRequestCancellation = true, true
 	f.sessions = newSessionCap(f.cfg.MaxSessionsPerToken, f.cfg.MaxSessions, time.Duration(f.cfg.SessionEvictIdleMS)*time.Millisecond,
 		opts.MaxBodyBytes, servers.of, f.running.end, f.metrics, f.log)
-	legacy := bindPrincipal(f.running.endingSessions(f.sessions.wrap(mcp.NewStreamableHTTPHandler(servers.of, &stateful))))
-	modern := bindPrincipal(mcp.NewStreamableHTTPHandler(servers.of, &stateless))
+	legacy := bindPrincipal(f.running.endingSessions(f.sessions.wrap(f.legacyTasksFront(&servers, opts.MaxBodyBytes, mcp.NewStreamableHTTPHandler(servers.of, &stateful)))))
+	modern := f.tasksFront(&servers, opts.MaxBodyBytes, bindPrincipal(mcp.NewStreamableHTTPHandler(servers.of, &stateless)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Protocol-Version") >= modernEra {
 			modern.ServeHTTP(w, r)
@@ -70,22 +70,34 @@ type principalServers struct {
 	backend func(access.Principal) Backend
 	gate    func(access.Principal) Gate
 	mu      sync.Mutex
-	byName  map[string]*mcp.Server
+	byName  map[string]*served
 }
 
 func (p *principalServers) of(r *http.Request) *mcp.Server {
+	if s := p.served(r); s != nil {
+		return s.srv
+	}
+	return nil // not admitted: go-sdk answers 400
+}
+
+// served is the server of the request's principal, nil for a request not
+// admitted. The servers of a Handler serve tasks, and say so: 2026-era
+// ones (tasks.go) in server/discover, 2025-era ones (tasks2025.go) in
+// initialize and tools/list.
+func (p *principalServers) served(r *http.Request) *served {
 	who, ok := access.PrincipalFrom(r.Context())
 	if !ok {
-		return nil // not admitted: go-sdk answers 400
+		return nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if srv, ok := p.byName[who.Name]; ok {
-		return srv
+	if s, ok := p.byName[who.Name]; ok {
+		return s
 	}
-	srv := p.face.NewServer(p.ctx, who, p.backend(who), p.gate(who))
-	p.byName[who.Name] = srv
-	return srv
+	s := p.face.newServed(p.ctx, who, p.backend(who), p.gate(who))
+	s.srv.AddReceivingMiddleware(announceTasks, p.face.legacyTasks(s))
+	p.byName[who.Name] = s
+	return s
 }
 
 // bindPrincipal gives go-sdk the admitted caller as the request's token

@@ -270,6 +270,7 @@ func (f *Face) ask(ctx context.Context, req *mcp.CallToolRequest, p pending, pro
 	if err != nil {
 		return nil, err
 	}
+	relateToTask(req, in)
 	switch in := in.(type) {
 	case *mcp.CreateMessageParams:
 		return req.Session.CreateMessage(ctx, in)

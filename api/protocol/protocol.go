@@ -387,7 +387,12 @@ type RunResult struct {
 	ForkedFromNode string `json:"forked_from_node,omitempty"`
 	// Kind (an extension) is RunKindPassthrough for a pass-through call,
 	// absent for a workflow's run.
-	Kind           string       `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty"`
+	// CreatedAt and UpdatedAt (extensions) are when the run was created and
+	// last changed (RFC 3339, UTC), as in RunSummary: the MCP face's tasks
+	// say them.
+	CreatedAt      string       `json:"created_at,omitempty"`
+	UpdatedAt      string       `json:"updated_at,omitempty"`
 	Trace          []TraceEntry `json:"trace,omitempty"`
 	TraceStart     *int         `json:"trace_start,omitempty"`
 	TraceLimit     *int         `json:"trace_limit,omitempty"`

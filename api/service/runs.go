@@ -165,6 +165,7 @@ func (s *Service) runResult(ctx context.Context, r store.Run, tr *protocol.Trace
 		Outcome: r.Outcome, Error: r.Error, Output: r.Output, Diagnostics: diags,
 		TraceCount: r.TraceCount, NextActions: afterRun(r), StartedBy: r.StartedBy, Kind: r.Kind,
 		ParentRunID: r.ParentRunID, ForkedFromNode: r.ForkedFromNode,
+		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
 	}
 	if r.Interrupt != nil {
 		obj, err := toObject(r.Interrupt)

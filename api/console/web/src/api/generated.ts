@@ -883,6 +883,8 @@ export type RunEventStepPayload = {
 export type RunResult = {
   artifact_id: string;
   artifact_version: number;
+  /** mcpflow extension: when the run was created (RFC 3339, UTC), as in RunSummary. */
+  created_at?: string;
   /** mcpflow extension: true when a workflow.runs.start with an idempotency_key answered with the run an earlier start with that key started, and started none. Absent otherwise. */
   deduplicated?: boolean;
   deployment_id: string;
@@ -908,6 +910,8 @@ export type RunResult = {
   trace_limit?: number;
   trace_start?: number;
   trace_truncated?: boolean;
+  /** mcpflow extension: when the run last changed (RFC 3339, UTC), as in RunSummary. */
+  updated_at?: string;
 };
 
 export type RunStatus = string;
