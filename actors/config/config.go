@@ -151,6 +151,12 @@ type Connection struct {
 	// defaults. A change applies at the source's next session, but for
 	// its roots, which the open session is told of.
 	Client *Client `json:"client,omitempty"`
+	// Expose offers the source through the MCP face (gateway mode) as a
+	// server.mcp.expose entry would, from the config file's sources or
+	// the source registry: its connection is the source's id (given or
+	// not). nil exposes nothing; a source may not also have a
+	// server.mcp.expose entry.
+	Expose *MCPExpose `json:"expose,omitempty"`
 }
 
 // Transport says how to reach an MCP server: a stdio subprocess or a
@@ -262,6 +268,18 @@ func (c Connection) Validate() error {
 	if err := c.Client.Validate(); err != nil {
 		return fmt.Errorf("source %q: %w", c.ID, err)
 	}
+	if e := c.Expose; e != nil {
+		var errs []error
+		if e.Connection != "" && e.Connection != c.ID {
+			errs = append(errs, fmt.Errorf("source %q: expose.connection: %q is another source; leave it out (it is the source's own id)", c.ID, e.Connection))
+		}
+		e.check(func(format string, args ...any) {
+			errs = append(errs, fmt.Errorf("source %q: expose"+format, append([]any{c.ID}, args...)...))
+		})
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -330,11 +348,7 @@ func (f *File) Validate() error {
 	if f.Server.Cluster != nil && f.Server.Store.Kind != StorePostgres {
 		errs = append(errs, fmt.Errorf("cluster: the nodes of a cluster share a PostgreSQL store: set server.store.kind to %q", StorePostgres))
 	}
-	ids := make([]string, 0, len(f.Server.Sources))
-	for _, c := range f.Server.Sources {
-		ids = append(ids, c.ID)
-	}
-	if err := f.Server.MCP.validateExpose(ids); err != nil {
+	if err := ValidateExposures(f.Server.MCP, f.Server.Sources); err != nil {
 		errs = append(errs, err)
 	}
 	for _, c := range f.Server.Sources {

@@ -112,12 +112,30 @@ func matchesAny(patterns []string, name string) bool {
 	return false
 }
 
-// Exposed is the expose entry of connection id, if it is exposed.
-func (m *MCP) Exposed(id string) (MCPExpose, bool) {
-	if m == nil {
-		return MCPExpose{}, false
+// Exposures are the connections exposed through the MCP face: the
+// entries of server.mcp.expose (m), then the expose blocks of conns (the
+// effective sources: the config file's and the registry's) that
+// server.mcp.expose does not name, each with its source's id, in the
+// order of conns.
+func Exposures(m *MCP, conns []Connection) []MCPExpose {
+	var out []MCPExpose
+	if m != nil {
+		out = append(out, m.Expose...)
 	}
-	for _, e := range m.Expose {
+	for _, c := range conns {
+		if c.Expose == nil || slices.ContainsFunc(out, func(e MCPExpose) bool { return e.Connection == c.ID }) {
+			continue
+		}
+		e := *c.Expose
+		e.Connection = c.ID
+		out = append(out, e)
+	}
+	return out
+}
+
+// ExposedIn is the exposure of connection id in exposures, if any.
+func ExposedIn(exposures []MCPExpose, id string) (MCPExpose, bool) {
+	for _, e := range exposures {
 		if e.Connection == id {
 			return e, true
 		}
@@ -125,52 +143,70 @@ func (m *MCP) Exposed(id string) (MCPExpose, bool) {
 	return MCPExpose{}, false
 }
 
-// validateExpose checks server.mcp.expose against the configured sources
-// (their ids): each entry names a source once, under a prefix of its own
-// that fits hosts' names, with valid patterns, and asks only for what is
-// supported.
-func (m *MCP) validateExpose(sources []string) error {
-	if m == nil {
-		return nil
-	}
+// ValidateExposures checks server.mcp.expose (m) against the sources
+// conns: each entry names a source, once, and no source also has an
+// expose block of its own; and every exposure, an entry's or a source's,
+// has a prefix of its own that fits hosts' names, valid patterns and a
+// known scope.
+func ValidateExposures(m *MCP, conns []Connection) error {
 	var errs []error
-	connections, prefixes := map[string]int{}, map[string]int{}
-	for i, e := range m.Expose {
+	ids := make([]string, len(conns))
+	own := map[string]bool{}
+	for i, c := range conns {
+		ids[i] = c.ID
+		own[c.ID] = c.Expose != nil
+	}
+	connections := map[string]int{}
+	var entries []MCPExpose
+	if m != nil {
+		entries = m.Expose
+	}
+	for i, e := range entries {
 		at := fmt.Sprintf("server.mcp.expose[%d]", i)
-		bad := func(format string, args ...any) {
-			errs = append(errs, fmt.Errorf(at+format, args...))
-		}
+		bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(at+format, args...)) }
 		switch {
 		case e.Connection == "":
 			bad(".connection is required: the id of a source in server.sources")
-		case !slices.Contains(sources, e.Connection):
-			bad(".connection: no source %q in server.sources%s", e.Connection, suggest.DidYouMean(e.Connection, sources))
+		case !slices.Contains(ids, e.Connection):
+			bad(".connection: no source %q in server.sources%s", e.Connection, suggest.DidYouMean(e.Connection, ids))
+		case own[e.Connection]:
+			bad(".connection: source %q has an expose block of its own: keep one of the two", e.Connection)
 		}
 		if j, dup := connections[e.Connection]; dup && e.Connection != "" {
 			bad(".connection: %q is exposed already by server.mcp.expose[%d]", e.Connection, j)
 		}
 		connections[e.Connection] = i
+		e.check(bad)
+	}
+	prefixes := map[string]string{}
+	for _, e := range Exposures(m, conns) {
 		p := e.DefaultPrefix()
-		if e.Prefix != "" && (!exposePrefix.MatchString(e.Prefix) || len(e.Prefix) > MaxExposePrefix) {
-			bad(".prefix: %q must be 1 to %d of A-Z a-z 0-9 _ - and start with a letter or digit (tool names must fit hosts' limits)", e.Prefix, MaxExposePrefix)
-		} else if j, dup := prefixes[p]; dup && p != "" {
-			bad(".prefix: %q is server.mcp.expose[%d]'s already: give each exposed connection a prefix of its own", p, j)
+		if other, dup := prefixes[p]; dup && p != "" {
+			errs = append(errs, fmt.Errorf("the exposed connections %q and %q both take the prefix %q: give each a prefix of its own", other, e.Connection, p))
 		}
-		prefixes[p] = i
-		if e.Tools != nil {
-			for list, patterns := range [][]string{e.Tools.Allow, e.Tools.Deny} {
-				for j, p := range patterns {
-					if _, err := path.Match(p, ""); err != nil || p == "" {
-						bad(".tools.%s[%d]: %q is not a tool name or pattern", []string{"allow", "deny"}[list], j, p)
-					}
+		prefixes[p] = e.Connection
+	}
+	return errors.Join(errs...)
+}
+
+// check reports, through bad, what is wrong with e itself: its prefix,
+// its tool patterns, its scope.
+func (e MCPExpose) check(bad func(format string, args ...any)) {
+	if e.Prefix != "" && (!exposePrefix.MatchString(e.Prefix) || len(e.Prefix) > MaxExposePrefix) {
+		bad(".prefix: %q must be 1 to %d of A-Z a-z 0-9 _ - and start with a letter or digit (tool names must fit hosts' limits)", e.Prefix, MaxExposePrefix)
+	}
+	if e.Tools != nil {
+		for list, patterns := range [][]string{e.Tools.Allow, e.Tools.Deny} {
+			for j, p := range patterns {
+				if _, err := path.Match(p, ""); err != nil || p == "" {
+					bad(".tools.%s[%d]: %q is not a tool name or pattern", []string{"allow", "deny"}[list], j, p)
 				}
 			}
 		}
-		switch e.Scope {
-		case "", ExposeShared, ExposePerClient:
-		default:
-			bad(".scope must be %q or %q, got %q", ExposeShared, ExposePerClient, e.Scope)
-		}
 	}
-	return errors.Join(errs...)
+	switch e.Scope {
+	case "", ExposeShared, ExposePerClient:
+	default:
+		bad(".scope must be %q or %q, got %q", ExposeShared, ExposePerClient, e.Scope)
+	}
 }

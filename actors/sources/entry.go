@@ -33,10 +33,16 @@ func connectionOf(e store.RegistryEntry) (config.Connection, error) {
 			return config.Connection{}, fmt.Errorf("registry entry %q: client: %w", e.ID, err)
 		}
 	}
+	var expose *config.MCPExpose
+	if e.Expose != nil {
+		if err := jsonconv.Strict(e.Expose, &expose); err != nil {
+			return config.Connection{}, fmt.Errorf("registry entry %q: expose: %w", e.ID, err)
+		}
+	}
 	enabled := e.Enabled
 	c := config.Connection{
 		Kind: KindMCP, ID: e.ID, Enabled: &enabled, Provider: e.Provider, Account: e.Account,
-		Profile: e.Profile, Transport: t, AuthRef: e.AuthRef, Auth: auth, Client: client, Metadata: e.Metadata,
+		Profile: e.Profile, Transport: t, AuthRef: e.AuthRef, Auth: auth, Client: client, Expose: expose, Metadata: e.Metadata,
 	}
 	if err := c.Validate(); err != nil {
 		return config.Connection{}, fmt.Errorf("registry entry: %w", err)
@@ -52,8 +58,25 @@ func entryOf(c config.Connection) store.RegistryEntry {
 	}
 	return store.RegistryEntry{
 		ID: c.ID, Kind: KindMCP, Enabled: c.IsEnabled(), Provider: c.Server(), Account: c.AccountName(),
-		Profile: c.Profile, Transport: transportObject(c.Transport), AuthRef: c.AuthRef, Auth: AuthObject(c.Auth), Client: ClientObject(c.Client), Metadata: metadata,
+		Profile: c.Profile, Transport: transportObject(c.Transport), AuthRef: c.AuthRef, Auth: AuthObject(c.Auth), Client: ClientObject(c.Client),
+		Expose: ExposeObject(c.Expose), Metadata: metadata,
 	}
+}
+
+// ExposeObject is a source's expose block as stored: its JSON object,
+// without the connection (the source's own id); nil for none.
+func ExposeObject(e *config.MCPExpose) map[string]any {
+	if e == nil {
+		return nil
+	}
+	block := *e
+	block.Connection = ""
+	var out map[string]any
+	if err := jsonconv.Strict(block, &out); err != nil { // strings, bools and string lists always encode
+		panic("sources: expose as an object: " + err.Error())
+	}
+	delete(out, "connection")
+	return out
 }
 
 // ClientObject is a source's client block as stored: its JSON object, nil
@@ -109,6 +132,7 @@ type entryDoc struct {
 	AuthRef   *string            `json:"auth_ref"`
 	Auth      *config.SourceAuth `json:"auth"`
 	Client    *config.Client     `json:"client"`
+	Expose    *config.MCPExpose  `json:"expose"`
 	Metadata  map[string]any     `json:"metadata"`
 }
 
@@ -135,7 +159,8 @@ func parseEntry(doc map[string]any) (store.RegistryEntry, error) {
 	if kind, ok := transportAliases[strings.ToLower(t.Kind)]; ok {
 		t.Kind = kind
 	}
-	c := config.Connection{Kind: KindMCP, ID: in.ID, Enabled: in.Enabled, Profile: in.Profile, Transport: t, AuthRef: in.AuthRef, Auth: in.Auth, Client: in.Client, Metadata: in.Metadata}
+	c := config.Connection{Kind: KindMCP, ID: in.ID, Enabled: in.Enabled, Profile: in.Profile, Transport: t, AuthRef: in.AuthRef, Auth: in.Auth, Client: in.Client,
+		Expose: in.Expose, Metadata: in.Metadata}
 	for _, part := range []*string{in.Provider, in.Account, in.AuthRef} {
 		if part != nil && *part == "" {
 			return store.RegistryEntry{}, fail(ErrMalformed, "entry %q: provider, account and auth_ref are null or not empty", in.ID)

@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,6 +30,9 @@ type Sources struct {
 	// Announce tells the other nodes of a cluster of each apply this
 	// node makes; nil on a node alone. Set it before the first apply.
 	Announce Announcer
+	// MCP is the server.mcp block, whose expose entries an entry's
+	// expose block may not clash with; nil for none.
+	MCP *config.MCP
 
 	mu sync.Mutex
 }
@@ -160,6 +164,9 @@ func (s *Sources) mutate(ctx context.Context, id string, change func(store.Regis
 }
 
 func (s *Sources) write(ctx context.Context, e store.RegistryEntry) (Entry, error) {
+	if err := s.checkExposures(ctx, e); err != nil {
+		return Entry{}, err
+	}
 	if err := s.store.PutRegistryEntry(ctx, e); err != nil {
 		return Entry{}, fail(ErrFailed, "write source registry entry %q: %w", e.ID, err)
 	}
@@ -200,4 +207,27 @@ func (s *Sources) precedence(id string) Precedence {
 // record appends e to the admin event log, stamped now.
 func (s *Sources) record(ctx context.Context, e audit.Event) {
 	audit.Record(ctx, s.store, time.Now(), e)
+}
+
+// checkExposures refuses an entry whose expose block would clash, once
+// applied, with server.mcp.expose or another exposed source: a
+// connection exposed twice, or a prefix two exposures share.
+func (s *Sources) checkExposures(ctx context.Context, e store.RegistryEntry) error {
+	if e.Expose == nil {
+		return nil // withdrawing an exposure clashes with nothing
+	}
+	registered, _, err := registryConnections(ctx, s.store)
+	if err != nil {
+		return fail(ErrFailed, "%w", err)
+	}
+	c, err := connectionOf(e)
+	if err != nil {
+		return fail(ErrMalformed, "%w", err)
+	}
+	registered = slices.DeleteFunc(registered, func(r config.Connection) bool { return r.ID == e.ID })
+	merged := config.Merge(s.view.Configured(), append(registered, c))
+	if err := config.ValidateExposures(s.MCP, merged.Connections); err != nil {
+		return fail(ErrRefused, "source registry entry %q: its expose block: %w", e.ID, err)
+	}
+	return nil
 }

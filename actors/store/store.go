@@ -499,7 +499,10 @@ type RegistryEntry struct {
 	// Client is what mcpflow answers the source as an MCP client
 	// (config.Client: elicitation, sampling, roots, log_level); nil for
 	// the defaults.
-	Client   map[string]any `json:"client,omitempty"`
+	Client map[string]any `json:"client,omitempty"`
+	// Expose offers the source through the MCP face (config.MCPExpose,
+	// without its connection); nil for not exposed.
+	Expose   map[string]any `json:"expose,omitempty"`
 	Metadata map[string]any `json:"metadata"`
 	// Sealed is the secret values of Transport sealed, as a store that
 	// seals keeps them (see SealEntry); "" in every entry a store that

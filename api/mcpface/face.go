@@ -37,6 +37,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Metrics counts the 2025-era sessions of /mcp; nil counts nothing.
 	Metrics *metrics.Metrics
+	// Exposures reads the connections exposed now (server.mcp.expose's
+	// and the sources' own expose blocks, which a registry apply changes),
+	// at each refresh; nil takes Config.Expose, fixed.
+	Exposures func(ctx context.Context) ([]config.MCPExpose, error)
 	// LoneSession names the one client session of a face that serves
 	// one (`mcpflow mcp` over stdio, whose session has no id): the key of
 	// its per_client upstream sessions, closed as it ends. "" for /mcp.
@@ -73,6 +77,9 @@ type Face struct {
 	// that ends; lone is Options.LoneSession.
 	clients clientSessions
 	lone    string
+	// exposuresOf is Options.Exposures; exposed what it last read (under mu).
+	exposuresOf func(ctx context.Context) ([]config.MCPExpose, error)
+	exposed     []config.MCPExpose
 	// sessions bounds the 2025-era sessions of /mcp (Handler's), which
 	// Run closes as it ends; nil without a Handler.
 	sessions *sessionCap
@@ -128,7 +135,7 @@ func New(opts Options) *Face {
 	return &Face{
 		cfg: cfg, watch: opts.Watch, log: log, version: opts.Version, states: stateSigner{sealer: opts.States},
 		changed: make(chan struct{}, 1), served: make(chan struct{}), catalog: catalog{backend: opts.Watch}, metrics: opts.Metrics,
-		lone: opts.LoneSession,
+		lone: opts.LoneSession, exposuresOf: opts.Exposures,
 	}
 }
 
@@ -142,7 +149,7 @@ func (f *Face) NewServer(ctx context.Context, who access.Principal, api Backend,
 // newServed is NewServer's server with what it offers.
 func (f *Face) newServed(ctx context.Context, who access.Principal, api Backend, gate Gate) *served {
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
-	if f.exposesResources() {
+	if f.mayOfferResources() {
 		// The exposed resources change as their upstreams' do.
 		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
 	}
@@ -152,11 +159,11 @@ func (f *Face) newServed(ctx context.Context, who access.Principal, api Backend,
 		// offered yet.
 		Capabilities: caps,
 	}
-	if f.exposesPrompts() {
+	if f.mayOfferPrompts() {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
 	}
 	var s *served
-	if f.exposesPrompts() || f.exposesResources() {
+	if f.mayOfferPrompts() || f.mayOfferResources() {
 		opts.CompletionHandler = func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			return f.complete(ctx, s, req)
 		}
@@ -265,7 +272,8 @@ func (f *Face) follow(ctx context.Context) {
 // changesTools reports whether an admin event of kind may change a tool
 // (or an exposed resource).
 func changesTools(kind string) bool {
-	return slices.Contains([]string{"workflow_deployment_saved", "workflow_deployment_deleted", "tools_changed", "resources_changed", "prompts_changed", "capability_drift"}, kind)
+	return slices.Contains([]string{"workflow_deployment_saved", "workflow_deployment_deleted", "tools_changed", "resources_changed", "prompts_changed", "capability_drift",
+		"connection_registered", "connection_updated", "connection_removed"}, kind) // a registry apply may expose or withdraw a connection
 }
 
 // poll pokes every PollInterval until ctx ends.
@@ -290,9 +298,10 @@ func (f *Face) refresh(ctx context.Context) {
 	defer cancel()
 	f.loading.Lock()
 	defer f.loading.Unlock()
-	gateway := f.refreshGateway(ctx)
-	resources := f.refreshGatewayResources(ctx)
-	prompts := f.refreshGatewayPrompts(ctx)
+	exposed := f.exposuresNow(ctx)
+	gateway := f.refreshGateway(ctx, exposed)
+	resources := f.refreshGatewayResources(ctx, exposed)
+	prompts := f.refreshGatewayPrompts(ctx, exposed)
 	tools, errs := f.catalog.load(ctx, gatewayReserved(gateway))
 	for _, err := range errs {
 		f.log.Warn("mcp face: a deployment is not offered", "err", err)

@@ -70,13 +70,13 @@ func gatewayNames(keys []gatewayKey, prefix func(connection string) string, rese
 // entry offers) with their contracts, as tools of the face named by
 // gatewayNames. A connection whose catalog cannot be read is logged and
 // named in failed; the others are listed.
-func (f *Face) loadGateway(ctx context.Context) ([]gatewayTool, map[string]bool) {
+func (f *Face) loadGateway(ctx context.Context, exposed []config.MCPExpose) ([]gatewayTool, map[string]bool) {
 	var (
 		failed  = map[string]bool{}
 		keys    []gatewayKey
 		details = map[gatewayKey]protocol.CapabilityDetail{}
 	)
-	for _, e := range f.cfg.Expose {
+	for _, e := range exposed {
 		found, err := f.exposedTools(ctx, e)
 		if err != nil {
 			f.log.Warn("mcp face: an exposed connection's tools are not read again", "connection", e.Connection, "err", err)
@@ -89,7 +89,7 @@ func (f *Face) loadGateway(ctx context.Context) ([]gatewayTool, map[string]bool)
 		}
 	}
 	prefixes, perClient := map[string]string{}, map[string]bool{}
-	for _, e := range f.cfg.Expose {
+	for _, e := range exposed {
 		prefixes[e.Connection], perClient[e.Connection] = e.DefaultPrefix(), e.Scope == config.ExposePerClient
 	}
 	names := gatewayNames(keys, func(c string) string { return prefixes[c] }, isOwnTool)
@@ -249,11 +249,11 @@ func deref[T any](p *T) T {
 
 // refreshGateway reads the exposed tools again. An exposed connection
 // whose tools cannot be read keeps the tools it was offered with.
-func (f *Face) refreshGateway(ctx context.Context) []gatewayTool {
-	if len(f.cfg.Expose) == 0 {
+func (f *Face) refreshGateway(ctx context.Context, exposed []config.MCPExpose) []gatewayTool {
+	if len(exposed) == 0 {
 		return nil
 	}
-	tools, failed := f.loadGateway(ctx)
+	tools, failed := f.loadGateway(ctx, exposed)
 	if len(failed) == 0 {
 		return tools
 	}

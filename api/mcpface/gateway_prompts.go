@@ -28,22 +28,17 @@ type gatewayPrompt struct {
 // connection's prompts take (the read scope).
 var gatewayPromptMethods = []string{protocol.MethodSourcesPrompts, protocol.MethodSourcesGetPrompt}
 
-// exposesPrompts reports whether an expose entry offers prompts.
-func (f *Face) exposesPrompts() bool {
-	return slices.ContainsFunc(f.cfg.Expose, func(e config.MCPExpose) bool { return e.Prompts })
-}
-
 // loadGatewayPrompts lists the prompts of each connection exposed with
 // prompts. A connection whose prompts cannot be read is logged and named
 // in failed.
-func (f *Face) loadGatewayPrompts(ctx context.Context) ([]gatewayPrompt, map[string]bool) {
+func (f *Face) loadGatewayPrompts(ctx context.Context, exposed []config.MCPExpose) ([]gatewayPrompt, map[string]bool) {
 	failed := map[string]bool{}
 	var (
 		keys     []gatewayKey
 		listed   = map[gatewayKey]protocol.SourcePrompt{}
 		prefixes = map[string]string{}
 	)
-	for _, e := range f.cfg.Expose {
+	for _, e := range exposed {
 		if !e.Prompts {
 			continue
 		}
@@ -78,11 +73,11 @@ func (f *Face) loadGatewayPrompts(ctx context.Context) ([]gatewayPrompt, map[str
 
 // refreshGatewayPrompts reads the exposed prompts again; a connection
 // whose prompts cannot be read keeps those it was offered with.
-func (f *Face) refreshGatewayPrompts(ctx context.Context) []gatewayPrompt {
-	if !f.exposesPrompts() {
+func (f *Face) refreshGatewayPrompts(ctx context.Context, exposed []config.MCPExpose) []gatewayPrompt {
+	if !exposesPrompts(exposed) {
 		return nil
 	}
-	found, failed := f.loadGatewayPrompts(ctx)
+	found, failed := f.loadGatewayPrompts(ctx, exposed)
 	if len(failed) == 0 {
 		return found
 	}

@@ -54,19 +54,14 @@ func removeResources(srv *mcp.Server, keys []string) {
 // connection's resources take (the read scope).
 var gatewayResourceMethods = []string{protocol.MethodSourcesResources, protocol.MethodSourcesReadResource}
 
-// exposesResources reports whether an expose entry offers resources.
-func (f *Face) exposesResources() bool {
-	return slices.ContainsFunc(f.cfg.Expose, func(e config.MCPExpose) bool { return e.Resources })
-}
-
 // loadGatewayResources lists the resources of each connection exposed
 // with resources, and their resource templates, in the sorted order of
 // the connections: a URI (or URI template) another connection listed
 // first is not offered again (logged). A connection
 // whose resources cannot be read is logged and named in failed.
-func (f *Face) loadGatewayResources(ctx context.Context) ([]gatewayResource, map[string]bool) {
+func (f *Face) loadGatewayResources(ctx context.Context, exposed []config.MCPExpose) ([]gatewayResource, map[string]bool) {
 	failed := map[string]bool{}
-	entries := slices.SortedFunc(slices.Values(f.cfg.Expose), func(a, b config.MCPExpose) int { return strings.Compare(a.Connection, b.Connection) })
+	entries := slices.SortedFunc(slices.Values(exposed), func(a, b config.MCPExpose) int { return strings.Compare(a.Connection, b.Connection) })
 	var out []gatewayResource
 	byKey := map[string]string{}
 	add := func(r gatewayResource) {
@@ -114,11 +109,11 @@ func (f *Face) loadGatewayResources(ctx context.Context) ([]gatewayResource, map
 // refreshGatewayResources reads the exposed resources again; a
 // connection whose resources cannot be read keeps those it was offered
 // with.
-func (f *Face) refreshGatewayResources(ctx context.Context) []gatewayResource {
-	if !f.exposesResources() {
+func (f *Face) refreshGatewayResources(ctx context.Context, exposed []config.MCPExpose) []gatewayResource {
+	if !exposesResources(exposed) {
 		return nil
 	}
-	found, failed := f.loadGatewayResources(ctx)
+	found, failed := f.loadGatewayResources(ctx, exposed)
 	if len(failed) == 0 {
 		return found
 	}

@@ -58,7 +58,10 @@ type RegistryEntry struct {
 	Auth Object `json:"auth,omitempty"`
 	// Client is the source's client block (elicitation, sampling, roots,
 	// log_level), when set: an mcpflow extension.
-	Client   Object `json:"client,omitempty"`
+	Client Object `json:"client,omitempty"`
+	// Expose is the source's expose block (gateway mode), when set: an
+	// mcpflow extension.
+	Expose   Object `json:"expose,omitempty"`
 	Metadata Object `json:"metadata"`
 }
 

@@ -46,7 +46,8 @@ func (s *Service) whoami(ctx context.Context, _ protocol.Empty) (protocol.Whoami
 }
 
 // mcpFace is server.mcp as the MCP face offers it to p: its defaults
-// filled in, and the exposed connections p sees, so that a face of its
+// filled in, and the exposed connections p sees (server.mcp.expose's and
+// the sources' own expose blocks), so that a face of its
 // own (`mcpflow mcp`) offers what /mcp does.
 func (s *Service) mcpFace(p access.Principal) (*protocol.MCPFace, error) {
 	var cfg config.MCP
@@ -55,7 +56,7 @@ func (s *Service) mcpFace(p access.Principal) (*protocol.MCPFace, error) {
 	}
 	face := &protocol.MCPFace{Tools: cmp.Or(cfg.Tools, config.MCPToolsAuto), MaxTools: cmp.Or(cfg.MaxTools, config.DefaultMCPMaxTools),
 		Deployments: nonNil(cfg.Deployments), Authoring: cfg.Authoring, HeartbeatMS: cmp.Or(cfg.HeartbeatMS, config.DefaultMCPHeartbeat), Expose: []protocol.Object{}}
-	for _, e := range cfg.Expose {
+	for _, e := range s.exposures() {
 		if !p.SeesConnection(e.Connection) {
 			continue
 		}

@@ -18,7 +18,7 @@ import (
 // exposed, or a tool its entry does not offer, is refused as not found,
 // so that the method reaches exactly what the face lists.
 func (s *Service) passthrough(ctx context.Context, p protocol.PassthroughParams) (protocol.RunResult, error) {
-	e, ok := s.MCP.Exposed(p.Connection)
+	e, ok := s.exposed(p.Connection)
 	if !ok {
 		return protocol.RunResult{}, notFound("connection %q is not exposed through the MCP face (server.mcp.expose)", p.Connection)
 	}

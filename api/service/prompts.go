@@ -10,7 +10,7 @@ import (
 // MCP face does not offer (server.mcp.expose[].prompts), so that the
 // prompt methods reach exactly what the face lists.
 func (s *Service) exposedPrompts(id string) error {
-	if e, ok := s.MCP.Exposed(id); !ok || !e.Prompts {
+	if e, ok := s.exposed(id); !ok || !e.Prompts {
 		return notFound("connection %q does not expose its prompts through the MCP face (server.mcp.expose[].prompts)", id)
 	}
 	return nil

@@ -126,6 +126,6 @@ func entryPayload(e store.RegistryEntry) protocol.RegistryEntry {
 	}
 	return protocol.RegistryEntry{
 		ID: e.ID, Kind: e.Kind, Enabled: e.Enabled, Provider: optional(e.Provider), Account: optional(e.Account),
-		Profile: e.Profile, Transport: sources.ShownTransport(e.Transport), AuthRef: e.AuthRef, Auth: e.Auth, Client: e.Client, Metadata: metadata,
+		Profile: e.Profile, Transport: sources.ShownTransport(e.Transport), AuthRef: e.AuthRef, Auth: e.Auth, Client: e.Client, Expose: e.Expose, Metadata: metadata,
 	}
 }

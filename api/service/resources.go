@@ -12,7 +12,7 @@ import (
 // refused as not found, so that the resource methods reach exactly what
 // the face lists.
 func (s *Service) exposedResources(id string) (config.MCPExpose, error) {
-	e, ok := s.MCP.Exposed(id)
+	e, ok := s.exposed(id)
 	if !ok || !e.Resources {
 		return config.MCPExpose{}, notFound("connection %q does not expose its resources through the MCP face (server.mcp.expose[].resources)", id)
 	}

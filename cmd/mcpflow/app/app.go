@@ -218,7 +218,7 @@ func Start(ctx context.Context, opts Options) (_ *App, err error) {
 	a.startEdge(opts.Edge, c)
 	mountHooks(a.edge, observed)
 	a.pruner = retention.Start(a.store, opts.Retention)
-	a.face = startFace(a.edge, opts.Config.Server.MCP, states)
+	a.face = startFace(a.edge, opts.Config.Server.MCP, states, a.service.Exposures)
 	a.life.ready()
 	return a, nil
 }

@@ -39,13 +39,15 @@ func faceStates(keys *secrets.Keyring) (mcpface.Sealer, error) {
 	return ephemeral, nil
 }
 
-// startFace mounts the MCP face on the edge, unless cfg disables it.
-func startFace(e *edge.Server, cfg *config.MCP, states mcpface.Sealer) *face {
+// startFace mounts the MCP face on the edge, unless cfg disables it; the
+// connections it exposes are the service's (exposures), read again at
+// each of its refreshes.
+func startFace(e *edge.Server, cfg *config.MCP, states mcpface.Sealer, exposures func() []config.MCPExpose) *face {
 	if cfg != nil && cfg.Disabled {
 		return nil
 	}
 	mf := mcpface.New(mcpface.Options{Config: cfg, Watch: e.Local(access.Internal), Version: edge.Version(), States: states,
-		Metrics: e.Options().Metrics})
+		Metrics: e.Options().Metrics, Exposures: func(context.Context) ([]config.MCPExpose, error) { return exposures(), nil }})
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &face{cancel: cancel}
 	e.Mount("/mcp", mf.Handler(ctx, mcpface.HTTPOptions{

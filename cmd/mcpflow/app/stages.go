@@ -197,9 +197,11 @@ func (a *App) startRuns(opts Options, m *metrics.Metrics, observed store.Store, 
 // newService builds the service the method table serves and, in a
 // cluster, lets the other nodes reach its runs and follows their changes.
 func (a *App) newService(opts Options, observed store.Store, registry *catalog.Registry, view *config.View, sink *sources.CatalogSink) {
+	srcs := sources.New(observed, view, a.supervisor)
+	srcs.MCP = opts.Config.Server.MCP // a registry entry's expose block may not clash with server.mcp.expose
 	a.service = &service.Service{
 		Store: observed, Hub: a.hub, Catalogs: registry, Supervisor: a.supervisor, Connections: view,
-		Sources: sources.New(observed, view, a.supervisor), Runs: a.runs,
+		Sources: srcs, Runs: a.runs,
 		StoreRoot: opts.Config.StoreRoot(), RunWait: opts.RunWait, MaxConcurrentRuns: opts.MaxConcurrentRuns,
 		RotateKeys: rotator(a.keys, a.store), MCP: opts.Config.Server.MCP,
 	}

@@ -90,7 +90,7 @@ func serveStdio(ctx context.Context, cl *client.Client, t mcp.Transport, log *sl
 		return err
 	}
 	face := mcpface.New(mcpface.Options{Config: cfg, Watch: cl, Version: readBuildInfo().String(), Logger: log, States: states,
-		LoneSession: hex.EncodeToString(lone)})
+		LoneSession: hex.EncodeToString(lone), Exposures: exposuresOf(cl)})
 	running.Go(func() { face.Run(ctx) })
 	// The face offers what the server says the token may do; the server
 	// still checks every call.
@@ -147,4 +147,17 @@ func faceConfig(f *protocol.MCPFace) (*config.MCP, error) {
 		return nil, fmt.Errorf("the server's exposed connections (mcp_face.expose): %w", err)
 	}
 	return cfg, nil
+}
+
+// exposuresOf reads the connections the server exposes to the token
+// (whoami's mcp_face.expose), for each refresh of the face: a source
+// registry apply may expose or withdraw one while the process runs.
+func exposuresOf(cl *client.Client) func(context.Context) ([]config.MCPExpose, error) {
+	return func(ctx context.Context) ([]config.MCPExpose, error) {
+		_, _, cfg, err := whoami(ctx, cl)
+		if err != nil || cfg == nil {
+			return nil, err
+		}
+		return cfg.Expose, nil
+	}
 }

@@ -765,6 +765,19 @@ export type RegistryEntryPayload = {
     sampling?: "refuse" | "interrupt" | "client";
   };
   enabled: boolean;
+  /** mcpflow extension: offers the source through the MCP face (gateway mode) as a server.mcp.expose entry does, its connection being the source's id: prefix (default the id without .default), tools {allow, deny} (path.Match globs), resources, prompts, scope (shared, the default, or per_client), record (default true). A source that server.mcp.expose names already may not have one, and every exposed connection needs a prefix of its own: such an entry is refused. Offered on /mcp once the registry is applied. */
+  expose?: {
+    connection?: string;
+    prefix?: string;
+    prompts?: boolean;
+    record?: boolean;
+    resources?: boolean;
+    scope?: "shared" | "per_client";
+    tools?: {
+      allow?: string[];
+      deny?: string[];
+    };
+  };
   id: string;
   kind: string;
   metadata?: JsonObject;
