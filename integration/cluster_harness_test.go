@@ -196,13 +196,7 @@ func (c *testCluster) upstreamsOn(id string) int {
 		return 0
 	default:
 	}
-	n := 0
-	for _, pid := range descendantsOf(pr.cmd.Process.Pid) {
-		if exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe"); err == nil && exe == fakeMCP {
-			n++
-		}
-	}
-	return n
+	return processesRunning(pr, fakeMCP, "")
 }
 
 // configOf is the config file node id was last started with.

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -128,40 +129,28 @@ func firedTicks(t *testing.T, c *client.Client, schedule string, first int64, n 
 func (f *scheduleFires) more(t *testing.T, done func() bool) {
 	t.Helper()
 	is := is.New(t)
-	deadline := time.After(60 * time.Second)
-	for !done() {
-		select {
-		case n := <-f.notes:
-			if n.Method != p.NotifyAdminEvent {
-				continue
-			}
-			var e p.AdminEventNotification
-			is.NoErr(json.Unmarshal(n.Params, &e))
-			if e.Kind != audit.ScheduleFired || e.Payload["schedule_id"] != f.schedule {
-				continue
-			}
-			run, _ := e.Payload["run_id"].(string)
-			tick, err := strconv.ParseInt(jsonNumber(e.Payload["tick_epoch_ms"]), 10, 64)
-			is.NoErr(err)
-			if run == "" {
-				continue // a fire that started nothing (refused): no run to count
-			}
-			if e.Payload["outcome"] == "deduplicated" {
-				f.deduplicated++
-			}
-			if !slices.Contains(f.runs[tick], run) {
-				f.runs[tick] = append(f.runs[tick], run)
-			}
-			if prev, ok := f.tickOf[run]; ok && prev != tick {
-				t.Logf("run %s fired for ticks %d and %d", run, prev, tick)
-				is.Fail() // a run of one tick only
-			}
-			f.tickOf[run] = tick
-		case <-deadline:
-			t.Logf("fires seen: %v", f.runs)
-			is.Fail() // the fires' admin events arrive
+	takeAdminEvents(t, f.notes, 60*time.Second, fmt.Sprintf("the fires' admin events; seen: %v", f.runs), done, func(e p.AdminEventNotification) {
+		if e.Kind != audit.ScheduleFired || e.Payload["schedule_id"] != f.schedule {
+			return
 		}
-	}
+		run, _ := e.Payload["run_id"].(string)
+		tick, err := strconv.ParseInt(jsonNumber(e.Payload["tick_epoch_ms"]), 10, 64)
+		is.NoErr(err)
+		if run == "" {
+			return // a fire that started nothing (refused): no run to count
+		}
+		if e.Payload["outcome"] == "deduplicated" {
+			f.deduplicated++
+		}
+		if !slices.Contains(f.runs[tick], run) {
+			f.runs[tick] = append(f.runs[tick], run)
+		}
+		if prev, ok := f.tickOf[run]; ok && prev != tick {
+			t.Logf("run %s fired for ticks %d and %d", run, prev, tick)
+			is.Fail() // a run of one tick only
+		}
+		f.tickOf[run] = tick
+	})
 }
 
 // jsonNumber is a number of a decoded JSON payload as text.

@@ -78,6 +78,30 @@ func notifications(c *client.Client) <-chan client.Notification {
 	return ch
 }
 
+// takeAdminEvents hands fn each admin event that arrives on notes, in
+// order, skipping the other notifications, until done holds (checked
+// first, and after each event); past wait it logs what as unfinished and
+// fails the test.
+func takeAdminEvents(t *testing.T, notes <-chan client.Notification, wait time.Duration, what string, done func() bool, fn func(p.AdminEventNotification)) {
+	t.Helper()
+	is := is.New(t)
+	deadline := time.After(wait)
+	for !done() {
+		select {
+		case n := <-notes:
+			if n.Method != p.NotifyAdminEvent {
+				continue
+			}
+			var e p.AdminEventNotification
+			is.NoErr(json.Unmarshal(n.Params, &e))
+			fn(e)
+		case <-deadline:
+			t.Logf("within %s: %s", wait, what)
+			is.Fail() // the admin events arrive
+		}
+	}
+}
+
 // runEventsUntilEnd takes the events of subscription sub from notes until
 // the one that ends the run; any other notification fails the test.
 func runEventsUntilEnd(t *testing.T, notes <-chan client.Notification, sub string) []p.RunEventNotification {

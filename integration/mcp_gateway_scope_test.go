@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/matryer/is"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -90,8 +89,8 @@ func historyLength(t *testing.T, s stepResult) int {
 }
 
 // processesRunning counts pr's descendants that run program (not the
-// reapers that wait on them) with script in their command line: the
-// stdio servers of one source.
+// reapers that wait on them) with script in their command line (any,
+// for ""): the stdio servers of one source.
 func processesRunning(pr *process, program, script string) int {
 	exe, err := filepath.EvalSymlinks(program)
 	if err != nil {
@@ -137,24 +136,14 @@ func TestMCPGatewayRecordFalseLeavesNoHistory(t *testing.T) {
 	from := int64(0)
 	sub, err := ws.SubscribeAdminEvents(testContext(t), p.SubscribeAdminEventsParams{AfterSequence: &from})
 	is.NoErr(err)
-	for seq := int64(0); seq < sub.LastSequence; {
-		select {
-		case n := <-notes:
-			if n.Method != p.NotifyAdminEvent {
-				continue
-			}
-			var e p.AdminEventNotification
-			is.NoErr(json.Unmarshal(n.Params, &e))
-			seq = e.Sequence
-			if e.Kind == store.EventRunStarted {
-				artifact, _ := e.Payload["artifact_id"].(string)
-				started[artifact]++
-			}
-		case <-time.After(liveWait):
-			t.Logf("admin events replayed up to %d of %d", seq, sub.LastSequence)
-			is.Fail() // the log is replayed
+	seq := int64(0)
+	takeAdminEvents(t, notes, liveWait, "the admin event log replayed", func() bool { return seq >= sub.LastSequence }, func(e p.AdminEventNotification) {
+		seq = e.Sequence
+		if e.Kind == store.EventRunStarted {
+			artifact, _ := e.Payload["artifact_id"].(string)
+			started[artifact]++
 		}
-	}
+	})
 	is.Equal(started, map[string]int{run.ArtifactID: 1}) // the workflow's run only
 }
 
