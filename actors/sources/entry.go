@@ -69,13 +69,8 @@ func ExposeObject(e *config.MCPExpose) map[string]any {
 	if e == nil {
 		return nil
 	}
-	block := *e
-	block.Connection = ""
-	var out map[string]any
-	if err := jsonconv.Strict(block, &out); err != nil { // strings, bools and string lists always encode
-		panic("sources: expose as an object: " + err.Error())
-	}
-	delete(out, "connection")
+	out := object("expose", e)
+	delete(out, "connection") // the source's own id
 	return out
 }
 
@@ -85,11 +80,7 @@ func ClientObject(c *config.Client) map[string]any {
 	if c == nil {
 		return nil
 	}
-	var out map[string]any
-	if err := jsonconv.Strict(c, &out); err != nil { // strings and string lists always encode
-		panic("sources: client as an object: " + err.Error())
-	}
-	return out
+	return object("client", c)
 }
 
 // AuthObject is a source's auth as stored: its JSON object, nil for none.
@@ -98,19 +89,21 @@ func AuthObject(a *config.SourceAuth) map[string]any {
 	if a == nil {
 		return nil
 	}
-	var out map[string]any
-	if err := jsonconv.Strict(a, &out); err != nil { // strings, ints and string lists always encode
-		panic("sources: auth as an object: " + err.Error())
-	}
-	return out
+	return object("auth", a)
 }
 
 // transportObject is a transport as stored: its JSON object, empty fields
 // left out.
-func transportObject(t config.Transport) map[string]any {
+func transportObject(t config.Transport) map[string]any { return object("transport", t) }
+
+// object is block v (a source's client, auth, expose or transport) as
+// the JSON object a registry entry stores. Its fields are strings, ints,
+// bools and lists and maps of strings, which always encode: a failure is
+// a bug.
+func object(what string, v any) map[string]any {
 	var out map[string]any
-	if err := jsonconv.Strict(t, &out); err != nil { // strings and string maps always encode
-		panic("sources: transport as an object: " + err.Error())
+	if err := jsonconv.Strict(v, &out); err != nil {
+		panic("sources: " + what + " as an object: " + err.Error())
 	}
 	return out
 }
