@@ -30,16 +30,6 @@ func (f *Face) exposuresNow(ctx context.Context) []config.MCPExpose {
 	return found
 }
 
-// exposures are the exposures the last refresh read.
-func (f *Face) exposures() []config.MCPExpose {
-	if f.exposuresOf == nil {
-		return f.cfg.Expose
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.exposed
-}
-
 // exposesPrompts reports whether an exposure offers prompts.
 func exposesPrompts(exposed []config.MCPExpose) bool {
 	return slices.ContainsFunc(exposed, func(e config.MCPExpose) bool { return e.Prompts })

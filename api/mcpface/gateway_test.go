@@ -203,7 +203,7 @@ func TestExposedToolsOfAConnectionThatFailsStayAndOfOneThatIsGoneGo(t *testing.T
 	u := upstreams{tools: map[string][]string{"a.default": {"one"}, "b.default": {"two"}}, gone: map[string]bool{}, broken: map[string]bool{}}
 	f := New(Options{Watch: u, Config: &config.MCP{Expose: []config.MCPExpose{{Connection: "a.default"}, {Connection: "b.default"}}}})
 	names := func() []string {
-		f.gateway = f.refreshGateway(t.Context(), f.exposures())
+		f.gateway = f.refreshGateway(t.Context(), f.exposuresNow(t.Context()))
 		var out []string
 		for _, g := range f.gateway {
 			out = append(out, g.tool.Name)
