@@ -488,32 +488,27 @@ func (a *Actor) commit(final, create bool) {
 	a.taskUnsaved = nil
 	rec.Replaced, a.replaced = a.replaced, nil
 	a.trace.Steps(entries)
-	write := a.spec.Store.RecordProgress
-	if create {
-		write = a.spec.Store.CreateRun
-	}
 	var live []store.RunEvent
 	if !create {
 		live = a.takeLive(time.Now())
 	}
-	a.persist(func(ctx context.Context) error { return write(ctx, rec, entries) }, persisted{final: final, rec: rec, entries: entries, tasks: tasks, live: live})
+	a.persist(store.Commit{Create: create, Run: rec, Entries: entries, Live: live},
+		persisted{final: final, rec: rec, entries: entries, tasks: tasks, live: live})
 }
 
-// persist runs write off the inbox and reports back, with done's fields;
-// done's live events are appended first (their failure does not stop
-// the write).
-func (a *Actor) persist(write func(context.Context) error, done persisted) {
+// persist hands c to the store and goes on: the store reports back with
+// done's fields, as a message, once c is written (its live events
+// first, whose failure does not stop the write). No goroutine of the
+// run's waits for it (store.Submit), and the inbox is read meanwhile.
+func (a *Actor) persist(c store.Commit, done persisted) {
 	a.writing = true
-	engine, self, timeout, st, id := a.engine, a.self, a.spec.StoreTimeout, a.spec.Store, a.record.ID
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		if len(done.live) > 0 {
-			done.liveErr = st.AppendRunEvents(ctx, id, done.live)
-		}
-		done.err = write(ctx)
+	engine, self := a.engine, a.self
+	ctx, cancel := context.WithTimeout(context.Background(), a.spec.StoreTimeout)
+	store.Submit(ctx, a.spec.Store, c, func(o store.CommitOutcome) {
+		cancel()
+		done.err, done.liveErr = o.Err, o.LiveErr
 		engine.Send(self, done)
-	}()
+	})
 }
 
 func (a *Actor) onPersisted(m persisted) {

@@ -54,6 +54,34 @@ func (s observed) RecordProgress(ctx context.Context, r Run, entries []workflow.
 	return s.runCommitted(r.ID, s.Store.RecordProgress(ctx, r, entries))
 }
 
+// SubmitCommit implements Submitter: c goes through the observed
+// store's writer when it has one, else through this store's methods on
+// a goroutine of its own; either way, the observer is told before done.
+func (s observed) SubmitCommit(ctx context.Context, c Commit, done func(CommitOutcome)) {
+	sub, ok := s.Store.(Submitter)
+	if !ok {
+		go func() { done(CommitInPlace(ctx, s, c)) }()
+		return
+	}
+	stop := s.metrics.StoreCommit(commitKind(c))
+	sub.SubmitCommit(ctx, c, func(o CommitOutcome) {
+		stop()
+		if len(c.Live) > 0 && o.LiveErr == nil {
+			s.observer.WakeRun(c.Run.ID, 0)
+		}
+		o.Err = s.runCommitted(c.Run.ID, o.Err)
+		done(o)
+	})
+}
+
+// commitKind names c's write as the store's commit metric does.
+func commitKind(c Commit) string {
+	if c.Create {
+		return "create_run"
+	}
+	return "record_progress"
+}
+
 func (s observed) AppendRunEvents(ctx context.Context, runID string, events []RunEvent) error {
 	defer s.metrics.StoreCommit("append_run_events")()
 	err := s.Store.AppendRunEvents(ctx, runID, events)

@@ -64,7 +64,12 @@ func (s *Store) AppendRunEvents(ctx context.Context, runID string, events []stor
 	if len(events) == 0 {
 		return nil
 	}
-	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
+	return s.update(ctx, liveEvents(runID, events))
+}
+
+// liveEvents is the write of AppendRunEvents.
+func liveEvents(runID string, events []store.RunEvent) writeFn {
+	return func(ctx context.Context, tx writeTx) error {
 		head, lastSeq, err := runHead(ctx, tx, runID)
 		if err != nil {
 			return err
@@ -82,7 +87,7 @@ func (s *Store) AppendRunEvents(ctx context.Context, runID string, events []stor
 		}
 		_, err = tx.exec(ctx, setRunLastEvent, numbered[len(numbered)-1].Seq, runID)
 		return err
-	})
+	}
 }
 
 // ReadRunEvents implements store.RunEventLog in one read transaction.

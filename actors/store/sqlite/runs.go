@@ -34,19 +34,28 @@ var (
 // records are encoded before the transaction, off the writer.
 func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "create run %q", r.ID)
+	fn, err := s.creation(r, entries)
+	if err != nil {
+		return err
+	}
+	return s.update(ctx, fn)
+}
+
+// creation encodes what CreateRun writes and returns its write.
+func (s *Store) creation(r store.Run, entries []workflow.TraceEntry) (writeFn, error) {
 	if r.TraceCount != len(entries) {
-		return fmt.Errorf("%d trace entries, yet trace_count is %d", len(entries), r.TraceCount)
+		return nil, fmt.Errorf("%d trace entries, yet trace_count is %d", len(entries), r.TraceCount)
 	}
 	row, err := s.newRunRow(r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	encoded, err := encodeEntries(r.ID, entries, row.values)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	events := store.NewRunEvents(nil, row.run, entries, 0)
-	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
+	return func(ctx context.Context, tx writeTx) error {
 		if err := insertNew(ctx, tx, insertRun, row.args(events, 0)...); err != nil {
 			return err
 		}
@@ -56,7 +65,7 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 			}
 		}
 		return s.appendProgress(ctx, tx, nil, row, encoded, events)
-	})
+	}, nil
 }
 
 // RecordProgress implements store.Runs: in one transaction it reads the
@@ -66,15 +75,24 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 // transaction, off the writer; the stored record is not read.
 func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
 	defer wrap(&err, "record progress of run %q", r.ID)
-	row, err := s.newRunRow(r)
+	fn, err := s.progress(r, entries)
 	if err != nil {
 		return err
+	}
+	return s.update(ctx, fn)
+}
+
+// progress encodes what RecordProgress writes and returns its write.
+func (s *Store) progress(r store.Run, entries []workflow.TraceEntry) (writeFn, error) {
+	row, err := s.newRunRow(r)
+	if err != nil {
+		return nil, err
 	}
 	encoded, err := encodeEntries(r.ID, entries, row.values)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
+	return func(ctx context.Context, tx writeTx) error {
 		head, lastSeq, err := runHead(ctx, tx, r.ID)
 		if err != nil {
 			return err
@@ -85,7 +103,7 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 		}
 		prev := head.Run()
 		return s.commitRun(ctx, tx, &prev, row, entries, encoded, lastSeq)
-	})
+	}, nil
 }
 
 // commitRun replaces the stored row of a run that was prev (its head) by

@@ -47,7 +47,8 @@ type write struct {
 	ctx   context.Context // the caller's: a write whose ctx is done is not taken
 	fn    writeFn
 	state atomic.Int32 // queued, taken or dropped
-	done  chan error   // buffered: the writer's report, sent once
+	done  chan error   // do's, buffered: the writer's report, sent once
+	then  func(error)  // submit's, in place of done: called with the report
 }
 
 // The states of a write.
@@ -61,6 +62,15 @@ const (
 // did so.
 func (w *write) leave(state int32) bool { return w.state.CompareAndSwap(queued, state) }
 
+// report gives w's caller its outcome, once.
+func (w *write) report(err error) {
+	if w.then != nil {
+		w.then(err)
+		return
+	}
+	w.done <- err
+}
+
 // writer is the one goroutine that writes to the database, committing the
 // writes queued to it in batches (see Store).
 type writer struct {
@@ -68,6 +78,7 @@ type writer struct {
 	limits batchLimits
 
 	queue     chan *write
+	closeMu   sync.RWMutex  // held to queue a submitted write, locked to close closing
 	closing   chan struct{} // closed by close: no more writes are queued
 	stopped   chan struct{} // closed when run returns
 	closeOnce sync.Once
@@ -123,11 +134,40 @@ func (w *writer) do(ctx context.Context, fn writeFn) error {
 	return <-wr.done // the writer has it: its batch reports
 }
 
+// submit queues fn as do does, but returns at once: then is called
+// once, from the writer, with what do would return. Nothing waits for
+// it meanwhile, so a write whose ctx ends while queued is dropped when
+// the writer comes to it, not before. With the queue full, a goroutine
+// that lives for the write waits for room, as do's caller would.
+func (w *writer) submit(ctx context.Context, fn writeFn, then func(error)) {
+	wr := &write{ctx: ctx, fn: fn, then: then}
+	w.closeMu.RLock()
+	select {
+	case <-w.closing:
+		w.closeMu.RUnlock()
+		then(ErrClosed)
+		return
+	default:
+	}
+	select {
+	case w.queue <- wr:
+		w.closeMu.RUnlock()
+		return
+	default:
+		w.closeMu.RUnlock()
+	}
+	go func() { then(w.do(ctx, fn)) }()
+}
+
 // close stops queuing writes, lets the writer commit those already queued,
 // and waits until it has stopped. Writes queued after its last look fail
-// with ErrClosed.
+// with ErrClosed; a submitted write is queued before it, or not at all.
 func (w *writer) close() {
-	w.closeOnce.Do(func() { close(w.closing) })
+	w.closeOnce.Do(func() {
+		w.closeMu.Lock()
+		close(w.closing)
+		w.closeMu.Unlock()
+	})
 	<-w.stopped
 }
 
@@ -167,7 +207,7 @@ func (w *writer) batch(first *write) {
 		}
 		if !b.begun {
 			if _, err := w.tx.exec(ctx, beginTx); err != nil {
-				wr.done <- fmt.Errorf("begin write transaction: %w", err)
+				wr.report(fmt.Errorf("begin write transaction: %w", err))
 				return
 			}
 			b.begun = true
@@ -226,7 +266,7 @@ func (w *writer) next(b *batch) *write {
 func take(wr *write) bool {
 	if err := wr.ctx.Err(); err != nil {
 		if wr.leave(dropped) {
-			wr.done <- err
+			wr.report(err)
 		}
 		return false
 	}
@@ -296,7 +336,7 @@ func (b *batch) add(wr *write, err error) {
 // err, the transaction's.
 func (b *batch) report(err error) {
 	for i, wr := range b.writes {
-		wr.done <- cmp.Or(b.errs[i], err)
+		wr.report(cmp.Or(b.errs[i], err))
 	}
 }
 
