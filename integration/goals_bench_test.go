@@ -150,6 +150,62 @@ func benchWarmRun(b *testing.B, sync string) {
 	b.ReportMetric(us(upstreamCPU)/float64(len(calls)), "upstream-cpu-µs/call")
 }
 
+// BenchmarkGoalCall measures issue 32's call goal: workflow.capabilities.call
+// of demo-server's counter through /ws at most 1.2× a direct CallTool at
+// sync normal, p50. As BenchmarkGoalWarmRun, one client alternates a
+// direct call and a capabilities.call in each iteration, at sync full and
+// at sync normal (a direct call has no run: the store is written only by
+// its admin events). Reported: both p50s, the call's p99, their ratio
+// (call/direct) and the CPU per call of the server and of the upstream.
+func BenchmarkGoalCall(b *testing.B) {
+	if testing.Short() {
+		b.Skip("starts the real binary")
+	}
+	for _, sync := range []string{config.StoreSyncFull, config.StoreSyncNormal} {
+		b.Run("sync="+sync, func(b *testing.B) { benchCall(b, sync) })
+	}
+}
+
+func benchCall(b *testing.B, sync string) {
+	ctx := context.Background()
+	g := startGoalServer(b, sync)
+	c := dialURL(b, g.pr.url)
+	direct, upstream := demoServer(ctx, b)
+	g.call(ctx, b, c) // warm: the shared session is open
+	callCounter(ctx, b, direct)
+
+	var caps, calls samples
+	serverCPU, upstreamCPU := g.cpu(b), cpuOf(b, upstream)
+	for b.Loop() {
+		start := time.Now()
+		callCounter(ctx, b, direct)
+		calls = append(calls, time.Since(start))
+
+		start = time.Now()
+		g.call(ctx, b, c)
+		caps = append(caps, time.Since(start))
+	}
+	serverCPU, upstreamCPU = g.cpu(b)-serverCPU, cpuOf(b, upstream)-upstreamCPU
+
+	cap50, call50 := caps.percentile(.5), calls.percentile(.5)
+	b.ReportMetric(us(call50), "direct-p50-µs")
+	b.ReportMetric(us(cap50), "call-p50-µs")
+	b.ReportMetric(us(caps.percentile(.99)), "call-p99-µs")
+	b.ReportMetric(float64(cap50)/float64(call50), "call/direct")
+	b.ReportMetric(us(serverCPU)/float64(len(caps)), "server-cpu-µs/call")
+	b.ReportMetric(us(upstreamCPU)/float64(len(calls)), "upstream-cpu-µs/call")
+}
+
+// call calls demoSource's counter tool once with
+// workflow.capabilities.call and fails the benchmark unless it is ok.
+func (g goalServer) call(ctx context.Context, b *testing.B, c *client.Client) {
+	var res p.CapabilityCallResult
+	err := c.Call(ctx, p.MethodCapabilitiesCall, p.CallCapabilityParams{QualifiedName: demoSource + ".counter", Payload: p.Object{}}, &res)
+	if err != nil || res.Outcome != "ok" {
+		b.Fatalf("capabilities.call: %v %+v", err, res)
+	}
+}
+
 // oneShot opens a session on a new demo-server, calls counter, closes it.
 func oneShot(ctx context.Context, b *testing.B) {
 	cs := connect(ctx, b, &mcp.CommandTransport{Command: exec.Command(binary, "demo-server"), TerminateDuration: time.Second})
