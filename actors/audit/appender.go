@@ -20,6 +20,9 @@ const (
 	// DefaultFullWait is how long Record waits for room in a full queue
 	// before it drops its event.
 	DefaultFullWait = time.Second
+	// DefaultHoldStart is how long the start of a span (Begin) waits for
+	// its end before it is queued alone.
+	DefaultHoldStart = 100 * time.Millisecond
 )
 
 // Reasons an Appender drops an event, the argument of its Dropped hook.
@@ -33,9 +36,10 @@ const (
 
 // AppenderOptions tune an Appender; a zero field takes its default.
 type AppenderOptions struct {
-	Workers  int
-	Queue    int
-	FullWait time.Duration
+	Workers   int
+	Queue     int
+	FullWait  time.Duration
+	HoldStart time.Duration
 	// Dropped counts an event dropped, by reason (a metric); nil counts
 	// nothing. Each drop is also logged.
 	Dropped func(reason string)
@@ -43,8 +47,10 @@ type AppenderOptions struct {
 
 // Appender appends admin events off their callers' path: Record queues
 // an event and returns at once, and its workers append the queued events
-// to the store, a few at a time, each after the event it was recorded
-// after. The queue is bounded: when it is full, Record waits up to
+// to the store, a few at a time. The start and the end of a span (Begin,
+// End: a direct call) are appended in that order; the start waits for the
+// end up to HoldStart, so that a short call's two events are appended
+// together once it is over rather than while it runs. The queue is bounded: when it is full, Record waits up to
 // FullWait for room, then drops its event, counted and logged (an append
 // is best effort, see Append). Its workers live until Close, which
 // appends what is queued first; after Close, Record appends on the
@@ -70,16 +76,16 @@ type Appender struct {
 // before whatever waits for done.
 type queued struct {
 	event       store.Event
-	after, done Receipt
+	after, done receipt
 }
 
-// Receipt tells that an event recorded through an Appender was appended,
-// or dropped. Its zero value is an event that has been.
-type Receipt struct{ done chan struct{} }
+// receipt tells that a queued event was appended, or dropped. Its zero
+// value is an event that has been.
+type receipt struct{ done chan struct{} }
 
 // wait waits until r's event was appended or dropped, or ctx ends, and
 // reports which came first.
-func (r Receipt) wait(ctx context.Context) bool {
+func (r receipt) wait(ctx context.Context) bool {
 	if r.done == nil {
 		return true
 	}
@@ -97,6 +103,7 @@ func StartAppender(st store.Events, opts AppenderOptions) *Appender {
 	opts.Workers = positive(opts.Workers, DefaultWorkers)
 	opts.Queue = positive(opts.Queue, DefaultQueue)
 	opts.FullWait = positive(opts.FullWait, DefaultFullWait)
+	opts.HoldStart = positive(opts.HoldStart, DefaultHoldStart)
 	a := &Appender{store: st, opts: opts, queue: make(chan queued, opts.Queue), stopping: make(chan struct{})}
 	a.ctx, a.abandon = context.WithCancel(context.Background())
 	for range opts.Workers {
@@ -105,11 +112,54 @@ func StartAppender(st store.Events, opts AppenderOptions) *Appender {
 	return a
 }
 
-// Record queues e, stamped now, to be appended once the event of after
-// (the Receipt of an earlier Record; the zero Receipt for none) has been,
-// and returns e's Receipt. It returns at once unless the queue is full.
-func (a *Appender) Record(now time.Time, e Event, after Receipt) Receipt {
-	q := queued{event: event(now, e), after: after, done: Receipt{make(chan struct{})}}
+// Record queues e, stamped now. It returns at once unless the queue is
+// full.
+func (a *Appender) Record(now time.Time, e Event) {
+	a.enqueue(event(now, e), receipt{})
+}
+
+// Span is the start of something (a direct call) whose end is still to
+// come.
+type Span struct {
+	a     *Appender
+	start store.Event
+	hold  *time.Timer // queues the start alone once HoldStart has passed
+	// mu makes the start queued once, by End or by hold.
+	mu     sync.Mutex
+	queued bool
+	done   receipt
+}
+
+// Begin records e, stamped now, as the start of a span, and returns the
+// span, whose End records its end. The start is queued with its end, or
+// alone once HoldStart has passed.
+func (a *Appender) Begin(now time.Time, e Event) *Span {
+	s := &Span{a: a, start: event(now, e)}
+	s.hold = time.AfterFunc(a.opts.HoldStart, func() { s.queueStart() })
+	return s
+}
+
+// End records e, stamped now, as the end of s: it is appended after s's
+// start.
+func (s *Span) End(now time.Time, e Event) {
+	s.hold.Stop()
+	s.a.enqueue(event(now, e), s.queueStart())
+}
+
+// queueStart queues s's start unless it was, and returns its receipt.
+func (s *Span) queueStart() receipt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.queued {
+		s.queued, s.done = true, s.a.enqueue(s.start, receipt{})
+	}
+	return s.done
+}
+
+// enqueue queues ev to be appended once the event of after has been, and
+// returns ev's receipt. It returns at once unless the queue is full.
+func (a *Appender) enqueue(ev store.Event, after receipt) receipt {
+	q := queued{event: ev, after: after, done: receipt{make(chan struct{})}}
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	if a.closed {

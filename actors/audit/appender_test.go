@@ -13,6 +13,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/fakes"
+	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
 // patience bounds every wait that only a broken appender would reach.
@@ -80,7 +81,7 @@ func TestRecordReturnsBeforeTheAppendAndTheEventStillArrives(t *testing.T) {
 	held := fakes.NewHeldEvents(mem)
 	a := started(t, held, audit.AppenderOptions{})
 
-	a.Record(time.UnixMilli(42), audit.Event{Kind: audit.ToolCallStarted, ConnectionID: "fake.one", Payload: map[string]any{"tool": "echo"}}, audit.Receipt{})
+	a.Record(time.UnixMilli(42), audit.Event{Kind: audit.ToolCallStarted, ConnectionID: "fake.one", Payload: map[string]any{"tool": "echo"}})
 	e, through, err := held.Held(ctx)
 	is.NoErr(err)                           // the append reached the store after Record returned
 	is.Equal(e.Kind, audit.ToolCallStarted) // the event recorded
@@ -95,21 +96,27 @@ func TestRecordReturnsBeforeTheAppendAndTheEventStillArrives(t *testing.T) {
 	is.Equal(evs[0].Payload["tool"], "echo")
 }
 
-// An event recorded after another reaches the store only once the other
-// was appended, however many workers append: a call's start comes before
-// its end.
-func TestAnEventRecordedAfterAnotherIsAppendedAfterIt(t *testing.T) {
+// The start of a span is held until its end is recorded, then appended
+// before it, however many workers append: a call's start comes before its
+// end, and both are appended once the call is over. A start whose end does
+// not come within HoldStart is appended alone.
+func TestASpansStartIsAppendedWithItsEndAndBeforeIt(t *testing.T) {
 	is := is.New(t)
 	ctx := bounded(t)
 	mem := store.NewMemory()
 	held := fakes.NewHeldEvents(mem)
-	a := started(t, held, audit.AppenderOptions{Workers: 4})
+	a := started(t, held, audit.AppenderOptions{Workers: 4, HoldStart: patience})
 	const calls = 20
 	for i := range calls {
-		startedKind, completedKind := fmt.Sprintf("started_%d", i), fmt.Sprintf("completed_%d", i)
-		first := a.Record(time.Now(), audit.Event{Kind: startedKind}, audit.Receipt{})
-		a.Record(time.Now(), audit.Event{Kind: completedKind}, first)
-		for _, kind := range []string{startedKind, completedKind} {
+		startKind, endKind, other := fmt.Sprintf("started_%d", i), fmt.Sprintf("completed_%d", i), fmt.Sprintf("other_%d", i)
+		span := a.Begin(time.Now(), audit.Event{Kind: startKind})
+		a.Record(time.Now(), audit.Event{Kind: other})
+		e, through, err := held.Held(ctx)
+		is.NoErr(err)
+		is.Equal(e.Kind, other) // the start waits for its end
+		through()
+		span.End(time.Now(), audit.Event{Kind: endKind})
+		for _, kind := range []string{startKind, endKind} {
 			e, through, err := held.Held(ctx)
 			is.NoErr(err)          // an append reaches the store
 			is.Equal(e.Kind, kind) // the start first, the end once the start was appended
@@ -118,10 +125,19 @@ func TestAnEventRecordedAfterAnotherIsAppendedAfterIt(t *testing.T) {
 	}
 	is.NoErr(a.Close(ctx))
 	logged := kinds(t, mem)
-	is.Equal(len(logged), 2*calls) // every event is in the log
+	is.Equal(len(logged), 3*calls) // every event is in the log
 	for i := range calls {         // each start before its end
 		is.True(slices.Index(logged, fmt.Sprintf("started_%d", i)) < slices.Index(logged, fmt.Sprintf("completed_%d", i)))
 	}
+
+	long := started(t, mem, audit.AppenderOptions{HoldStart: time.Millisecond})
+	span := long.Begin(time.Now(), audit.Event{Kind: "long_started"})
+	poll.For(t, "the start of a long span appended alone", patience, func() bool {
+		return slices.Contains(kinds(t, mem), "long_started")
+	})
+	span.End(time.Now(), audit.Event{Kind: "long_completed"})
+	is.NoErr(long.Close(ctx))
+	is.Equal(kinds(t, mem)[3*calls:], []string{"long_started", "long_completed"})
 }
 
 // Close waits for the events queued to be appended; a Record after Close
@@ -133,7 +149,7 @@ func TestCloseDrainsTheQueue(t *testing.T) {
 	held := fakes.NewHeldEvents(mem)
 	a := audit.StartAppender(held, audit.AppenderOptions{Workers: 1})
 	for i := range 10 {
-		a.Record(time.Now(), audit.Event{Kind: fmt.Sprintf("event_%d", i)}, audit.Receipt{})
+		a.Record(time.Now(), audit.Event{Kind: fmt.Sprintf("event_%d", i)})
 	}
 	_, through, err := held.Held(ctx) // the worker has the first; nine are queued
 	is.NoErr(err)
@@ -144,7 +160,7 @@ func TestCloseDrainsTheQueue(t *testing.T) {
 	is.NoErr(<-closed)               // Close returned once the queue was drained
 	is.Equal(len(kinds(t, mem)), 10) // every event queued before it is in the log
 
-	a.Record(time.Now(), audit.Event{Kind: "late"}, audit.Receipt{})
+	a.Record(time.Now(), audit.Event{Kind: "late"})
 	is.Equal(len(kinds(t, mem)), 11) // appended before Record returned
 }
 
@@ -158,11 +174,11 @@ func TestWhatIsDroppedIsCounted(t *testing.T) {
 	held := fakes.NewHeldEvents(mem)
 	var dropped drops
 	a := audit.StartAppender(held, audit.AppenderOptions{Workers: 1, Queue: 1, FullWait: time.Millisecond, Dropped: dropped.count})
-	a.Record(time.Now(), audit.Event{Kind: "taken"}, audit.Receipt{})
+	a.Record(time.Now(), audit.Event{Kind: "taken"})
 	_, _, err := held.Held(ctx) // the worker waits on the store
 	is.NoErr(err)
-	a.Record(time.Now(), audit.Event{Kind: "queued"}, audit.Receipt{})
-	a.Record(time.Now(), audit.Event{Kind: "no_room"}, audit.Receipt{})
+	a.Record(time.Now(), audit.Event{Kind: "queued"})
+	a.Record(time.Now(), audit.Event{Kind: "no_room"})
 	is.Equal(dropped.of(audit.DropQueueFull), 1) // the queue had no room left
 
 	gone, cancel := context.WithCancel(ctx)

@@ -12,9 +12,9 @@ import (
 	"github.com/mcpflow/mcpflow/fakes"
 )
 
-// A direct tool call is answered while its admin events wait for the
-// store: they go through the manager's appender, off the call's path,
-// its start before its end, and are in the log once the store takes them.
+// A direct tool call is answered before its admin events are appended:
+// they go through the manager's appender, off the call's path, its start
+// before its end, and are in the log once the store takes them.
 func TestADirectCallIsAnsweredBeforeItsAdminEventsAreAppended(t *testing.T) {
 	is := is.New(t)
 	var (
@@ -33,7 +33,7 @@ func TestADirectCallIsAnsweredBeforeItsAdminEventsAreAppended(t *testing.T) {
 	is.True(ok) // fake.one has a counter tool
 
 	outcome, _, err := n.manager.CallNodeSpec(ctx, counter, workflow.Object{})
-	is.NoErr(err) // answered while the store holds its start
+	is.NoErr(err) // answered before its events reach the store
 	is.Equal(outcome, workflow.OutcomeOK)
 	is.Equal(directCallEvents(t, n), []string{}) // nothing in the log yet
 
