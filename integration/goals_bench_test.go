@@ -103,12 +103,16 @@ func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond)
 // most 2; issue 22's: 1.5 at sync normal, 2.5 at sync full) and
 // one-shot/run (goal 3: at least 20), and the server's CPU per run (goal
 // 4: at most 250 µs) next to the upstream's CPU per call.
-func BenchmarkGoalWarmRun(b *testing.B) {
+func BenchmarkGoalWarmRun(b *testing.B) { bySync(b, benchWarmRun) }
+
+// bySync runs bench at sync full and at sync normal, each a
+// sub-benchmark; with -short it skips them (they start the real binary).
+func bySync(b *testing.B, bench func(b *testing.B, sync string)) {
 	if testing.Short() {
 		b.Skip("starts the real binary")
 	}
 	for _, sync := range []string{config.StoreSyncFull, config.StoreSyncNormal} {
-		b.Run("sync="+sync, func(b *testing.B) { benchWarmRun(b, sync) })
+		b.Run("sync="+sync, func(b *testing.B) { bench(b, sync) })
 	}
 }
 
@@ -157,14 +161,7 @@ func benchWarmRun(b *testing.B, sync string) {
 // at sync normal (a direct call has no run: the store is written only by
 // its admin events). Reported: both p50s, the call's p99, their ratio
 // (call/direct) and the CPU per call of the server and of the upstream.
-func BenchmarkGoalCall(b *testing.B) {
-	if testing.Short() {
-		b.Skip("starts the real binary")
-	}
-	for _, sync := range []string{config.StoreSyncFull, config.StoreSyncNormal} {
-		b.Run("sync="+sync, func(b *testing.B) { benchCall(b, sync) })
-	}
-}
+func BenchmarkGoalCall(b *testing.B) { bySync(b, benchCall) }
 
 func benchCall(b *testing.B, sync string) {
 	ctx := context.Background()
