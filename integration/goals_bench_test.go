@@ -84,6 +84,13 @@ func demoServer(ctx context.Context, b *testing.B) (*mcp.ClientSession, int) {
 // samples are durations; percentile reads them and reports their percentiles.
 type samples []time.Duration
 
+// time runs op and adds how long it took.
+func (l *samples) time(op func()) {
+	start := time.Now()
+	op()
+	*l = append(*l, time.Since(start))
+}
+
 func (l samples) percentile(q float64) time.Duration {
 	s := slices.Clone(l)
 	slices.Sort(s)
@@ -127,18 +134,10 @@ func benchWarmRun(b *testing.B, sync string) {
 	var runs, calls, oneshots samples
 	serverCPU, upstreamCPU := g.cpu(b), cpuOf(b, upstream)
 	for i := 0; b.Loop(); i++ {
-		start := time.Now()
-		callCounter(ctx, b, direct)
-		calls = append(calls, time.Since(start))
-
-		start = time.Now()
-		g.run(ctx, b, c)
-		runs = append(runs, time.Since(start))
-
+		calls.time(func() { callCounter(ctx, b, direct) })
+		runs.time(func() { g.run(ctx, b, c) })
 		if i%10 == 0 {
-			start = time.Now()
-			oneShot(ctx, b)
-			oneshots = append(oneshots, time.Since(start))
+			oneshots.time(func() { oneShot(ctx, b) })
 		}
 	}
 	serverCPU, upstreamCPU = g.cpu(b)-serverCPU, cpuOf(b, upstream)-upstreamCPU
@@ -174,13 +173,8 @@ func benchCall(b *testing.B, sync string) {
 	var caps, calls samples
 	serverCPU, upstreamCPU := g.cpu(b), cpuOf(b, upstream)
 	for b.Loop() {
-		start := time.Now()
-		callCounter(ctx, b, direct)
-		calls = append(calls, time.Since(start))
-
-		start = time.Now()
-		g.call(ctx, b, c)
-		caps = append(caps, time.Since(start))
+		calls.time(func() { callCounter(ctx, b, direct) })
+		caps.time(func() { g.call(ctx, b, c) })
 	}
 	serverCPU, upstreamCPU = g.cpu(b)-serverCPU, cpuOf(b, upstream)-upstreamCPU
 
