@@ -84,6 +84,13 @@ func demoServer(ctx context.Context, b *testing.B) (*mcp.ClientSession, int) {
 // samples are durations; percentile reads them and reports their percentiles.
 type samples []time.Duration
 
+// time runs op and adds how long it took.
+func (l *samples) time(op func()) {
+	start := time.Now()
+	op()
+	*l = append(*l, time.Since(start))
+}
+
 func (l samples) percentile(q float64) time.Duration {
 	s := slices.Clone(l)
 	slices.Sort(s)
@@ -104,12 +111,16 @@ func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond)
 // most 2; issue 22's: 1.5 at sync normal, 2.5 at sync full) and
 // one-shot/run (goal 3: at least 20), and the server's CPU per run (goal
 // 4: at most 250 µs) next to the upstream's CPU per call.
-func BenchmarkGoalWarmRun(b *testing.B) {
+func BenchmarkGoalWarmRun(b *testing.B) { bySync(b, benchWarmRun) }
+
+// bySync runs bench at sync full and at sync normal, each a
+// sub-benchmark; with -short it skips them (they start the real binary).
+func bySync(b *testing.B, bench func(b *testing.B, sync string)) {
 	if testing.Short() {
 		b.Skip("starts the real binary")
 	}
 	for _, sync := range []string{config.StoreSyncFull, config.StoreSyncNormal} {
-		b.Run("sync="+sync, func(b *testing.B) { benchWarmRun(b, sync) })
+		b.Run("sync="+sync, func(b *testing.B) { bench(b, sync) })
 	}
 }
 
@@ -124,21 +135,14 @@ func benchWarmRun(b *testing.B, sync string) {
 	var runs, calls, oneshots samples
 	serverCPU, upstreamCPU := g.cpu(b), cpuOf(b, upstream)
 	for b.Loop() {
-		start := time.Now()
-		callCounter(ctx, b, direct)
-		calls = append(calls, time.Since(start))
-
-		start = time.Now()
-		g.run(ctx, b, c)
-		runs = append(runs, time.Since(start))
+		calls.time(func() { callCounter(ctx, b, direct) })
+		runs.time(func() { g.run(ctx, b, c) })
 	}
 	serverCPU, upstreamCPU = g.cpu(b)-serverCPU, cpuOf(b, upstream)-upstreamCPU
 	// The one-shots come after, in a loop of their own: a spawn among
 	// the warm runs slowed those near it.
 	for range max(len(runs)/10, 3) {
-		start := time.Now()
-		oneShot(ctx, b)
-		oneshots = append(oneshots, time.Since(start))
+		oneshots.time(func() { oneShot(ctx, b) })
 	}
 
 	run50, call50, once50 := runs.percentile(.5), calls.percentile(.5), oneshots.percentile(.5)
@@ -150,6 +154,50 @@ func benchWarmRun(b *testing.B, sync string) {
 	b.ReportMetric(float64(once50)/float64(run50), "oneshot/run")
 	b.ReportMetric(us(serverCPU)/float64(len(runs)), "server-cpu-µs/run")
 	b.ReportMetric(us(upstreamCPU)/float64(len(calls)), "upstream-cpu-µs/call")
+}
+
+// BenchmarkGoalCall measures issue 32's call goal: workflow.capabilities.call
+// of demo-server's counter through /ws at most 1.2× a direct CallTool at
+// sync normal, p50. As BenchmarkGoalWarmRun, one client alternates a
+// direct call and a capabilities.call in each iteration, at sync full and
+// at sync normal (a direct call has no run: the store is written only by
+// its admin events). Reported: both p50s, the call's p99, their ratio
+// (call/direct) and the CPU per call of the server and of the upstream.
+func BenchmarkGoalCall(b *testing.B) { bySync(b, benchCall) }
+
+func benchCall(b *testing.B, sync string) {
+	ctx := context.Background()
+	g := startGoalServer(b, sync)
+	c := dialURL(b, g.pr.url)
+	direct, upstream := demoServer(ctx, b)
+	g.call(ctx, b, c) // warm: the shared session is open
+	callCounter(ctx, b, direct)
+
+	var caps, calls samples
+	serverCPU, upstreamCPU := g.cpu(b), cpuOf(b, upstream)
+	for b.Loop() {
+		calls.time(func() { callCounter(ctx, b, direct) })
+		caps.time(func() { g.call(ctx, b, c) })
+	}
+	serverCPU, upstreamCPU = g.cpu(b)-serverCPU, cpuOf(b, upstream)-upstreamCPU
+
+	cap50, call50 := caps.percentile(.5), calls.percentile(.5)
+	b.ReportMetric(us(call50), "direct-p50-µs")
+	b.ReportMetric(us(cap50), "call-p50-µs")
+	b.ReportMetric(us(caps.percentile(.99)), "call-p99-µs")
+	b.ReportMetric(float64(cap50)/float64(call50), "call/direct")
+	b.ReportMetric(us(serverCPU)/float64(len(caps)), "server-cpu-µs/call")
+	b.ReportMetric(us(upstreamCPU)/float64(len(calls)), "upstream-cpu-µs/call")
+}
+
+// call calls demoSource's counter tool once with
+// workflow.capabilities.call and fails the benchmark unless it is ok.
+func (g goalServer) call(ctx context.Context, b *testing.B, c *client.Client) {
+	var res p.CapabilityCallResult
+	err := c.Call(ctx, p.MethodCapabilitiesCall, p.CallCapabilityParams{QualifiedName: demoSource + ".counter", Payload: p.Object{}}, &res)
+	if err != nil || res.Outcome != "ok" {
+		b.Fatalf("capabilities.call: %v %+v", err, res)
+	}
 }
 
 // oneShot opens a session on a new demo-server, calls counter, closes it.

@@ -138,8 +138,11 @@ func countWakes(r io.Reader) (n int, byStart map[string]int, err error) {
 		if slices.ContainsFunc(notMcpflow, func(prefix string) bool { return strings.HasPrefix(start, prefix) }) {
 			continue
 		}
-		if start == "" {
+		switch {
+		case start == "":
 			start = "(entry unknown) woken by " + w.waker
+		case strings.HasPrefix(start, hollywood):
+			start = "an actor's inbox, woken by " + w.waker // each hop of an actor message
 		}
 		n++
 		byStart[start]++
@@ -156,11 +159,16 @@ func bottomFrame(s xtrace.Stack) string {
 	return last
 }
 
-// wakerOf is the innermost function of stack s outside the runtime and
-// the standard library's sync and time: who made a goroutine runnable.
+// hollywood is the package path of the actor library, whose inbox
+// goroutines carry every actor message.
+const hollywood = "github.com/anthdm/hollywood/"
+
+// wakerOf is the innermost function of stack s outside the runtime, the
+// standard library's sync and the actor library: who made a goroutine
+// runnable.
 func wakerOf(s xtrace.Stack) string {
 	for f := range s.Frames() {
-		if !strings.HasPrefix(f.Func, "runtime.") && !strings.HasPrefix(f.Func, "sync.") && !strings.HasPrefix(f.Func, "internal/") {
+		if !slices.ContainsFunc([]string{"runtime.", "sync.", "internal/", hollywood}, func(p string) bool { return strings.HasPrefix(f.Func, p) }) {
 			return f.Func
 		}
 	}

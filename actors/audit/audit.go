@@ -2,7 +2,8 @@
 // the kinds of event mcpflow records, the events of the records and
 // catalogs the API changes (events.go, with the redaction of URL queries
 // in their messages), and a best-effort append that never fails the
-// operation that caused the event. Reading the log is the
+// operation that caused the event, on the caller's path (Record) or off
+// it, through a bounded queue (Appender). Reading the log is the
 // store's; showing it is the API's.
 package audit
 
@@ -85,21 +86,32 @@ type Event struct {
 	Payload      map[string]any
 }
 
-// Record appends e to the admin event log of st, stamped now.
+// Record appends e to the admin event log of st, stamped now, on the
+// caller's path (an Appender records off it).
 func Record(ctx context.Context, st store.Events, now time.Time, e Event) {
+	Append(ctx, st, event(now, e))
+}
+
+// event is the record of e, stamped now.
+func event(now time.Time, e Event) store.Event {
 	payload := e.Payload
 	if payload == nil {
 		payload = map[string]any{}
 	}
-	Append(ctx, st, store.Event{Kind: e.Kind, TimestampEpochMs: now.UnixMilli(), Payload: payload,
-		ConnectionID: optional(e.ConnectionID), CapabilityID: optional(e.CapabilityID), WorkflowName: optional(e.WorkflowName)})
+	return store.Event{Kind: e.Kind, TimestampEpochMs: now.UnixMilli(), Payload: payload,
+		ConnectionID: optional(e.ConnectionID), CapabilityID: optional(e.CapabilityID), WorkflowName: optional(e.WorkflowName)}
 }
 
 // Append appends an event record to the admin event log of st. Recording
 // is best effort: a failure is logged and never fails the operation that
 // caused the event, and the caller's cancellation does not cut it short.
 func Append(ctx context.Context, st store.Events, ev store.Event) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), Timeout)
+	appendWithin(context.WithoutCancel(ctx), st, ev)
+}
+
+// appendWithin is Append, cut short when ctx ends.
+func appendWithin(ctx context.Context, st store.Events, ev store.Event) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	if _, err := st.AppendEvent(ctx, ev); err != nil {
 		slog.Warn("admin event not recorded", "kind", ev.Kind, "err", err)

@@ -82,6 +82,7 @@ type Metrics struct {
 	mcpFace   mcpFaceCollectors
 	webhooks  webhookCollectors
 	schedules scheduleCollectors
+	audit     auditCollectors
 }
 
 // New returns metrics on a registry of their own, with the Go runtime and
@@ -141,6 +142,7 @@ func New() *Metrics {
 		mcpFace:   newMCPFaceCollectors(),
 		webhooks:  newWebhookCollectors(),
 		schedules: newScheduleCollectors(),
+		audit:     newAuditCollectors(),
 	}
 	reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -155,6 +157,7 @@ func New() *Metrics {
 	reg.MustRegister(m.mcpFace.collectors()...)
 	reg.MustRegister(m.webhooks.collectors()...)
 	reg.MustRegister(m.schedules.collectors()...)
+	reg.MustRegister(m.audit.collectors()...)
 	return m
 }
 

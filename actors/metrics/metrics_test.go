@@ -35,6 +35,7 @@ func TestNilMetricsRecordNothingAndNeverPanic(t *testing.T) {
 	m.LeasesLost(1)
 	m.ForwardedCall("node-b")
 	m.RunsClaimed(1)
+	m.AdminEventDropped("queue_full")
 	is.Equal(m.Registry(), nil) // nil metrics have no registry
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))

@@ -81,7 +81,7 @@ func runBuiltin(fn workflow.BuiltinFunc, input workflow.Object) (outcome string,
 // callTool calls an MCP tool through the session actor of its
 // connection, as a run's step does, but owned by no run.
 func (m *Manager) callTool(ctx context.Context, c catalog.Capability, payload workflow.Object) (string, workflow.Object, error) {
-	m.record(ctx, audit.Event{Kind: audit.ToolCallStarted, ConnectionID: c.SourceID, CapabilityID: c.Name,
+	end := m.begin(ctx, audit.Event{Kind: audit.ToolCallStarted, ConnectionID: c.SourceID, CapabilityID: c.Name,
 		Payload: map[string]any{"tool": c.LocalName, "input_keys": workflow.SortedKeys(payload), "direct": true}})
 	args, err := json.Marshal(payload)
 	if err != nil {
@@ -102,7 +102,7 @@ func (m *Manager) callTool(ctx context.Context, c catalog.Capability, payload wo
 		r.Outcome = session.OutcomeInputRequired
 	}
 	completed := map[string]any{"tool": c.LocalName, "outcome": cmp.Or(r.Outcome, OutcomeRuntimeError), "direct": true}
-	m.record(ctx, audit.Event{Kind: audit.ToolCallCompleted, ConnectionID: c.SourceID, CapabilityID: c.Name, Payload: completed})
+	end(audit.Event{Kind: audit.ToolCallCompleted, ConnectionID: c.SourceID, CapabilityID: c.Name, Payload: completed})
 	if err != nil {
 		return "", nil, err
 	}
@@ -140,12 +140,12 @@ func (m *Manager) ReadResource(ctx context.Context, connection, uri string) (wor
 // and waits for its answer, recording its start and end (capability is
 // the capability that asked, "" for none).
 func (m *Manager) readResource(ctx context.Context, capability, connection, uri string) (workflow.Object, error) {
-	m.record(ctx, audit.Event{Kind: audit.ResourceReadStarted, ConnectionID: connection, CapabilityID: capability, Payload: map[string]any{"uri": uri, "direct": true}})
+	end := m.begin(ctx, audit.Event{Kind: audit.ResourceReadStarted, ConnectionID: connection, CapabilityID: capability, Payload: map[string]any{"uri": uri, "direct": true}})
 	deadline := time.Now().Add(m.directCallTimeout())
 	w := reply.Expect[session.ToolResult](m.cfg.Replies)
 	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), session.ReadResource{Connection: connection, URI: uri, Deadline: deadline, Reply: w.To()})
 	_, read, err := waitSession(ctx, w, deadline)
-	m.record(ctx, audit.Event{Kind: audit.ResourceReadCompleted, ConnectionID: connection, CapabilityID: capability,
+	end(audit.Event{Kind: audit.ResourceReadCompleted, ConnectionID: connection, CapabilityID: capability,
 		Payload: map[string]any{"uri": uri, "ok": err == nil, "direct": true}})
 	return read, err
 }
@@ -183,9 +183,17 @@ func (m *Manager) isEnabledConnection(id string) bool {
 	return ok && c.IsEnabled()
 }
 
-// record appends an event to the admin event log.
-func (m *Manager) record(ctx context.Context, e audit.Event) {
-	audit.Record(ctx, m.cfg.Store, m.now(), e)
+// begin records start, the start of a direct call or read, in the admin
+// event log, and returns what records its end: off the caller's path
+// through the Manager's Audit (the two appended together once the end is
+// recorded, see audit.Appender), else each on it.
+func (m *Manager) begin(ctx context.Context, start audit.Event) (end func(audit.Event)) {
+	if m.cfg.Audit != nil {
+		span := m.cfg.Audit.Begin(m.now(), start)
+		return func(e audit.Event) { span.End(m.now(), e) }
+	}
+	audit.Record(ctx, m.cfg.Store, m.now(), start)
+	return func(e audit.Event) { audit.Record(ctx, m.cfg.Store, m.now(), e) }
 }
 
 // GetPrompt renders the prompt name of connection with args through its

@@ -21,6 +21,7 @@ import (
 
 	"github.com/anthdm/hollywood/actor"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/metrics"
@@ -41,6 +42,9 @@ type Config struct {
 	// read from. Live event subscribers see the commits only when it is
 	// their store's decorator.
 	Store store.Store
+	// Audit appends the admin events of direct calls and reads (their
+	// start and end) off the caller's path; nil appends them on it.
+	Audit *audit.Appender
 	// Catalogs is the live view of every connection's latest snapshot,
 	// Connections that of the effective MCP sources.
 	Catalogs    *catalog.Registry

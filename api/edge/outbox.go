@@ -54,9 +54,21 @@ func (o *outbox) reserve(n int) {
 }
 
 // push queues data for the writer, turning reserved bytes into queued
-// ones; a nil data only gives the reservation back. After close it drops
-// data and reports false.
+// ones, and wakes the writer; a nil data only gives the reservation back.
+// After close it drops data and reports false.
 func (o *outbox) push(data []byte, reserved int) bool {
+	if !o.pushQuiet(data, reserved) {
+		return false
+	}
+	if data != nil {
+		o.wake()
+	}
+	return true
+}
+
+// pushQuiet is push without waking the writer: the caller writes what is
+// queued itself (Conn.reply), or wakes the writer.
+func (o *outbox) pushQuiet(data []byte, reserved int) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
@@ -71,11 +83,15 @@ func (o *outbox) push(data []byte, reserved int) bool {
 	return true
 }
 
-// queueLocked appends data and wakes the writer.
+// queueLocked appends data.
 func (o *outbox) queueLocked(data []byte) {
 	o.queue = append(o.queue, data)
 	o.count++
 	o.bytes += int64(len(data))
+}
+
+// wake tells the writer that a message was queued.
+func (o *outbox) wake() {
 	select {
 	case o.ready <- struct{}{}:
 	default:
@@ -93,6 +109,7 @@ func (o *outbox) tryPush(data []byte) error {
 		return ErrOutboundFull
 	}
 	o.queueLocked(data)
+	o.wake()
 	return nil
 }
 

@@ -57,9 +57,10 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 }
 
 // Conn is one WebSocket connection. Its goroutines are the reader (serve:
-// it decodes frames and starts requests), the writer (the only one that
-// writes to the socket: queued messages and pings) and at most MaxInFlight
-// request goroutines. Whatever ends the connection (a read error, a failed
+// it decodes frames and starts requests), the writer (queued messages and
+// pings) and at most MaxInFlight request goroutines; a request whose reply
+// finds no one writing writes the queue itself (reply), one wake fewer
+// than the writer's. Whatever ends the connection (a read error, a failed
 // or late write, a missing pong, the peer's close, Close or Shutdown)
 // cancels its context: every goroutine of the connection then returns and
 // queued messages are dropped.
@@ -75,6 +76,9 @@ type Conn struct {
 	out      *outbox
 	slots    slots
 	handlers sync.WaitGroup
+	// wmu is held by whoever writes messages to the socket: the writer, or
+	// a request writing its own reply (reply). Pings need not hold it.
+	wmu sync.Mutex
 }
 
 type connKey struct{}
@@ -199,8 +203,8 @@ func (c *Conn) handleFrame(data []byte) {
 	}
 	job := frameJob{
 		ctx: c.ctx, deadline: deadline, inFlight: c.slots, scope: "on this connection", caller: c.caller, wg: &c.handlers, reserve: c.out.reserve,
-		deliver: func(reply []byte, reserved int) {
-			c.out.push(reply, reserved)
+		deliver: func(data []byte, reserved int) {
+			c.reply(data, reserved)
 			track.requests.Done()
 		},
 	}
@@ -210,8 +214,8 @@ func (c *Conn) handleFrame(data []byte) {
 	c.server.answer(job, f)
 }
 
-// write is the connection's only writer: queued messages, and pings on
-// every PingInterval.
+// write is the connection's writer: queued messages, unless a request
+// writes them (reply), and pings on every PingInterval.
 func (c *Conn) write() {
 	opts := c.server.opts
 	ping := time.NewTicker(opts.PingInterval)
@@ -222,12 +226,12 @@ func (c *Conn) write() {
 			c.goodbye()
 			return
 		}
-		if data, ok := c.out.pop(); ok {
-			if err := c.writeMessage(data); err != nil {
-				c.cancel(fmt.Errorf("write: %w", err))
-				return
-			}
-			continue
+		c.wmu.Lock()
+		err := c.flush()
+		c.wmu.Unlock()
+		if err != nil {
+			c.cancel(fmt.Errorf("write: %w", err))
+			return
 		}
 		select {
 		case <-c.out.ready:
@@ -239,6 +243,40 @@ func (c *Conn) write() {
 		case <-c.ctx.Done():
 		}
 	}
+}
+
+// reply queues a request's reply (data; nil gives its reservation back)
+// and, when no one is writing, writes the queue itself rather than waking
+// the writer; else the writer writes it.
+func (c *Conn) reply(data []byte, reserved int) {
+	if !c.out.pushQuiet(data, reserved) || data == nil {
+		return
+	}
+	if !c.wmu.TryLock() {
+		c.out.wake() // the writer, or a request, is writing: it sees ours, or wakes again
+		return
+	}
+	err := c.flush()
+	c.wmu.Unlock()
+	if err != nil {
+		c.cancel(fmt.Errorf("write: %w", err))
+		c.out.wake() // the writer ends the connection
+	}
+}
+
+// flush writes the queued messages, oldest first, while the connection
+// lives; the caller holds wmu.
+func (c *Conn) flush() error {
+	for c.ctx.Err() == nil {
+		data, ok := c.out.pop()
+		if !ok {
+			return nil
+		}
+		if err := c.writeMessage(data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeMessage writes one message within WriteTimeout.
@@ -260,6 +298,8 @@ func (c *Conn) goodbye() {
 		return // the peer or the connection failed: nothing to say
 	}
 	if c.server.track.isClosed() {
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
 		for {
 			data, ok := c.out.pop()
 			if !ok {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/anthdm/hollywood/actor"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/cluster/lease"
 	"github.com/mcpflow/mcpflow/actors/cluster/membership"
 	"github.com/mcpflow/mcpflow/actors/config"
@@ -122,7 +123,8 @@ type App struct {
 	lock       *StoreLock
 	keys       *secrets.Keyring // seal the auth records of the store the App opened
 	service    *service.Service
-	runs       *runs.Manager // the runs the service starts, and those a stop cut off
+	runs       *runs.Manager   // the runs the service starts, and those a stop cut off
+	audit      *audit.Appender // the admin events of the runs' direct calls, appended off their path
 	hub        *live.Hub
 	engine     *actor.Engine
 	supervisor *supervisor.Handle
@@ -207,7 +209,7 @@ func Start(ctx context.Context, opts Options) (_ *App, err error) {
 		return nil, err
 	}
 	sink := a.startSupervisor(ctx, opts, transports, observed, registry, view, &undo)
-	a.startRuns(opts, m, observed, registry, view)
+	a.startRuns(opts, m, observed, registry, view, &undo)
 	a.newService(opts, observed, registry, view, sink)
 	a.life.sources = a.service.SourcesHealth
 	a.startTracer(ctx, &undo) // before any run starts, recovered ones included

@@ -73,8 +73,9 @@ func planStop(now, deadline time.Time, closeTimeout time.Duration) stopPlan {
 //     its stdio server's process group killed; what is still closing
 //     supervisor.KillGrace before the stage's deadline is killed then.
 //  5. The finish: the reply routers and the pruning of finished runs stop
-//     (a batch in progress commits or fails whole), then the store closes,
-//     once no actor can write it, and its lock is released.
+//     (a batch in progress commits or fails whole), the admin events of
+//     direct calls still queued are appended, then the store closes, once
+//     no actor can write it, and its lock is released.
 //  6. With tracing on, the spans not yet exported are flushed within what
 //     is left of the budget.
 //
@@ -108,7 +109,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	var closed error
 	cut = append(cut, stage(ctx, "finish", plan.finished, func(ctx context.Context) error {
 		// Leaving the cluster gives every other lease up.
-		err := errors.Join(a.replies.Stop(ctx), a.member.stop(ctx), a.pruner.Stop(ctx))
+		err := errors.Join(a.replies.Stop(ctx), a.member.stop(ctx), a.pruner.Stop(ctx), a.audit.Close(ctx))
 		closed = a.closeStore()
 		return err
 	}))

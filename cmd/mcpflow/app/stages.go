@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/mcpflow/mcpflow/actors/audit"
 	"github.com/mcpflow/mcpflow/actors/catalog"
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/credentials"
@@ -181,10 +182,15 @@ func (a *App) startSupervisor(ctx context.Context, opts Options, transports sess
 
 // startRuns builds the run manager: it spawns the run actors, which call
 // the supervisor's sessions and commit through the observed store; in a
-// cluster it reaches the other nodes' desks.
-func (a *App) startRuns(opts Options, m *metrics.Metrics, observed store.Store, registry *catalog.Registry, view *config.View) {
+// cluster it reaches the other nodes' desks. The admin events of its
+// direct calls go through an appender of their own, off the calls' path,
+// which the stop closes before the store (its undo, when a later stage
+// fails).
+func (a *App) startRuns(opts Options, m *metrics.Metrics, observed store.Store, registry *catalog.Registry, view *config.View, undo *undoStack) {
+	a.audit = audit.StartAppender(observed, audit.AppenderOptions{Dropped: m.AdminEventDropped})
+	undo.push(a.audit.Close)
 	cfg := runs.Config{
-		Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Store: observed, Catalogs: registry, Connections: view,
+		Engine: a.engine, Supervisor: a.supervisor, Replies: a.replies, Store: observed, Audit: a.audit, Catalogs: registry, Connections: view,
 		CallTimeout: opts.Supervisor.Session.CallTimeout, MaxSteps: opts.MaxSteps, StepCeiling: opts.stepCeiling(), RunDeadline: opts.RunTimeout, Metrics: m,
 		MaxOutputBytes: opts.resultBytes(), Live: opts.liveLimits(), IdempotencyWindow: opts.Config.Server.Retention.IdempotencyWindow(),
 	}
