@@ -19,8 +19,8 @@ type lineBuffer struct {
 	small []byte  // its own buffer
 	large *[]byte // the borrowed one, nil when none is
 	buf   []byte  // small, or *large
-	r, w  int    // buf[r:w] is read from src, not handed out yet
-	err   error  // src's error, handed out once buf[r:w] is
+	r, w  int     // buf[r:w] is read from src, not handed out yet
+	err   error   // src's error, handed out once buf[r:w] is
 }
 
 // largeLine is the size of the borrowed buffer, the longest part of a

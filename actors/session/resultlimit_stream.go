@@ -66,6 +66,23 @@ func (m *messageReader) Read(p []byte) (int, error) {
 
 func (m *messageReader) Close() error { return m.src.Close() }
 
+// message returns the next message whole (what Read would hand out of
+// it), valid until the next call, or the error that ended the stream.
+// Not to be mixed with Read.
+func (m *messageReader) message() ([]byte, error) {
+	for {
+		if m.off < len(m.msg) {
+			msg := m.msg[m.off:]
+			m.off = len(m.msg)
+			return msg, nil
+		}
+		if m.err != nil {
+			return nil, m.err
+		}
+		m.next()
+	}
+}
+
 // keptBuffer is the largest buffer a messageReader keeps between
 // messages.
 const keptBuffer = 64 << 10
