@@ -76,22 +76,37 @@ var errTooDeep = fmt.Errorf("json: exceeded maximum nesting depth of %d", maxDep
 // checkDepth reports errTooDeep when objects and arrays nest in data
 // deeper than maxDepth (go-sdk's check, before a parser that recurses).
 func checkDepth(data []byte) error {
-	depth, inString, escaped := 0, false, false
+	var n nesting
+	return n.feed(data)
+}
+
+// nesting follows how deep a JSON text fed to it in parts is, in objects
+// and arrays, outside its strings.
+type nesting struct {
+	depth             int
+	inString, escaped bool
+}
+
+// feed takes the next part, failing with errTooDeep past maxDepth.
+func (n *nesting) feed(data []byte) error {
 	for _, b := range data {
 		switch {
-		case inString && escaped:
-			escaped = false
-		case inString:
-			escaped, inString = b == '\\', b != '"'
+		case n.inString && n.escaped:
+			n.escaped = false
+		case n.inString:
+			n.escaped, n.inString = b == '\\', b != '"'
 		case b == '"':
-			inString = true
+			n.inString = true
 		case b == '{' || b == '[':
-			if depth++; depth > maxDepth {
+			if n.depth++; n.depth > maxDepth {
 				return errTooDeep
 			}
 		case b == '}' || b == ']':
-			depth = max(depth-1, 0)
+			n.depth = max(n.depth-1, 0)
 		}
 	}
 	return nil
 }
+
+// open reports whether what was fed is not a whole value yet.
+func (n *nesting) open() bool { return n.depth > 0 || n.inString }

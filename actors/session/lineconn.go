@@ -28,11 +28,17 @@ import (
 //
 // As go-sdk's, it takes a batch (a JSON array of messages, which MCP
 // before 2025-06-18 allowed) one message at a time; it answers each
-// request of one on its own line.
+// request of one on its own line. As go-sdk's, it takes a message spread
+// over several lines (which MCP's stdio transport does not allow), up to
+// the bound in all.
 type lineConn struct {
 	lines   *messageReader
 	notices *noticeHook
 	queue   []jsonrpc.Message // the rest of a batch; Read is never concurrent
+	// spread is a message begun on an earlier line and not whole yet;
+	// nest follows its nesting.
+	spread []byte
+	nest   nesting
 
 	writeMu sync.Mutex
 	w       io.WriteCloser
@@ -69,19 +75,52 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, err
 		}
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
+		if len(line) == 0 && len(c.spread) == 0 {
 			continue // between messages, as a JSON decoder skips it
 		}
-		if line[0] == '[' {
-			return c.batch(line)
+		msg, err := c.whole(line)
+		if err != nil {
+			return nil, err
 		}
-		m, err := decodeMessage(line)
+		if msg == nil {
+			continue // the message goes on on the next line
+		}
+		if msg[0] == '[' {
+			return c.batch(msg)
+		}
+		m, err := decodeMessage(msg)
 		if err != nil {
 			return nil, err
 		}
 		c.notices.hand(m)
 		return m, nil
 	}
+}
+
+// whole returns the message line ends, nil while it goes on.
+func (c *lineConn) whole(line []byte) ([]byte, error) {
+	if len(c.spread) == 0 {
+		c.nest = nesting{}
+	}
+	if err := c.nest.feed(line); err != nil {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	}
+	if len(c.spread) == 0 && !c.nest.open() {
+		return line, nil // the usual case: a message on one line
+	}
+	if int64(len(c.spread)+len(line)) > c.lines.limit {
+		return nil, fmt.Errorf("a message over several lines of more than %d bytes (max_result_bytes)", c.lines.limit)
+	}
+	c.spread = append(append(c.spread, line...), '\n')
+	if c.nest.open() {
+		return nil, nil
+	}
+	msg := c.spread
+	c.spread = c.spread[:0]
+	if cap(c.spread) > keptBuffer {
+		c.spread = nil
+	}
+	return msg, nil
 }
 
 // batch returns the first message of a batch, and queues the others.

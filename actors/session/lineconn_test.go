@@ -80,12 +80,24 @@ func TestALineConnReadsAnAnswerMadeForALineOverTheLimit(t *testing.T) {
 	is.Equal(m.(*jsonrpc.Response).ID, mustID(t, 2)) // and the next line is read
 }
 
-func TestALineConnFailsOnALineThatIsNoMessage(t *testing.T) {
+func TestALineConnReadsAMessageSpreadOverLinesUpToTheBound(t *testing.T) {
 	is := is.New(t)
 	var noticed []string
-	c := lineConnOn(`{"jsonrpc":"2.0","id":1,`+"\n"+`"result":{}}`+"\n", 1<<20, &noticed, &writes{})
-	_, err := c.Read(t.Context())
-	is.True(err != nil) // a message over two lines is not one
+	spread := "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"result\": {\"text\": \"a { [ \\\" b\"}\n}\n"
+	c := lineConnOn(spread+`{"jsonrpc":"2.0","id":2,"result":{}}`+"\n", 1<<20, &noticed, &writes{})
+	m, err := c.Read(t.Context())
+	is.NoErr(err) // a pretty-printed message, as go-sdk's reader takes it
+	is.Equal(string(m.(*jsonrpc.Response).Result), `{"text": "a { [ \" b"}`)
+	m, err = c.Read(t.Context())
+	is.NoErr(err)
+	is.Equal(m.(*jsonrpc.Response).ID, mustID(t, 2)) // and the next one after it
+
+	c = lineConnOn(strings.Repeat("{\"a\":\n", 100), 200, &noticed, &writes{})
+	_, err = c.Read(t.Context())
+	is.True(err != nil) // spread past the bound, it ends the session
+	c = lineConnOn("not json\n", 1<<20, &noticed, &writes{})
+	_, err = c.Read(t.Context())
+	is.True(err != nil) // a line that is no message too
 }
 
 func TestALineConnWritesEachMessageAsOneLineInOneWrite(t *testing.T) {

@@ -68,7 +68,7 @@ func (h *noticeHook) observe(msg []byte) {
 	if h == nil || !bytes.Contains(msg, []byte(methodProgress)) && !bytes.Contains(msg, []byte(methodLog)) {
 		return
 	}
-	m, err := jsonrpc.DecodeMessage(msg)
+	m, err := decodeMessage(msg)
 	if err != nil {
 		return // go-sdk reads it and says what is wrong with it
 	}
