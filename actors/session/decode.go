@@ -19,6 +19,12 @@ func decodeMessage(data []byte) (jsonrpc.Message, error) {
 	if err := checkDepth(data); err != nil {
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
+	return decodeNested(data)
+}
+
+// decodeNested is decodeMessage for data whose nesting is known to be
+// within maxDepth.
+func decodeNested(data []byte) (jsonrpc.Message, error) {
 	var msg struct {
 		VersionTag string          `json:"jsonrpc"`
 		ID         any             `json:"id,omitempty"`

@@ -88,7 +88,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if msg[0] == '[' {
 			return c.batch(msg)
 		}
-		m, err := decodeMessage(msg)
+		m, err := decodeNested(msg) // whole checked its nesting
 		if err != nil {
 			return nil, err
 		}

@@ -98,6 +98,9 @@ func TestALineConnReadsAMessageSpreadOverLinesUpToTheBound(t *testing.T) {
 	c = lineConnOn("not json\n", 1<<20, &noticed, &writes{})
 	_, err = c.Read(t.Context())
 	is.True(err != nil) // a line that is no message too
+	c = lineConnOn(`{"jsonrpc":"2.0","id":1,"result":`+strings.Repeat("[", 1001)+strings.Repeat("]", 1001)+"}\n", 1<<20, &noticed, &writes{})
+	_, err = c.Read(t.Context())
+	is.True(errors.Is(err, errTooDeep)) // and one nested deeper than go-sdk allows
 }
 
 func TestALineConnWritesEachMessageAsOneLineInOneWrite(t *testing.T) {
