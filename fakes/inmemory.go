@@ -3,11 +3,14 @@ package fakes
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpflow/mcpflow/actors/config"
+	"github.com/mcpflow/mcpflow/actors/session"
 )
 
 // InMemory is a session.TransportFactory whose upstreams are in-process MCP
@@ -37,9 +40,11 @@ func NewInMemory(newServer func() *mcp.Server) *InMemory {
 }
 
 // NewTransport connects a new server to one end of an in-memory pipe and
-// returns the other end. conn is ignored.
+// returns the other end, which a session reads as it reads a stdio
+// server's pipe (it is a session.LineStream). conn is ignored.
 func (m *InMemory) NewTransport(config.Connection) (mcp.Transport, error) {
-	serverEnd, clientEnd := mcp.NewInMemoryTransports()
+	serverPipe, clientPipe := net.Pipe()
+	serverEnd := &mcp.IOTransport{Reader: serverPipe, Writer: serverPipe}
 	ctx := context.Background()
 	// Connect the server's end here (it cannot fail for an in-memory pipe),
 	// so that closing it can cut the connection: crash and Kill do that.
@@ -57,7 +62,7 @@ func (m *InMemory) NewTransport(config.Connection) (mcp.Transport, error) {
 	m.mu.Lock()
 	m.upstreams = append(m.upstreams, upstream{session: ss, cut: cut})
 	m.mu.Unlock()
-	return &inMemoryTransport{Transport: clientEnd, cut: cut}, nil
+	return &inMemoryTransport{pipe: clientPipe, cut: cut}, nil
 }
 
 // KillAll cuts every connection at once, as if every upstream died: in-flight
@@ -91,8 +96,21 @@ func (c connected) Connect(context.Context) (mcp.Connection, error) { return c.c
 
 // inMemoryTransport is the client end returned by InMemory.NewTransport.
 type inMemoryTransport struct {
-	mcp.Transport
-	cut func()
+	pipe net.Conn
+	cut  func()
+}
+
+var _ session.LineStream = (*inMemoryTransport)(nil)
+
+// Connect connects over the pipe as go-sdk's in-memory transport does.
+func (t *inMemoryTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	return (&mcp.IOTransport{Reader: t.pipe, Writer: t.pipe}).Connect(ctx)
+}
+
+// ConnectStream implements session.LineStream: the session reads and
+// writes the pipe itself.
+func (t *inMemoryTransport) ConnectStream(context.Context) (io.Reader, io.WriteCloser, error) {
+	return t.pipe, t.pipe, nil
 }
 
 // Kill implements session.Killer: it ends the upstream at once.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -22,7 +23,8 @@ import (
 //
 // The stdio transport and the HTTP transports (stdio lines, the events
 // of event streams) hand each message their messageReader reads to a
-// noticeHook (they are noticeHookers); any other transport (the
+// noticeHook (they are noticeHookers), as does the lineConn the session
+// makes for a LineStream; any other transport (the
 // in-memory ones of the tests) has its connection wrapped in a
 // noticeConn, which sees each message go-sdk reads. A wrapped streamable
 // HTTP connection would hide from go-sdk the method it tells the
@@ -66,7 +68,7 @@ func (h *noticeHook) observe(msg []byte) {
 	if h == nil || !bytes.Contains(msg, []byte(methodProgress)) && !bytes.Contains(msg, []byte(methodLog)) {
 		return
 	}
-	m, err := jsonrpc.DecodeMessage(msg)
+	m, err := decodeMessage(msg)
 	if err != nil {
 		return // go-sdk reads it and says what is wrong with it
 	}
@@ -161,6 +163,9 @@ func (a *Actor) observeNotices(t mcp.Transport, attempt int) mcp.Transport {
 			}
 			n.addLog(attempt, &p)
 		}
+	}
+	if s, ok := t.(LineStream); ok {
+		t = &streamTransport{stream: s, limit: resultLimit(a.conn, a.opts.MaxResultBytes), log: slog.With("connection", a.conn.ID)}
 	}
 	if h, ok := t.(noticeHooker); ok {
 		h.hookNotices(notice)

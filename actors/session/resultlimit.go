@@ -57,8 +57,8 @@ func resultLimit(conn config.Connection, def int64) int64 {
 	return config.DefaultMaxResultBytes
 }
 
-// limitSlack is what go-sdk's own bound on a message (an SSE event, a
-// stdio line) allows beyond the connection's: the answer made for an
+// limitSlack is what go-sdk's own bound on a message (an SSE event)
+// allows beyond the connection's: the answer made for an
 // oversize message must pass it, and ours is the one that holds.
 const limitSlack = 64 << 10
 

@@ -20,7 +20,7 @@ import (
 // its call's answer) the stream ends after that answer, unread further.
 type messageReader struct {
 	src            io.Closer
-	in             *bufio.Reader
+	in             *lineBuffer
 	limit          int64
 	sse            bool
 	endAfterAnswer bool
@@ -34,9 +34,22 @@ type messageReader struct {
 	err error  // the source's error, handed out after the last message
 }
 
+// Buffers a messageReader holds while it waits for a message (see
+// lineBuffer): an event stream's body comes through the HTTP
+// connection's own buffer, which a small one only copies from; a
+// pipe's reads cost a system call each.
+const (
+	idleEventBuffer = 512
+	idlePipeBuffer  = 4 << 10
+)
+
 // newMessageReader reads the messages of src.
 func newMessageReader(src io.ReadCloser, limit int64, sse, endAfterAnswer bool, log *slog.Logger, notices *noticeHook) *messageReader {
-	return &messageReader{src: src, in: bufio.NewReaderSize(src, 64<<10), limit: limit, sse: sse, endAfterAnswer: endAfterAnswer, log: log, notices: notices}
+	idle := idlePipeBuffer
+	if sse {
+		idle = idleEventBuffer
+	}
+	return &messageReader{src: src, in: newLineBuffer(src, idle), limit: limit, sse: sse, endAfterAnswer: endAfterAnswer, log: log, notices: notices}
 }
 
 func (m *messageReader) Read(p []byte) (int, error) {
@@ -53,9 +66,26 @@ func (m *messageReader) Read(p []byte) (int, error) {
 
 func (m *messageReader) Close() error { return m.src.Close() }
 
+// message returns the next message whole (what Read would hand out of
+// it), valid until the next call, or the error that ended the stream.
+// Not to be mixed with Read.
+func (m *messageReader) message() ([]byte, error) {
+	for {
+		if m.off < len(m.msg) {
+			msg := m.msg[m.off:]
+			m.off = len(m.msg)
+			return msg, nil
+		}
+		if m.err != nil {
+			return nil, m.err
+		}
+		m.next()
+	}
+}
+
 // keptBuffer is the largest buffer a messageReader keeps between
 // messages.
-const keptBuffer = 1 << 20
+const keptBuffer = 64 << 10
 
 // next reads the next message into m.msg, or the error that ends the
 // stream into m.err.
@@ -66,12 +96,13 @@ func (m *messageReader) next() {
 	m.msg, m.off = m.msg[:0], 0
 	inLine := false // the last line read is not whole yet
 	for {
-		line, err := m.in.ReadSlice('\n')
+		line, err := m.in.ReadSlice()
 		if int64(len(m.msg)+len(line)) > m.limit {
 			m.oversize(line, err, inLine)
 			return
 		}
 		m.msg = append(m.msg, line...)
+		began := !inLine // line is a whole line, not the end of a long one
 		inLine = errors.Is(err, bufio.ErrBufferFull)
 		switch {
 		case inLine:
@@ -82,7 +113,7 @@ func (m *messageReader) next() {
 		case !m.sse:
 			m.notices.observe(m.msg) // a line
 			return
-		case len(bytes.TrimRight(line, "\r\n")) == 0:
+		case began && len(bytes.TrimRight(line, "\r\n")) == 0:
 			m.notices.observe(eventData(m.msg)) // an event's blank line
 			return
 		}
@@ -113,7 +144,7 @@ func (m *messageReader) oversize(line []byte, err error, inLine bool) {
 		if err == nil {
 			lineLen = 0 // a new line starts
 		}
-		line, err = m.in.ReadSlice('\n')
+		line, err = m.in.ReadSlice()
 		scan.feed(line)
 		lineLen += len(bytes.TrimRight(line, "\r\n"))
 	}

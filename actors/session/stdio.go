@@ -187,18 +187,14 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err := t.start(); err != nil {
 		return nil, err
 	}
-	// The connection is closed by closing stdin (Writer), never stdout:
-	// the server may still write while it exits. Each line is bounded
-	// before go-sdk's decoder sees it; go-sdk's own bound, which ends the
-	// session, only lets the answer that replaces an oversize line
-	// through (and stops a message that spans lines, which MCP's stdio
-	// transport does not allow).
-	lines := newMessageReader(io.NopCloser(t.stdout), t.limit, false, false, t.log, &t.notices)
-	conn, err := (&mcp.IOTransport{Reader: lines, Writer: stdinWriter{t}, MaxLineLength: int(t.limit + limitSlack)}).Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t.side = newSideConn(conn, &taskWake{})
+	// The connection is closed by closing stdin (its writer), never
+	// stdout: the server may still write while it exits; stop closes
+	// stdout once the server is gone, which ends a Read waiting. Each line
+	// is bounded as it is read, and decoded on its own (a message that
+	// spans lines, which MCP's stdio transport does not allow, ends the
+	// session).
+	lines := newMessageReader(io.NopCloser(t.stdout), t.limit, false, false, t.log, nil)
+	t.side = newSideConn(newLineConn(lines, &t.notices, stdinWriter{t}), &taskWake{})
 	return t.side, nil
 }
 

@@ -152,7 +152,7 @@ func (l *httpLink) answer(ctx context.Context, resp *http.Response, id jsonrpc.I
 	for {
 		data, err := nextEvent(events)
 		if len(data) > 0 {
-			msg, derr := jsonrpc.DecodeMessage(data)
+			msg, derr := decodeMessage(data)
 			if derr != nil {
 				return nil, fmt.Errorf("decode an event of the answer: %w", derr)
 			}
@@ -169,7 +169,7 @@ func (l *httpLink) answer(ctx context.Context, resp *http.Response, id jsonrpc.I
 
 // asAnswer decodes a JSON body as the answer to request id.
 func asAnswer(data []byte, id jsonrpc.ID) (*jsonrpc.Response, error) {
-	msg, err := jsonrpc.DecodeMessage(data)
+	msg, err := decodeMessage(data)
 	if err != nil {
 		return nil, fmt.Errorf("decode the answer: %w", err)
 	}
