@@ -47,6 +47,7 @@ func (s *Store) PruneRuns(ctx context.Context, now time.Time, limit store.PruneL
 			if _, err := tx.exec(ctx, deleteRun, id); err != nil {
 				return err
 			}
+			s.writer.heads.forget(id)
 			if _, err := tx.exec(ctx, insertTombstone, id, prunedAt); err != nil {
 				return err
 			}

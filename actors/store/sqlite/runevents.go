@@ -20,10 +20,14 @@ var (
 	setRunLastEvent  = newWriteQuery(`UPDATE runs SET last_event = ? WHERE id = ?`)
 )
 
-// runHead reads, in tx, a run's head (what store.NewRunEvents compares)
-// from its row's columns, not its record, and the sequence number of its
-// last event; store.ErrNotFound if there is no run.
-func runHead(ctx context.Context, tx writeTx, id string) (store.RunHead, int64, error) {
+// runHead returns, in tx, a run's head (what store.NewRunEvents compares)
+// and the sequence number of its last event: the writer's (runHeads), or
+// else read from its row's columns, not its record; store.ErrNotFound if
+// there is no run.
+func (s *Store) runHead(ctx context.Context, tx writeTx, id string) (store.RunHead, int64, error) {
+	if c, ok := s.writer.heads.get(id); ok {
+		return c.head, c.lastSeq, nil
+	}
 	var (
 		head    = store.RunHead{ID: id}
 		calls   []byte
@@ -65,7 +69,7 @@ func (s *Store) AppendRunEvents(ctx context.Context, runID string, events []stor
 		return nil
 	}
 	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
-		head, lastSeq, err := runHead(ctx, tx, runID)
+		head, lastSeq, err := s.runHead(ctx, tx, runID)
 		if err != nil {
 			return err
 		}
@@ -80,8 +84,12 @@ func (s *Store) AppendRunEvents(ctx context.Context, runID string, events []stor
 		if err := insertValues(ctx, tx, runID, values); err != nil {
 			return err
 		}
-		_, err = tx.exec(ctx, setRunLastEvent, numbered[len(numbered)-1].Seq, runID)
-		return err
+		lastSeq = numbered[len(numbered)-1].Seq
+		if _, err := tx.exec(ctx, setRunLastEvent, lastSeq, runID); err != nil {
+			return err
+		}
+		s.writer.heads.put(head, lastSeq)
+		return nil
 	})
 }
 

@@ -50,6 +50,7 @@ func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.T
 		if err := insertNew(ctx, tx, insertRun, row.args(events, 0)...); err != nil {
 			return err
 		}
+		s.writer.heads.put(row.head, lastSeqOf(events, 0))
 		if row.run.Idempotency != nil {
 			if err := claimIdempotencyKey(ctx, tx, row.run); err != nil {
 				return err
@@ -75,7 +76,7 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 		return err
 	}
 	return s.update(ctx, func(ctx context.Context, tx writeTx) error {
-		head, lastSeq, err := runHead(ctx, tx, r.ID)
+		head, lastSeq, err := s.runHead(ctx, tx, r.ID)
 		if err != nil {
 			return err
 		}
@@ -96,6 +97,7 @@ func (s *Store) commitRun(ctx context.Context, tx writeTx, prev *store.Run, row 
 	if _, err := tx.exec(ctx, updateRun, row.args(events, lastSeq)...); err != nil {
 		return err
 	}
+	s.writer.heads.put(row.head, lastSeqOf(events, lastSeq))
 	return s.appendProgress(ctx, tx, prev, row, encoded, events)
 }
 
@@ -246,6 +248,7 @@ type runRow struct {
 	expiresAt   *string      // see expiry
 	interruptID *string
 	calls       string // the ids of its calls in flight, a JSON array
+	head        store.RunHead
 }
 
 // newRunRow returns r's row: r with its timestamps in UTC, as stores
@@ -263,7 +266,7 @@ func (s *Store) newRunRow(r store.Run) (runRow, error) {
 	if err != nil {
 		return runRow{}, err
 	}
-	return runRow{run: r, record: record, values: values, expiresAt: s.expiry(r), interruptID: head.InterruptID, calls: calls}, nil
+	return runRow{run: r, record: record, values: values, expiresAt: s.expiry(r), interruptID: head.InterruptID, calls: calls, head: head}, nil
 }
 
 // noCalls is the calls_in_flight of a run with none: most commits'.
@@ -290,11 +293,17 @@ func decodeCalls(column []byte) ([]string, error) {
 // args are the arguments of insertRun and updateRun for a commit that
 // appends events after the run's event lastSeq.
 func (row runRow) args(events []store.RunEvent, lastSeq int64) []any {
-	if len(events) > 0 {
-		lastSeq = events[len(events)-1].Seq
-	}
 	r := row.run
-	return []any{r.Status, timeKey(r.UpdatedAt), r.TraceCount, row.record, row.expiresAt, row.interruptID, row.calls, lastSeq, r.ID}
+	return []any{r.Status, timeKey(r.UpdatedAt), r.TraceCount, row.record, row.expiresAt, row.interruptID, row.calls, lastSeqOf(events, lastSeq), r.ID}
+}
+
+// lastSeqOf is the sequence number of a run's last event once events are
+// appended after its event lastSeq.
+func lastSeqOf(events []store.RunEvent, lastSeq int64) int64 {
+	if len(events) > 0 {
+		return events[len(events)-1].Seq
+	}
+	return lastSeq
 }
 
 // expiry is the expires_at column of run r: when retention may prune it

@@ -66,6 +66,7 @@ func (w *write) leave(state int32) bool { return w.state.CompareAndSwap(queued, 
 type writer struct {
 	tx     writeTx // the statements on the writer's connection
 	limits batchLimits
+	heads  runHeads // the heads of the runs it wrote, dropped at every rollback
 
 	queue     chan *write
 	closing   chan struct{} // closed by close: no more writes are queued
@@ -178,6 +179,7 @@ func (w *writer) batch(first *write) {
 			err := wr.fn(ctx, w.tx)
 			b.add(wr, err)
 			if err != nil {
+				w.heads.drop()
 				if rbErr := w.rollback(ctx); rbErr != nil {
 					b.report(fmt.Errorf("write transaction: %w", rbErr))
 					return
@@ -188,6 +190,9 @@ func (w *writer) batch(first *write) {
 		}
 		own, fatal := inSavepoint(ctx, w.tx, wr.fn)
 		b.add(wr, own)
+		if own != nil {
+			w.heads.drop() // its changes are undone, and the cache may hold them
+		}
 		if fatal != nil {
 			b.report(errors.Join(fmt.Errorf("write transaction: %w", fatal), w.rollback(ctx)))
 			return
@@ -256,6 +261,7 @@ func inSavepoint(ctx context.Context, tx writeTx, fn writeFn) (own, fatal error)
 // error that made SQLite roll the transaction back already, it fails with
 // "no transaction is active", which the caller reports with that error.
 func (w *writer) rollback(ctx context.Context) error {
+	w.heads.drop()
 	if _, err := w.tx.exec(ctx, rollbackTx); err != nil {
 		return fmt.Errorf("roll back write transaction: %w", err)
 	}
