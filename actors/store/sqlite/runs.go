@@ -21,6 +21,11 @@ var (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 	updateRun = newWriteQuery(`UPDATE runs SET status = ?, updated_at = ?, trace_count = ?, record = ?, expires_at = ?,
 		interrupt_id = ?, calls_in_flight = ?, last_event = ? WHERE id = ?`)
+	// updateRunStep is updateRun for a step of a run that stays running:
+	// it leaves the indexed columns (status, updated_at, expires_at: see
+	// runStep) as they are, so that it changes no index.
+	updateRunStep = newWriteQuery(`UPDATE runs SET trace_count = ?, record = ?, interrupt_id = ?, calls_in_flight = ?, last_event = ?
+		WHERE id = ?`)
 	insertTraceEntries = newRowsInsert(`run_trace (run_id, seq, entry)`, 3)
 	selectRunsByStatus = newWriteQuery(`SELECT record, last_event FROM runs WHERE status = ? ORDER BY id`)
 	getRun             = newReadQuery(`SELECT record FROM runs WHERE id = ?`)
@@ -94,7 +99,11 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 // events from lastSeq+1 and the admin events of the change.
 func (s *Store) commitRun(ctx context.Context, tx writeTx, prev *store.Run, row runRow, entries []workflow.TraceEntry, encoded []string, lastSeq int64) error {
 	events := store.NewRunEvents(prev, row.run, entries, lastSeq)
-	if _, err := tx.exec(ctx, updateRun, row.args(events, lastSeq)...); err != nil {
+	update, args := updateRun, row.args(events, lastSeq)
+	if runStep(prev, row.run) {
+		update, args = updateRunStep, row.stepArgs(events, lastSeq)
+	}
+	if _, err := tx.exec(ctx, update, args...); err != nil {
 		return err
 	}
 	s.writer.heads.put(row.head, lastSeqOf(events, lastSeq))
@@ -149,10 +158,12 @@ func (s *Store) GetRun(ctx context.Context, id string) (_ store.Run, err error) 
 	return r, s.missing(ctx, id, err)
 }
 
-// ListRuns implements store.Runs.
+// ListRuns implements store.Runs, newest update first: a running run's
+// last update is its record's (runStep), any other run's its updated_at
+// column (see runsPage).
 func (s *Store) ListRuns(ctx context.Context, q store.RunQuery) (_ []store.Run, _ int, err error) {
 	defer wrap(&err, "list runs")
-	pq := pageQuery{table: "runs", orderBy: "updated_at DESC, id DESC"}
+	pq := pageQuery{table: "runs", page: runsPage}
 	if q.Status != "" {
 		pq.where = append(pq.where, "status = @status")
 		pq.args = append(pq.args, sql.Named("status", q.Status))
@@ -295,6 +306,21 @@ func decodeCalls(column []byte) ([]string, error) {
 func (row runRow) args(events []store.RunEvent, lastSeq int64) []any {
 	r := row.run
 	return []any{r.Status, timeKey(r.UpdatedAt), r.TraceCount, row.record, row.expiresAt, row.interruptID, row.calls, lastSeqOf(events, lastSeq), r.ID}
+}
+
+// runStep reports whether a commit that takes a run from prev to next
+// is a step of a run that stays running: its row's status, updated_at and
+// expires_at (NULL while it runs) stay as they are, and only its record
+// has its last update (see ListRuns).
+func runStep(prev *store.Run, next store.Run) bool {
+	return prev != nil && prev.Status == store.RunRunning && next.Status == store.RunRunning
+}
+
+// stepArgs are the arguments of updateRunStep for a commit that appends
+// events after the run's event lastSeq.
+func (row runRow) stepArgs(events []store.RunEvent, lastSeq int64) []any {
+	r := row.run
+	return []any{r.TraceCount, row.record, row.interruptID, row.calls, lastSeqOf(events, lastSeq), r.ID}
 }
 
 // lastSeqOf is the sequence number of a run's last event once events are
