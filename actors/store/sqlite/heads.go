@@ -22,6 +22,7 @@ type runHeads struct {
 type cachedHead struct {
 	head    store.RunHead
 	lastSeq int64
+	journal int64 // the seq of the run's last journal row, 0 for none
 }
 
 // get returns the head of run id, if cached.
@@ -30,10 +31,10 @@ func (c *runHeads) get(id string) (cachedHead, bool) {
 	return h, ok
 }
 
-// put caches head, after whose commit the run's last event is lastSeq;
-// a run that has ended is forgotten (no commit follows its end but a
-// resume, which reads its row).
-func (c *runHeads) put(head store.RunHead, lastSeq int64) {
+// put caches head, after whose commit the run's last event is lastSeq
+// and its last journal row journal; a run that has ended is forgotten
+// (no commit follows its end but a resume, which reads its row).
+func (c *runHeads) put(head store.RunHead, lastSeq, journal int64) {
 	if store.Terminal(head.Status) {
 		delete(c.heads, head.ID)
 		return
@@ -41,7 +42,7 @@ func (c *runHeads) put(head store.RunHead, lastSeq int64) {
 	if c.heads == nil || len(c.heads) >= maxCachedHeads {
 		c.heads = make(map[string]cachedHead)
 	}
-	c.heads[head.ID] = cachedHead{head: head, lastSeq: lastSeq}
+	c.heads[head.ID] = cachedHead{head: head, lastSeq: lastSeq, journal: journal}
 }
 
 // forget drops the head of run id.

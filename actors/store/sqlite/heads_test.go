@@ -18,11 +18,11 @@ import (
 func stepUndone(s *Store, r store.Run, errUndo error) func() error {
 	return func() error {
 		return s.update(context.Background(), func(ctx context.Context, tx writeTx) error {
-			head, lastSeq, err := s.runHead(ctx, tx, r.ID)
+			c, err := s.runHead(ctx, tx, r.ID)
 			if err != nil {
 				return err
 			}
-			prev := head.Run()
+			prev := c.head.Run()
 			r.TraceCount++
 			row, err := s.newRunRow(r)
 			if err != nil {
@@ -33,7 +33,7 @@ func stepUndone(s *Store, r store.Run, errUndo error) func() error {
 			if err != nil {
 				return err
 			}
-			if err := s.commitRun(ctx, tx, &prev, row, entries, encoded, lastSeq); err != nil {
+			if err := s.commitRun(ctx, tx, &prev, row, entries, encoded, c.lastSeq, c.journal); err != nil {
 				return err
 			}
 			if _, ok := s.writer.heads.get(r.ID); !ok {

@@ -26,11 +26,11 @@ import (
 // random ids, as actors/runs makes them.
 
 // stepCommitPages is the bound on the WAL frames of a step commit (one
-// that changes no status), on average: today's figure (4.6-4.9: the run's
-// row, its events, its trace, and the pages the tables grow by), which
-// only goes down. It was 6.8-7.2 while a step commit moved the run in the
-// two indexes of updated_at; issue 32's target is 2.
-const stepCommitPages = 5.5
+// that changes no status), on average: issue 32's target. A step is one
+// row of the run's journal (journal.go), about 1.0 frame; it was 6.8-7.2
+// when it wrote the run's row (moving it in the two indexes of
+// updated_at), its trace and its events, and 4.6-4.9 without the move.
+const stepCommitPages = 2.0
 
 // warmRuns is how many runs the store holds before the commits counted,
 // and countedRuns how many runs' commits are counted.

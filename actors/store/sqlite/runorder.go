@@ -54,6 +54,6 @@ func runsPage(where []string) string {
 	}
 	return "SELECT record, updated_at AS k, id" + arm("status <> '"+store.RunRunning+"'") +
 		" UNION ALL " +
-		"SELECT record, " + timeKeySQL + "(json_extract(record, '$.updated_at')), id" + arm("status = '"+store.RunRunning+"'") +
+		"SELECT " + journalRun + ", " + timeKeySQL + "(json_extract(" + journalRun + ", '$.updated_at')), id" + arm("status = '"+store.RunRunning+"'") +
 		" ORDER BY k DESC, id DESC"
 }
