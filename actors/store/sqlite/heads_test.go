@@ -44,6 +44,16 @@ func stepUndone(s *Store, r store.Run, errUndo error) func() error {
 	}
 }
 
+// openWithRun opens a test store, closed when t ends, holding a new
+// running run, which it returns.
+func openWithRun(t *testing.T) (*Store, store.Run) {
+	s := openTest(t, filepath.Join(t.TempDir(), "mcpflow.db"))
+	t.Cleanup(func() { is.New(t).NoErr(s.Close()) })
+	r := warmRun(t)
+	is.New(t).NoErr(s.CreateRun(t.Context(), r, nil))
+	return s, r
+}
+
 // TestARolledBackCommitLeavesNoCachedHead undoes a run's step commit, as
 // the first write of a batch (its transaction rolled back) and after it
 // (its savepoint rolled back): the run's next commit compares the stored
@@ -55,10 +65,7 @@ func TestARolledBackCommitLeavesNoCachedHead(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			is := is.New(t)
 			ctx := t.Context()
-			s := openTest(t, filepath.Join(t.TempDir(), "mcpflow.db"))
-			defer s.Close()
-			r := warmRun(t)
-			is.NoErr(s.CreateRun(ctx, r, nil))
+			s, r := openWithRun(t)
 			errUndo := errors.New("undo")
 			if first {
 				is.True(errors.Is(stepUndone(s, r, errUndo)(), errUndo))

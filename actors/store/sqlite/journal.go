@@ -25,6 +25,12 @@ import (
 // journal's rows and writes the run's row. Reads fold the row with the
 // journal: the record of its last row is the run's, and its entries and
 // events follow those of the tables.
+// maxJournalRows bounds a run's journal, which each read of its trace
+// or its events reads whole: the step that would pass it folds the
+// journal, as a change of status does (about one commit in 64 of a run
+// that keeps running writes its row).
+const maxJournalRows = 64
+
 var (
 	insertJournal = newWriteQuery(`INSERT INTO run_journal (key, run, first, trace, events, last_event)
 		VALUES ((SELECT rowid << 32 FROM runs WHERE id = ?1) | ?2, ?3, ?4, ?5, ?6, ?7)`)

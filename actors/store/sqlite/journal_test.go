@@ -121,3 +121,42 @@ func TestAProcessKilledAfterJournaledStepsLosesNothing(t *testing.T) {
 	is.Equal(len(trace), 1)
 	is.Equal(kinds(), []string{store.RunEventStatusChanged, store.RunEventStepStarted, store.RunEventStepFinished, store.RunEventStepStarted, store.RunEventStatusChanged})
 }
+
+// TestALongRunsJournalIsFoldedAsItGrows commits more steps of a running
+// run than its journal holds: the journal is folded into the run's row
+// and tables when full, and every read sees the steps in order.
+func TestALongRunsJournalIsFoldedAsItGrows(t *testing.T) {
+	is := is.New(t)
+	ctx := t.Context()
+	s, r := openWithRun(t)
+	const steps = 2*maxJournalRows + 5
+	var want []workflow.TraceEntry
+	for i := range steps {
+		e := stepEntry("count", "count")
+		e.Attempts = i + 1
+		want = append(want, e)
+		r.TraceCount++
+		is.NoErr(s.RecordProgress(ctx, r, []workflow.TraceEntry{e}))
+	}
+	var rowTraceCount, journalRows int
+	is.NoErr(s.read.QueryRowContext(ctx, `SELECT trace_count, (SELECT COUNT(*) FROM run_journal) FROM runs WHERE id = ?`, r.ID).Scan(&rowTraceCount, &journalRows))
+	is.Equal(rowTraceCount, 2*maxJournalRows+2) // folded twice, at the step past each full journal
+	is.Equal(journalRows, 3)                    // the steps since
+	trace, err := s.ReadTrace(ctx, r.ID, 0, 0)
+	is.NoErr(err)
+	is.Equal(trace, want)
+	trace, err = s.ReadTrace(ctx, r.ID, 2*maxJournalRows, 3) // across the row's last entry and the journal
+	is.NoErr(err)
+	is.Equal(trace, want[2*maxJournalRows:2*maxJournalRows+3])
+	events, last, err := s.ReadRunEvents(ctx, r.ID, 2*maxJournalRows+1, 4) // across the tables and the journal
+	is.NoErr(err)
+	is.Equal(last, int64(steps+1)) // the creation's status event, and a step_finished a step
+	is.Equal(len(events), 4)
+	for i, e := range events {
+		is.Equal(e.Seq, int64(2*maxJournalRows+2+i))
+		is.Equal(e.Step.Attempts, 2*maxJournalRows+1+i) // step seq-1's, in order
+	}
+	got, err := s.GetRun(ctx, r.ID)
+	is.NoErr(err)
+	is.Equal(got.TraceCount, steps)
+}

@@ -97,11 +97,12 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 // commitRun commits a run that was prev (its head), whose journal's last
 // row is journal (0: none), as row, with the entries (encoded) after the
 // stored ones, the run events from lastSeq+1 and the admin events of the
-// change: a step of a run that stays running as a row of its journal,
-// any other commit as its row, after folding its journal.
+// change: a step of a run that stays running as a row of its journal
+// (while it holds fewer than maxJournalRows), any other commit as its
+// row, after folding its journal.
 func (s *Store) commitRun(ctx context.Context, tx writeTx, prev *store.Run, row runRow, entries []workflow.TraceEntry, encoded []string, lastSeq, journal int64) error {
 	events := store.NewRunEvents(prev, row.run, entries, lastSeq)
-	if runStep(prev, row.run) { // and so no admin event (store.RunAdminEvents)
+	if runStep(prev, row.run) && journal < maxJournalRows { // a step: no admin event (store.RunAdminEvents)
 		if err := appendJournal(ctx, tx, row, journal, encoded, events, lastSeq); err != nil {
 			return err
 		}
