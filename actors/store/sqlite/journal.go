@@ -14,17 +14,26 @@ import (
 )
 
 // The run journal. A step of a run that stays running (runStep) is one
-// row of run_journal, keyed (run_id, seq) and clustered by run: the run's
-// record after the step (its checkpoint: state, calls in flight), the
-// step's trace entries and its run events. Its runs row, run_trace and
-// run_events are not written: one row in a table that holds only the
-// steps of the runs that are running, where a step commit wrote three
-// (and moved them in two indexes). The next commit that changes the run's
-// status (its end, an interrupt, a recovery) folds the journal: it moves
-// the entries and events into run_trace and run_events, deletes the
-// journal's rows and writes the run's row. Reads fold the row with the
-// journal: the record of its last row is the run's, and its entries and
-// events follow those of the tables.
+// row of run_journal: the run's record after the step (its checkpoint:
+// state, calls in flight), the step's trace entries and its run events.
+// Its runs row, run_trace and run_events are not written: one row in a
+// table that holds only the steps of the runs that are running, where a
+// step commit wrote three (and moved the run in two indexes). The next
+// commit that changes the run's status (its end, an interrupt, a
+// recovery) folds the journal: it moves the entries and events into
+// run_trace and run_events, deletes the journal's rows and writes the
+// run's row. Reads fold the row with the journal: the record of its last
+// row is the run's, and its entries and events follow those of the
+// tables.
+//
+// A row's key is the run's rowid << 32 | seq (seq per run, from 1): the
+// rows of a run are together, and a row of a rowid table is kept inline
+// up to nearly a page, where a WITHOUT ROWID table keyed (run_id, seq)
+// spills one over about 1,000 bytes (a record is more) to an overflow
+// page. A run's rowid does not change while it exists (no VACUUM runs
+// while the journal holds rows: see incrementalVacuum), and only a run
+// that has ended, whose journal is folded, is deleted.
+
 // maxJournalRows bounds a run's journal, which each read of its trace
 // or its events reads whole: the step that would pass it folds the
 // journal, as a change of status does (about one commit in 64 of a run
@@ -50,8 +59,8 @@ var (
 // runs.
 const journalRun = `COALESCE((SELECT j.run FROM run_journal AS j WHERE ` + journalOf + ` ORDER BY j.key DESC LIMIT 1), runs.record)`
 
-// The keys of the journal rows of run ?1, and of the run of a runs row
-// runs as j's.
+// The first and last keys of the journal rows of run ?1, and the
+// condition that a journal row j is of the run of the runs row runs.
 const (
 	journalFrom = `(SELECT rowid << 32 FROM runs WHERE id = ?1)`
 	journalTo   = `(SELECT (rowid << 32) | 4294967295 FROM runs WHERE id = ?1)`

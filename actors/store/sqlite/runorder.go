@@ -11,14 +11,13 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 )
 
-// A step commit of a run that stays running leaves its row's updated_at
-// as it was (runStep): moving the run in the two indexes that hold it
-// (runs_by_update, runs_by_status) was most of the pages such a commit
-// wrote. The column is then the time the run last changed status, and
-// the record's updated_at its last update. ListRuns still orders every
-// run by its last update: runsPage takes the runs that are not running
-// in the order of runs_by_update, the running ones (few, found through
-// runs_by_status) by their records', and SQLite merges the two.
+// A step commit of a run that stays running leaves its row as it was
+// (runStep, journal.go): its updated_at is then the time the run last
+// changed status, and its journal's last record has its last update.
+// ListRuns still orders every run by its last update: runsPage takes the
+// runs that are not running in the order of runs_by_update, the running
+// ones (few, found through runs_by_status) by their records' as the
+// journal folds them, and SQLite merges the two.
 
 // timeKeySQL is the SQL name of timeKeyOf.
 const timeKeySQL = "mcpflow_time_key"

@@ -15,7 +15,8 @@ import (
 // The queries of runs and their traces. A run's row keeps, next to its
 // record, its head (store.RunHead: status, trace_count, interrupt_id,
 // calls_in_flight) and the sequence number of its last event, which a
-// commit reads instead of the record.
+// commit reads instead of the record, when the writer has not cached it
+// (runHeads) and the run's journal has no row (journal.go).
 var (
 	insertRun = newWriteQuery(`INSERT INTO runs (status, updated_at, trace_count, record, expires_at, interrupt_id, calls_in_flight, last_event, id)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)

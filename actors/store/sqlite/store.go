@@ -2,7 +2,8 @@
 // (modernc.org/sqlite: pure Go, no cgo). Each record is kept as a JSON
 // column (a run's, its trace entries' and its events' packed:
 // store.Values.Pack, store.EncodeRunEvent) beside the indexed columns its
-// queries need; the schema is migrated
+// queries need, and a running run's steps in its journal (journal.go);
+// the schema is migrated
 // at Open; a write is acknowledged only once committed, at the sync level
 // Open was given (WAL, synchronous=FULL by default).
 package sqlite
