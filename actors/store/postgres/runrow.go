@@ -64,12 +64,33 @@ const insertRun = `WITH run AS (
 const updateRun = `UPDATE runs SET status = $2, updated_at = $3, updated_at_ns = $4, trace_count = $5,
 	interrupt_id = $6, calls_in_flight = $7, last_event = $8, record = $9, node = $10, expires_at = $11 WHERE id = $1`
 
+// updateRunStep is updateRun for a step of a run that stays running on
+// the node that commits it (runStep): it leaves the indexed columns
+// (status, updated_at and updated_at_ns, node, expires_at) as they are,
+// so that PostgreSQL may update the row in place (a heap-only tuple)
+// without a new entry in any index of runs (runRow.stepArgs).
+const updateRunStep = `UPDATE runs SET trace_count = $2, interrupt_id = $3, calls_in_flight = $4, last_event = $5, record = $6 WHERE id = $1`
+
+// runStep reports whether a commit that takes a run from prev to next
+// is a step of a run that stays running: its row's indexed columns stay
+// as they are, and only its record has its last update (see ListRuns).
+// The node is the row's already: a run running elsewhere is fenced off.
+func runStep(prev *store.Run, next store.Run) bool {
+	return prev != nil && prev.Status == store.RunRunning && next.Status == store.RunRunning
+}
+
 // args are the arguments of insertRun and updateRun up to $11, with
 // lastEvent the sequence number of the run's last event and node the node
 // that executes it.
 func (row runRow) args(lastEvent int64, node string) []any {
 	r := row.run
 	return []any{r.ID, r.Status, row.updatedAt, row.updatedNs, r.TraceCount, row.interruptID, row.calls, lastEvent, row.record, node, row.expiresAt}
+}
+
+// stepArgs are the arguments of updateRunStep.
+func (row runRow) stepArgs(lastEvent int64) []any {
+	r := row.run
+	return []any{r.ID, r.TraceCount, row.interruptID, row.calls, lastEvent, row.record}
 }
 
 // lockedRun is what a commit reads of a run's row, which it locks.
@@ -154,14 +175,18 @@ func queueTrace(b *pgx.Batch, id string, first int, entries []workflow.TraceEntr
 // entries appended to its trace after the first `first`, its row replaced
 // by row, its events appended, and the values they refer to that q (the
 // commit's transaction) does not hold yet.
-func queueCommit(ctx context.Context, q querier, b *pgx.Batch, row runRow, node string, first int, entries []workflow.TraceEntry, events []store.RunEvent, lastEvent int64) error {
+func queueCommit(ctx context.Context, q querier, b *pgx.Batch, row runRow, node string, step bool, first int, entries []workflow.TraceEntry, events []store.RunEvent, lastEvent int64) error {
 	if err := queueTrace(b, row.run.ID, first, entries, row.values); err != nil {
 		return err
 	}
 	if len(events) > 0 {
 		lastEvent = events[len(events)-1].Seq
 	}
-	b.Queue(updateRun, row.args(lastEvent, node)...)
+	if step {
+		b.Queue(updateRunStep, row.stepArgs(lastEvent)...)
+	} else {
+		b.Queue(updateRun, row.args(lastEvent, node)...)
+	}
 	if len(events) > 0 {
 		seqs, records, err := eventArgs(events, row.values)
 		if err != nil {

@@ -109,7 +109,7 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 				prev.head.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
 		}
 		events = store.NewRunEvents(&prev.head, row.run, entries, prev.lastEvent)
-		if err := queueCommit(ctx, tx, b, row, s.node, prev.head.TraceCount, entries, events, prev.lastEvent); err != nil {
+		if err := queueCommit(ctx, tx, b, row, s.node, runStep(&prev.head, row.run), prev.head.TraceCount, entries, events, prev.lastEvent); err != nil {
 			return nil, err
 		}
 		return store.RunAdminEvents(&prev.head, row.run), nil
@@ -127,10 +127,12 @@ func (s *Store) GetRun(ctx context.Context, id string) (_ store.Run, err error) 
 	return r, s.missing(ctx, id, err)
 }
 
-// ListRuns implements store.Runs.
+// ListRuns implements store.Runs, newest update first: a running run's
+// last update is its record's (runStep), any other run's its updated_at
+// columns (see runsPage).
 func (s *Store) ListRuns(ctx context.Context, q store.RunQuery) (_ []store.Run, _ int, err error) {
 	defer wrap(&err, "list runs")
-	pq := pageQuery{table: "runs", orderBy: "updated_at DESC, updated_at_ns DESC, id DESC"}
+	pq := pageQuery{table: "runs", page: runsPage}
 	if q.Status != "" {
 		pq.filter("status = %s", q.Status)
 	}
@@ -213,7 +215,7 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 				return nil, err
 			}
 			events := store.NewRunEvents(&r.run, row.run, nil, r.lastEvent)
-			if err := queueCommit(ctx, tx, b, row, s.node, r.run.TraceCount, nil, events, r.lastEvent); err != nil {
+			if err := queueCommit(ctx, tx, b, row, s.node, runStep(&r.run, row.run), r.run.TraceCount, nil, events, r.lastEvent); err != nil {
 				return nil, err
 			}
 			admin = append(admin, store.RunAdminEvents(&r.run, row.run)...)

@@ -129,6 +129,10 @@ type pageQuery struct {
 	where   []string // conditions, joined by AND, with placeholders $1, $2, ...
 	args    []any    // the arguments of where, in order
 	orderBy string
+	// page, when set, is the query of a page of records that pass the
+	// conditions where, ordered, before its LIMIT and OFFSET; else the
+	// page is selected from table, by orderBy.
+	page func(where []string) string
 }
 
 // filter adds a condition; it writes its one argument as %s, which becomes
@@ -147,7 +151,11 @@ func listPage[T any](ctx context.Context, db beginner, q pageQuery, offset, limi
 		filter = " WHERE " + strings.Join(q.where, " AND ")
 	}
 	n := len(q.args)
-	selectPage := fmt.Sprintf("SELECT record FROM %s%s ORDER BY %s LIMIT $%d OFFSET $%d", q.table, filter, q.orderBy, n+1, n+2)
+	selectPage := fmt.Sprintf("SELECT record FROM %s%s ORDER BY %s", q.table, filter, q.orderBy)
+	if q.page != nil {
+		selectPage = q.page(q.where)
+	}
+	selectPage += fmt.Sprintf(" LIMIT $%d OFFSET $%d", n+1, n+2)
 	err = inTx(ctx, db, snapshot, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, "SELECT count(*) FROM "+q.table+filter, q.args...).Scan(&total); err != nil {
 			return err

@@ -42,8 +42,9 @@ func createFile(path string) error {
 }
 
 // openWriter opens the single-connection write pool and puts the database
-// in WAL mode, with PRAGMA synchronous set to synchronous (see Sync).
-func openWriter(ctx context.Context, path, synchronous string) (*sql.DB, error) {
+// in WAL mode, with PRAGMA synchronous set to synchronous (see Sync); a
+// commit checkpoints once the log holds checkpointPages (0: never).
+func openWriter(ctx context.Context, path, synchronous string, checkpointPages int) (*sql.DB, error) {
 	db, err := sql.Open("sqlite", dsn(path, url.Values{
 		"_pragma": {
 			fmt.Sprintf("busy_timeout(%d)", busyTimeoutMs),
@@ -53,7 +54,7 @@ func openWriter(ctx context.Context, path, synchronous string) (*sql.DB, error) 
 			"journal_mode(WAL)",
 			// The checkpointer checkpoints; a commit only once the log
 			// is four times SQLite's default (see checkpointer).
-			fmt.Sprintf("wal_autocheckpoint(%d)", writerCheckpointPages),
+			fmt.Sprintf("wal_autocheckpoint(%d)", checkpointPages),
 			// A checkpoint truncates a write-ahead log that grew past
 			// this back to it, rather than keeping its largest size.
 			fmt.Sprintf("journal_size_limit(%d)", walSizeLimit),

@@ -204,6 +204,23 @@ CREATE TABLE webhook_delivery_log (
 ) STRICT;
 CREATE INDEX webhook_delivery_log_by_hook ON webhook_delivery_log (hook_id, seq);
 `,
+	`
+-- The run journal (see journal.go): a row per step of a running run,
+-- since its last change of status, which folds it into runs, run_trace
+-- and run_events. run is the run's record after the step; trace the
+-- step's entries (a JSON array, from index first), events its run events
+-- (a JSON array of [sequence, text]), last_event the run's last event's
+-- sequence after it. No reference to runs: a run has rows here only
+-- while it runs, and only a run that has ended is deleted.
+CREATE TABLE run_journal (
+	key        INTEGER PRIMARY KEY, -- the run's rowid << 32 | seq, per run from 1
+	run        TEXT NOT NULL,
+	first      INTEGER NOT NULL,
+	trace      TEXT NOT NULL,
+	events     TEXT NOT NULL,
+	last_event INTEGER NOT NULL
+) STRICT;
+`,
 }
 
 // retentionVersion is the schema version that adds runs.expires_at.

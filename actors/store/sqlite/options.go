@@ -43,6 +43,10 @@ type options struct {
 	store store.Options
 	sync  Sync
 	batch batchLimits
+	// checkpointPages is the write-ahead log's size, in pages, at which
+	// a commit checkpoints (writerCheckpointPages); 0 never checkpoints,
+	// and starts no checkpointer: for tests that count the log's frames.
+	checkpointPages int
 }
 
 // WithSync sets the sync level; without it, a store syncs at SyncFull.
@@ -61,7 +65,7 @@ func WithStoreOptions(opts ...store.Option) Option {
 
 // newOptions returns the defaults with opts applied.
 func newOptions(opts ...Option) options {
-	o := options{store: store.NewOptions(), sync: SyncFull, batch: defaultBatchLimits}
+	o := options{store: store.NewOptions(), sync: SyncFull, batch: defaultBatchLimits, checkpointPages: writerCheckpointPages}
 	for _, opt := range opts {
 		opt(&o)
 	}

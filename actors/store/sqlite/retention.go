@@ -47,6 +47,7 @@ func (s *Store) PruneRuns(ctx context.Context, now time.Time, limit store.PruneL
 			if _, err := tx.exec(ctx, deleteRun, id); err != nil {
 				return err
 			}
+			s.writer.heads.forget(id)
 			if _, err := tx.exec(ctx, insertTombstone, id, prunedAt); err != nil {
 				return err
 			}
@@ -141,6 +142,9 @@ func (s *Store) missing(ctx context.Context, id string, err error) error {
 // (the disk is full, say), the store is opened as it is: SQLite reuses
 // the free pages for new records anyway, and the file stops growing; it
 // only does not shrink. The conversion is tried again at the next open.
+// It waits, too, while the run journal holds rows, whose keys are the
+// rowids of their runs (see journal.go), which a VACUUM may renumber:
+// the recovery that follows the open folds them.
 func incrementalVacuum(ctx context.Context, db *sql.DB, path string) error {
 	var mode int
 	if err := db.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
@@ -148,6 +152,14 @@ func incrementalVacuum(ctx context.Context, db *sql.DB, path string) error {
 	}
 	const incremental = 2
 	if mode == incremental {
+		return nil
+	}
+	var journaled bool
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM run_journal)`).Scan(&journaled); err != nil {
+		return fmt.Errorf("look for a run journal: %w", err)
+	}
+	if journaled {
+		slog.Info("the store is converted to incremental vacuum at the next open, once no run has a journal", "path", path)
 		return nil
 	}
 	start := time.Now()

@@ -16,30 +16,50 @@ var (
 	insertRunEvents = newRowsInsert(`run_events (run_id, seq, record)`, 3)
 	// readRunLastEvent is no row for a run that does not exist.
 	readRunLastEvent = newReadQuery(`SELECT last_event FROM runs WHERE id = ?`)
-	readRunEvents    = newReadQuery(`SELECT record FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
+	readRunEvents    = newReadQuery(`SELECT seq, record FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
 	setRunLastEvent  = newWriteQuery(`UPDATE runs SET last_event = ? WHERE id = ?`)
 )
 
-// runHead reads, in tx, a run's head (what store.NewRunEvents compares)
-// from its row's columns, not its record, and the sequence number of its
-// last event; store.ErrNotFound if there is no run.
-func runHead(ctx context.Context, tx writeTx, id string) (store.RunHead, int64, error) {
+// runHead returns, in tx, a run's head (what store.NewRunEvents compares)
+// and the sequence number of its last event: the writer's (runHeads), or
+// else read from its row's columns, not its record; store.ErrNotFound if
+// there is no run.
+func (s *Store) runHead(ctx context.Context, tx writeTx, id string) (cachedHead, error) {
+	if c, ok := s.writer.heads.get(id); ok {
+		return c, nil
+	}
 	var (
-		head    = store.RunHead{ID: id}
-		calls   []byte
-		lastSeq int64
+		c     = cachedHead{head: store.RunHead{ID: id}}
+		calls []byte
 	)
-	err := tx.row(ctx, getRunHead, id).Scan(&head.Status, &head.TraceCount, &head.InterruptID, &calls, &lastSeq)
+	err := tx.row(ctx, getRunHead, id).Scan(&c.head.Status, &c.head.TraceCount, &c.head.InterruptID, &calls, &c.lastSeq)
 	if errors.Is(err, sql.ErrNoRows) {
-		return head, 0, store.ErrNotFound
+		return c, store.ErrNotFound
 	}
 	if err != nil {
-		return head, 0, err
+		return c, err
 	}
-	if head.Calls, err = decodeCalls(calls); err != nil {
-		return head, 0, fmt.Errorf("the calls in flight of run %q: %w", id, err)
+	if c.head.Calls, err = decodeCalls(calls); err != nil {
+		return c, fmt.Errorf("the calls in flight of run %q: %w", id, err)
 	}
-	return head, lastSeq, nil
+	// The last row of its journal, if it has one, is the run's head.
+	var (
+		record []byte
+		last   int64
+	)
+	err = tx.row(ctx, lastJournalRow, id).Scan(&c.journal, &record, &last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, nil
+	}
+	if err != nil {
+		return c, err
+	}
+	r, err := store.Decoded[store.Run](record, valuesOf(ctx, tx))
+	if err != nil {
+		return c, err
+	}
+	c.head, c.lastSeq = store.HeadOf(r), max(c.lastSeq, last)
+	return c, nil
 }
 
 // appendRunEvents inserts events in tx, as store.EncodeRunEvent keeps
@@ -64,20 +84,20 @@ func (s *Store) AppendRunEvents(ctx context.Context, runID string, events []stor
 	if len(events) == 0 {
 		return nil
 	}
-	return s.update(ctx, liveEvents(runID, events))
+	return s.update(ctx, s.liveEvents(runID, events))
 }
 
 // liveEvents is the write of AppendRunEvents.
-func liveEvents(runID string, events []store.RunEvent) writeFn {
+func (s *Store) liveEvents(runID string, events []store.RunEvent) writeFn {
 	return func(ctx context.Context, tx writeTx) error {
-		head, lastSeq, err := runHead(ctx, tx, runID)
+		c, err := s.runHead(ctx, tx, runID)
 		if err != nil {
 			return err
 		}
-		if store.Terminal(head.Status) {
-			return fmt.Errorf("it is %s: %w", head.Status, store.ErrConflict)
+		if store.Terminal(c.head.Status) {
+			return fmt.Errorf("it is %s: %w", c.head.Status, store.ErrConflict)
 		}
-		numbered := store.NumberRunEvents(runID, events, lastSeq)
+		numbered := store.NumberRunEvents(runID, events, c.lastSeq)
 		values := store.Values{}
 		if err := appendRunEvents(ctx, tx, numbered, values); err != nil {
 			return err
@@ -85,8 +105,12 @@ func liveEvents(runID string, events []store.RunEvent) writeFn {
 		if err := insertValues(ctx, tx, runID, values); err != nil {
 			return err
 		}
-		_, err = tx.exec(ctx, setRunLastEvent, numbered[len(numbered)-1].Seq, runID)
-		return err
+		lastSeq := numbered[len(numbered)-1].Seq
+		if _, err := tx.exec(ctx, setRunLastEvent, lastSeq, runID); err != nil {
+			return err
+		}
+		s.writer.heads.put(c.head, lastSeq, c.journal)
+		return nil
 	}
 }
 
@@ -105,16 +129,28 @@ func (s *Store) ReadRunEvents(ctx context.Context, runID string, afterSeq int64,
 		if err != nil {
 			return err
 		}
-		texts, err := scanAll(reads.rows(ctx, readRunEvents, runID, afterSeq, limit))
+		var journalLast int64
+		if err := reads.row(ctx, readJournalLast, runID).Scan(&journalLast); err != nil {
+			return err
+		}
+		last = max(last, journalLast)
+		stored, err := scanEvents(reads.rows(ctx, readRunEvents, runID, afterSeq, limit))
 		if err != nil {
 			return err
 		}
+		var journal []journalRow
+		if journalLast > afterSeq {
+			if journal, err = scanJournal(reads.rows(ctx, readJournal, runID)); err != nil {
+				return err
+			}
+		}
+		texts := mergeEvents(stored, journal, afterSeq, limit)
 		events, err = store.DecodeRunEvents(runID, texts,
 			func(text []byte) (store.RunEvent, error) {
 				return store.Decoded[store.RunEvent](text, valuesOf(ctx, reads))
 			},
 			func(start, limit int) ([]workflow.TraceEntry, error) {
-				return getAll[workflow.TraceEntry](ctx, reads, readTraceEntries, runID, start, limit)
+				return readTrace(ctx, reads, runID, start, limit)
 			})
 		return err
 	})

@@ -15,17 +15,23 @@ import (
 // The queries of runs and their traces. A run's row keeps, next to its
 // record, its head (store.RunHead: status, trace_count, interrupt_id,
 // calls_in_flight) and the sequence number of its last event, which a
-// commit reads instead of the record.
+// commit reads instead of the record, when the writer has not cached it
+// (runHeads) and the run's journal has no row (journal.go).
 var (
 	insertRun = newWriteQuery(`INSERT INTO runs (status, updated_at, trace_count, record, expires_at, interrupt_id, calls_in_flight, last_event, id)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 	updateRun = newWriteQuery(`UPDATE runs SET status = ?, updated_at = ?, trace_count = ?, record = ?, expires_at = ?,
 		interrupt_id = ?, calls_in_flight = ?, last_event = ? WHERE id = ?`)
 	insertTraceEntries = newRowsInsert(`run_trace (run_id, seq, entry)`, 3)
-	selectRunsByStatus = newWriteQuery(`SELECT record, last_event FROM runs WHERE status = ? ORDER BY id`)
-	getRun             = newReadQuery(`SELECT record FROM runs WHERE id = ?`)
-	readTraceEntries   = newReadQuery(`SELECT entry FROM run_trace WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?`)
-	runExists          = newReadQuery(`SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)`)
+	// selectRunsByStatus folds each run with its journal: its record, its
+	// last event and its journal's last row.
+	selectRunsByStatus = newWriteQuery(`SELECT ` + journalRun + `,
+		max(last_event, COALESCE((SELECT MAX(j.last_event) FROM run_journal AS j WHERE ` + journalOf + `), 0)),
+		COALESCE((SELECT MAX(j.key) & 4294967295 FROM run_journal AS j WHERE ` + journalOf + `), 0)
+		FROM runs WHERE status = ? ORDER BY id`)
+	getRun           = newReadQuery(`SELECT ` + journalRun + ` FROM runs WHERE id = ?`)
+	readTraceEntries = newReadQuery(`SELECT entry FROM run_trace WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?`)
+	runExists        = newReadQuery(`SELECT EXISTS (SELECT 1 FROM runs WHERE id = ?)`)
 )
 
 // CreateRun implements store.Runs: in one transaction it inserts the run,
@@ -59,6 +65,7 @@ func (s *Store) creation(r store.Run, entries []workflow.TraceEntry) (writeFn, e
 		if err := insertNew(ctx, tx, insertRun, row.args(events, 0)...); err != nil {
 			return err
 		}
+		s.writer.heads.put(row.head, lastSeqOf(events, 0), 0)
 		if row.run.Idempotency != nil {
 			if err := claimIdempotencyKey(ctx, tx, row.run); err != nil {
 				return err
@@ -93,27 +100,43 @@ func (s *Store) progress(r store.Run, entries []workflow.TraceEntry) (writeFn, e
 		return nil, err
 	}
 	return func(ctx context.Context, tx writeTx) error {
-		head, lastSeq, err := runHead(ctx, tx, r.ID)
+		c, err := s.runHead(ctx, tx, r.ID)
 		if err != nil {
 			return err
 		}
-		if head.TraceCount != r.TraceCount-len(entries) {
+		if c.head.TraceCount != r.TraceCount-len(entries) {
 			return fmt.Errorf("%d entries stored, %d appended, but trace_count is %d: %w",
-				head.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
+				c.head.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
 		}
-		prev := head.Run()
-		return s.commitRun(ctx, tx, &prev, row, entries, encoded, lastSeq)
+		prev := c.head.Run()
+		return s.commitRun(ctx, tx, &prev, row, entries, encoded, c.lastSeq, c.journal)
 	}, nil
 }
 
-// commitRun replaces the stored row of a run that was prev (its head) by
-// row, and appends the entries (encoded) after the stored ones, the run
-// events from lastSeq+1 and the admin events of the change.
-func (s *Store) commitRun(ctx context.Context, tx writeTx, prev *store.Run, row runRow, entries []workflow.TraceEntry, encoded []string, lastSeq int64) error {
+// commitRun commits a run that was prev (its head), whose journal's last
+// row is journal (0: none), as row, with the entries (encoded) after the
+// stored ones, the run events from lastSeq+1 and the admin events of the
+// change: a step of a run that stays running as a row of its journal
+// (while it holds fewer than maxJournalRows), any other commit as its
+// row, after folding its journal.
+func (s *Store) commitRun(ctx context.Context, tx writeTx, prev *store.Run, row runRow, entries []workflow.TraceEntry, encoded []string, lastSeq, journal int64) error {
 	events := store.NewRunEvents(prev, row.run, entries, lastSeq)
+	if runStep(prev, row.run) && journal < maxJournalRows { // a step: no admin event (store.RunAdminEvents)
+		if err := appendJournal(ctx, tx, row, journal, encoded, events, lastSeq); err != nil {
+			return err
+		}
+		s.writer.heads.put(row.head, lastSeqOf(events, lastSeq), journal+1)
+		return nil
+	}
+	if journal > 0 {
+		if err := foldJournal(ctx, tx, row.run.ID); err != nil {
+			return err
+		}
+	}
 	if _, err := tx.exec(ctx, updateRun, row.args(events, lastSeq)...); err != nil {
 		return err
 	}
+	s.writer.heads.put(row.head, lastSeqOf(events, lastSeq), 0)
 	return s.appendProgress(ctx, tx, prev, row, encoded, events)
 }
 
@@ -165,10 +188,12 @@ func (s *Store) GetRun(ctx context.Context, id string) (_ store.Run, err error) 
 	return r, s.missing(ctx, id, err)
 }
 
-// ListRuns implements store.Runs.
+// ListRuns implements store.Runs, newest update first: a running run's
+// last update is its record's (runStep), any other run's its updated_at
+// column (see runsPage).
 func (s *Store) ListRuns(ctx context.Context, q store.RunQuery) (_ []store.Run, _ int, err error) {
 	defer wrap(&err, "list runs")
-	pq := pageQuery{table: "runs", orderBy: "updated_at DESC, id DESC"}
+	pq := pageQuery{table: "runs", page: runsPage}
 	if q.Status != "" {
 		pq.where = append(pq.where, "status = @status")
 		pq.args = append(pq.args, sql.Named("status", q.Status))
@@ -187,25 +212,56 @@ func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	entries, err := getAll[workflow.TraceEntry](ctx, s.reads, readTraceEntries, runID, max(start, 0), limit)
-	if err != nil || len(entries) > 0 {
-		return entries, err
-	}
-	var exists bool
-	if err := s.reads.row(ctx, runExists, runID).Scan(&exists); err != nil {
-		return nil, err
-	}
-	if !exists {
-		return nil, s.missing(ctx, runID, store.ErrNotFound)
+	var entries []workflow.TraceEntry
+	err = inTx(ctx, s.read, readOnly, func(tx *sql.Tx) error {
+		reads := s.reads.in(tx)
+		var err error
+		if entries, err = readTrace(ctx, reads, runID, start, limit); err != nil || len(entries) > 0 {
+			return err
+		}
+		var exists bool
+		if err := reads.row(ctx, runExists, runID).Scan(&exists); err != nil {
+			return err
+		}
+		if !exists {
+			return store.ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, s.missing(ctx, runID, err)
 	}
 	return entries, nil
+}
+
+// readTrace reads with reads, in a read transaction, the trace entries
+// of a run from index start, up to limit (< 0: no limit): those of
+// run_trace, then those of its journal.
+func readTrace(ctx context.Context, reads reader, runID string, start, limit int) ([]workflow.TraceEntry, error) {
+	start = max(start, 0)
+	texts, err := scanAll(reads.rows(ctx, readTraceEntries, runID, start, limit))
+	if err != nil {
+		return nil, err
+	}
+	if limit < 0 || len(texts) < limit {
+		journal, err := scanJournal(reads.rows(ctx, readJournal, runID))
+		if err != nil {
+			return nil, err
+		}
+		rest := -1
+		if limit >= 0 {
+			rest = limit - len(texts)
+		}
+		texts = append(texts, journalEntries(journal, start+len(texts), rest)...)
+	}
+	return decodeRecords[workflow.TraceEntry](texts, valuesOf(ctx, reads))
 }
 
 // RecoverRunning implements store.Runs in one transaction.
 func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []store.Run, err error) {
 	defer wrap(&err, "recover running runs")
 	err = s.update(ctx, func(ctx context.Context, tx writeTx) error {
-		running, lastSeqs, err := runningRuns(ctx, tx)
+		running, lastSeqs, journals, err := runningRuns(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -214,7 +270,7 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 			if err != nil {
 				return err
 			}
-			if err := s.commitRun(ctx, tx, &r, row, nil, nil, lastSeqs[i]); err != nil {
+			if err := s.commitRun(ctx, tx, &r, row, nil, nil, lastSeqs[i], journals[i]); err != nil {
 				return err
 			}
 			running[i] = row.run
@@ -225,35 +281,36 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 	return recovered, err
 }
 
-// runningRuns returns, in tx, the runs still running, sorted by id, and
-// the sequence number of each one's last event.
-func runningRuns(ctx context.Context, tx writeTx) (runs []store.Run, lastSeqs []int64, err error) {
+// runningRuns returns, in tx, the runs still running, sorted by id, as
+// their journals leave them, the sequence number of each one's last event
+// and of its journal's last row.
+func runningRuns(ctx context.Context, tx writeTx) (runs []store.Run, lastSeqs, journals []int64, err error) {
 	rows, err := tx.rows(ctx, selectRunsByStatus, store.RunRunning)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer rows.Close()
 	var records [][]byte
 	for rows.Next() {
 		var (
-			record  []byte
-			lastSeq int64
+			record           []byte
+			lastSeq, journal int64
 		)
-		if err := rows.Scan(&record, &lastSeq); err != nil {
-			return nil, nil, err
+		if err := rows.Scan(&record, &lastSeq, &journal); err != nil {
+			return nil, nil, nil, err
 		}
-		records, lastSeqs = append(records, record), append(lastSeqs, lastSeq)
+		records, lastSeqs, journals = append(records, record), append(lastSeqs, lastSeq), append(journals, journal)
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	runs = make([]store.Run, len(records))
 	for i, record := range records {
 		if runs[i], err = store.Decoded[store.Run](record, valuesOf(ctx, tx)); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return runs, lastSeqs, nil
+	return runs, lastSeqs, journals, nil
 }
 
 // runRow is a run as its row in runs keeps it.
@@ -264,6 +321,7 @@ type runRow struct {
 	expiresAt   *string      // see expiry
 	interruptID *string
 	calls       string // the ids of its calls in flight, a JSON array
+	head        store.RunHead
 }
 
 // newRunRow returns r's row: r with its timestamps in UTC, as stores
@@ -281,7 +339,7 @@ func (s *Store) newRunRow(r store.Run) (runRow, error) {
 	if err != nil {
 		return runRow{}, err
 	}
-	return runRow{run: r, record: record, values: values, expiresAt: s.expiry(r), interruptID: head.InterruptID, calls: calls}, nil
+	return runRow{run: r, record: record, values: values, expiresAt: s.expiry(r), interruptID: head.InterruptID, calls: calls, head: head}, nil
 }
 
 // noCalls is the calls_in_flight of a run with none: most commits'.
@@ -308,11 +366,24 @@ func decodeCalls(column []byte) ([]string, error) {
 // args are the arguments of insertRun and updateRun for a commit that
 // appends events after the run's event lastSeq.
 func (row runRow) args(events []store.RunEvent, lastSeq int64) []any {
-	if len(events) > 0 {
-		lastSeq = events[len(events)-1].Seq
-	}
 	r := row.run
-	return []any{r.Status, timeKey(r.UpdatedAt), r.TraceCount, row.record, row.expiresAt, row.interruptID, row.calls, lastSeq, r.ID}
+	return []any{r.Status, timeKey(r.UpdatedAt), r.TraceCount, row.record, row.expiresAt, row.interruptID, row.calls, lastSeqOf(events, lastSeq), r.ID}
+}
+
+// runStep reports whether a commit that takes a run from prev to next
+// is a step of a run that stays running: a row of its journal, which
+// leaves its row as it was (see ListRuns).
+func runStep(prev *store.Run, next store.Run) bool {
+	return prev != nil && prev.Status == store.RunRunning && next.Status == store.RunRunning
+}
+
+// lastSeqOf is the sequence number of a run's last event once events are
+// appended after its event lastSeq.
+func lastSeqOf(events []store.RunEvent, lastSeq int64) int64 {
+	if len(events) > 0 {
+		return events[len(events)-1].Seq
+	}
+	return lastSeq
 }
 
 // expiry is the expires_at column of run r: when retention may prune it

@@ -74,14 +74,47 @@ func decodeAll[T any](values store.ValueLookup) func(*sql.Rows, error) ([]T, err
 		if err != nil {
 			return nil, err
 		}
-		list := make([]T, len(records))
-		for i, record := range records {
-			if list[i], err = store.Decoded[T](record, values); err != nil {
-				return nil, err
-			}
-		}
-		return list, nil
+		return decodeRecords[T](records, values)
 	}
+}
+
+// decodeRecords decodes each of records, with values.
+func decodeRecords[T any](records [][]byte, values store.ValueLookup) ([]T, error) {
+	list := make([]T, len(records))
+	for i, record := range records {
+		var err error
+		if list[i], err = store.Decoded[T](record, values); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
+// scanFirst reads the first column of rows, whatever follows it, and
+// closes them.
+func scanFirst(rows *sql.Rows, err error) ([][]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, errors.Join(err, rows.Close())
+	}
+	var (
+		records [][]byte
+		rest    = make([]sql.RawBytes, len(cols))
+		dest    = make([]any, len(cols))
+	)
+	for i := range rest {
+		dest[i] = &rest[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, errors.Join(err, rows.Close())
+		}
+		records = append(records, slices.Clone(rest[0]))
+	}
+	return records, errors.Join(rows.Err(), rows.Close())
 }
 
 // scanAll reads the one column of rows and closes them.
@@ -148,6 +181,11 @@ type pageQuery struct {
 	where   []string // conditions, joined by AND
 	args    []any    // named arguments of where
 	orderBy string
+	// page, when set, is the query of a page of records that pass the
+	// conditions where, ordered, before its LIMIT and OFFSET, whose first
+	// column is the record; else the page is selected from table, by
+	// orderBy.
+	page func(where []string) string
 }
 
 // listPage returns the page [offset, offset+limit) of q's records (limit <= 0
@@ -167,9 +205,16 @@ func listPage[T any](ctx context.Context, db *sql.DB, reads reader, q pageQuery,
 		if err != nil {
 			return err
 		}
-		page, err = decodeAll[T](valuesOf(ctx, reads.in(tx)))(tx.QueryContext(ctx,
-			"SELECT record FROM "+q.table+filter+" ORDER BY "+q.orderBy+" LIMIT @limit OFFSET @offset",
+		query, scan := "SELECT record FROM "+q.table+filter+" ORDER BY "+q.orderBy, scanAll
+		if q.page != nil {
+			query, scan = q.page(q.where), scanFirst
+		}
+		records, err := scan(tx.QueryContext(ctx, query+" LIMIT @limit OFFSET @offset",
 			slices.Concat(q.args, []any{sql.Named("limit", limit), sql.Named("offset", max(offset, 0))})...))
+		if err != nil {
+			return err
+		}
+		page, err = decodeRecords[T](records, valuesOf(ctx, reads.in(tx)))
 		return err
 	})
 	return page, total, err

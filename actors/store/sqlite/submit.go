@@ -27,7 +27,7 @@ func (s *Store) SubmitCommit(ctx context.Context, c store.Commit, done func(stor
 		return
 	}
 	if len(c.Live) > 0 {
-		fn = withLive(c.Run.ID, c.Live, fn, &o.LiveErr)
+		fn = s.withLive(c.Run.ID, c.Live, fn, &o.LiveErr)
 	}
 	s.submit(ctx, fn, func(err error) {
 		if err != nil {
@@ -40,13 +40,14 @@ func (s *Store) SubmitCommit(ctx context.Context, c store.Commit, done func(stor
 
 // withLive is fn after the live events of run runID are appended in a
 // savepoint of its own: their failure is told to liveErr, and fn goes on.
-func withLive(runID string, live []store.RunEvent, fn writeFn, liveErr *error) writeFn {
+func (s *Store) withLive(runID string, live []store.RunEvent, fn writeFn, liveErr *error) writeFn {
 	return func(ctx context.Context, tx writeTx) error {
-		own, fatal := inSavepoint(ctx, tx, liveEvents(runID, live))
+		own, fatal := inSavepoint(ctx, tx, s.liveEvents(runID, live))
 		if fatal != nil {
 			return fatal
 		}
 		if own != nil {
+			s.writer.heads.drop() // the savepoint undid what the cache may hold
 			*liveErr = fmt.Errorf("append events to run %q: %w", runID, own)
 		}
 		return fn(ctx, tx)

@@ -76,6 +76,7 @@ func (w *write) report(err error) {
 type writer struct {
 	tx     writeTx // the statements on the writer's connection
 	limits batchLimits
+	heads  runHeads // the heads of the runs it wrote, dropped at every rollback
 
 	queue     chan *write
 	closeMu   sync.RWMutex  // held to queue a submitted write, locked to close closing
@@ -218,6 +219,7 @@ func (w *writer) batch(first *write) {
 			err := wr.fn(ctx, w.tx)
 			b.add(wr, err)
 			if err != nil {
+				w.heads.drop()
 				if rbErr := w.rollback(ctx); rbErr != nil {
 					b.report(fmt.Errorf("write transaction: %w", rbErr))
 					return
@@ -228,6 +230,9 @@ func (w *writer) batch(first *write) {
 		}
 		own, fatal := inSavepoint(ctx, w.tx, wr.fn)
 		b.add(wr, own)
+		if own != nil {
+			w.heads.drop() // its changes are undone, and the cache may hold them
+		}
 		if fatal != nil {
 			b.report(errors.Join(fmt.Errorf("write transaction: %w", fatal), w.rollback(ctx)))
 			return
@@ -296,6 +301,7 @@ func inSavepoint(ctx context.Context, tx writeTx, fn writeFn) (own, fatal error)
 // error that made SQLite roll the transaction back already, it fails with
 // "no transaction is active", which the caller reports with that error.
 func (w *writer) rollback(ctx context.Context) error {
+	w.heads.drop()
 	if _, err := w.tx.exec(ctx, rollbackTx); err != nil {
 		return fmt.Errorf("roll back write transaction: %w", err)
 	}

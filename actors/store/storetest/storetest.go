@@ -33,6 +33,7 @@ func Run(t *testing.T, open func(t *testing.T, opts ...store.Option) store.Store
 		{"RecordProgress", testRecordProgress, nil},
 		{"ReadTrace", testReadTrace, nil},
 		{"ListRuns", testListRuns, nil},
+		{"ListRunsByLastUpdate", testListRunsByLastUpdate, nil},
 		{"RecoverRunning", testRecoverRunning, nil},
 		{"Checkpoint", testCheckpoint, nil},
 		{"LargeValues", testLargeValues, nil},
