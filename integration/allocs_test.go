@@ -11,16 +11,18 @@ import (
 	"github.com/mcpflow/mcpflow/fakes"
 )
 
-// warmRunAllocsBound fails TestAWarmOneStepRunAllocatesWithinItsBound:
-// twice the allocations a warm one-step run costs after issue 22's
-// rebuild of the run path. The figure counts every allocation of the
+// warmRunAllocsBound fails TestAWarmOneStepRunAllocatesWithinItsBound: a
+// little above what a warm one-step run allocates today, so that the
+// count only goes down. The figure counts every allocation of the
 // process while the run goes through, the Go client and the in-process
 // upstream included, not mcpflow's alone.
 //
 //	before issue 22 (2026-12-02, go1.26, no -race): 1149 allocations per run (three runs alike)
 //	after it (2026-12-02, same machine):              880 (three runs alike; 0.77x)
-//	bound: 2 × 880 = 1760
-const warmRunAllocsBound = 1760
+//	issue 27's commit before the steps, issue 28's:   1036 (2026-12-07)
+//	issue 32 so far (the journal, the session's reader): 1012 (three runs alike)
+//	bound: just above 1012, so that a regression does not pass unseen (issue 32 aims at 400)
+const warmRunAllocsBound = 1100
 
 // warmRunSamples is how many runs the allocation count is averaged over.
 const warmRunSamples = 200
@@ -38,7 +40,7 @@ func TestAWarmOneStepRunAllocatesWithinItsBound(t *testing.T) {
 	is := is.New(t)
 	allocs := warmRunAllocs(t)
 	t.Logf("%.0f allocations per warm one-step run (bound %d)", allocs, warmRunAllocsBound)
-	is.True(allocs <= warmRunAllocsBound) // a warm one-step run allocates at most twice what it did
+	is.True(allocs <= warmRunAllocsBound) // a warm one-step run allocates no more than its bound
 }
 
 // warmRunAllocs starts the service, warms it with a few runs, and
