@@ -52,22 +52,30 @@ func warmRunAllocs(t *testing.T) float64 {
 
 // warmOneStepRun starts an in-process mcpflow with one source, its
 // in-memory upstream, and a deployment of a one-step workflow calling its
-// counter tool; runs it until the session is open, the deployment
-// prepared and the pools full; and returns a function that runs it once
-// more and fails the test unless the run completes.
+// counter tool, warms it (warmRun) and returns its run.
 func warmOneStepRun(t *testing.T) func() {
 	t.Helper()
-	is := is.New(t)
 	svc := startService(t, session.Factories{config.TransportStdio: fakes.NewInMemory(nil)}, stdioSource("fixture.default", "in-memory"))
+	return warmRun(t, svc, "fixture.default", 20)
+}
+
+// warmRun deploys a one-step workflow calling the counter tool of
+// source connID on svc, runs it warmups times, so that the session is
+// open, the deployment prepared and the pools full, and returns a
+// function that runs it once more and fails the test unless the run
+// completes.
+func warmRun(t *testing.T, svc *service, connID string, warmups int) func() {
+	t.Helper()
+	is := is.New(t)
 	c := svc.dial(t)
-	deployment := buildCounterDeployment(t, c, "fixture.default")
+	deployment := buildCounterDeployment(t, c, connID)
 	ctx := testContext(t)
 	run := func() {
 		r, err := c.RunDeployment(ctx, p.StartRunParams{DeploymentID: deployment})
 		is.NoErr(err)                   // the run is answered
 		is.Equal(r.Status, "completed") // and completes
 	}
-	for range 20 {
+	for range warmups {
 		run()
 	}
 	return run

@@ -15,7 +15,6 @@ import (
 	xtrace "golang.org/x/exp/trace"
 
 	"github.com/mcpflow/mcpflow/actors/store"
-	p "github.com/mcpflow/mcpflow/api/protocol"
 )
 
 // warmRunWakesBound fails TestAWarmOneStepRunWakesWithinItsBound: the
@@ -67,25 +66,11 @@ func TestAWarmOneStepRunWakesWithinItsBound(t *testing.T) {
 }
 
 // warmDemoRun starts an in-process mcpflow on the in-memory store with
-// a stdio demo-server source and a deployment of its counter tool, warms
-// it, and returns a function that runs it once more through the client,
-// failing the test unless the run completes.
+// a stdio demo-server source, and returns its warm run (warmRun).
 func warmDemoRun(t *testing.T) func() {
 	t.Helper()
-	is := is.New(t)
 	svc := startServiceWith(t, store.NewMemory(), nil, stdioSource("demo.default", binary, "demo-server"))
-	c := svc.dial(t)
-	deployment := buildCounterDeployment(t, c, "demo.default")
-	ctx := testContext(t)
-	run := func() {
-		r, err := c.RunDeployment(ctx, p.StartRunParams{DeploymentID: deployment})
-		is.NoErr(err)                   // the run is answered
-		is.Equal(r.Status, "completed") // and completes
-	}
-	for range 30 {
-		run()
-	}
-	return run
+	return warmRun(t, svc, "demo.default", 30)
 }
 
 // notMcpflow are the entry functions of goroutines a wake of which is not
