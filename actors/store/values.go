@@ -58,7 +58,7 @@ func (r *valueRef) UnmarshalJSON(b []byte) error {
 // Unpack turns back into the record's JSON. A record with no such value is
 // its plain JSON, a JSON object, as stores wrote before.
 func (v Values) Pack(run string, record any) (string, error) {
-	b, err := json.Marshal(record)
+	b, err := Marshal(record)
 	if err != nil || len(b) < ValueMin {
 		return string(b), err
 	}

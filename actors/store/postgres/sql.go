@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -54,7 +53,7 @@ func wrap(errp *error, format string, args ...any) {
 
 // encode returns v as JSON text.
 func encode(v any) (string, error) {
-	b, err := json.Marshal(v)
+	b, err := store.Marshal(v)
 	return string(b), err
 }
 

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -40,7 +39,7 @@ func wrap(errp *error, format string, args ...any) {
 
 // encode returns v as JSON text.
 func encode(v any) (string, error) {
-	b, err := json.Marshal(v)
+	b, err := store.Marshal(v)
 	return string(b), err
 }
 
