@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,4 +45,37 @@ func TestMarshalWritesWhatEncodingJSONWrites(t *testing.T) {
 	}
 	_, err := Marshal(workflow.Object{"nan": math.NaN()})
 	is.True(err != nil) // what encoding/json refuses is refused
+}
+
+// TestNoRecordAsksForOmitzero keeps the records the stores encode clear
+// of the `omitzero` option, which segmentio's encoder (Marshal) does not
+// know: it would write a zero field that encoding/json leaves out.
+func TestNoRecordAsksForOmitzero(t *testing.T) {
+	is := is.New(t)
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type, string)
+	walk = func(ty reflect.Type, path string) {
+		if seen[ty] {
+			return
+		}
+		seen[ty] = true
+		switch ty.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			walk(ty.Elem(), path)
+		case reflect.Struct:
+			for f := range ty.Fields() {
+				is.True(!strings.Contains(f.Tag.Get("json"), "omitzero")) // no omitzero: Marshal would not honour it
+				if t.Failed() {
+					t.Logf("%s.%s asks for omitzero", path, f.Name)
+					return
+				}
+				walk(f.Type, path+"."+f.Name)
+			}
+		}
+	}
+	for _, record := range []any{Run{}, workflow.TraceEntry{}, RunEvent{}, Event{}, Workspace{}, Artifact{}, Deployment{},
+		Schedule{}, Webhook{}, WebhookDelivery{}, RegistryEntry{}, AuthRecord{}, IdempotencyKey{}} {
+		ty := reflect.TypeOf(record)
+		walk(ty, ty.String())
+	}
 }
