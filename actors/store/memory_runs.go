@@ -203,3 +203,9 @@ func (m *Memory) AppendRunEvents(_ context.Context, runID string, events []RunEv
 	stored.events = append(stored.events, NumberRunEvents(runID, c, int64(len(stored.events)))...)
 	return nil
 }
+
+// SubmitCommit implements Submitter: a memory store writes in place, so
+// done is called before it returns.
+func (m *Memory) SubmitCommit(ctx context.Context, c Commit, done func(CommitOutcome)) {
+	done(CommitInPlace(ctx, m, c))
+}
