@@ -39,13 +39,8 @@ var (
 // claims its idempotency key, inserts its first trace entries, their
 // events and the run's admin events. The
 // records are encoded before the transaction, off the writer.
-func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
-	defer wrap(&err, "create run %q", r.ID)
-	fn, err := s.creation(r, entries)
-	if err != nil {
-		return err
-	}
-	return s.update(ctx, fn)
+func (s *Store) CreateRun(ctx context.Context, r store.Run, entries []workflow.TraceEntry) error {
+	return s.commitNow(ctx, store.Commit{Create: true, Run: r, Entries: entries})
 }
 
 // creation encodes what CreateRun writes and returns its write.
@@ -81,13 +76,21 @@ func (s *Store) creation(r store.Run, entries []workflow.TraceEntry) (writeFn, e
 // the entries after the stored ones, the events of the change and the
 // run's admin events. The record and the entries are encoded before the
 // transaction, off the writer; the stored record is not read.
-func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) (err error) {
-	defer wrap(&err, "record progress of run %q", r.ID)
-	fn, err := s.progress(r, entries)
-	if err != nil {
-		return err
+func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workflow.TraceEntry) error {
+	return s.commitNow(ctx, store.Commit{Run: r, Entries: entries})
+}
+
+// commitNow writes c's run (not its live events: c.Live is for
+// SubmitCommit) through the writer and waits for it.
+func (s *Store) commitNow(ctx context.Context, c store.Commit) error {
+	fn, err := s.commitWrite(c)
+	if err == nil {
+		err = s.update(ctx, fn)
 	}
-	return s.update(ctx, fn)
+	if err != nil {
+		return fmt.Errorf("%s: %w", commitName(c), err)
+	}
+	return nil
 }
 
 // progress encodes what RecordProgress writes and returns its write.
@@ -410,9 +413,9 @@ func (s *Store) SubmitCommit(ctx context.Context, c store.Commit, done func(stor
 		done(o)
 		return
 	}
-	what, fn, err := s.commitWrite(c)
+	fn, err := s.commitWrite(c)
 	if err != nil {
-		o.Err = fmt.Errorf("%s: %w", what, err)
+		o.Err = fmt.Errorf("%s: %w", commitName(c), err)
 		done(o)
 		return
 	}
@@ -421,7 +424,7 @@ func (s *Store) SubmitCommit(ctx context.Context, c store.Commit, done func(stor
 	}
 	s.submit(ctx, fn, func(err error) {
 		if err != nil {
-			o.Err = fmt.Errorf("%s: %w", what, err)
+			o.Err = fmt.Errorf("%s: %w", commitName(c), err)
 			o.LiveErr = cmp.Or(o.LiveErr, o.Err) // rolled back with it
 		}
 		done(o)
@@ -432,28 +435,32 @@ func (s *Store) SubmitCommit(ctx context.Context, c store.Commit, done func(stor
 // savepoint of its own: their failure is told to liveErr, and fn goes on.
 func (s *Store) withLive(runID string, live []store.RunEvent, fn writeFn, liveErr *error) writeFn {
 	return func(ctx context.Context, tx writeTx) error {
-		own, fatal := inSavepoint(ctx, tx, s.liveEvents(runID, live))
+		own, fatal := s.writer.inSavepoint(ctx, s.liveEvents(runID, live))
 		if fatal != nil {
 			return fatal
 		}
 		if own != nil {
-			s.writer.heads.drop() // the savepoint undid what the cache may hold
 			*liveErr = fmt.Errorf("append events to run %q: %w", runID, own)
 		}
 		return fn(ctx, tx)
 	}
 }
 
-// commitWrite is the run's write of c, and what it is called in its error.
-func (s *Store) commitWrite(c store.Commit) (string, writeFn, error) {
+// commitWrite encodes what c's run write writes and returns the write:
+// CreateRun's or RecordProgress's.
+func (s *Store) commitWrite(c store.Commit) (writeFn, error) {
 	if c.Create {
-		what := fmt.Sprintf("create run %q", c.Run.ID)
-		fn, err := s.creation(c.Run, c.Entries)
-		return what, fn, err
+		return s.creation(c.Run, c.Entries)
 	}
-	what := fmt.Sprintf("record progress of run %q", c.Run.ID)
-	fn, err := s.progress(c.Run, c.Entries)
-	return what, fn, err
+	return s.progress(c.Run, c.Entries)
+}
+
+// commitName is what c's run write is called in its error.
+func commitName(c store.Commit) string {
+	if c.Create {
+		return fmt.Sprintf("create run %q", c.Run.ID)
+	}
+	return fmt.Sprintf("record progress of run %q", c.Run.ID)
 }
 
 // submit queues fn to the writer without waiting (writer.submit); then

@@ -221,7 +221,6 @@ func (w *writer) batch(first *write) {
 			err := wr.fn(ctx, w.tx)
 			b.add(wr, err)
 			if err != nil {
-				w.heads.drop()
 				if rbErr := w.rollback(ctx); rbErr != nil {
 					b.report(fmt.Errorf("write transaction: %w", rbErr))
 					return
@@ -230,11 +229,8 @@ func (w *writer) batch(first *write) {
 			}
 			continue
 		}
-		own, fatal := inSavepoint(ctx, w.tx, wr.fn)
+		own, fatal := w.inSavepoint(ctx, wr.fn)
 		b.add(wr, own)
-		if own != nil {
-			w.heads.drop() // its changes are undone, and the cache may hold them
-		}
 		if fatal != nil {
 			b.report(errors.Join(fmt.Errorf("write transaction: %w", fatal), w.rollback(ctx)))
 			return
@@ -280,15 +276,18 @@ func take(wr *write) bool {
 	return wr.leave(taken)
 }
 
-// inSavepoint runs fn in a savepoint of tx: if fn fails, only its changes
-// are rolled back. own is fn's outcome; fatal is non-nil when tx can not
-// go on (a savepoint statement failed, as after an error that made SQLite
-// roll back the whole transaction).
-func inSavepoint(ctx context.Context, tx writeTx, fn writeFn) (own, fatal error) {
+// inSavepoint runs fn in a savepoint of the writer's transaction: if fn
+// fails, only its changes are rolled back, and the head cache, which may
+// hold them, is dropped. own is fn's outcome; fatal is non-nil when the
+// transaction can not go on (a savepoint statement failed, as after an
+// error that made SQLite roll back the whole transaction).
+func (w *writer) inSavepoint(ctx context.Context, fn writeFn) (own, fatal error) {
+	tx := w.tx
 	if _, err := tx.exec(ctx, savepoint); err != nil {
 		return err, err
 	}
 	if err := fn(ctx, tx); err != nil {
+		w.heads.drop()
 		if _, rbErr := tx.exec(ctx, rollbackToSavepoint); rbErr != nil {
 			return err, rbErr
 		}
