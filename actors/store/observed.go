@@ -60,7 +60,7 @@ func (s observed) RecordProgress(ctx context.Context, r Run, entries []workflow.
 func (s observed) SubmitCommit(ctx context.Context, c Commit, done func(CommitOutcome)) {
 	sub, ok := s.Store.(Submitter)
 	if !ok {
-		go func() { done(CommitInPlace(ctx, s, c)) }()
+		commitApart(ctx, s, c, done)
 		return
 	}
 	stop := s.metrics.StoreCommit(commitKind(c))

@@ -590,6 +590,12 @@ func Submit(ctx context.Context, st Runs, c Commit, done func(CommitOutcome)) {
 		s.SubmitCommit(ctx, c, done)
 		return
 	}
+	commitApart(ctx, st, c, done)
+}
+
+// commitApart writes c through st's methods on a goroutine that lives
+// for the commit, and tells done its outcome.
+func commitApart(ctx context.Context, st Runs, c Commit, done func(CommitOutcome)) {
 	go func() { done(CommitInPlace(ctx, st, c)) }()
 }
 
