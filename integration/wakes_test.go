@@ -26,8 +26,9 @@ import (
 //	a commit reported by the store's writer, no goroutine per commit:  15
 //	a reply written by its request when the writer is idle (edge):     14
 //	the session reads its own stdio (no go-sdk line reader):           13
-//	bound: the last median, 13 or 14 from run to run (the inbox hops)
-const warmRunWakesBound = 14
+//	a call over the session actor's line, not through the supervisor:  12
+//	bound: the last median, 12 or 13 from run to run (the inbox hops)
+const warmRunWakesBound = 13
 
 // wakeSamples is how many runs are traced; their median is kept, since
 // hollywood's scheduling moves a wake or two from run to run (an actor's

@@ -269,7 +269,7 @@ func (w *benchWorld) run(b *testing.B, p benchProgram, input workflow.Object, tr
 			CreatedAt: now, UpdatedAt: now,
 		},
 		Program: p.prog, Targets: p.targets, Options: w.opts,
-		Supervisor: w.sup.PID(), Store: w.runs,
+		Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: w.runs,
 		CallTimeout: patience, StoreTimeout: patience,
 		Done: done.To(),
 	}), "run", actor.WithID(id), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))

@@ -28,7 +28,7 @@ func TestHaltStopsARunWithoutEndingIt(t *testing.T) {
 	pid := w.engine.Spawn(run.New(run.Spec{
 		Record:  store.Run{ID: "run-halt", Status: store.RunRunning, Input: workflow.Object{"ms": 60_000}, CreatedAt: now, UpdatedAt: now},
 		Program: workflow.Program{Root: plan}, Targets: targets,
-		Supervisor: w.sup.PID(), Store: w.store,
+		Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: w.store,
 		CallTimeout: 2 * time.Minute, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID("run-halt"))
 

@@ -51,7 +51,7 @@ func TestReadResourceReadsThroughTheBoundSourcesSession(t *testing.T) {
 				Record:  store.Run{ID: "run-read", Status: store.RunRunning, CreatedAt: now, UpdatedAt: now},
 				Program: prog, Targets: targets,
 				Sources:    func(logical string) (string, bool) { return "fake.one", logical == "docs" },
-				Supervisor: w.sup.PID(), Store: w.store,
+				Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: w.store,
 				CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 			}), "run", actor.WithID("run-read"))
 			stopped, err := done.Wait(wait(t))

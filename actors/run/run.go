@@ -85,9 +85,14 @@ type Spec struct {
 	Replay *Replay
 	// Deadline ends the run as failed when it passes; zero for none.
 	Deadline time.Time
-	// Supervisor routes tool calls to session actors.
+	// Supervisor routes to session actors what no line takes: a tool
+	// call whose connection's line is not open (Lines), and every other
+	// message for a session.
 	Supervisor *actor.PID
-	Store      store.Runs
+	// Lines are the supervisor's direct lines to its session actors,
+	// over which tool calls go; nil sends them all to Supervisor.
+	Lines *supervisor.Lines
+	Store store.Runs
 	// CallTimeout bounds a tool call whose step declares no timeout.
 	CallTimeout time.Duration
 	// StoreTimeout bounds each store write.
@@ -628,7 +633,7 @@ func (a *Actor) send(f *inflight) {
 		a.engine.Send(a.self, answered{corr: f.corr, err: err})
 		return
 	}
-	a.engine.Send(a.spec.Supervisor, session.CallTool{
+	a.spec.Lines.Call(a.engine, a.spec.Supervisor, session.CallTool{
 		Connection:  target.Connection,
 		Tool:        target.Tool,
 		Arguments:   args,

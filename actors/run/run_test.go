@@ -230,7 +230,7 @@ func (w *world) launchRecord(t *testing.T, rec store.Run, plan workflow.Plan, op
 	pid := w.engine.Spawn(run.New(run.Spec{
 		Record:  rec,
 		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts, Deadline: deadline, Lost: lost, Resume: resume,
-		Supervisor: w.sup.PID(), Store: runs,
+		Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: runs,
 		CallTimeout: cmp.Or(w.callTimeout, 2*time.Second), StoreTimeout: 2 * time.Second,
 		Started: started.To(), Done: done.To(), Metrics: w.metrics,
 	}), "run", actor.WithID(incarnation(id)), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
@@ -341,7 +341,7 @@ func TestCallThatCannotBeMadeFailsTheRun(t *testing.T) {
 	w.engine.Spawn(run.New(run.Spec{
 		Record:  store.Run{ID: "run-gone", Status: store.RunRunning, Input: workflow.Object{"message": "hi"}, CreatedAt: now, UpdatedAt: now},
 		Program: workflow.Program{Root: plan}, Targets: targets,
-		Supervisor: w.sup.PID(), Store: w.store,
+		Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: w.store,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID("run-gone"))
 	ctx, cancel := context.WithTimeout(context.Background(), patience+w.callTimeout)
@@ -409,7 +409,7 @@ func (w *world) spawnPlanWith(t *testing.T, id string, plan workflow.Plan, targe
 	w.engine.Spawn(run.New(run.Spec{
 		Record:  store.Run{ID: id, Status: store.RunRunning, Input: input, CreatedAt: now, UpdatedAt: now},
 		Program: workflow.Program{Root: plan}, Targets: targets, Deadline: deadline, Options: opts,
-		Supervisor: w.sup.PID(), Store: w.store,
+		Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: w.store,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID(id))
 	ctx, cancel := context.WithTimeout(context.Background(), patience+w.callTimeout)

@@ -64,7 +64,7 @@ func (w *world) runScoped(t *testing.T, id, dep string, plan workflow.Plan, scop
 			CreatedAt: now, UpdatedAt: now,
 		},
 		Program: workflow.Program{Root: plan}, Targets: targets, Scopes: scopes,
-		Supervisor: w.sup.PID(), Store: w.writes,
+		Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: w.writes,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID(id), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
 	stopped, err := done.Wait(wait(t))

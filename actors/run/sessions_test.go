@@ -55,7 +55,7 @@ func (w *world) resume(t *testing.T, plan workflow.Plan, interrupted store.Run, 
 	w.engine.Spawn(run.New(run.Spec{
 		Record: interrupted, Resume: &run.Resume{Outcome: "submitted", Payload: workflow.Object{}},
 		Program: workflow.Program{Root: plan}, Targets: targets, Strict: strict,
-		Supervisor: w.sup.PID(), Store: w.store,
+		Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: w.store,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID(incarnation(interrupted.ID)))
 	stopped, err := done.Wait(wait(t))

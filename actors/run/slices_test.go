@@ -47,7 +47,7 @@ func (w *world) spin(t *testing.T, rec store.Run, maxSteps int, deadline time.Ti
 	s := spinning{started: reply.Expect[run.Started](w.replies), done: reply.Expect[run.Stopped](w.replies)}
 	s.pid = w.engine.Spawn(run.New(run.Spec{
 		Record: rec, Program: workflow.Program{Root: spinPlan(t)}, Options: workflow.Options{MaxSteps: maxSteps},
-		Deadline: deadline, Supervisor: w.sup.PID(), Store: runs,
+		Deadline: deadline, Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: runs,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second,
 		Started: s.started.To(), Done: s.done.To(),
 	}), "run", actor.WithID(incarnation(rec.ID)))

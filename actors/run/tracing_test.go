@@ -236,7 +236,7 @@ func (w *world) startSleepingOn(t *testing.T, id string, st store.Runs) (*actor.
 	pid := w.engine.Spawn(run.New(run.Spec{
 		Record:  store.Run{ID: id, Status: store.RunRunning, Input: workflow.Object{"ms": 60_000}, CreatedAt: now, UpdatedAt: now},
 		Program: workflow.Program{Root: plan}, Targets: targets,
-		Supervisor: w.sup.PID(), Store: st,
+		Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: st,
 		CallTimeout: 2 * time.Minute, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID(id))
 	is.True(w.rec.WaitForToolCalls(calls+1, patience)) // the call is out
@@ -304,7 +304,7 @@ func TestTracingAResumedRunIsANewRootSpanInTheSameTrace(t *testing.T) {
 	w.engine.Spawn(run.New(run.Spec{
 		Record: interrupted, Resume: &run.Resume{Outcome: "submitted", Payload: workflow.Object{}},
 		Program: workflow.Program{Root: plan}, Targets: targets,
-		Supervisor: w.sup.PID(), Store: w.store,
+		Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: w.store,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
 	}), "run", actor.WithID("run-traced-resume-2"))
 	stopped, err := done.Wait(wait(t))

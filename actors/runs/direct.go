@@ -93,7 +93,7 @@ func (m *Manager) callTool(ctx context.Context, c catalog.Capability, payload wo
 	if c.TaskSupport == catalog.TaskRequired {
 		call.Task = &session.TaskCall{} // polled to its end within the deadline
 	}
-	m.cfg.Engine.Send(m.cfg.Supervisor.PID(), call)
+	m.cfg.Supervisor.Lines().Call(m.cfg.Engine, m.cfg.Supervisor.PID(), call)
 	r, output, err := waitSession(ctx, w, deadline)
 	if err == nil && r.Input != nil {
 		// Nothing holds a direct call's answer to come: only a run can be

@@ -22,6 +22,7 @@ type Handle struct {
 	engine   *actor.Engine
 	pid      *actor.PID
 	replies  *reply.Router // the answers the handle's methods wait for
+	lines    *Lines
 	authHash AuthHash
 	// stopped is set by the first Stop: a later one only waits for the
 	// supervisor to be gone.
@@ -30,11 +31,11 @@ type Handle struct {
 
 // Spawn starts the supervisor of conns on engine.
 func Spawn(engine *actor.Engine, conns []config.Connection, factory session.TransportFactory, catalogs store.Catalogs, opts Options) *Handle {
-	replies := reply.NewRouter(engine, "mcp")
-	pid := engine.Spawn(New(conns, factory, catalogs, replies, opts), "supervisor",
+	replies, lines := reply.NewRouter(engine, "mcp"), NewLines()
+	pid := engine.Spawn(New(conns, factory, catalogs, replies, lines, opts), "supervisor",
 		actor.WithID("mcp"),
 		actor.WithMiddleware(guard.Recover(nil)))
-	return &Handle{engine: engine, pid: pid, replies: replies, authHash: opts.AuthHash}
+	return &Handle{engine: engine, pid: pid, replies: replies, lines: lines, authHash: opts.AuthHash}
 }
 
 // Reconcile makes conns, the complete effective set, the supervisor's
@@ -52,8 +53,13 @@ func (h *Handle) Reconcile(ctx context.Context, conns []config.Connection) (Reco
 	return r, nil
 }
 
-// PID is where tool calls are sent.
+// PID is the supervisor's: where the messages for its session actors go
+// that no line takes (Lines).
 func (h *Handle) PID() *actor.PID { return h.pid }
+
+// Lines are the direct lines to the supervisor's session actors, over
+// which tool calls go (Lines.Call).
+func (h *Handle) Lines() *Lines { return h.lines }
 
 // RefreshCatalog lists and stores connection's catalog.
 func (h *Handle) RefreshCatalog(ctx context.Context, connection string) (catalog.Snapshot, error) {

@@ -117,10 +117,11 @@ func newRouter(t *testing.T, e *actor.Engine) *reply.Router {
 	return replytest.Router(t, e, "test")
 }
 
-// send asks the supervisor to call tool on connection.
+// send calls tool on connection as a run does: over the connection's
+// line when it is open, or else through the supervisor.
 func (s *sup) send(connection, tool string, args map[string]any) *reply.Expected[session.ToolResult] {
 	w := reply.Expect[session.ToolResult](s.replies)
-	s.engine.Send(s.handle.PID(), session.CallTool{
+	s.handle.Lines().Call(s.engine, s.handle.PID(), session.CallTool{
 		Connection: connection,
 		Tool:       tool,
 		Arguments:  fakes.CallArguments(args),

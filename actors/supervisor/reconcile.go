@@ -254,15 +254,16 @@ func (a *Actor) tellSessions(c *actor.Context, id string, msg any) {
 	}
 }
 
-// stopChild stops the live session actor of id, if any: it closes its
-// upstream session within CloseTimeout. The caller waits on the returned
+// stopChild stops the live session actor of id, if any: it closes the
+// actor's line, then its upstream session within CloseTimeout. The caller waits on the returned
 // stopping (off the inbox) and then ends the process groups.
 func (a *Actor) stopChild(id string) (stopping, bool) {
 	ch := a.children[id]
 	if ch == nil || ch.pid == nil {
 		return stopping{}, false
 	}
-	s := stopping{done: a.engine.Poison(ch.pid), made: ch.made}
+	pid, engine := ch.pid, a.engine
+	s := stopping{done: a.lines.close(id, pid, func() context.Context { return engine.Poison(pid) }), made: ch.made}
 	ch.pid, ch.made = nil, nil
 	return s, true
 }

@@ -192,12 +192,16 @@ type Actor struct {
 	lastPlacing uint64
 	// forwarded are the calls in flight passed to each other node.
 	forwarded map[string][]passed
+	// lines are the callers' direct lines to the shared session actors
+	// (lines.go): opened at each spawn, closed before each stop.
+	lines *Lines
 }
 
 // New returns a producer of the supervisor for conns, which waits for
-// answers through replies. It fingerprints them here, on the caller's
-// goroutine, looking auth records up with opts.AuthHash.
-func New(conns []config.Connection, factory session.TransportFactory, catalogs store.Catalogs, replies *reply.Router, opts Options) actor.Producer {
+// answers through replies and opens lines to its session actors (nil
+// opens none). It fingerprints them here, on the caller's goroutine,
+// looking auth records up with opts.AuthHash.
+func New(conns []config.Connection, factory session.TransportFactory, catalogs store.Catalogs, replies *reply.Router, lines *Lines, opts Options) actor.Producer {
 	fps := fingerprints(context.Background(), conns, opts.AuthHash)
 	return func() actor.Receiver {
 		a := &Actor{
@@ -205,7 +209,7 @@ func New(conns []config.Connection, factory session.TransportFactory, catalogs s
 			children: map[string]*child{}, statuses: map[string]session.Status{}, scoped: map[scopeKey]*scopedChild{},
 			clock: opts.Clock, replies: replies, refreshing: map[uint64]RefreshCatalog{},
 			tenures: map[string]session.Tenure{}, owners: map[string]remoteOwner{}, placing: map[string]*placing{},
-			forwarded: map[string][]passed{},
+			forwarded: map[string][]passed{}, lines: lines,
 		}
 		if a.clock == nil {
 			a.clock = session.SystemClock()
@@ -503,14 +507,15 @@ func (a *Actor) spawn(c *actor.Context, id string, inc session.Incarnation) {
 	if ch.spawned > 1 {
 		childID = fmt.Sprintf("%s#%d", id, ch.spawned)
 	}
-	engine, self := a.engine, a.self
+	engine, self, lines := a.engine, a.self, a.lines
 	ch.made = &transports{inner: a.factory}
 	opts := a.sessionOptions(conn)
 	opts.Tenure = a.tenures[id]
 	ch.pid = c.SpawnChild(session.Continue(conn, ch.made, opts, inc), "session",
 		actor.WithID(childID),
 		actor.WithInboxSize(sessionInbox),
-		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(self, p) })))
+		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { lines.bar(id, p.PID); engine.Send(self, p) })))
+	a.lines.open(id, ch.pid, opts.Tenure)
 }
 
 // refreshGrace is how long past its deadline a refresh waits for the

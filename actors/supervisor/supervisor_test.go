@@ -151,10 +151,12 @@ func TestCallRightAfterAPanicReachesAFreshSession(t *testing.T) {
 	child := s.engine.Registry.GetPID("supervisor/mcp/session", "fake.one")
 	is.True(child != nil) // the session actor is registered
 
-	// Queue the panic report and a call back to back, so that the
-	// supervisor handles the call while the panicked child is stopping.
+	// Queue the panic report and a call back to back at the supervisor
+	// (past the line, which the real panic's report would have barred),
+	// so that it handles the call while the panicked child is stopping.
 	s.engine.Send(s.handle.PID(), guard.Panic{PID: child, Message: "test", Value: "injected"})
-	first := s.send("fake.one", "counter", nil)
+	first := reply.Expect[session.ToolResult](s.replies)
+	s.engine.Send(s.handle.PID(), session.CallTool{Connection: "fake.one", Tool: "counter", Deadline: time.Now().Add(2 * time.Second), Reply: first.To()})
 	r, err := first.Wait(ctx(t))
 	is.NoErr(err) // the call is answered: it waited for the new session
 	is.NoErr(r.Error.Err())
