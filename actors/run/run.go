@@ -173,6 +173,8 @@ type (
 	retryDue struct{ call string }
 	// deadlinePassed ends the run at its deadline.
 	deadlinePassed struct{}
+	// begin starts the run, first in its inbox.
+	begin struct{}
 )
 
 // Retry backoff: the first retry waits retryBase, each next one twice as
@@ -290,7 +292,13 @@ func New(spec Spec) actor.Producer {
 func (a *Actor) Receive(c *actor.Context) {
 	switch m := c.Message().(type) {
 	case actor.Started:
+		// The run begins from its inbox, ahead of any other message, not
+		// here: hollywood runs Started within the spawn, between the two
+		// events it broadcasts, and the run's start would make them wake
+		// the engine's event stream twice, not once.
 		a.engine, a.self = c.Engine(), c.PID()
+		a.engine.Send(a.self, begin{})
+	case begin:
 		a.start()
 	case persisted:
 		a.onPersisted(m)
