@@ -175,6 +175,13 @@ type crashed struct {
 // slowMS, so that most are calling at the kill.
 func crash(t *testing.T, tool string, runs, killAfter, slowMS int) crashed {
 	t.Helper()
+	return crashWith(t, tool, runs, killAfter, slowMS, nil)
+}
+
+// crashWith is crash, calling killed, when not nil, with the folder of
+// the store as the kill left it, before anything opens it again.
+func crashWith(t *testing.T, tool string, runs, killAfter, slowMS int, killed func(dir string)) crashed {
+	t.Helper()
 	is := is.New(t)
 	dir := t.TempDir()
 	cfg := config.File{Version: 1, Server: config.Server{
@@ -234,6 +241,9 @@ func crash(t *testing.T, tool string, runs, killAfter, slowMS int) crashed {
 		return false
 	})
 	first.kill(t)
+	if killed != nil {
+		killed(dir)
+	}
 	wg.Wait()
 	close(acked)
 	out := crashed{finished: map[string]bool{}, flying: map[string]bool{}}
