@@ -261,6 +261,7 @@ func testMigrateGivesFinishedRunsTheirExpiry(t *testing.T, srv *pgtest.Server) {
 	is.NoErr(storetest.FinishedRun(ctx, s, "done", end))
 	is.NoErr(storetest.InterruptedRun(ctx, s, "waiting", end))
 	is.NoErr(s.Close())
+	exec(t, dsn, `DROP TABLE run_journal`)
 	exec(t, dsn, `DROP TABLE webhook_delivery_log`)
 	exec(t, dsn, `DROP TABLE schedules`)
 	exec(t, dsn, `DROP TABLE webhook_deliveries`)
