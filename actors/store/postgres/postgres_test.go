@@ -68,6 +68,10 @@ func TestStore(t *testing.T) {
 		{"EventsInCommitOrder", testEventsInCommitOrder},
 		{"QueuedEventsNumbered", testQueuedEventsNumbered},
 		{"MigrateGivesFinishedRunsTheirExpiry", testMigrateGivesFinishedRunsTheirExpiry},
+		{"AStepCommitIsAJournalRow", testAStepCommitIsAJournalRow},
+		{"ALongRunsJournalIsFolded", testALongRunsJournalIsFolded},
+		{"ACommitReadsTheJournalAfterTheLock", testACommitReadsTheJournalAfterTheLock},
+		{"AFencedNodeAppendsNoJournalRow", testAFencedNodeAppendsNoJournalRow},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
