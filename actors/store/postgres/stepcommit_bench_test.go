@@ -13,27 +13,84 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
-// stepsPerRun is how many step commits BenchmarkStepCommit makes of each
-// run before it starts another.
-const stepsPerRun = 16
+// stepsPerRun is how many step commits the run commit benchmarks make of
+// each run.
+const stepsPerRun = 4
 
 // BenchmarkStepCommit measures a step commit of a run that stays running
 // (RecordProgress, running to running, one trace entry and its event), one
 // at a time, on a durable PostgreSQL: what a running run's commit costs,
-// without the commits that create and end it, which are not timed. Besides
-// the time it reports, from the server's own counts, the WAL a step commit
-// writes (walB/op, pg_current_wal_lsn) and the rows it inserts and updates
-// in runs and run_journal (pg_stat_user_tables), which the machine's load
-// does not blur.
+// without the commits that create the runs (one every stepsPerRun steps),
+// which are neither timed nor counted. Besides the time it reports the WAL
+// a step commit writes (walB/op, from pg_current_wal_lsn), a count that the
+// machine's load does not blur. "durable" waits for the WAL's flush at
+// commit, "async" does not (synchronous_commit=off).
 func BenchmarkStepCommit(b *testing.B) {
+	benchmarkRuns(b, func(b *testing.B, s store.Store, next func() store.Run, wal func() int64) int64 {
+		var (
+			r       store.Run
+			steps   int
+			created int64 // the WAL of the runs' creations
+		)
+		for b.Loop() {
+			if steps%stepsPerRun == 0 {
+				b.StopTimer()
+				from := wal()
+				r = next()
+				if err := s.CreateRun(b.Context(), r, nil); err != nil {
+					b.Fatal(err)
+				}
+				created += wal() - from
+				b.StartTimer()
+			}
+			steps++
+			var err error
+			if r, err = stepRun(b.Context(), s, r, store.RunRunning); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return created
+	})
+}
+
+// BenchmarkRunCommits measures every commit of a run, one run at a time:
+// its creation, stepsPerRun step commits and its end (which folds its
+// journal), and reports the WAL of the whole (walB/op, one op a run).
+func BenchmarkRunCommits(b *testing.B) {
+	benchmarkRuns(b, func(b *testing.B, s store.Store, next func() store.Run, _ func() int64) int64 {
+		for b.Loop() {
+			r := next()
+			err := s.CreateRun(b.Context(), r, nil)
+			for i := 0; err == nil && i <= stepsPerRun; i++ {
+				status := store.RunRunning
+				if i == stepsPerRun {
+					status = store.RunCompleted
+				}
+				r, err = stepRun(b.Context(), s, r, status)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		return 0
+	})
+}
+
+// benchmarkRuns runs bench on a new durable PostgreSQL, with durable and
+// asynchronous commits; bench makes its runs with next, reads the
+// server's WAL position with wal, and returns the WAL of what it did that
+// is not to be counted. It reports the rest of the WAL written while it
+// ran, per op (walB/op).
+func benchmarkRuns(b *testing.B, bench func(b *testing.B, s store.Store, next func() store.Run, wal func() int64) (excluded int64)) {
 	srv := pgtest.Start(b, pgtest.Durable())
 	for _, mode := range []struct{ name, params string }{
 		{"durable", ""},
 		{"async", " synchronous_commit=off"},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
+			ctx := b.Context()
 			dsn := srv.NewDatabase(b) + mode.params
-			s, err := postgres.Open(b.Context(), dsn)
+			s, err := postgres.Open(ctx, dsn)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -42,53 +99,37 @@ func BenchmarkStepCommit(b *testing.B) {
 					b.Error(err)
 				}
 			})
-			ctx := b.Context()
 			conn, err := pgx.Connect(ctx, dsn)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer conn.Close(context.WithoutCancel(ctx))
-			var (
-				runs  int
-				r     store.Run
-				steps int
-			)
-			b.ReportAllocs()
-			walFrom := walLSN(b, conn)
-			for b.Loop() {
-				if steps%stepsPerRun == 0 {
-					b.StopTimer()
-					runs++
-					r = store.Run{ID: "run-" + strconv.Itoa(runs), DeploymentID: "dep", ArtifactID: "wf", ArtifactVersion: 1,
-						Status: store.RunRunning, CurrentStep: "fetch", Input: workflow.Object{"url": "https://example.com"},
-						CreatedAt: clusterStart, UpdatedAt: clusterStart}
-					if err := s.CreateRun(ctx, r, nil); err != nil {
-						b.Fatal(err)
-					}
-					b.StartTimer()
-				}
-				steps++
-				var entries []workflow.TraceEntry
-				r, entries = step(r, store.RunRunning)
-				entries[0].Output = workflow.Object{"status": 200.0, "title": "Example"}
-				if err := s.RecordProgress(ctx, r, entries); err != nil {
+			wal := func() int64 {
+				var lsn int64
+				if err := conn.QueryRow(ctx, `SELECT pg_current_wal_lsn() - '0/0'`).Scan(&lsn); err != nil {
 					b.Fatal(err)
 				}
+				return lsn
 			}
+			var runs int
+			next := func() store.Run {
+				runs++
+				return store.Run{ID: "run-" + strconv.Itoa(runs), DeploymentID: "dep", ArtifactID: "wf", ArtifactVersion: 1,
+					Status: store.RunRunning, CurrentStep: "fetch", Input: workflow.Object{"url": "https://example.com"},
+					CreatedAt: clusterStart, UpdatedAt: clusterStart}
+			}
+			b.ReportAllocs()
+			from := wal()
+			excluded := bench(b, s, next, wal)
 			b.StopTimer()
-			// The WAL of the runs' creations is in the figure: they are
-			// one commit in stepsPerRun+1.
-			b.ReportMetric(float64(walLSN(b, conn)-walFrom)/float64(b.N), "walB/op")
+			b.ReportMetric(float64(wal()-from-excluded)/float64(b.N), "walB/op")
 		})
 	}
 }
 
-// walLSN is the server's current WAL position, in bytes.
-func walLSN(b *testing.B, conn *pgx.Conn) int64 {
-	b.Helper()
-	var lsn int64
-	if err := conn.QueryRow(b.Context(), `SELECT pg_current_wal_lsn() - '0/0'`).Scan(&lsn); err != nil {
-		b.Fatal(err)
-	}
-	return lsn
+// stepRun commits r's next step, with status, and returns r after it.
+func stepRun(ctx context.Context, s store.Store, r store.Run, status string) (store.Run, error) {
+	r, entries := step(r, status)
+	entries[0].Output = workflow.Object{"status": 200.0, "title": "Example"}
+	return r, s.RecordProgress(ctx, r, entries)
 }
