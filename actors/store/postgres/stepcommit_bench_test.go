@@ -53,6 +53,53 @@ func BenchmarkStepCommit(b *testing.B) {
 	})
 }
 
+// checkpointedRuns is how many runs BenchmarkStepCommitAfterACheckpoint
+// steps in turn.
+const checkpointedRuns = 400
+
+// BenchmarkStepCommitAfterACheckpoint measures step commits as
+// BenchmarkStepCommit does, one step of each of checkpointedRuns runs in
+// turn, each round after a CHECKPOINT (neither timed nor counted): the
+// first change of a page after a checkpoint logs the whole page (full
+// page writes), so this counts the pages a step commit touches, as a
+// server with many runs between its checkpoints sees it.
+func BenchmarkStepCommitAfterACheckpoint(b *testing.B) {
+	benchmarkRuns(b, func(b *testing.B, s store.Store, next func() store.Run, wal func() int64) int64 {
+		ctx := b.Context()
+		runs := make([]store.Run, checkpointedRuns)
+		var (
+			steps    int
+			excluded int64 // the WAL of the creations and the checkpoints
+		)
+		for b.Loop() {
+			i := steps % checkpointedRuns
+			if i == 0 {
+				b.StopTimer()
+				from := wal()
+				if steps == 0 {
+					for i := range runs {
+						runs[i] = next()
+						if err := s.CreateRun(ctx, runs[i], nil); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				if _, err := s.(*postgres.Store).Pool().Exec(ctx, `CHECKPOINT`); err != nil {
+					b.Fatal(err)
+				}
+				excluded += wal() - from
+				b.StartTimer()
+			}
+			steps++
+			var err error
+			if runs[i], err = stepRun(ctx, s, runs[i], store.RunRunning); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return excluded
+	})
+}
+
 // BenchmarkRunCommits measures every commit of a run, one run at a time:
 // its creation, stepsPerRun step commits and its end (which folds its
 // journal), and reports the WAL of the whole (walB/op, one op a run).
