@@ -188,7 +188,8 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 			return nil, err
 		}
 		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
+		if err != nil || len(ids) == 0 {
+			recovered = []store.Run{}
 			return nil, err
 		}
 		list, err := foldedRuns(ctx, tx, ids)
