@@ -68,6 +68,10 @@ func TestStore(t *testing.T) {
 		{"EventsInCommitOrder", testEventsInCommitOrder},
 		{"QueuedEventsNumbered", testQueuedEventsNumbered},
 		{"MigrateGivesFinishedRunsTheirExpiry", testMigrateGivesFinishedRunsTheirExpiry},
+		{"AStepCommitIsAJournalRow", testAStepCommitIsAJournalRow},
+		{"ALongRunsJournalIsFolded", testALongRunsJournalIsFolded},
+		{"ACommitReadsTheJournalAfterTheLock", testACommitReadsTheJournalAfterTheLock},
+		{"AFencedNodeAppendsNoJournalRow", testAFencedNodeAppendsNoJournalRow},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -261,6 +265,7 @@ func testMigrateGivesFinishedRunsTheirExpiry(t *testing.T, srv *pgtest.Server) {
 	is.NoErr(storetest.FinishedRun(ctx, s, "done", end))
 	is.NoErr(storetest.InterruptedRun(ctx, s, "waiting", end))
 	is.NoErr(s.Close())
+	exec(t, dsn, `DROP TABLE run_journal`)
 	exec(t, dsn, `DROP TABLE webhook_delivery_log`)
 	exec(t, dsn, `DROP TABLE schedules`)
 	exec(t, dsn, `DROP TABLE webhook_deliveries`)

@@ -11,18 +11,19 @@ import (
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
-// ReadRunEvents implements store.RunEventLog in one snapshot.
+// ReadRunEvents implements store.RunEventLog in one snapshot, which
+// folds the run's events with its journal's.
 func (s *Store) ReadRunEvents(ctx context.Context, runID string, afterSeq int64, limit int) (events []store.RunEvent, last int64, err error) {
 	defer wrap(&err, "read events of run %q", runID)
 	err = inTx(ctx, s.pool, snapshot, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `SELECT last_event FROM runs WHERE id = $1`, runID).Scan(&last)
+		err := tx.QueryRow(ctx, `SELECT `+journalLastEvent+` FROM runs WHERE id = $1`, runID).Scan(&last)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return store.ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT record FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, runID, afterSeq, limitArg(limit))
+		rows, err := tx.Query(ctx, selectRunEvents, runID, afterSeq, limitArg(limit))
 		if err != nil {
 			return err
 		}
@@ -43,7 +44,8 @@ func (s *Store) ReadRunEvents(ctx context.Context, runID string, afterSeq int64,
 // AppendRunEvents implements store.RunLiveEvents: in one transaction it
 // locks the run's row and checks it (fenced as RecordProgress is: a run
 // another node has is that node's), then appends the events after the
-// last one and moves the row's last event, in one round trip.
+// last one (the row's or its journal's) to run_events and moves the
+// row's last event, in one round trip. The journal is left as it is.
 func (s *Store) AppendRunEvents(ctx context.Context, runID string, events []store.RunEvent) (err error) {
 	defer wrap(&err, "append events to run %q", runID)
 	if len(events) == 0 {

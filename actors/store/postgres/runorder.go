@@ -7,13 +7,13 @@ import (
 )
 
 // A step commit of a run that stays running leaves its row's updated_at
-// and updated_at_ns as they were (runStep), so that PostgreSQL may update
-// the row in place rather than add an entry to each index of runs. The
-// columns are then the time the run last changed status, and the
-// record's updated_at its last update. ListRuns still orders every run
-// by its last update: runsPage takes the runs that are not running in the
-// order of runs_by_update and the running ones (few) by their records',
-// and PostgreSQL merges the two.
+// and updated_at_ns as they were (runStep): it is a row of the run's
+// journal (journal.go), or an update of the row in place. The columns
+// are then the time the run last changed status, and the record's
+// updated_at, as the journal folds it, its last update. ListRuns still
+// orders every run by its last update: runsPage takes the runs that are
+// not running in the order of runs_by_update and the running ones (few)
+// by their records', and PostgreSQL merges the two.
 
 // recordUpdate is the last update of a run's record (RFC 3339 text, in
 // UTC, as encoding/json writes it) as the columns updated_at (to the
@@ -36,6 +36,6 @@ func runsPage(where []string) string {
 	return "SELECT record FROM (" +
 		"SELECT record, updated_at AS k, updated_at_ns AS kn, id" + arm("status <> '"+store.RunRunning+"'") +
 		" UNION ALL " +
-		"SELECT record, " + recordUpdate + ", id" + arm("status = '"+store.RunRunning+"'") +
+		"SELECT record, " + recordUpdate + ", id FROM (SELECT " + journalRecord + " AS record, id" + arm("status = '"+store.RunRunning+"'") + ") AS running" +
 		") AS page ORDER BY k DESC, kn DESC, id DESC"
 }

@@ -65,15 +65,17 @@ const updateRun = `UPDATE runs SET status = $2, updated_at = $3, updated_at_ns =
 	interrupt_id = $6, calls_in_flight = $7, last_event = $8, record = $9, node = $10, expires_at = $11 WHERE id = $1`
 
 // updateRunStep is updateRun for a step of a run that stays running on
-// the node that commits it (runStep): it leaves the indexed columns
+// the node that commits it (runStep) which is not journaled, since it
+// folds a full journal (maxJournalRows): it leaves the indexed columns
 // (status, updated_at and updated_at_ns, node, expires_at) as they are,
 // so that PostgreSQL may update the row in place (a heap-only tuple)
 // without a new entry in any index of runs (runRow.stepArgs).
 const updateRunStep = `UPDATE runs SET trace_count = $2, interrupt_id = $3, calls_in_flight = $4, last_event = $5, record = $6 WHERE id = $1`
 
 // runStep reports whether a commit that takes a run from prev to next
-// is a step of a run that stays running: its row's indexed columns stay
-// as they are, and only its record has its last update (see ListRuns).
+// is a step of a run that stays running: a row of its journal, or else an
+// update of its row that leaves its indexed columns as they are; either
+// way only its record has its last update (see ListRuns).
 // The node is the row's already: a run running elsewhere is fenced off.
 func runStep(prev *store.Run, next store.Run) bool {
 	return prev != nil && prev.Status == store.RunRunning && next.Status == store.RunRunning
@@ -93,28 +95,36 @@ func (row runRow) stepArgs(lastEvent int64) []any {
 	return []any{r.ID, r.TraceCount, row.interruptID, row.calls, lastEvent, row.record}
 }
 
-// lockedRun is what a commit reads of a run's row, which it locks.
+// lockedRun is what a commit reads of a run's row, which it locks, and
+// of its journal.
 type lockedRun struct {
-	head      store.Run // its head (store.RunHead.Run)
+	head      store.Run // its head (store.RunHead.Run), as its journal leaves it
 	lastEvent int64     // the sequence number of the run's last event
 	node      string    // the node that executes it, or last did
+	journal   int       // the seq of its journal's last row, 0 for none
 }
 
-// lockRun reads a run's row in tx and locks it until tx ends;
-// store.ErrNotFound if there is no run.
+// lockRun reads a run's row in tx and locks it until tx ends, then reads
+// the last row of its journal; store.ErrNotFound if there is no run. The
+// two statements go in one round trip, the second after the first has
+// the lock: it reads what the commit that held the lock before it
+// appended (each statement of a READ COMMITTED transaction reads what
+// committed before it began).
 func lockRun(ctx context.Context, tx pgx.Tx, id string) (lockedRun, error) {
-	var (
-		l    lockedRun
-		head = store.RunHead{ID: id}
-	)
-	err := tx.QueryRow(ctx,
-		`SELECT status, trace_count, interrupt_id, calls_in_flight, last_event, node FROM runs WHERE id = $1 FOR UPDATE`, id).
-		Scan(&head.Status, &head.TraceCount, &head.InterruptID, &head.Calls, &l.lastEvent, &l.node)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return l, store.ErrNotFound
-	}
-	l.head = head.Run()
-	return l, err
+	var l lockedRun
+	b := &pgx.Batch{}
+	b.Queue(`SELECT status, trace_count, interrupt_id, calls_in_flight, last_event, node FROM runs WHERE id = $1 FOR UPDATE`, id).
+		QueryRow(func(row pgx.Row) error {
+			head := store.RunHead{ID: id}
+			err := row.Scan(&head.Status, &head.TraceCount, &head.InterruptID, &head.Calls, &l.lastEvent, &l.node)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return store.ErrNotFound
+			}
+			l.head = head.Run()
+			return err
+		})
+	readJournalHead(b, id, &l)
+	return l, tx.SendBatch(ctx, b).Close()
 }
 
 // eventArgs are the sequence numbers and the records of events, as
@@ -171,16 +181,27 @@ func queueTrace(b *pgx.Batch, id string, first int, entries []workflow.TraceEntr
 	return nil
 }
 
-// queueCommit queues in b what one commit of a run by node writes: its
-// entries appended to its trace after the first `first`, its row replaced
-// by row, its events appended, and the values they refer to that q (the
-// commit's transaction) does not hold yet.
-func queueCommit(ctx context.Context, q querier, b *pgx.Batch, row runRow, node string, step bool, first int, entries []workflow.TraceEntry, events []store.RunEvent, lastEvent int64) error {
-	if err := queueTrace(b, row.run.ID, first, entries, row.values); err != nil {
-		return err
-	}
+// queueCommit queues in b what one commit of a run by node, which was
+// prev, writes: a step of a run that stays running (runStep) as a row of
+// its journal while it holds fewer than maxJournalRows; any other commit
+// folds the journal, appends its entries to its trace, replaces its row
+// by row (a step in place: updateRunStep) and appends its events. Either
+// way, the values they refer to that q (the commit's transaction) does
+// not hold yet go with it.
+func queueCommit(ctx context.Context, q querier, b *pgx.Batch, row runRow, node string, prev lockedRun, entries []workflow.TraceEntry, events []store.RunEvent) error {
+	first, lastEvent := prev.head.TraceCount, prev.lastEvent
 	if len(events) > 0 {
 		lastEvent = events[len(events)-1].Seq
+	}
+	step := runStep(&prev.head, row.run)
+	if step && prev.journal < maxJournalRows {
+		return queueJournal(ctx, q, b, row, prev.journal, first, entries, events, lastEvent)
+	}
+	if prev.journal > 0 {
+		b.Queue(foldJournal, row.run.ID)
+	}
+	if err := queueTrace(b, row.run.ID, first, entries, row.values); err != nil {
+		return err
 	}
 	if step {
 		b.Queue(updateRunStep, row.stepArgs(lastEvent)...)

@@ -109,7 +109,7 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 				prev.head.TraceCount, len(entries), r.TraceCount, store.ErrConflict)
 		}
 		events = store.NewRunEvents(&prev.head, row.run, entries, prev.lastEvent)
-		if err := queueCommit(ctx, tx, b, row, s.node, runStep(&prev.head, row.run), prev.head.TraceCount, entries, events, prev.lastEvent); err != nil {
+		if err := queueCommit(ctx, tx, b, row, s.node, prev, entries, events); err != nil {
 			return nil, err
 		}
 		return store.RunAdminEvents(&prev.head, row.run), nil
@@ -120,10 +120,10 @@ func (s *Store) RecordProgress(ctx context.Context, r store.Run, entries []workf
 	return err
 }
 
-// GetRun implements store.Runs.
+// GetRun implements store.Runs: the run as its journal leaves it.
 func (s *Store) GetRun(ctx context.Context, id string) (_ store.Run, err error) {
 	defer wrap(&err, "get run %q", id)
-	r, err := getOne[store.Run](ctx, s.pool, `SELECT record FROM runs WHERE id = $1`, id)
+	r, err := getOne[store.Run](ctx, s.pool, `SELECT `+journalRecord+` FROM runs WHERE id = $1`, id)
 	return r, s.missing(ctx, id, err)
 }
 
@@ -160,19 +160,20 @@ func (s *Store) ReadTrace(ctx context.Context, runID string, start, limit int) (
 	return entries, nil
 }
 
-// readTrace reads entries [start, start+limit) of a run's trace through
-// q; limit <= 0 reads to the end.
+// readTrace reads entries [start, start+limit) of a run's trace, its
+// journal's last, through q, in one statement; limit <= 0 reads to the
+// end.
 func readTrace(ctx context.Context, q querier, runID string, start, limit int) ([]workflow.TraceEntry, error) {
-	return getAll[workflow.TraceEntry](ctx, q,
-		`SELECT entry FROM run_trace WHERE run_id = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
-		runID, max(start, 0), limitArg(limit))
+	return getAll[workflow.TraceEntry](ctx, q, selectTrace, runID, max(start, 0), limitArg(limit))
 }
 
 // RecoverRunning implements store.Runs for the store's node: it recovers
 // the runs running on that node only, in one transaction, which locks
 // their rows, so that a node starting leaves alone the runs that the
-// other nodes of its cluster are executing. Their admin events are
-// numbered once it has committed (see commit).
+// other nodes of its cluster are executing. Their records are read as
+// their journals leave them, once the rows are locked, and each
+// recovery folds its run's journal. Their admin events are numbered once
+// it has committed (see commit).
 //
 // It and ClaimRuns spell status = 'running' out, so that the planner can
 // use the index of the running runs by node (runs_running_by_node, which
@@ -182,43 +183,31 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 	defer wrap(&err, "recover the running runs of node %q", s.node)
 	var appended [][]store.RunEvent // the events of each recovered run
 	err = s.commit(ctx, func(tx pgx.Tx, b *pgx.Batch) ([]store.Event, error) {
-		rows, err := tx.Query(ctx,
-			`SELECT record, last_event FROM runs WHERE status = 'running' AND node = $1 ORDER BY id FOR UPDATE`, s.node)
+		rows, err := tx.Query(ctx, `SELECT id FROM runs WHERE status = 'running' AND node = $1 ORDER BY id FOR UPDATE`, s.node)
 		if err != nil {
 			return nil, err
 		}
-		type running struct {
-			run       store.Run
-			lastEvent int64
-		}
-		var records [][]byte
-		list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (running, error) {
-			var record []byte
-			var r running
-			err := row.Scan(&record, &r.lastEvent)
-			records = append(records, record)
-			return r, err
-		})
-		if err != nil {
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil || len(ids) == 0 {
+			recovered = []store.Run{}
 			return nil, err
 		}
-		for i, record := range records {
-			if list[i].run, err = store.Decoded[store.Run](record, valuesOf(ctx, tx)); err != nil {
-				return nil, err
-			}
+		list, err := foldedRuns(ctx, tx, ids)
+		if err != nil {
+			return nil, err
 		}
 		var admin []store.Event
 		recovered = make([]store.Run, 0, len(list))
-		for _, r := range list {
-			row, err := newRunRow(store.RecoveredRun(r.run, now), s.retention)
+		for _, prev := range list {
+			row, err := newRunRow(store.RecoveredRun(prev.head, now), s.retention)
 			if err != nil {
 				return nil, err
 			}
-			events := store.NewRunEvents(&r.run, row.run, nil, r.lastEvent)
-			if err := queueCommit(ctx, tx, b, row, s.node, runStep(&r.run, row.run), r.run.TraceCount, nil, events, r.lastEvent); err != nil {
+			events := store.NewRunEvents(&prev.head, row.run, nil, prev.lastEvent)
+			if err := queueCommit(ctx, tx, b, row, s.node, prev, nil, events); err != nil {
 				return nil, err
 			}
-			admin = append(admin, store.RunAdminEvents(&r.run, row.run)...)
+			admin = append(admin, store.RunAdminEvents(&prev.head, row.run)...)
 			recovered = append(recovered, row.run)
 			appended = append(appended, events)
 		}
@@ -232,17 +221,60 @@ func (s *Store) RecoverRunning(ctx context.Context, now time.Time) (recovered []
 	return recovered, err
 }
 
+// foldedRuns reads, in tx, the runs ids (sorted) as their journals leave
+// them: each one's whole record (as lockedRun.head), the sequence number
+// of its last event and of its journal's last row.
+func foldedRuns(ctx context.Context, tx pgx.Tx, ids []string) ([]lockedRun, error) {
+	rows, err := tx.Query(ctx, `SELECT `+journalRecord+`, `+journalLastEvent+`, `+journalSeq+`
+		FROM runs WHERE id = ANY($1) ORDER BY id`, ids)
+	if err != nil {
+		return nil, err
+	}
+	var records [][]byte
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (lockedRun, error) {
+		var (
+			record []byte
+			l      lockedRun
+		)
+		err := row.Scan(&record, &l.lastEvent, &l.journal)
+		records = append(records, record)
+		return l, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, record := range records {
+		if list[i].head, err = store.Decoded[store.Run](record, valuesOf(ctx, tx)); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
 // ClaimRuns implements store.RunClaimer: one UPDATE moves the running runs
 // of node from, and those interrupted by their server's request, to the
-// store's node and returns them. Two nodes claiming
-// at once queue on the rows' locks, and the second finds the rows the
-// first moved no longer from's (READ COMMITTED re-checks an updated row's
-// WHERE), so each gets its own.
-func (s *Store) ClaimRuns(ctx context.Context, from string) (_ []store.Run, err error) {
+// store's node, and a second statement of its transaction reads them as
+// their journals leave them (after the UPDATE, it reads the steps that
+// from committed while the UPDATE waited for their rows). Two nodes
+// claiming at once queue on the rows' locks, and the second finds the
+// rows the first moved no longer from's (READ COMMITTED re-checks an
+// updated row's WHERE), so each gets its own.
+func (s *Store) ClaimRuns(ctx context.Context, from string) (claimed []store.Run, err error) {
 	defer wrap(&err, "claim the running runs of node %q", from)
-	return getAll[store.Run](ctx, s.pool, `WITH claimed AS (
-		UPDATE runs SET node = $2 WHERE node = $1 AND (status = 'running'
+	err = s.update(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `UPDATE runs SET node = $2 WHERE node = $1 AND (status = 'running'
 			OR (status = 'interrupted' AND (record::jsonb)->'interrupt'->>'kind' = ANY($3)))
-		RETURNING id, record
-	) SELECT record FROM claimed ORDER BY id`, from, s.node, store.UpstreamInterruptKinds)
+		RETURNING id`, from, s.node, store.UpstreamInterruptKinds)
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil || len(ids) == 0 {
+			claimed = []store.Run{}
+			return err
+		}
+		claimed, err = getAll[store.Run](ctx, tx, `SELECT `+journalRecord+` FROM runs WHERE id = ANY($1) ORDER BY id`, ids)
+		return err
+	})
+	return claimed, err
 }
