@@ -88,3 +88,26 @@ func driverOption(engine string) []sqlite.Option {
 	}
 	return []sqlite.Option{sqlite.WithDriver(engine)}
 }
+
+func TestASQLiteJournalReadsItsRowsBackOnEitherSQLite(t *testing.T) {
+	w, err := engines.WarmRun()
+	is.New(t).NoErr(err)
+	for _, driverName := range []string{engines.ModerncDriver, engines.CgoDriver} {
+		t.Run(driverName, func(t *testing.T) {
+			is := is.New(t)
+			ctx := t.Context()
+			j, err := engines.OpenSQLiteJournal(ctx, driverName, filepath.Join(t.TempDir(), "journal.db"), sqlite.SyncFull)
+			is.NoErr(err)
+			defer func() { is.NoErr(j.Close()) }()
+			is.NoErr(j.Append(ctx, engines.As(w.Step(), "run-a"), 7, 1))
+			is.NoErr(j.Append(ctx, engines.As(w.Step(), "run-a"), 7, 2))
+			is.NoErr(j.Append(ctx, engines.As(w.Step(), "run-b"), 8, 1))
+			rows, err := j.Rows(ctx, 7)
+			is.NoErr(err)
+			is.Equal(len(rows), 2) // run 7's rows, not run 8's
+			var fields []json.RawMessage
+			is.NoErr(json.Unmarshal([]byte(rows[0]), &fields))
+			is.Equal(len(fields), 4) // first entry, record, entries, events
+		})
+	}
+}
