@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/sqlite"
-	"github.com/mcpflow/mcpflow/actors/store/sqlite/sqlitetest"
 	"github.com/mcpflow/mcpflow/integration/engines"
 )
 
@@ -25,17 +25,13 @@ type engineOp struct {
 // per run (ENGINE-p50-ns) and cgo's over modernc's (cgo/modernc-p50).
 func BenchmarkWarmRunCommitsAlternated(b *testing.B) {
 	w := warmRun(b)
-	for _, level := range levels {
-		b.Run(fmt.Sprintf("sync=%s", level.sqlite), func(b *testing.B) {
-			ctx := b.Context()
-			var ops []engineOp
-			for _, engine := range sqliteEngines {
-				s := sqlitetest.Open(b, append(driverOption(engine.driver), sqlite.WithSync(level.sqlite))...)
-				ops = append(ops, engineOp{engine.name, func(i int) error { return w.Replay(ctx, s, runID(i)) }})
-			}
-			alternate(b, ops)
-		})
-	}
+	alternateAtEachLevel(b, func(b *testing.B, level syncLevel) (ops []engineOp) {
+		for _, engine := range sqliteEngines {
+			s, ctx := openStore(b, engine.driver, level), b.Context()
+			ops = append(ops, engineOp{engine.name, func(i int) error { return w.Replay(ctx, s, runID(i)) }})
+		}
+		return ops
+	})
 }
 
 // BenchmarkStepCommitAlternated is BenchmarkStepCommit with the engines
@@ -44,19 +40,21 @@ func BenchmarkWarmRunCommitsAlternated(b *testing.B) {
 func BenchmarkStepCommitAlternated(b *testing.B) {
 	w := warmRun(b)
 	step := w.Step()
+	alternateAtEachLevel(b, func(b *testing.B, level syncLevel) (ops []engineOp) {
+		for _, engine := range sqliteEngines {
+			s, ctx := openStore(b, engine.driver, level), b.Context()
+			createRuns(b, func(i int) error { return engines.Commit(ctx, s, engines.As(w[0], runID(i))) })
+			ops = append(ops, engineOp{engine.name, func(i int) error { return engines.Commit(ctx, s, engines.As(step, runID(i))) }})
+		}
+		return append(ops, pebbleOp(b, level, step))
+	})
+}
+
+// alternateAtEachLevel runs, at each sync level, a sub-benchmark
+// sync=LEVEL that alternates the ops that engines opens for it.
+func alternateAtEachLevel(b *testing.B, engines func(b *testing.B, level syncLevel) []engineOp) {
 	for _, level := range levels {
-		b.Run(fmt.Sprintf("sync=%s", level.sqlite), func(b *testing.B) {
-			ctx := b.Context()
-			var ops []engineOp
-			for _, engine := range sqliteEngines {
-				s := sqlitetest.Open(b, append(driverOption(engine.driver), sqlite.WithSync(level.sqlite))...)
-				createRuns(b, func(i int) error { return engines.Commit(ctx, s, engines.As(w[0], runID(i))) })
-				ops = append(ops, engineOp{engine.name, func(i int) error { return engines.Commit(ctx, s, engines.As(step, runID(i))) }})
-			}
-			j := openPebble(b, level.pebble)
-			ops = append(ops, engineOp{"pebble", func(i int) error { return j.Append(engines.As(step, runID(i)), 1) }})
-			alternate(b, ops)
-		})
+		b.Run(fmt.Sprintf("sync=%s", level.sqlite), func(b *testing.B) { alternate(b, engines(b, level)) })
 	}
 }
 
@@ -106,19 +104,20 @@ func median(ds []time.Duration) time.Duration {
 func BenchmarkJournalAppendAlternated(b *testing.B) {
 	w := warmRun(b)
 	step := w.Step()
-	for _, level := range levels {
-		b.Run(fmt.Sprintf("sync=%s", level.sqlite), func(b *testing.B) {
-			ctx := b.Context()
-			var ops []engineOp
-			for _, engine := range []struct{ name, driver string }{{"modernc", engines.ModerncDriver}, {"cgo", engines.CgoDriver}} {
-				j := openSQLiteJournal(b, engine.driver, level.sqlite)
-				ops = append(ops, engineOp{engine.name, func(i int) error { return j.Append(ctx, engines.As(step, runID(i)), int64(i), 1) }})
-			}
-			j := openPebble(b, level.pebble)
-			ops = append(ops, engineOp{"pebble", func(i int) error { return j.Append(engines.As(step, runID(i)), 1) }})
-			alternate(b, ops)
-		})
-	}
+	alternateAtEachLevel(b, func(b *testing.B, level syncLevel) (ops []engineOp) {
+		for _, engine := range []struct{ name, driver string }{{"modernc", engines.ModerncDriver}, {"cgo", engines.CgoDriver}} {
+			j, ctx := openSQLiteJournal(b, engine.driver, level.sqlite), b.Context()
+			ops = append(ops, engineOp{engine.name, func(i int) error { return j.Append(ctx, engines.As(step, runID(i)), int64(i), 1) }})
+		}
+		return append(ops, pebbleOp(b, level, step))
+	})
+}
+
+// pebbleOp appends step, as a commit of run i, to a Pebble journal synced
+// as level says.
+func pebbleOp(b *testing.B, level syncLevel, step store.Commit) engineOp {
+	j := openPebble(b, level.pebble)
+	return engineOp{"pebble", func(i int) error { return j.Append(engines.As(step, runID(i)), 1) }}
 }
 
 // openSQLiteJournal opens an engines.SQLiteJournal through driverName in
@@ -126,13 +125,5 @@ func BenchmarkJournalAppendAlternated(b *testing.B) {
 func openSQLiteJournal(b *testing.B, driverName string, level sqlite.Sync) *engines.SQLiteJournal {
 	b.Helper()
 	j, err := engines.OpenSQLiteJournal(b.Context(), driverName, filepath.Join(b.TempDir(), "journal.db"), level)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		if err := j.Close(); err != nil {
-			b.Error(err)
-		}
-	})
-	return j
+	return closedAtEnd(b, j, err)
 }

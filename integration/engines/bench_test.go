@@ -15,11 +15,15 @@ import (
 // cgo build.
 var sqliteEngines = []struct{ name, driver string }{{"modernc", "modernc"}, {"cgo", engines.CgoDriver}}
 
-// The sync levels, each with whether a Pebble append syncs at it.
-var levels = []struct {
+// syncLevel is a sync level of the SQLite store and whether a Pebble
+// append syncs at it.
+type syncLevel struct {
 	sqlite sqlite.Sync
 	pebble bool
-}{{sqlite.SyncFull, true}, {sqlite.SyncNormal, false}}
+}
+
+// The sync levels.
+var levels = []syncLevel{{sqlite.SyncFull, true}, {sqlite.SyncNormal, false}}
 
 // BenchmarkWarmRunCommits measures the commits of a warm one-step run
 // (engines.WarmRun: its creation, its step, its end, which folds its
@@ -31,8 +35,7 @@ func BenchmarkWarmRunCommits(b *testing.B) {
 	for _, level := range levels {
 		for _, engine := range sqliteEngines {
 			b.Run(fmt.Sprintf("sync=%s/engine=%s", level.sqlite, engine.name), func(b *testing.B) {
-				s := sqlitetest.Open(b, append(driverOption(engine.driver), sqlite.WithSync(level.sqlite))...)
-				ctx := b.Context()
+				s, ctx := openStore(b, engine.driver, level), b.Context()
 				measure(b, func(i int) error { return w.Replay(ctx, s, runID(i)) })
 			})
 		}
@@ -51,8 +54,7 @@ func BenchmarkStepCommit(b *testing.B) {
 	for _, level := range levels {
 		for _, engine := range sqliteEngines {
 			b.Run(fmt.Sprintf("sync=%s/engine=%s", level.sqlite, engine.name), func(b *testing.B) {
-				s := sqlitetest.Open(b, append(driverOption(engine.driver), sqlite.WithSync(level.sqlite))...)
-				ctx := b.Context()
+				s, ctx := openStore(b, engine.driver, level), b.Context()
 				createRuns(b, func(i int) error { return engines.Commit(ctx, s, engines.As(w[0], runID(i))) })
 				measure(b, func(i int) error { return engines.Commit(ctx, s, engines.As(step, runID(i))) })
 			})
@@ -114,20 +116,34 @@ func createRuns(b *testing.B, create func(i int) error) {
 	}
 }
 
+// openStore opens a SQLite store through driverName at level in b's
+// temporary directory, closed when b ends.
+func openStore(b *testing.B, driverName string, level syncLevel) *sqlite.Store {
+	b.Helper()
+	return sqlitetest.Open(b, append(driverOption(driverName), sqlite.WithSync(level.sqlite))...)
+}
+
 // openPebble opens a Pebble journal in b's temporary directory, closed
 // when b ends.
 func openPebble(b *testing.B, sync bool) *engines.PebbleJournal {
 	b.Helper()
 	j, err := engines.OpenPebble(b.TempDir(), sync)
+	return closedAtEnd(b, j, err)
+}
+
+// closedAtEnd is v, which opening it returned with err, closed when b
+// ends; it fails b if either fails.
+func closedAtEnd[T interface{ Close() error }](b *testing.B, v T, err error) T {
+	b.Helper()
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
-		if err := j.Close(); err != nil {
+		if err := v.Close(); err != nil {
 			b.Error(err)
 		}
 	})
-	return j
+	return v
 }
 
 // runID is the id of the benchmark's run i.

@@ -11,8 +11,6 @@ import (
 	"github.com/mcpflow/mcpflow/actors/config"
 	"github.com/mcpflow/mcpflow/actors/session"
 	"github.com/mcpflow/mcpflow/actors/store"
-	"github.com/mcpflow/mcpflow/actors/store/sqlite"
-	"github.com/mcpflow/mcpflow/actors/store/sqlite/sqlitetest"
 	"github.com/mcpflow/mcpflow/api/client"
 	p "github.com/mcpflow/mcpflow/api/protocol"
 	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
@@ -31,22 +29,18 @@ var counterSource = config.Connection{Kind: "mcp", ID: "fixture.default",
 // It reports each one's median time per run (ENGINE-p50-ns) and cgo's
 // over modernc's.
 func BenchmarkWarmRunAlternated(b *testing.B) {
-	for _, level := range levels {
-		b.Run(fmt.Sprintf("sync=%s", level.sqlite), func(b *testing.B) {
+	alternateAtEachLevel(b, func(b *testing.B, level syncLevel) (ops []engineOp) {
+		for _, engine := range sqliteEngines {
+			c, deployment := startMcpflow(b, openStore(b, engine.driver, level))
 			ctx := b.Context()
-			var ops []engineOp
-			for _, engine := range sqliteEngines {
-				s := sqlitetest.Open(b, append(driverOption(engine.driver), sqlite.WithSync(level.sqlite))...)
-				c, deployment := startMcpflow(b, s)
-				run := func(int) error { return runCounter(ctx, c, deployment) }
-				if err := run(0); err != nil { // the first run opens the session
-					b.Fatal(err)
-				}
-				ops = append(ops, engineOp{engine.name, run})
+			run := func(int) error { return runCounter(ctx, c, deployment) }
+			if err := run(0); err != nil { // the first run opens the session
+				b.Fatal(err)
 			}
-			alternate(b, ops)
-		})
-	}
+			ops = append(ops, engineOp{engine.name, run})
+		}
+		return ops
+	})
 }
 
 // runCounter runs the counter deployment once and checks that it
