@@ -41,10 +41,11 @@ type checkpointer struct {
 	done    chan struct{}
 }
 
-// startCheckpointer opens the checkpointer's connection on path and
-// starts it; commits reads the writer's commit count.
-func startCheckpointer(ctx context.Context, path string, commits func() uint64) (*checkpointer, error) {
-	db, err := sql.Open("sqlite", dsn(path, url.Values{
+// startCheckpointer opens the checkpointer's connection on path through
+// the driver named driverName and starts it; commits reads the writer's
+// commit count.
+func startCheckpointer(ctx context.Context, driverName, path string, commits func() uint64) (*checkpointer, error) {
+	db, err := sql.Open(driverName, dsn(path, url.Values{
 		"_pragma": {
 			fmt.Sprintf("busy_timeout(%d)", busyTimeoutMs),
 			fmt.Sprintf("journal_size_limit(%d)", walSizeLimit),

@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // busyTimeoutMs is how long a connection waits for a lock held by another
@@ -41,11 +39,12 @@ func createFile(path string) error {
 	return f.Close()
 }
 
-// openWriter opens the single-connection write pool and puts the database
-// in WAL mode, with PRAGMA synchronous set to synchronous (see Sync); a
-// commit checkpoints once the log holds checkpointPages (0: never).
-func openWriter(ctx context.Context, path, synchronous string, checkpointPages int) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", dsn(path, url.Values{
+// openWriter opens the single-connection write pool through the driver
+// named driverName and puts the database in WAL mode, with PRAGMA
+// synchronous set to synchronous (see Sync); a commit checkpoints once
+// the log holds checkpointPages (0: never).
+func openWriter(ctx context.Context, driverName, path, synchronous string, checkpointPages int) (*sql.DB, error) {
+	db, err := sql.Open(driverName, dsn(path, url.Values{
 		"_pragma": {
 			fmt.Sprintf("busy_timeout(%d)", busyTimeoutMs),
 			// Before any table exists, so that a new database is made
@@ -77,9 +76,10 @@ func openWriter(ctx context.Context, path, synchronous string, checkpointPages i
 	return db, nil
 }
 
-// openReader opens the pool of read-only connections.
-func openReader(ctx context.Context, path string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", dsn(path, url.Values{
+// openReader opens the pool of read-only connections through the driver
+// named driverName.
+func openReader(ctx context.Context, driverName, path string) (*sql.DB, error) {
+	db, err := sql.Open(driverName, dsn(path, url.Values{
 		"_pragma": {
 			fmt.Sprintf("busy_timeout(%d)", busyTimeoutMs),
 			"query_only(ON)",

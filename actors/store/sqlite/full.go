@@ -90,7 +90,7 @@ func OpenReadOnly(ctx context.Context, path string, opts ...Option) (*Store, err
 	if err != nil {
 		return nil, fmt.Errorf("open store %q read-only: %w", path, err)
 	}
-	s := &Store{maxEvents: o.store.MaxEvents, retention: o.store.Retention, path: path, sealer: o.store.Sealer, space: o.store.Space}
+	s := &Store{driver: o.driver, maxEvents: o.store.MaxEvents, retention: o.store.Retention, path: path, sealer: o.store.Sealer, space: o.store.Space}
 	if err := s.openReadOnly(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("open store %q read-only: %w", path, err), s.closeDatabase())
 	}
@@ -100,7 +100,7 @@ func OpenReadOnly(ctx context.Context, path string, opts ...Option) (*Store, err
 
 // openReadOnly opens s's one reading connection and prepares its reads.
 func (s *Store) openReadOnly(ctx context.Context) (err error) {
-	s.read, err = sql.Open("sqlite", dsn(s.path, url.Values{
+	s.read, err = sql.Open(s.driver, dsn(s.path, url.Values{
 		"_pragma": {fmt.Sprintf("busy_timeout(%d)", busyTimeoutMs), "locking_mode(EXCLUSIVE)", "query_only(ON)"},
 	}))
 	if err != nil {

@@ -40,9 +40,10 @@ type Option func(*options)
 
 // options are the settings of Open.
 type options struct {
-	store store.Options
-	sync  Sync
-	batch batchLimits
+	store  store.Options
+	sync   Sync
+	driver string // see WithDriver
+	batch  batchLimits
 	// checkpointPages is the write-ahead log's size, in pages, at which
 	// a commit checkpoints (writerCheckpointPages); 0 never checkpoints,
 	// and starts no checkpointer: for tests that count the log's frames.
@@ -52,6 +53,18 @@ type options struct {
 // WithSync sets the sync level; without it, a store syncs at SyncFull.
 func WithSync(s Sync) Option {
 	return func(o *options) { o.sync = s }
+}
+
+// WithDriver opens the database through the database/sql driver
+// registered under name rather than modernc's (pure Go), which mcpflow
+// itself always uses: to measure another build of SQLite on the store's
+// own code (integration/engines). The driver must take the store's data
+// source names, file: URIs with modernc's parameters (_pragma, each a
+// PRAGMA to run on a new connection, and _txlock), and define Functions
+// on each connection. A full disk is recognised by modernc's error codes
+// only (store.ErrFull).
+func WithDriver(name string) Option {
+	return func(o *options) { o.driver = name }
 }
 
 // WithStoreOptions applies the settings every store takes.
@@ -65,7 +78,7 @@ func WithStoreOptions(opts ...store.Option) Option {
 
 // newOptions returns the defaults with opts applied.
 func newOptions(opts ...Option) options {
-	o := options{store: store.NewOptions(), sync: SyncFull, batch: defaultBatchLimits, checkpointPages: writerCheckpointPages}
+	o := options{store: store.NewOptions(), sync: SyncFull, driver: moderncDriver, batch: defaultBatchLimits, checkpointPages: writerCheckpointPages}
 	for _, opt := range opts {
 		opt(&o)
 	}

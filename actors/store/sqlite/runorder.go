@@ -1,12 +1,9 @@
 package sqlite
 
 import (
-	"database/sql/driver"
 	"fmt"
 	"strings"
 	"time"
-
-	"modernc.org/sqlite"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 )
@@ -22,14 +19,10 @@ import (
 // timeKeySQL is the SQL name of timeKeyOf.
 const timeKeySQL = "mcpflow_time_key"
 
-func init() {
-	sqlite.MustRegisterDeterministicScalarFunction(timeKeySQL, 1, timeKeyOf)
-}
-
 // timeKeyOf is the timeKey of a record's time (RFC 3339 text, as
 // encoding/json writes a time.Time); NULL stays NULL.
-func timeKeyOf(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-	switch v := args[0].(type) {
+func timeKeyOf(arg any) (any, error) {
+	switch v := arg.(type) {
 	case nil:
 		return nil, nil
 	case string:

@@ -63,6 +63,7 @@ import (
 // Every fixed query is prepared once, at Open, on the pool that runs it
 // (see readQuery and writeQuery).
 type Store struct {
+	driver     string // the database/sql driver's name (WithDriver)
 	write      *sql.DB
 	writeConn  *sql.Conn   // write's one connection, the writer's
 	writeStmts []*sql.Stmt // by writeQuery, prepared on writeConn
@@ -118,13 +119,13 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 	if err := createFile(path); err != nil {
 		return nil, err
 	}
-	s := &Store{maxEvents: o.store.MaxEvents, retention: o.store.Retention, path: path, sealer: o.store.Sealer, space: o.store.Space}
+	s := &Store{driver: o.driver, maxEvents: o.store.MaxEvents, retention: o.store.Retention, path: path, sealer: o.store.Sealer, space: o.store.Space}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, s.closeDatabase())
 		}
 	}()
-	if s.write, err = openWriter(ctx, path, synchronous, o.checkpointPages); err != nil {
+	if s.write, err = openWriter(ctx, s.driver, path, synchronous, o.checkpointPages); err != nil {
 		return nil, err
 	}
 	if err := migrate(ctx, s.write, s.retention); err != nil {
@@ -144,7 +145,7 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 			return nil, err
 		}
 	}
-	if s.read, err = openReader(ctx, path); err != nil {
+	if s.read, err = openReader(ctx, s.driver, path); err != nil {
 		return nil, err
 	}
 	if s.reads.stmts, err = prepareAll(ctx, s.read, readQueries); err != nil {
@@ -154,7 +155,7 @@ func open(ctx context.Context, path string, o options) (_ *Store, err error) {
 	if o.checkpointPages == 0 {
 		return s, nil // a test's: the log only grows
 	}
-	if s.checkpoint, err = startCheckpointer(ctx, path, s.writer.commits.Load); err != nil {
+	if s.checkpoint, err = startCheckpointer(ctx, s.driver, path, s.writer.commits.Load); err != nil {
 		s.writer.close()
 		return nil, err
 	}
