@@ -28,18 +28,19 @@ func (c counted) Receive(ctx *actor.Context) {
 	}
 }
 
-func newEngine(t *testing.T) *actor.Engine {
+// countingActor spawns, on an engine of its own, an actor that stands
+// for a session actor: it counts the calls it receives in got.
+func countingActor(t *testing.T) (e *actor.Engine, pid *actor.PID, got *atomic.Int64) {
 	t.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.New(t).NoErr(err) // new engine
-	return e
+	got = &atomic.Int64{}
+	return e, e.Spawn(func() actor.Receiver { return counted{got: got} }, "session", actor.WithID("a")), got
 }
 
 func TestALineTakesCallsUntilItsDoorIsBarredOrClosed(t *testing.T) {
 	is := is.New(t)
-	e := newEngine(t)
-	var got atomic.Int64
-	pid := e.Spawn(func() actor.Receiver { return counted{got: &got} }, "session", actor.WithID("a"))
+	e, pid, got := countingActor(t)
 	l := NewLines()
 
 	is.True(!l.send(e, "fake.one", "call")) // no door before the actor is spawned
@@ -72,14 +73,14 @@ func (endedTenure) Valid() bool { return false }
 
 func TestALineRefusesACallOnceItsTenureHasEnded(t *testing.T) {
 	is := is.New(t)
-	e := newEngine(t)
-	var got atomic.Int64
-	pid := e.Spawn(func() actor.Receiver { return counted{got: &got} }, "session", actor.WithID("a"))
+	e, pid, got := countingActor(t)
 	l := NewLines()
 	l.open("fake.one", pid, endedTenure{})
 	is.True(!l.send(e, "fake.one", "call")) // the supervisor places the connection again
 	d := (*l.doors.Load())["fake.one"]
 	is.Equal(d.state.Load(), int64(0)) // the refused caller left
+	<-e.Poison(pid).Done()
+	is.Equal(got.Load(), int64(0)) // and its call never reached the actor
 }
 
 func TestAClosedDoorPoisonsOnlyOnceItsLastCallerHasLeft(t *testing.T) {
