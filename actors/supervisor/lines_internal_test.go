@@ -28,6 +28,17 @@ func (c counted) Receive(ctx *actor.Context) {
 	}
 }
 
+// stopped waits, within linePatience, for the actor whose stop ctx
+// reports to have stopped.
+func stopped(t *testing.T, ctx context.Context) {
+	t.Helper()
+	select {
+	case <-ctx.Done():
+	case <-time.After(linePatience):
+		t.Fatal("the actor did not stop")
+	}
+}
+
 // countingActor spawns, on an engine of its own, an actor that stands
 // for a session actor: it counts the calls it receives in got.
 func countingActor(t *testing.T) (e *actor.Engine, pid *actor.PID, got *atomic.Int64) {
@@ -53,12 +64,7 @@ func TestALineTakesCallsUntilItsDoorIsBarredOrClosed(t *testing.T) {
 	l.bar("fake.one", pid)
 	is.True(!l.send(e, "fake.one", "call")) // a panicked actor's door is barred
 
-	stopped := l.close("fake.one", pid, func() context.Context { return e.Poison(pid) })
-	select {
-	case <-stopped.Done():
-	case <-time.After(linePatience):
-		t.Fatal("the actor behind a closed, empty door was not stopped")
-	}
+	stopped(t, l.close("fake.one", pid, func() context.Context { return e.Poison(pid) }))
 	is.Equal(got.Load(), int64(2))          // the two calls the door took reached the actor
 	is.True(!l.send(e, "fake.one", "call")) // no door once closed
 
@@ -79,7 +85,7 @@ func TestALineRefusesACallOnceItsTenureHasEnded(t *testing.T) {
 	is.True(!l.send(e, "fake.one", "call")) // the supervisor places the connection again
 	d := (*l.doors.Load())["fake.one"]
 	is.Equal(d.state.Load(), int64(0)) // the refused caller left
-	<-e.Poison(pid).Done()
+	stopped(t, e.Poison(pid))
 	is.Equal(got.Load(), int64(0)) // and its call never reached the actor
 }
 
@@ -95,18 +101,14 @@ func TestAClosedDoorPoisonsOnlyOnceItsLastCallerHasLeft(t *testing.T) {
 	}
 	is.True(d.enter()) // two callers inside
 	is.True(d.enter())
-	stopped := d.close(poison)
+	done := d.close(poison)
 	is.True(!d.enter())                // nobody enters a closed door
 	is.Equal(poisons.Load(), int64(0)) // not while callers are inside
 	d.leave()
 	is.Equal(poisons.Load(), int64(0))
 	d.leave()
 	is.Equal(poisons.Load(), int64(1)) // the last one out poisons
-	select {
-	case <-stopped.Done():
-	case <-time.After(linePatience):
-		t.Fatal("the close's context did not end with the actor's stop")
-	}
+	stopped(t, done)
 }
 
 // TestNoCallPassesADoorAfterItsActorIsPoisoned races callers against the
