@@ -204,6 +204,9 @@ type inflight struct {
 	attempts int
 	// lost counts the attempts whose session died under them.
 	lost int
+	// retired is set once an attempt was refused unsent by a session
+	// actor that stopped (session.ErrRetired) and asked again.
+	retired bool
 	// started is when its first attempt went out.
 	started time.Time
 	// conn is the connection its last attempt went to ("" for a
@@ -717,6 +720,17 @@ func (a *Actor) onToolResult(m answered) {
 		m.err = fmt.Errorf("no answer within %s (the step's timeout): %w", a.callTimeout(f.call), m.err)
 	}
 	switch {
+	case errors.Is(m.err, session.ErrRetired) && !f.retired:
+		// Never sent: its session actor stopped first. Asked again, once,
+		// of the connection's next session actor (over its line, or
+		// through the supervisor).
+		f.retired = true
+		if a.halting || a.stopping {
+			return // stays outstanding: a restart repeats it
+		}
+		slog.Info("call asked again of the connection's next session actor", "run", a.record.ID, "step", f.call.NodeID, "attempt", f.attempts, "err", m.err)
+		a.send(f)
+		return
 	case lost && a.safeToRepeat(f.call) && f.lost < sessionLostRetries:
 		// Safe to repeat: sent again at once; the session actor holds it
 		// until its new session is open.

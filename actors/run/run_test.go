@@ -120,6 +120,13 @@ func newWorldAnswering(t *testing.T, newServer func() *mcp.Server, client *confi
 // (the supervisor's default when "").
 func newWorldOf(t *testing.T, newServer func() *mcp.Server, client *config.Client, version string) *world {
 	t.Helper()
+	return newWorldTuned(t, newServer, client, version, nil)
+}
+
+// newWorldTuned is newWorldOf whose supervisor's options tune edits
+// (nil: none).
+func newWorldTuned(t *testing.T, newServer func() *mcp.Server, client *config.Client, version string, tune func(*supervisor.Options)) *world {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
@@ -131,6 +138,9 @@ func newWorldOf(t *testing.T, newServer func() *mcp.Server, client *config.Clien
 	opts := supervisor.DefaultOptions()
 	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 2*time.Second, 2*time.Second, time.Second
 	opts.Session.ProtocolVersion = cmp.Or(version, opts.Session.ProtocolVersion)
+	if tune != nil {
+		tune(&opts)
+	}
 	conns := []config.Connection{{Kind: "mcp", ID: "fake.one", Transport: config.Transport{Kind: "inmemory"}, Client: client}}
 	w.sup = supervisor.Spawn(e, conns, w.rec, w.store, opts)
 	t.Cleanup(func() {

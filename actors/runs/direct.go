@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -95,6 +96,14 @@ func (m *Manager) callTool(ctx context.Context, c catalog.Capability, payload wo
 	}
 	m.cfg.Supervisor.Lines().Call(m.cfg.Engine, m.cfg.Supervisor.PID(), call)
 	r, output, err := waitSession(ctx, w, deadline)
+	if errors.Is(err, session.ErrRetired) {
+		// Never sent: its session actor stopped first. Asked again, once,
+		// of the connection's next one, as a run's step is.
+		w = reply.Expect[session.ToolResult](m.cfg.Replies)
+		call.Reply = w.To()
+		m.cfg.Supervisor.Lines().Call(m.cfg.Engine, m.cfg.Supervisor.PID(), call)
+		r, output, err = waitSession(ctx, w, deadline)
+	}
 	if err == nil && r.Input != nil {
 		// Nothing holds a direct call's answer to come: only a run can be
 		// interrupted with the server's input requests.

@@ -30,6 +30,7 @@ const patience = 10 * time.Second
 type node struct {
 	store   *store.Memory
 	manager *runs.Manager
+	sup     *supervisor.Handle
 }
 
 func newNode(t *testing.T, extra ...config.Connection) *node {
@@ -41,6 +42,13 @@ func newNode(t *testing.T, extra ...config.Connection) *node {
 // (nil: as it is).
 func newNodeTuned(t *testing.T, tune func(*runs.Config), extra ...config.Connection) *node {
 	t.Helper()
+	return newNodeSupervised(t, nil, tune, extra...)
+}
+
+// newNodeSupervised is newNodeTuned whose supervisor's options
+// tuneSupervisor changes (nil: as they are).
+func newNodeSupervised(t *testing.T, tuneSupervisor func(*supervisor.Options), tune func(*runs.Config), extra ...config.Connection) *node {
+	t.Helper()
 	is := is.New(t)
 	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
@@ -49,6 +57,9 @@ func newNodeTuned(t *testing.T, tune func(*runs.Config), extra ...config.Connect
 	conns := []config.Connection{{Kind: "mcp", ID: "fake.one", Transport: config.Transport{Kind: "inmemory"}}}
 	opts := supervisor.DefaultOptions()
 	opts.Session.ConnectTimeout, opts.Session.CallTimeout, opts.Session.CloseTimeout = 2*time.Second, 2*time.Second, time.Second
+	if tuneSupervisor != nil {
+		tuneSupervisor(&opts)
+	}
 	sup := supervisor.Spawn(e, conns, fakes.NewInMemory(nil), st, opts)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
@@ -79,7 +90,7 @@ func newNodeTuned(t *testing.T, tune func(*runs.Config), extra ...config.Connect
 	if tune != nil {
 		tune(&cfg)
 	}
-	return &node{store: st, manager: runs.New(cfg)}
+	return &node{store: st, manager: runs.New(cfg), sup: sup}
 }
 
 func bounded(t *testing.T) context.Context {

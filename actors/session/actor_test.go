@@ -169,6 +169,9 @@ func TestStoppingAnswersInFlightAndQueuedCalls(t *testing.T) {
 	for _, w := range []*reply.Expected[session.ToolResult]{running, queued} {
 		r := await(t, w) // nobody is left waiting for a stopped actor
 		is.True(errors.Is(r.Error.Err(), session.ErrUnavailable))
+		// Only the call that was never sent may be asked again of the
+		// connection's next session actor.
+		is.Equal(errors.Is(r.Error.Err(), session.ErrRetired), w == queued)
 	}
 }
 

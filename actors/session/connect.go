@@ -395,9 +395,9 @@ func (a *Actor) dropSession(cause error, answerNow bool) {
 	a.failed(cause)
 }
 
-// shutdown cancels every call and connect, fails running and queued work
-// and closes the session within CloseTimeout, killing the peer if it
-// overruns. A connect in progress is cancelled and waited for (within
+// shutdown cancels every call and connect, fails running work ("shutting
+// down") and queued work (ErrRetired: never sent) and closes the session
+// within CloseTimeout, killing the peer if it overruns. A connect in progress is cancelled and waited for (within
 // CloseTimeout), so that whatever it started is ended before the actor is
 // gone. Running work is answered here: its own completion message would
 // reach a stopped actor and be dropped.
@@ -420,7 +420,9 @@ func (a *Actor) shutdown() {
 		a.fail(f.w, err)
 	}
 	a.running = nil
-	a.failQueue(err)
+	// What waits in the queue was never sent: it may go to the next
+	// session actor.
+	a.failQueue(fmt.Errorf("connection %q: %w: its session actor stopped before the call was sent", a.conn.ID, ErrRetired))
 	if a.session != nil {
 		closeSession(a.session, a.transport, a.end, a.opts.CloseTimeout)
 		a.session = nil

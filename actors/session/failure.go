@@ -27,6 +27,12 @@ var (
 	// sources login`): calls fail fast until one replaces the session
 	// actor. It wraps ErrUnavailable.
 	ErrNeedsLogin = reply.Register("needs_login", &childError{msg: "needs_login", parent: ErrUnavailable})
+	// ErrRetired means the call reached a session actor that stopped
+	// before it sent the call upstream (its connection reconfigured,
+	// disabled, moved to another node, its actor replaced): the call
+	// never ran, and may be asked again of the connection's next session
+	// actor. It wraps ErrUnavailable.
+	ErrRetired = reply.Register("retired", &childError{msg: "retired", parent: ErrUnavailable})
 	// ErrSessionLost means the session died while the call was in flight
 	// (the server process exited, the HTTP session expired under it, a
 	// keepalive failed, the connection broke): whether the server ran the
