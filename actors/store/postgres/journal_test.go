@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	osexec "os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/store/postgres"
 	"github.com/mcpflow/mcpflow/actors/store/postgres/pgtest"
+	"github.com/mcpflow/mcpflow/actors/store/storetest"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 	"github.com/mcpflow/mcpflow/fakes/poll"
 )
@@ -291,9 +291,6 @@ func testAFencedNodeAppendsNoJournalRow(t *testing.T, srv *pgtest.Server) {
 // it journals steps in before it exits at once.
 const crashDSNEnv = "MCPFLOW_TEST_PG_JOURNAL_CRASH_DSN"
 
-// crashExit is that process's exit code once its steps are acknowledged.
-const crashExit = 3
-
 // crashedRun is the run that process makes: created, then two steps, the
 // second with a call in flight.
 func crashedRun() (runs []store.Run, entries [][]workflow.TraceEntry) {
@@ -326,7 +323,7 @@ func journalThenExit(t *testing.T, dsn string) {
 			t.Fatal(err)
 		}
 	}
-	os.Exit(crashExit) // no Close: the process ends with the steps in the journal alone
+	os.Exit(storetest.ChildExit) // no Close: the process ends with the steps in the journal alone
 }
 
 // TestAProcessEndedAfterJournaledStepsLosesNothing ends a process right
@@ -342,13 +339,7 @@ func TestAProcessEndedAfterJournaledStepsLosesNothing(t *testing.T) {
 	is := is.New(t)
 	ctx := t.Context()
 	dsn := pgtest.Start(t).NewDatabase(t)
-	cmd := osexec.CommandContext(ctx, os.Args[0], "-test.run=^TestAProcessEndedAfterJournaledStepsLosesNothing$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashDSNEnv+"="+dsn)
-	out, err := cmd.CombinedOutput()
-	var exit *osexec.ExitError
-	is.True(errors.As(err, &exit))                  // the process did not end on its own
-	is.Equal(exit.ExitCode(), crashExit)            // but where it was made to, its steps acknowledged
-	is.True(!strings.Contains(string(out), "FAIL")) // with nothing failed before
+	storetest.EndInChild(t, crashDSNEnv, dsn)
 
 	runs, entries := crashedRun()
 	s := open(t, dsn, postgres.WithNode("a"))

@@ -2,9 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/matryer/is"
 
 	"github.com/mcpflow/mcpflow/actors/store"
+	"github.com/mcpflow/mcpflow/actors/store/storetest"
 	"github.com/mcpflow/mcpflow/actors/workflow"
 )
 
@@ -22,10 +21,6 @@ const crashDBEnv = "MCPFLOW_TEST_JOURNAL_CRASH_DB"
 
 // crashedRunID is the run that process journals.
 const crashedRunID = "run_crashed"
-
-// crashExit is the exit code of that process once its steps are
-// acknowledged.
-const crashExit = 3
 
 // journalThenExit creates a run in the database at path and commits two
 // of its steps, each acknowledged once its journal row is committed (at
@@ -53,7 +48,7 @@ func journalThenExit(t *testing.T, path string) {
 			t.Fatal(err)
 		}
 	}
-	os.Exit(crashExit) // no Close: the process dies between the journal and the run's row
+	os.Exit(storetest.ChildExit) // no Close: the process dies between the journal and the run's row
 }
 
 // TestAProcessKilledAfterJournaledStepsLosesNothing ends a process right
@@ -68,13 +63,7 @@ func TestAProcessKilledAfterJournaledStepsLosesNothing(t *testing.T) {
 	is := is.New(t)
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "mcpflow.db")
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestAProcessKilledAfterJournaledStepsLosesNothing$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashDBEnv+"="+path)
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	is.True(errors.As(err, &exit))                  // the process did not end on its own
-	is.Equal(exit.ExitCode(), crashExit)            // but where it was made to, its steps acknowledged
-	is.True(!strings.Contains(string(out), "FAIL")) // with nothing failed before
+	storetest.EndInChild(t, crashDBEnv, path)
 
 	s, err := Open(ctx, path)
 	is.NoErr(err)
