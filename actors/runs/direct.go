@@ -89,20 +89,21 @@ func (m *Manager) callTool(ctx context.Context, c catalog.Capability, payload wo
 		return "", nil, fmt.Errorf("encode the payload: %w", err)
 	}
 	deadline := time.Now().Add(m.directCallTimeout())
-	w := reply.Expect[session.ToolResult](m.cfg.Replies)
-	call := session.CallTool{Connection: c.SourceID, Tool: c.LocalName, Arguments: args, Deadline: deadline, Reply: w.To()}
+	call := session.CallTool{Connection: c.SourceID, Tool: c.LocalName, Arguments: args, Deadline: deadline}
 	if c.TaskSupport == catalog.TaskRequired {
 		call.Task = &session.TaskCall{} // polled to its end within the deadline
 	}
-	m.cfg.Supervisor.Lines().Call(m.cfg.Engine, m.cfg.Supervisor.PID(), call)
-	r, output, err := waitSession(ctx, w, deadline)
+	ask := func() (session.ToolResult, workflow.Object, error) {
+		w := reply.Expect[session.ToolResult](m.cfg.Replies)
+		call.Reply = w.To()
+		m.cfg.Supervisor.Lines().Call(m.cfg.Engine, m.cfg.Supervisor.PID(), call)
+		return waitSession(ctx, w, deadline)
+	}
+	r, output, err := ask()
 	if errors.Is(err, session.ErrRetired) {
 		// Never sent: its session actor stopped first. Asked again, once,
 		// of the connection's next one, as a run's step is.
-		w = reply.Expect[session.ToolResult](m.cfg.Replies)
-		call.Reply = w.To()
-		m.cfg.Supervisor.Lines().Call(m.cfg.Engine, m.cfg.Supervisor.PID(), call)
-		r, output, err = waitSession(ctx, w, deadline)
+		r, output, err = ask()
 	}
 	if err == nil && r.Input != nil {
 		// Nothing holds a direct call's answer to come: only a run can be
