@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"maps"
 	"sync/atomic"
 
 	"github.com/anthdm/hollywood/actor"
@@ -109,11 +110,7 @@ func (l *Lines) close(id string, pid *actor.PID, poison func() context.Context) 
 
 // swap replaces the doors with a copy that change edited.
 func (l *Lines) swap(change func(map[string]*door)) {
-	old := *l.doors.Load()
-	doors := make(map[string]*door, len(old)+1)
-	for id, d := range old {
-		doors[id] = d
-	}
+	doors := maps.Clone(*l.doors.Load())
 	change(doors)
 	l.doors.Store(&doors)
 }
