@@ -42,10 +42,10 @@ func NewLines() *Lines {
 }
 
 // Call sends m to the session actor of its connection over the open line,
-// or to supervisor when the line cannot take it. A nil Lines sends every
-// call to supervisor.
+// or to supervisor when the line cannot take it (a scoped call: lines go
+// to shared sessions only). A nil Lines sends every call to supervisor.
 func (l *Lines) Call(e *actor.Engine, supervisor *actor.PID, m session.CallTool) {
-	if m.Scope != "" || m.Hops > 0 || !l.send(e, m.Connection, m) {
+	if m.Scope != "" || !l.send(e, m.Connection, m) {
 		e.Send(supervisor, m)
 	}
 }
