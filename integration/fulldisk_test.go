@@ -1,12 +1,14 @@
 package integration
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/mcpflow/mcpflow/api/client"
 	"github.com/mcpflow/mcpflow/api/jsonrpc"
 	p "github.com/mcpflow/mcpflow/api/protocol"
+	"github.com/mcpflow/mcpflow/cmd/mcpflow/app"
 	"github.com/mcpflow/mcpflow/fakes/poll"
 )
 
@@ -81,24 +84,92 @@ func storeFull(err error) bool {
 	return ok && data["code"] == "StoreFull"
 }
 
-// writeUntilFull saves draft workspaces, each some pages of SQLite's
-// log, until one is refused as StoreFull, then smaller ones, of a page or
-// so, until one of those is refused too: the log has then used the room
-// it had in its file, down to what a small commit (a run's cancel) would
-// need, so the next commit needs disk space too. It fails on any other
-// error, or if 500 of either size fit.
-func writeUntilFull(t *testing.T, c *client.Client) {
+// pinTheLog holds a read transaction open on the database of the store
+// at root until release, or the test's end. Once a checkpoint has copied
+// the whole of SQLite's write-ahead log and no reader needs it, the next
+// commit starts the log over from the top of its file: the file's room
+// is then free to commit into, full disk or not, and the store's
+// checkpointer makes such a checkpoint within a second. A reader that
+// holds its snapshot keeps the log from starting over (or, if it reads
+// the database file alone, keeps checkpoints from copying into it), so
+// that once fillLog has written the room the file has, every commit
+// needs disk space.
+func pinTheLog(t *testing.T, root string) (release func()) {
 	t.Helper()
 	is := is.New(t)
 	is.Helper()
-	for _, size := range []int{1_000, 1} {
-		title := strings.Repeat("full disk ", size)
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(root, app.DatabaseFile))
+	is.NoErr(err)
+	tx, err := db.BeginTx(testContext(t), &sql.TxOptions{ReadOnly: true})
+	is.NoErr(err)
+	var n int
+	is.NoErr(tx.QueryRow(`SELECT count(*) FROM runs`).Scan(&n)) // the snapshot is taken at the first read
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			is.NoErr(tx.Rollback())
+			is.NoErr(db.Close())
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// logFiller writes to the store until its log has no room left in its
+// file for even the smallest commit: a run's step, one page of the log.
+type logFiller struct {
+	c        *client.Client
+	renamed  string // a workspace it renames, which rewrites a page
+	revision int
+}
+
+// newLogFiller creates the workspace the filler renames, while the disk
+// has room.
+func newLogFiller(t *testing.T, c *client.Client) *logFiller {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	f := &logFiller{c: c, renamed: "renamed_filler"}
+	var ws p.WorkspaceResult
+	is.NoErr(c.Call(testContext(t), p.MethodWorkspaceCreateEmpty, p.Object{"workspace_id": f.renamed, "name": "renamed_0"}, &ws))
+	f.revision = ws.Revision
+	return f
+}
+
+// fill saves draft workspaces of 10 KB, some pages of the log each, until
+// one is refused as StoreFull, then renames its workspace, a page each,
+// until a rename is refused too: the log has then written what room its
+// file had, down to less than a page. It fails on any other error, or if
+// 500 writes of either kind fit.
+func (f *logFiller) fill(t *testing.T) {
+	t.Helper()
+	is := is.New(t)
+	is.Helper()
+	title := strings.Repeat("full disk ", 1_000)
+	writes := []struct {
+		what  string
+		write func(i int) error
+	}{
+		{"a 10 KB workspace", func(i int) error {
+			id := fmt.Sprintf("filler_%d_%d", time.Now().UnixNano(), i)
+			return f.c.Call(testContext(t), p.MethodWorkspaceCreateEmpty, p.Object{"workspace_id": id, "name": "filler", "title": title}, nil)
+		}},
+		{"a rename", func(i int) error {
+			var ws p.WorkspaceResult
+			err := f.c.Call(testContext(t), p.MethodWorkspaceSetName, p.SetNameParams{
+				WorkspaceID: f.renamed, Revision: f.revision, Name: fmt.Sprintf("renamed_%d", i%10)}, &ws)
+			if err == nil {
+				is.True(ws.Status != "conflict") // renamed
+				f.revision = ws.Revision
+			}
+			return err
+		}},
+	}
+	for _, w := range writes {
 		refused := false
 		for i := 0; i < 500 && !refused; i++ {
-			id := fmt.Sprintf("filler_%d_%d_%d", size, time.Now().UnixNano(), i)
-			err := c.Call(testContext(t), p.MethodWorkspaceCreateEmpty, p.Object{"workspace_id": id, "name": "filler", "title": title}, nil)
-			if err != nil {
-				t.Logf("write %d of %d bytes refused: %v", i, len(title), err)
+			if err := w.write(i); err != nil {
+				t.Logf("%s refused after %d written: %v", w.what, i, err)
 				is.True(storeFull(err)) // refused for the full disk, saying so
 				refused = true
 			}
@@ -214,17 +285,16 @@ func TestARunThatCannotCommitOnAFullDiskAgreesEverywhereAndIsCancellable(t *test
 		return a == "running" && b == "running" && lastA >= 2 && lastB >= 2 // created, step_started
 	})
 
+	filler := newLogFiller(t, c)
+	unpin := pinTheLog(t, o.root)
 	free := fillDisk(t, o.root)
-	writeUntilFull(t, c)
+	filler.fill(t)
 	poll.For(t, "the ended step's commit failed", 30*time.Second, func() bool {
 		return logged(t, pr, "level=ERROR", "run="+ending)
 	})
 	is.Equal(statusEverywhere(t, c, ending), "running")    // as last committed, not failed
 	is.Equal(statusEverywhere(t, c, cancelled), "running") // likewise
 
-	// A checkpoint may have given the log its room back meanwhile: fill
-	// it again, so that the cancel's commit needs disk space too.
-	writeUntilFull(t, c)
 	_, err := c.CancelRun(ctx, p.CancelRunParams{RunID: cancelled})
 	t.Logf("cancel on a full disk: %v", err)
 	is.True(storeFull(err))                                                    // the cancel is answered: the disk is full
@@ -239,6 +309,7 @@ func TestARunThatCannotCommitOnAFullDiskAgreesEverywhereAndIsCancellable(t *test
 	is.True(found)
 	is.Equal(full, 1.0) // the gauge says so
 
+	unpin()
 	free()
 	// Its step ended: so it is written; the cancel taken on the full disk
 	// is written too.
