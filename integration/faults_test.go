@@ -75,6 +75,12 @@ func killUpstream(marker string, pid int) (sent, dead bool) {
 	return true, poll.Until(settleWait, func() bool { return !faultUpstreams(marker)[pid] })
 }
 
+// killerPatience bounds the fault-injection test's waits on its killer:
+// the killer's search for its next victim, and a client's wait for the
+// kills its next run is to follow. A killer that gives up ends, and the
+// test fails, saying so in the kill log.
+const killerPatience = 60 * time.Second
+
 // TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind runs 500 runs
 // through the real binary against a stdio upstream killed 50 times, some
 // kills landing while a new session initializes. Runs of an idempotent
@@ -133,13 +139,20 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 	stopKiller := make(chan struct{})
 	go func() {
 		defer close(killerDone)
+		// scan lists the upstreams, each with whether this scan is the
+		// first to see it: the next new process is young however long a
+		// scan of /proc takes on a loaded machine (an age under 5 ms, the
+		// test's old measure, could outlast the scan itself, and the killer
+		// then waited for a young process that never came).
 		firstSeen := map[int]time.Time{}
 		scan := func() map[int]bool {
 			now := faultUpstreams(marker)
 			for pid := range now {
-				if _, ok := firstSeen[pid]; !ok {
+				_, seen := firstSeen[pid]
+				if !seen {
 					firstSeen[pid] = time.Now()
 				}
+				now[pid] = !seen
 			}
 			return now
 		}
@@ -149,13 +162,17 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 			young := i%5 == 2 || i%5 == 4
 			var victim int
 			var armed time.Time
+			giveUp := time.Now().Add(killerPatience)
 			for victim == 0 || time.Now().Before(armed) {
+				if time.Now().After(giveUp) {
+					killLog = append(killLog, fmt.Sprintf("kill %d (young: %v) found no victim within %s; %d runs started", i+1, young, killerPatience, started.Load()))
+					return
+				}
 				if !young && int(started.Load()) < 9*i+5 {
 					victim = 0
 				} else if victim == 0 {
-					for pid := range scan() {
-						age := time.Since(firstSeen[pid])
-						if young && age < 5*time.Millisecond || !young && age >= 30*time.Millisecond {
+					for pid, fresh := range scan() {
+						if young && fresh || !young && time.Since(firstSeen[pid]) >= 30*time.Millisecond {
 							victim = pid
 							armed = time.Now()
 							if !young {
@@ -211,8 +228,12 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 				if i >= runs {
 					return
 				}
-				for wait := time.Now().Add(60 * time.Second); int(killed.Load()) < min((i+5)/10, kills) && time.Now().Before(wait); {
-					<-time.After(time.Millisecond) // the kills keep pace with the runs
+				for wait := time.Now().Add(killerPatience); int(killed.Load()) < min((i+5)/10, kills) && time.Now().Before(wait); {
+					select { // the kills keep pace with the runs, while there is a killer
+					case <-killerDone:
+						wait = time.Now()
+					case <-time.After(time.Millisecond):
+					}
 				}
 				started.Add(1)
 				kind := []string{"idle", "sleep", "routed"}[i%3]
