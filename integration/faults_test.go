@@ -140,10 +140,12 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 	go func() {
 		defer close(killerDone)
 		// scan lists the upstreams, each with whether this scan is the
-		// first to see it: the next new process is young however long a
-		// scan of /proc takes on a loaded machine (an age under 5 ms, the
-		// test's old measure, could outlast the scan itself, and the killer
-		// then waited for a young process that never came).
+		// first to see it: the next new process is young whatever pauses
+		// the killer. The test's old measure, first seen under 5 ms ago,
+		// failed when the killer paused longer than that between a
+		// process's first sighting and the check of its age (scheduling,
+		// or the GC under -race on a saturated machine): the process was
+		// never young, and the killer waited for one nothing would start.
 		firstSeen := map[int]time.Time{}
 		scan := func() map[int]bool {
 			now := faultUpstreams(marker)
