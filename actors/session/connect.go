@@ -399,8 +399,9 @@ func (a *Actor) dropSession(cause error, answerNow bool) {
 // down") and queued work (ErrRetired: never sent) and closes the session
 // within CloseTimeout, killing the peer if it overruns. A connect in
 // progress is cancelled and waited for (within CloseTimeout), so that
-// whatever it started is ended before the actor is gone. Running work is answered here: its own completion message would
-// reach a stopped actor and be dropped.
+// whatever it started is ended before the actor is gone. Running work
+// is answered here: its own completion message would reach a stopped
+// actor and be dropped.
 func (a *Actor) shutdown() {
 	if a.cancel == nil {
 		return // never started
