@@ -230,10 +230,11 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 				if i >= runs {
 					return
 				}
+			waitKills: // the kills keep pace with the runs, while there is a killer
 				for wait := time.Now().Add(killerPatience); int(killed.Load()) < min((i+5)/10, kills) && time.Now().Before(wait); {
-					select { // the kills keep pace with the runs, while there is a killer
+					select {
 					case <-killerDone:
-						wait = time.Now()
+						break waitKills
 					case <-time.After(time.Millisecond):
 					}
 				}
