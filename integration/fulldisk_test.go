@@ -92,8 +92,8 @@ func storeFull(err error) bool {
 // checkpointer makes such a checkpoint within a second. A reader that
 // holds its snapshot keeps the log from starting over (or, if it reads
 // the database file alone, keeps checkpoints from copying into it), so
-// that once fillLog has written the room the file has, every commit
-// needs disk space.
+// that once logFiller.fill has written the room the file has, every
+// commit needs disk space.
 func pinTheLog(t *testing.T, root string) (release func()) {
 	t.Helper()
 	is := is.New(t)
@@ -157,7 +157,7 @@ func (f *logFiller) fill(t *testing.T) {
 		{"a rename", func(i int) error {
 			var ws p.WorkspaceResult
 			err := f.c.Call(testContext(t), p.MethodWorkspaceSetName, p.SetNameParams{
-				WorkspaceID: f.renamed, Revision: f.revision, Name: fmt.Sprintf("renamed_%d", i%10)}, &ws)
+				WorkspaceID: f.renamed, Revision: f.revision, Name: fmt.Sprintf("renamed_%d", (i+1)%10)}, &ws) // never its name before
 			if err == nil {
 				is.True(ws.Status != "conflict") // renamed
 				f.revision = ws.Revision
