@@ -132,11 +132,15 @@ func (a *Actor) cancelCalls(owner string, keepTasks bool) {
 	a.queue = kept
 	for run, f := range a.running {
 		if f.w.owner() == owner {
-			a.withdrawAsks(run, "cancelled")
 			if keepTasks && f.keepTask != nil {
 				f.keepTask.Store(true)
 			}
+			// The call's context ends before its asks are answered: a
+			// withdrawn elicitation is answered "cancel", which lets the
+			// tool return, and a result that came back before the
+			// context ended would be the cancelled call's answer.
 			f.cancel()
+			a.withdrawAsks(run, "cancelled")
 		}
 	}
 }
