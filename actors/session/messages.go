@@ -172,10 +172,12 @@ type Complete struct {
 }
 
 // CancelCalls withdraws every call (and resource read) Owner made on
-// Connection: queued calls
-// fail with ErrCancelled at once; calls in flight have their context
-// cancelled, which sends notifications/cancelled upstream, and fail when
-// the upstream call returns.
+// Connection: queued calls fail with ErrCancelled at once; calls in
+// flight have their context cancelled, which sends
+// notifications/cancelled upstream, and fail when the upstream call
+// returns. A request the server made of such a call (an elicitation, a
+// sampling) is answered only after that, so that the answer cannot let
+// the tool end the cancelled call as a success.
 type CancelCalls struct {
 	Connection string
 	Owner      string
