@@ -160,30 +160,32 @@ func scanEvents(rows *sql.Rows, err error) ([]journalEvent, error) {
 	return list, errors.Join(rows.Err(), rows.Close())
 }
 
-// foldJournal moves run id's journal, in tx, into run_trace and
-// run_events, and deletes it.
-func foldJournal(ctx context.Context, tx writeTx, id string) error {
+// folded is a run's journal as its fold takes it: the trace entries and
+// the run events of its rows, as the values of insertTraceEntries and
+// insertRunEvents. The commit that folds inserts them ahead of its own,
+// in one statement each.
+type folded struct{ trace, events []any }
+
+// foldJournal takes run id's journal out of tx: it deletes its rows and
+// returns what they held, for run_trace and run_events.
+func foldJournal(ctx context.Context, tx writeTx, id string) (folded, error) {
 	journal, err := scanJournal(tx.rows(ctx, selectJournal, id))
 	if err != nil || len(journal) == 0 {
-		return err
+		return folded{}, err
 	}
-	var trace, events []any
+	var f folded
 	for _, j := range journal {
 		for i, e := range j.entries {
-			trace = append(trace, id, j.first+i, string(e))
+			f.trace = append(f.trace, id, j.first+i, string(e))
 		}
 		for _, e := range j.events {
-			events = append(events, id, e.seq, string(e.text))
+			f.events = append(f.events, id, e.seq, string(e.text))
 		}
 	}
-	if err := insertTraceEntries.exec(ctx, tx, trace); err != nil {
-		return err
+	if _, err := tx.exec(ctx, deleteJournal, id); err != nil {
+		return folded{}, err
 	}
-	if err := insertRunEvents.exec(ctx, tx, events); err != nil {
-		return err
-	}
-	_, err = tx.exec(ctx, deleteJournal, id)
-	return err
+	return f, nil
 }
 
 // journalEntries are the trace entries of a journal at index start or

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mcpflow/mcpflow/actors/store"
 	"github.com/mcpflow/mcpflow/actors/workflow"
@@ -63,9 +64,10 @@ func (s *Store) runHead(ctx context.Context, tx writeTx, id string) (cachedHead,
 }
 
 // appendRunEvents inserts events in tx, as store.EncodeRunEvent keeps
-// them, with values.
-func appendRunEvents(ctx context.Context, tx writeTx, events []store.RunEvent, values store.Values) error {
-	args := make([]any, 0, 3*len(events))
+// them, with values, after the rows whose values stored holds (a folded
+// journal's, or none).
+func appendRunEvents(ctx context.Context, tx writeTx, stored []any, events []store.RunEvent, values store.Values) error {
+	args := slices.Grow(stored, 3*len(events))
 	for _, e := range events {
 		record, err := store.EncodeRunEvent(e, values)
 		if err != nil {
@@ -99,7 +101,7 @@ func (s *Store) liveEvents(runID string, events []store.RunEvent) writeFn {
 		}
 		numbered := store.NumberRunEvents(runID, events, c.lastSeq)
 		values := store.Values{}
-		if err := appendRunEvents(ctx, tx, numbered, values); err != nil {
+		if err := appendRunEvents(ctx, tx, nil, numbered, values); err != nil {
 			return err
 		}
 		if err := insertValues(ctx, tx, runID, values); err != nil {

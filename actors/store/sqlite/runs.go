@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mcpflow/mcpflow/actors/store"
@@ -67,7 +68,7 @@ func (s *Store) creation(r store.Run, entries []workflow.TraceEntry) (writeFn, e
 				return err
 			}
 		}
-		return s.appendProgress(ctx, tx, nil, row, encoded, events)
+		return s.appendProgress(ctx, tx, nil, row, folded{}, encoded, events)
 	}, nil
 }
 
@@ -132,8 +133,10 @@ func (s *Store) commitRun(ctx context.Context, tx writeTx, prev *store.Run, row 
 		s.writer.heads.put(row.head, lastSeqOf(events, lastSeq), journal+1)
 		return nil
 	}
+	var fold folded
 	if journal > 0 {
-		if err := foldJournal(ctx, tx, row.run.ID); err != nil {
+		var err error
+		if fold, err = foldJournal(ctx, tx, row.run.ID); err != nil {
 			return err
 		}
 	}
@@ -141,24 +144,25 @@ func (s *Store) commitRun(ctx context.Context, tx writeTx, prev *store.Run, row 
 		return err
 	}
 	s.writer.heads.put(row.head, lastSeqOf(events, lastSeq), 0)
-	return s.appendProgress(ctx, tx, prev, row, encoded, events)
+	return s.appendProgress(ctx, tx, prev, row, fold, encoded, events)
 }
 
 // appendProgress inserts in tx what a commit taking a run from prev (nil
-// for its creation) to row adds: the trace entries (encoded) after the
-// stored ones, the run's events, the values the row, its entries and its
-// events refer to that are not stored yet, and the admin events.
-func (s *Store) appendProgress(ctx context.Context, tx writeTx, prev *store.Run, row runRow, encoded []string, events []store.RunEvent) error {
+// for its creation) to row adds: the trace entries and run events of its
+// folded journal (fold), then the trace entries (encoded) after those,
+// the run's events, the values the row, its entries and its events refer
+// to that are not stored yet, and the admin events.
+func (s *Store) appendProgress(ctx context.Context, tx writeTx, prev *store.Run, row runRow, fold folded, encoded []string, events []store.RunEvent) error {
 	r := row.run
 	first := r.TraceCount - len(encoded)
-	args := make([]any, 0, 3*len(encoded))
+	args := slices.Grow(fold.trace, 3*len(encoded))
 	for i, entry := range encoded {
 		args = append(args, r.ID, first+i, entry)
 	}
 	if err := insertTraceEntries.exec(ctx, tx, args); err != nil {
 		return err
 	}
-	if err := appendRunEvents(ctx, tx, events, row.values); err != nil {
+	if err := appendRunEvents(ctx, tx, fold.events, events, row.values); err != nil {
 		return err
 	}
 	if err := insertValues(ctx, tx, r.ID, row.values); err != nil {
