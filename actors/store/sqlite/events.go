@@ -9,7 +9,9 @@ import (
 
 // The queries of the admin event log.
 var (
-	insertEvent  = newWriteQuery(`INSERT INTO events (record) VALUES (?) RETURNING seq`)
+	// insertEvent numbers the event with the row's rowid, which seq is:
+	// the insert's result has it, with no rows to read (RETURNING).
+	insertEvent  = newWriteQuery(`INSERT INTO events (record) VALUES (?)`)
 	trimEvents   = newWriteQuery(`DELETE FROM events WHERE seq <= ?`)
 	listEvents   = newReadQuery(`SELECT seq, record FROM events WHERE seq > ? ORDER BY seq LIMIT ?`)
 	lastEventSeq = newReadQuery(`SELECT COALESCE(MAX(seq), 0) FROM events`)
@@ -42,7 +44,11 @@ func (s *Store) appendEvent(ctx context.Context, tx writeTx, e store.Event) (seq
 	if err != nil {
 		return 0, err
 	}
-	if err := tx.row(ctx, insertEvent, record).Scan(&seq); err != nil {
+	res, err := tx.exec(ctx, insertEvent, record)
+	if err != nil {
+		return 0, err
+	}
+	if seq, err = res.LastInsertId(); err != nil {
 		return 0, err
 	}
 	if seq > int64(s.maxEvents) { // else every event ever appended is kept
