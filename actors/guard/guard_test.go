@@ -53,8 +53,7 @@ func spawn(t *testing.T, report func(guard.Panic), opts ...actor.OptFunc) (*acto
 	is.Helper()
 	e, err := actor.NewEngine(actor.NewEngineConfig())
 	is.NoErr(err) // new engine
-	pid := e.Spawn(func() actor.Receiver { return &tally{} }, "tally",
-		append([]actor.OptFunc{actor.WithMiddleware(guard.Recover(report))}, opts...)...)
+	pid := e.Spawn(guard.Producer(func() actor.Receiver { return &tally{} }, report), "tally", opts...)
 	t.Cleanup(func() {
 		select {
 		case <-e.Poison(pid).Done():

@@ -36,8 +36,8 @@ const routerKind = "replies"
 // routers). Stop ends it.
 func NewRouter(e *actor.Engine, name string) *Router {
 	r := &Router{engine: e, waiting: map[uint64]chan Answer{}}
-	r.pid = e.Spawn(func() actor.Receiver { return routerActor{r} }, routerKind,
-		actor.WithID(name), actor.WithMiddleware(guard.Recover(nil)))
+	r.pid = e.Spawn(guard.Producer(func() actor.Receiver { return routerActor{r} }, nil), routerKind,
+		actor.WithID(name))
 	r.register()
 	return r
 }

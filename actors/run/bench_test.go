@@ -262,7 +262,7 @@ func (w *benchWorld) run(b *testing.B, p benchProgram, input workflow.Object, tr
 	now := time.Now().UTC()
 	done := reply.Expect[run.Stopped](w.replies)
 	engine := w.engine
-	w.engine.Spawn(run.New(run.Spec{
+	w.engine.Spawn(guard.Producer(run.New(run.Spec{
 		Record: store.Run{
 			ID: id, DeploymentID: "dep-1", ArtifactID: "art-1", ArtifactVersion: 1,
 			Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: input,
@@ -272,7 +272,7 @@ func (w *benchWorld) run(b *testing.B, p benchProgram, input workflow.Object, tr
 		Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: w.runs,
 		CallTimeout: patience, StoreTimeout: patience,
 		Done: done.To(),
-	}), "run", actor.WithID(id), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+	}), func(p guard.Panic) { engine.Send(p.PID, p) }), "run", actor.WithID(id))
 	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	stopped, err := done.Wait(ctx)

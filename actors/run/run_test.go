@@ -237,13 +237,13 @@ func (w *world) launchRecord(t *testing.T, rec store.Run, plan workflow.Plan, op
 	if w.runs != nil {
 		runs = w.runs
 	}
-	pid := w.engine.Spawn(run.New(run.Spec{
+	pid := w.engine.Spawn(guard.Producer(run.New(run.Spec{
 		Record:  rec,
 		Program: workflow.Program{Root: plan}, Targets: targets, Options: opts, Deadline: deadline, Lost: lost, Resume: resume,
 		Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: runs,
 		CallTimeout: cmp.Or(w.callTimeout, 2*time.Second), StoreTimeout: 2 * time.Second,
 		Started: started.To(), Done: done.To(), Metrics: w.metrics,
-	}), "run", actor.WithID(incarnation(id)), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+	}), func(p guard.Panic) { engine.Send(p.PID, p) }), "run", actor.WithID(incarnation(id)))
 	ack, err := started.Wait(wait(t))
 	if err != nil {
 		t.Logf("run %s not acknowledged: %v", id, err)

@@ -57,7 +57,7 @@ func (w *world) runScoped(t *testing.T, id, dep string, plan workflow.Plan, scop
 	now := time.Now().UTC()
 	done := reply.Expect[run.Stopped](w.replies)
 	engine := w.engine
-	w.engine.Spawn(run.New(run.Spec{
+	w.engine.Spawn(guard.Producer(run.New(run.Spec{
 		Record: store.Run{
 			ID: id, DeploymentID: dep, ArtifactID: "art-1", ArtifactVersion: 1,
 			Status: store.RunRunning, ResumeReadiness: "not_applicable", Input: workflow.Object{},
@@ -66,7 +66,7 @@ func (w *world) runScoped(t *testing.T, id, dep string, plan workflow.Plan, scop
 		Program: workflow.Program{Root: plan}, Targets: targets, Scopes: scopes,
 		Supervisor: w.sup.PID(), Lines: w.sup.Lines(), Store: w.writes,
 		CallTimeout: 2 * time.Second, StoreTimeout: 2 * time.Second, Done: done.To(),
-	}), "run", actor.WithID(id), actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+	}), func(p guard.Panic) { engine.Send(p.PID, p) }), "run", actor.WithID(id))
 	stopped, err := done.Wait(wait(t))
 	final := stopped.Run
 	is.NoErr(err) // the run finished

@@ -41,8 +41,8 @@ type Desk struct {
 // SpawnDesk spawns the node's run desk on the manager's engine; Stop
 // ends it. One node has one desk.
 func (m *Manager) SpawnDesk() *Desk {
-	pid := m.cfg.Engine.Spawn(func() actor.Receiver { return desk{m} }, deskKind,
-		actor.WithID(deskID), actor.WithMiddleware(guard.Recover(nil)))
+	pid := m.cfg.Engine.Spawn(guard.Producer(func() actor.Receiver { return desk{m} }, nil), deskKind,
+		actor.WithID(deskID))
 	return &Desk{engine: m.cfg.Engine, pid: pid}
 }
 

@@ -217,14 +217,14 @@ func (m *Manager) spawnRun(rec store.Run, setup *Setup, resume *run.Resume, repl
 		defer stopped.Do(m.life.runs.Done)
 		m.live.CompareAndDelete(rec.ID, incarnation)
 	}
-	pid := engine.Spawn(run.New(run.Spec{
+	pid := engine.Spawn(guard.Producer(run.New(run.Spec{
 		Record: rec, Program: setup.program, Targets: setup.targets, Sources: setup.sources, Scopes: setup.scopes(rec), Strict: setup.strict, Options: setup.options,
 		Resume: resume, Replay: replay, Deadline: setup.deadline(m.now()),
 		Supervisor: m.cfg.Supervisor.PID(), Lines: m.cfg.Supervisor.Lines(), Store: m.cfg.Store,
 		CallTimeout: m.cfg.CallTimeout, StoreTimeout: storeTimeout, Started: started, Done: done, Release: release, Metrics: m.cfg.Metrics,
 		Live: m.cfg.Live, Lost: maps.Clone(lost), // the run's own: it deletes each call it answers
-	}), runKind, actor.WithID(fmt.Sprintf("%s.%d", rec.ID, m.incarnations.Add(1))), actor.WithInboxSize(runInbox),
-		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(p.PID, p) })))
+	}), func(p guard.Panic) { engine.Send(p.PID, p) }), runKind,
+		actor.WithID(fmt.Sprintf("%s.%d", rec.ID, m.incarnations.Add(1))), actor.WithInboxSize(runInbox))
 	incarnation.pid.Store(pid)
 	return nil
 }

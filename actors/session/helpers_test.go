@@ -98,7 +98,7 @@ func stop(t *testing.T, e *actor.Engine, pid *actor.PID) {
 
 // harness is a session actor spawned as the child of a tiny parent actor
 // that forwards what the session reports: statuses, unasked catalogs, and
-// (through guard.Recover) panics.
+// (through the guard) panics.
 type harness struct {
 	engine   *actor.Engine
 	parent   *actor.PID
@@ -130,14 +130,14 @@ func spawnConnWithParent(t *testing.T, conn config.Connection, factory session.T
 	h.parent = h.engine.SpawnFunc(func(c *actor.Context) {
 		switch m := c.Message().(type) {
 		case actor.Started:
-			children <- c.SpawnChild(session.New(conn, factory, opts), "session",
-				actor.WithID(connID),
-				actor.WithMiddleware(guard.Recover(func(p guard.Panic) {
-					select {
-					case h.panics <- p:
-					default:
-					}
-				})))
+			report := func(p guard.Panic) {
+				select {
+				case h.panics <- p:
+				default:
+				}
+			}
+			children <- c.SpawnChild(guard.Producer(session.New(conn, factory, opts), report), "session",
+				actor.WithID(connID))
 		case session.Status:
 			h.statuses <- m
 		case session.CatalogListed:

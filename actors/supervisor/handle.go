@@ -32,9 +32,8 @@ type Handle struct {
 // Spawn starts the supervisor of conns on engine.
 func Spawn(engine *actor.Engine, conns []config.Connection, factory session.TransportFactory, catalogs store.Catalogs, opts Options) *Handle {
 	replies, lines := reply.NewRouter(engine, "mcp"), NewLines()
-	pid := engine.Spawn(New(conns, factory, catalogs, replies, lines, opts), "supervisor",
-		actor.WithID("mcp"),
-		actor.WithMiddleware(guard.Recover(nil)))
+	pid := engine.Spawn(guard.Producer(New(conns, factory, catalogs, replies, lines, opts), nil), "supervisor",
+		actor.WithID("mcp"))
 	return &Handle{engine: engine, pid: pid, replies: replies, lines: lines, authHash: opts.AuthHash}
 }
 

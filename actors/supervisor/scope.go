@@ -132,10 +132,11 @@ func (a *Actor) scopedSession(c *actor.Context, id, scope string) (*actor.PID, e
 	opts.CatalogMaxAge = 0
 	engine, self := a.engine, a.self
 	ch := &scopedChild{made: &transports{inner: a.factory}}
-	ch.pid = c.SpawnChild(session.Continue(conn, ch.made, opts, session.Incarnation{Previous: session.Status{Connection: id}}), scopedKind,
+	report := func(p guard.Panic) { engine.Send(self, p) }
+	made := session.Continue(conn, ch.made, opts, session.Incarnation{Previous: session.Status{Connection: id}})
+	ch.pid = c.SpawnChild(guard.Producer(made, report), scopedKind,
 		actor.WithID(fmt.Sprintf("%s@%s#%d", id, scope, a.scopedSpawned)),
-		actor.WithInboxSize(sessionInbox),
-		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { engine.Send(self, p) })))
+		actor.WithInboxSize(sessionInbox))
 	a.scoped[key] = ch
 	slog.Debug("scoped session started", "connection", id, "scope", scope, "actor", ch.pid.ID, "run_sessions", a.runSessions())
 	return ch.pid, nil

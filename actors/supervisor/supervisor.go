@@ -5,8 +5,8 @@
 // ask for them (scope.go), reconciles its set of connections when the
 // source registry is applied (starting, stopping and replacing session
 // actors), and applies mcpflow's own restart policy when a session actor
-// panics (hollywood's is never reached: every actor runs behind
-// guard.Recover). It stores the catalogs its sessions list a bounded
+// panics (hollywood's is never reached: every actor runs behind package
+// guard's recover). It stores the catalogs its sessions list a bounded
 // number at a time (saver.go), measures the process's starvation for the
 // sessions' keepalive (session.StallMonitor), and a Refresher lists
 // catalogs through it in the background, a bounded number at a time.
@@ -511,10 +511,10 @@ func (a *Actor) spawn(c *actor.Context, id string, inc session.Incarnation) {
 	ch.made = &transports{inner: a.factory}
 	opts := a.sessionOptions(conn)
 	opts.Tenure = a.tenures[id]
-	ch.pid = c.SpawnChild(session.Continue(conn, ch.made, opts, inc), "session",
+	report := func(p guard.Panic) { lines.bar(id, p.PID); engine.Send(self, p) }
+	ch.pid = c.SpawnChild(guard.Producer(session.Continue(conn, ch.made, opts, inc), report), "session",
 		actor.WithID(childID),
-		actor.WithInboxSize(sessionInbox),
-		actor.WithMiddleware(guard.Recover(func(p guard.Panic) { lines.bar(id, p.PID); engine.Send(self, p) })))
+		actor.WithInboxSize(sessionInbox))
 	a.lines.open(id, ch.pid, opts.Tenure)
 }
 

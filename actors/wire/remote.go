@@ -57,8 +57,8 @@ func (r *Remote) Start(e *actor.Engine) error {
 	if err := r.inner.Start(e); err != nil {
 		return fmt.Errorf("start remote: %w", err)
 	}
-	e.Spawn(func() actor.Receiver { return gateway{} }, gatewayKind,
-		actor.WithID(gatewayID), actor.WithMiddleware(guard.Recover(nil)))
+	e.Spawn(guard.Producer(func() actor.Receiver { return gateway{} }, nil), gatewayKind,
+		actor.WithID(gatewayID))
 	return nil
 }
 

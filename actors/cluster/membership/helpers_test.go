@@ -86,21 +86,31 @@ type node struct {
 	events chan any
 }
 
+// eventsOf is the actor that keeps the member events of node id in its
+// events.
+type eventsOf struct {
+	t    *testing.T
+	id   string
+	node *node
+}
+
+func (a eventsOf) Receive(c *actor.Context) {
+	switch c.Message().(type) {
+	case cluster.MemberJoinEvent, cluster.MemberLeaveEvent:
+		select {
+		case a.node.events <- c.Message():
+		default:
+			a.t.Errorf("node %s: more member events than the test reads", a.id)
+		}
+	}
+}
+
 // startNode starts the cluster node id on engine, with the provider of
 // source and the kind "echo"; it stops when t ends.
 func startNode(t *testing.T, id string, engine *actor.Engine, source membership.Source, opts membership.ProviderOptions) *node {
 	t.Helper()
 	n := &node{events: make(chan any, 256)}
-	sub := engine.SpawnFunc(func(c *actor.Context) {
-		switch c.Message().(type) {
-		case cluster.MemberJoinEvent, cluster.MemberLeaveEvent:
-			select {
-			case n.events <- c.Message():
-			default:
-				t.Errorf("node %s: more member events than the test reads", id)
-			}
-		}
-	}, "member-events", actor.WithMiddleware(guard.Recover(nil)))
+	sub := engine.Spawn(guard.Producer(func() actor.Receiver { return eventsOf{t, id, n} }, nil), "member-events")
 	engine.Subscribe(sub)
 
 	opts.Interval = interval

@@ -50,7 +50,7 @@ type ProviderOptions struct {
 // timeout, whose answer comes back as a message; a tick that finds a read
 // in flight starts none. A read that fails keeps the last member set, and
 // an outage is logged once, when it begins. The provider never exits the
-// process: it runs behind guard.Recover, a read that panics is a read
+// process: it runs behind the guard, a read that panics is a read
 // that failed, and it stops its reads, waiting for the one in flight, as
 // it stops.
 func NewProvider(source Source, opts ProviderOptions) cluster.Producer {
@@ -62,11 +62,9 @@ func NewProvider(source Source, opts ProviderOptions) cluster.Producer {
 	}
 	opts.Logger = cmp.Or(opts.Logger, slog.Default())
 	return func(c *cluster.Cluster) actor.Producer {
-		return func() actor.Receiver {
-			p := &provider{cluster: c, source: source, opts: opts, log: opts.Logger.With("node", c.ID())}
-			p.guarded = guard.Recover(nil)(p.receive)
-			return p
-		}
+		return guard.Producer(func() actor.Receiver {
+			return &provider{cluster: c, source: source, opts: opts, log: opts.Logger.With("node", c.ID())}
+		}, nil)
 	}
 }
 
@@ -76,7 +74,6 @@ type provider struct {
 	source  Source
 	opts    ProviderOptions
 	log     *slog.Logger
-	guarded actor.ReceiveFunc // receive behind guard.Recover
 
 	self     *cluster.Member
 	life     context.Context // the provider's reads end with it
@@ -97,11 +94,10 @@ type readMembers struct {
 	failure *reply.Failure
 }
 
-// Receive handles the provider's messages behind guard.Recover: hollywood
-// spawns it (cluster.Start) with no options of ours.
-func (p *provider) Receive(c *actor.Context) { p.guarded(c) }
-
-func (p *provider) receive(c *actor.Context) {
+// Receive handles the provider's messages, behind the guard its
+// producer puts it: hollywood spawns it (cluster.Start) with no options
+// of ours.
+func (p *provider) Receive(c *actor.Context) {
 	switch msg := c.Message().(type) {
 	case actor.Started:
 		p.start(c)
@@ -147,7 +143,7 @@ func (p *provider) read(c *actor.Context) {
 }
 
 // readSafely reads source, turning a panic into an error: the read runs
-// outside the actor, where guard.Recover does not reach.
+// outside the actor, where the guard does not reach.
 func readSafely(ctx context.Context, source Source) (members []Member, err error) {
 	defer func() {
 		if v := recover(); v != nil {

@@ -35,8 +35,8 @@ func (w *watcher) Receive(c *actor.Context) {
 // unsubscribing first (a subscriber that stops subscribed makes
 // hollywood's event stream spin).
 func (n *Node) watch(sup *actor.PID) *actor.PID {
-	pid := n.engine.Spawn(func() actor.Receiver { return &watcher{self: n.id, supervisor: sup, node: n} },
-		"cluster-events", actor.WithMiddleware(guard.Recover(nil)))
+	pid := n.engine.Spawn(guard.Producer(func() actor.Receiver { return &watcher{self: n.id, supervisor: sup, node: n} }, nil),
+		"cluster-events")
 	n.engine.Subscribe(pid)
 	return pid
 }
