@@ -39,6 +39,11 @@ type subEdge struct {
 
 	mu sync.Mutex
 	n  int
+	// pushed has, by subscription, a channel closed once its feed's
+	// notifications are queued: an unsubscribe is answered after them,
+	// as a server sends nothing of a subscription once it has answered
+	// its unsubscribe.
+	pushed map[string]chan struct{}
 	// pushers are the goroutines pushing a feed's notifications.
 	pushers sync.WaitGroup
 	// unsubscribed gets the id of each subscription unsubscribed; before
@@ -50,7 +55,7 @@ type subEdge struct {
 // startSubs serves feeds on a real edge and dials it.
 func startSubs(t *testing.T, feeds map[string]*feed) (*Client, *subEdge) {
 	t.Helper()
-	e := &subEdge{feeds: feeds, unsubscribed: make(chan string, 16)}
+	e := &subEdge{feeds: feeds, pushed: map[string]chan struct{}{}, unsubscribed: make(chan string, 16)}
 	t.Cleanup(e.pushers.Wait) // after the client and the edge have closed
 	opts := edge.DefaultOptions()
 	opts.RequestContext = func(ctx context.Context, _ *edge.Conn) (context.Context, func()) {
@@ -90,12 +95,17 @@ func (e *subEdge) subscribe(ctx context.Context, run string) (any, error) {
 	e.mu.Lock()
 	e.n++
 	sub := fmt.Sprintf("sub_%d", e.n)
+	pushed := make(chan struct{})
+	e.pushed[sub] = pushed
 	e.mu.Unlock()
-	if f.notes != nil {
+	if f.notes == nil {
+		close(pushed)
+	} else {
 		conn, done := edge.ConnFrom(ctx), ctx.Value(released{}).(chan struct{})
 		e.pushers.Add(1)
 		go func() {
 			defer e.pushers.Done()
+			defer close(pushed)
 			select {
 			case <-done:
 			case <-conn.Done():
@@ -114,6 +124,16 @@ func (e *subEdge) unsubscribe(ctx context.Context, raw json.RawMessage) (any, er
 	var ps p.UnsubscribeParams
 	if err := json.Unmarshal(raw, &ps); err != nil {
 		return nil, err
+	}
+	e.mu.Lock()
+	pushed := e.pushed[ps.SubscriptionID]
+	e.mu.Unlock()
+	if pushed != nil {
+		select {
+		case <-pushed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	push(edge.ConnFrom(ctx), []Notification{runEvent(ps.SubscriptionID, 99, false)})
 	e.unsubscribed <- ps.SubscriptionID
