@@ -141,11 +141,11 @@ func TestFaultInjectionLeavesEveryRunTerminalAndNothingBehind(t *testing.T) {
 		defer close(killerDone)
 		// scan lists the upstreams, each with whether this scan is the
 		// first to see it: the next new process is young whatever pauses
-		// the killer. The test's old measure, first seen under 5 ms ago,
-		// failed when the killer paused longer than that between a
-		// process's first sighting and the check of its age (scheduling,
-		// or the GC under -race on a saturated machine): the process was
-		// never young, and the killer waited for one nothing would start.
+		// the killer. A window on its age (first seen under some ms ago)
+		// would miss it when the killer pauses longer than the window
+		// between the first sighting and the check (scheduling, or the GC
+		// under -race on a saturated machine): the process would never be
+		// young, and the killer would wait for one nothing starts.
 		firstSeen := map[int]time.Time{}
 		scan := func() map[int]bool {
 			now := faultUpstreams(marker)

@@ -64,10 +64,10 @@ func (s *Store) runHead(ctx context.Context, tx writeTx, id string) (cachedHead,
 }
 
 // appendRunEvents inserts events in tx, as store.EncodeRunEvent keeps
-// them, with values, after the rows whose values stored holds (a folded
-// journal's, or none).
-func appendRunEvents(ctx context.Context, tx writeTx, stored []any, events []store.RunEvent, values store.Values) error {
-	args := slices.Grow(stored, 3*len(events))
+// them, with values, in the statements that insert first the rows whose
+// values ahead holds (a folded journal's events, or none).
+func appendRunEvents(ctx context.Context, tx writeTx, ahead []any, events []store.RunEvent, values store.Values) error {
+	args := slices.Grow(ahead, 3*len(events))
 	for _, e := range events {
 		record, err := store.EncodeRunEvent(e, values)
 		if err != nil {
