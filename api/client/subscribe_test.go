@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -208,11 +210,24 @@ func seqOf(t *testing.T, n Notification) int64 {
 	return ev.Seq
 }
 
-// barrier returns once the client's reader has read every frame the edge
-// queued before the reply to a call made now.
-func barrier(t *testing.T, c *Client) {
+// barrier returns once the client's reader has read every notification
+// e's feeds push, and every frame e queued before the reply to a call
+// made then. The feeds push from goroutines of their own, so their
+// frames are queued before the call only once every push is done.
+func (e *subEdge) barrier(t *testing.T, c *Client) {
 	t.Helper()
-	is.New(t).NoErr(c.Call(bounded(t), "test.echo", map[string]any{}, nil)) // the barrier call
+	is := is.New(t)
+	e.mu.Lock()
+	pushes := slices.Collect(maps.Values(e.pushed))
+	e.mu.Unlock()
+	for _, pushed := range pushes {
+		select {
+		case <-pushed:
+		case <-time.After(wait):
+			is.Fail() // the feeds' notifications are queued
+		}
+	}
+	is.NoErr(c.Call(bounded(t), "test.echo", map[string]any{}, nil)) // the barrier call
 }
 
 func (c *Client) routeCount() int {
@@ -233,7 +248,7 @@ func TestSubscribeRoutesEachSubscriptionInOrder(t *testing.T) {
 		// After the run's end: no route takes it any more.
 		return append(runEvents(sub, events), runEvent(sub, events+1, false), runEvent("sub_other", 1, false))
 	}
-	c, _ := startSubs(t, map[string]*feed{"run_a": {notes: stray}, "run_b": {notes: stray}})
+	c, e := startSubs(t, map[string]*feed{"run_a": {notes: stray}, "run_b": {notes: stray}})
 	others := make(chan Notification, 16)
 	c.OnNotification(func(n Notification) { others <- n })
 
@@ -256,7 +271,7 @@ func TestSubscribeRoutesEachSubscriptionInOrder(t *testing.T) {
 			is.Equal(seqOf(t, n), seq) // in order, none lost, none of the other's
 		}
 	}
-	barrier(t, c)
+	e.barrier(t, c)
 	is.Equal(len(others), 4) // each run's event after its end, and sub_other's
 	for range 4 {
 		n := <-others
@@ -305,7 +320,7 @@ func TestSubscribeLagEndsTheSubscription(t *testing.T) {
 	is.NoErr(c.Subscribe(bounded(t), p.MethodAdminEventsSubscribe, p.SubscribeAdminEventsParams{}, &res, in.deliver))
 	is.Equal(in.next(t).Method, p.NotifyAdminEvent)
 	is.Equal(in.next(t).Method, p.NotifyAdminLagged)
-	barrier(t, c)
+	e.barrier(t, c)
 	is.Equal(c.routeCount(), 0)
 	is.Equal(len(e.unsubscribed), 0) // the server ended it: nothing to unsubscribe
 }
@@ -329,7 +344,7 @@ func TestSubscribeContextEndUnsubscribes(t *testing.T) {
 	case <-time.After(wait):
 		is.Fail() // the client unsubscribes
 	}
-	barrier(t, c) // the event pushed before the unsubscribe's reply has been read
+	e.barrier(t, c) // the event pushed before the unsubscribe's reply has been read
 	is.Equal(len(in), 0)
 	is.Equal(len(others), 0)
 }
@@ -364,7 +379,7 @@ func TestSubscribeAbandonedBeforeTheReply(t *testing.T) {
 	case <-time.After(wait):
 		is.Fail() // the late subscription is unsubscribed
 	}
-	barrier(t, c)
+	e.barrier(t, c)
 	is.Equal(res.SubscriptionID, "untouched")
 	is.Equal(len(in), 0)
 	is.Equal(len(others), 0)
